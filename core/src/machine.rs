@@ -1,0 +1,34 @@
+//! The state-machine interface that every mechanism's thread implements.
+//!
+//! A [`Machine`] is a thread written as an explicit state machine: [`Machine::next_op`] names the one
+//! primitive operation of its next step, and [`Machine::complete`] hands it that operation's result and
+//! moves it to its next state. [`Machine::line`] is the line of the mechanism's pseudocode listing the
+//! next step executes, so the code panel can highlight where each thread is.
+//!
+//! Both platforms drive the same value of the same type: the simulated platform one step at a time,
+//! the native platform in a loop on a real OS thread.
+
+use crate::op::{Op, OpResult};
+use crate::sim::accept::AcceptPhase;
+
+/// A thread of a mechanism, as a step-able state machine.
+pub trait Machine: Clone + core::fmt::Debug + PartialEq + Eq + core::hash::Hash {
+    /// The operation of the next step. Must not change the machine.
+    fn next_op(&self) -> Op;
+    /// Deliver the result of [`Machine::next_op`] and advance.
+    fn complete(&mut self, result: OpResult);
+    /// The 1-based line of [`Machine::listing`] that the next step executes.
+    fn line(&self) -> u16;
+    /// The pseudocode this machine steps through, one entry per line.
+    fn listing(&self) -> &'static [&'static str];
+    /// The line shown while the simulated kernel runs the accept path on this thread's behalf
+    /// (only machines that issue [`Op::Accept`] need to say; the default is [`Machine::line`]).
+    fn kernel_line(&self, phase: AcceptPhase) -> u16 {
+        let _ = phase;
+        self.line()
+    }
+    /// True once the machine has exited.
+    fn is_done(&self) -> bool {
+        matches!(self.next_op(), Op::Exit)
+    }
+}

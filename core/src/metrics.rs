@@ -1,0 +1,60 @@
+//! The counters a simulation keeps, and their exact definitions.
+
+use serde::{Deserialize, Serialize};
+
+/// Counters for a whole run. Every field is updated on the step that causes it.
+///
+/// Definitions:
+/// - `wakeups`: a thread asleep waiting for work (in `schedule()` inside accept, `futex_wait`,
+///   `cond_wait`) was made runnable.
+/// - `wasted_wakeups`: a woken thread went back to waiting for work without doing any (it found
+///   nothing: the herd's cost).
+/// - `context_switches`: a CPU switched from one thread to another or to idle (a thread blocked, or
+///   was preempted).
+/// - `lock_sleeps`: a thread slept on a contended sleeping mutex (not a wait for work).
+/// - `syscalls`: operations that are system calls on a real kernel.
+/// - `spins`: `pause` instructions executed.
+/// - `lost_wakeups`: times the "no lost wakeup" invariant broke: work was waiting while every worker
+///   slept and nothing was left to wake them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Metrics {
+    /// Steps executed.
+    pub steps: u64,
+    /// Sleepers made runnable (see the type docs).
+    pub wakeups: u64,
+    /// Wakeups that found nothing to do.
+    pub wasted_wakeups: u64,
+    /// CPU switches between threads.
+    pub context_switches: u64,
+    /// Connections (or jobs) taken by a worker.
+    pub connections_accepted: u64,
+    /// Connections (or jobs) delivered by the arrival pattern.
+    pub connections_arrived: u64,
+    /// Simulated time: the latest instant any step reached.
+    pub sim_time_ns: u64,
+    /// Busy CPU time summed over CPUs (work, spinning, kernel paths and switching).
+    pub cpu_time_ns: u64,
+    /// Of `cpu_time_ns`, the part spent in `Work` (useful work).
+    pub work_time_ns: u64,
+    /// System calls.
+    pub syscalls: u64,
+    /// `pause` instructions.
+    pub spins: u64,
+    /// Sleeps on a contended mutex.
+    pub lock_sleeps: u64,
+    /// Times the no-lost-wakeup invariant broke.
+    pub lost_wakeups: u64,
+}
+
+/// Counters for one thread.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ThreadMetrics {
+    /// Times this thread was woken from a wait for work.
+    pub wakeups: u64,
+    /// Of those, the wakeups that found nothing.
+    pub wasted_wakeups: u64,
+    /// Connections or jobs this thread handled.
+    pub accepted: u64,
+    /// Steps this thread executed.
+    pub steps: u64,
+}

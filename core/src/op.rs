@@ -1,0 +1,151 @@
+//! The primitive operations every mechanism is written against.
+//!
+//! A mechanism's thread is a state machine (see [`crate::machine::Machine`]) that, at each step, asks
+//! its platform to perform exactly one [`Op`] and then receives the [`OpResult`]. One step is one
+//! atomic action that the learner can see. The two platforms give these operations their meaning:
+//!
+//! | operation | simulated platform ([`crate::sim`]) | native platform (`herdlab-bench`) |
+//! |---|---|---|
+//! | `Load`, `Store`, `Cas`, `FetchAdd` | a word of simulated memory | an `AtomicU32`, `SeqCst` |
+//! | `FutexWait`, `FutexWake` | the kernel model's futex queues | the Linux `futex(2)` call |
+//! | `MutexLock`, `MutexUnlock`, `CondWait`, `CondNotify` | a model of a sleeping mutex and condition variable | `std::sync::Mutex` and `Condvar` |
+//! | `Accept` | the kernel model of `inet_csk_wait_for_connect` over a wait queue | a real blocking `accept(2)` |
+//! | `Work` | advances the CPU's clock | spins for that long |
+//! | `AwaitEvent` | the scenario's arrival pattern | the benchmark's load gate |
+//! | `Pause`, `Yield`, `Now` | cost model and simulated clock | `spin_loop`, `sched_yield`, a monotonic clock |
+//!
+//! What the kernel provides (futex, wait queues, accept) is a model on the simulated platform and the
+//! real system call on the native one; what user code does is the same state machine on both.
+
+use serde::{Deserialize, Serialize};
+
+/// The index of a 32-bit word in the mechanism's shared memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Word(pub u8);
+
+/// The index of a sleeping mutex (used with [`Op::MutexLock`] and [`Op::CondWait`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct MutexId(pub u8);
+
+/// The index of a condition variable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct CondId(pub u8);
+
+/// The index of a listening socket.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct ListenerId(pub u8);
+
+/// How many sleepers a wake call may wake.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum WakeCount {
+    /// Wake at most this many (the `nr_exclusive` budget; `futex(FUTEX_WAKE, n)`; `notify_one` is 1).
+    Up(u32),
+    /// Wake every sleeper (`wake_up_all`, `FUTEX_WAKE` with `INT_MAX`, `notify_all`).
+    All,
+}
+
+impl WakeCount {
+    /// The budget as the kernel's `nr_exclusive` (0 means no limit).
+    pub fn nr_exclusive(self) -> u32 {
+        match self {
+            WakeCount::Up(n) => n,
+            WakeCount::All => 0,
+        }
+    }
+}
+
+/// One primitive operation: what a thread asks its platform to do in one step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Op {
+    /// Read a word. Result: [`OpResult::Value`].
+    Load(Word),
+    /// Write a word. Result: [`OpResult::Done`].
+    Store(Word, u32),
+    /// Compare-and-exchange. Result: [`OpResult::Cas`].
+    Cas {
+        /// The word.
+        word: Word,
+        /// The value it must hold.
+        expected: u32,
+        /// The value to write if it does.
+        new: u32,
+    },
+    /// Add (wrapping) and return the old value. Result: [`OpResult::Value`].
+    FetchAdd(Word, u32),
+    /// Sleep while `word == expected`. Result: [`OpResult::Woken`] after a real sleep, or
+    /// [`OpResult::Mismatch`] when the word already differed (`EAGAIN`).
+    FutexWait {
+        /// The futex word.
+        word: Word,
+        /// The value it must still hold for the caller to sleep.
+        expected: u32,
+    },
+    /// Wake sleepers of a futex word. Result: [`OpResult::Value`] with the number woken.
+    FutexWake(Word, WakeCount),
+    /// Take a sleeping mutex, sleeping while another thread holds it. Result: [`OpResult::Done`].
+    MutexLock(MutexId),
+    /// Release a sleeping mutex. Result: [`OpResult::Done`].
+    MutexUnlock(MutexId),
+    /// Atomically release the mutex and sleep on the condition variable; take the mutex again
+    /// before returning. Result: [`OpResult::Woken`].
+    CondWait(CondId, MutexId),
+    /// Wake sleepers of a condition variable (`notify_one` is `Up(1)`, `notify_all` is `All`).
+    /// Result: [`OpResult::Done`].
+    CondNotify(CondId, WakeCount),
+    /// Take one connection from a listening socket, sleeping while its accept queue is empty.
+    /// Result: [`OpResult::Conn`], or [`OpResult::Closed`] once the socket is shut down.
+    Accept(ListenerId),
+    /// Useful work for this many nanoseconds (handling a request, a critical section).
+    Work(u64),
+    /// Wait until the scenario delivers its next event (a job, a connection). Result:
+    /// [`OpResult::Done`] for an event, [`OpResult::Closed`] when there are no more.
+    AwaitEvent,
+    /// One CPU `pause` (spin-loop hint). Result: [`OpResult::Done`].
+    Pause,
+    /// `sched_yield`. Result: [`OpResult::Done`].
+    Yield,
+    /// Read the clock. Result: [`OpResult::Value`] is not wide enough, so [`OpResult::Time`].
+    Now,
+    /// The thread has finished. Never completed.
+    Exit,
+}
+
+impl Op {
+    /// Whether this operation is a system call on a real kernel (counted as `syscalls`).
+    pub fn is_syscall(self) -> bool {
+        matches!(
+            self,
+            Op::FutexWait { .. }
+                | Op::FutexWake(..)
+                | Op::Accept(_)
+                | Op::Yield
+                | Op::CondWait(..)
+        )
+    }
+}
+
+/// What an operation returned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OpResult {
+    /// The operation completed with nothing to report.
+    Done,
+    /// A word's value (for `Load`, the old value for `FetchAdd`, a count for `FutexWake`).
+    Value(u32),
+    /// The outcome of a compare-and-exchange: whether it succeeded and the value it found.
+    Cas {
+        /// True when the word held the expected value and was replaced.
+        ok: bool,
+        /// The value found in the word.
+        actual: u32,
+    },
+    /// The caller slept and was woken.
+    Woken,
+    /// A futex wait found the word changed and returned at once (`EAGAIN`).
+    Mismatch,
+    /// A connection, by its sequence number.
+    Conn(u32),
+    /// The socket or event source is closed.
+    Closed,
+    /// A clock reading in nanoseconds.
+    Time(u64),
+}

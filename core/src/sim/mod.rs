@@ -1,0 +1,1397 @@
+//! The simulated platform: a deterministic, seeded machine with CPUs, an OS scheduler and a kernel
+//! model, that runs a mechanism's [`Machine`]s one atomic step at a time and counts everything.
+//!
+//! # The machine
+//! - **CPUs.** Each CPU has a clock (simulated nanoseconds), the thread it is running, and a FIFO run
+//!   queue. A step of a thread advances its CPU's clock by the step's cost ([`CostModel`]).
+//! - **Threads.** A thread is in one of the states of [`Sched`]: `OnCpu` (running), `Queued`
+//!   (runnable, waiting in a run queue), `Asleep` or `Done`; separately its task state is `Running` or
+//!   `Interruptible` (Linux's `TASK_INTERRUPTIBLE`, set by `prepare_to_wait` before the thread actually
+//!   gives up its CPU).
+//! - **Scheduler** (kept simple on purpose): a woken thread goes to its previous CPU if that CPU is
+//!   idle, else to the first idle CPU (after `cross_cpu_wake_ns`), else to its previous CPU's run queue.
+//!   There is no wakeup preemption: a queued thread runs when the running one sleeps or has used its
+//!   time slice (`time_slice_ns`) while others wait. A context switch costs `context_switch_ns`.
+//! - **Kernel model.** Words of memory, a futex queue per word, sleeping mutexes, condition variables,
+//!   one listening socket with its accept queue and its wait queue ([`WaitQueue`]), and the arrival
+//!   stream ([`arrivals::Arrivals`]) whose connections the *network* actor delivers.
+//!
+//! # Choosing the next step
+//! [`Simulation::step`] runs the actor whose next action is earliest in simulated time: each CPU's
+//! running thread at its CPU's clock, the network at its next arrival. Ties go to the lowest CPU, then
+//! the network. [`Simulation::step_actor`] lets the learner choose instead: any running or runnable
+//! thread (a runnable one is switched onto its CPU first, which costs a context switch), or the network
+//! (forcing the next arrival now). The result is deterministic for a given scenario and seed.
+//!
+//! # Invariants checked on every step
+//! - **No lost wakeup** (accept path): never is a connection waiting in the accept queue while every
+//!   worker sleeps. A violation is counted in `lost_wakeups` and remembered with its step.
+//! - **Conservation:** every arrived connection is taken by exactly one worker (`connections_accepted`
+//!   never exceeds `connections_arrived`; a connection id is handed out once).
+//!
+//! The simulation keeps no global state: any number of them can run side by side.
+
+pub mod accept;
+pub mod arrivals;
+pub mod stepper;
+
+use std::collections::VecDeque;
+
+use serde::{Deserialize, Serialize};
+
+use crate::cost::CostModel;
+use crate::machine::Machine;
+use crate::metrics::{Metrics, ThreadMetrics};
+use crate::op::{Op, OpResult, WakeCount, Word};
+use crate::rng::Rng;
+use crate::waitqueue::{WaitQueue, WalkVisit};
+use accept::{AcceptModel, AcceptPhase, SleeperOrder};
+use arrivals::Arrivals;
+
+/// Who takes a step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Actor {
+    /// A thread, by index.
+    Thread(u16),
+    /// The network: delivers the next connection and runs the socket's wake walk.
+    Network,
+}
+
+/// A thread's scheduling state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Sched {
+    /// Running on its CPU.
+    OnCpu,
+    /// Runnable, waiting in its CPU's run queue.
+    Queued,
+    /// Off every CPU until something wakes it.
+    Asleep,
+    /// Exited.
+    Done,
+}
+
+/// Linux's task state, as `prepare_to_wait` and `try_to_wake_up` see it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum TaskState {
+    /// `TASK_RUNNING`.
+    Running,
+    /// `TASK_INTERRUPTIBLE`: marked as going to sleep; a wakeup sets it back to running.
+    Interruptible,
+}
+
+/// What an asleep thread is waiting for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum SleepKind {
+    /// Not asleep.
+    None,
+    /// Work: a connection, a job (counted in `wakeups` when woken).
+    Work,
+    /// A contended mutex (counted in `lock_sleeps`).
+    Lock,
+    /// The arrival pattern's next event (the producer's harness wait; not counted as a wakeup).
+    Event,
+}
+
+/// A thread's role, which decides whether it counts as a worker for idleness and the invariants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Role {
+    /// A worker: waits for work.
+    Worker,
+    /// A producer: creates work.
+    Producer,
+}
+
+/// Whether the run can go on.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Status {
+    /// Some actor can still step.
+    Running,
+    /// Every event was delivered and handled, and no actor can step.
+    Finished,
+    /// No actor can step but work is left: the message says what is stuck.
+    Stuck(String),
+}
+
+/// What one step did, for announcements and traces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Note {
+    /// A connection arrived; the wake walk woke `woken` sleepers (see [`Simulation::last_walk`]).
+    Arrived {
+        /// The connection's id.
+        conn: u32,
+        /// Sleepers the walk woke.
+        woken: u16,
+    },
+    /// The accept fast path took a queued connection.
+    FastPathTook {
+        /// The connection's id.
+        conn: u32,
+    },
+    /// The accept fast path found the queue empty.
+    FastPathEmpty,
+    /// The broken sleeper tested the queue before queueing itself.
+    TestedFirst {
+        /// Whether it found the queue empty.
+        empty: bool,
+    },
+    /// `prepare_to_wait`: the entry was queued (or was already there) and the state set.
+    Enqueued {
+        /// Whether the entry is exclusive.
+        exclusive: bool,
+        /// False when the entry was already queued.
+        added: bool,
+    },
+    /// The thread went to sleep.
+    Slept {
+        /// The sleep ends a wakeup that found nothing.
+        wasted: bool,
+    },
+    /// `schedule()` returned at once: the thread was woken before it slept, or the queue was not
+    /// empty.
+    DidNotSleep,
+    /// Took a connection under `lock_sock`.
+    Took {
+        /// The connection's id.
+        conn: u32,
+    },
+    /// Found the accept queue empty after waking: back to the top of the loop.
+    FoundEmpty,
+    /// `finish_wait`.
+    FinishedWait,
+    /// Did useful work.
+    Worked {
+        /// Nanoseconds of work.
+        ns: u64,
+    },
+    /// A plain or atomic memory operation.
+    Memory {
+        /// The word.
+        word: Word,
+        /// The value read (or the old value).
+        value: u32,
+        /// For a CAS: whether it succeeded; true for every other operation.
+        ok: bool,
+    },
+    /// A futex wait slept.
+    FutexSlept,
+    /// A futex wait returned `EAGAIN` at once.
+    FutexMismatch,
+    /// A futex or condition-variable wake woke this many.
+    Woke {
+        /// Sleepers woken.
+        woken: u16,
+    },
+    /// Took a mutex.
+    LockTaken,
+    /// Slept on a contended mutex.
+    LockSlept,
+    /// Released a mutex.
+    Unlocked,
+    /// Released the mutex and slept on the condition variable.
+    CondSlept,
+    /// Took the mutex back after a condition-variable wakeup.
+    Relocked,
+    /// The producer received the next event.
+    EventDelivered,
+    /// The producer waits for the next event.
+    EventWait,
+    /// No events are left.
+    NoMoreEvents,
+    /// A `pause`, `yield` or clock read.
+    Other,
+    /// The thread exited.
+    Exited,
+}
+
+/// One executed step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct StepRecord {
+    /// The step's number, from 1.
+    pub step: u64,
+    /// Who stepped.
+    pub actor: Actor,
+    /// The pseudocode line the step executed (0 for the network).
+    pub line: u16,
+    /// Simulated time when the step started.
+    pub time_ns: u64,
+    /// The CPU it ran on (none for the network).
+    pub cpu: Option<u8>,
+    /// What happened.
+    pub note: Note,
+}
+
+/// Why a step could not be taken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum StepError {
+    /// The thread index does not exist.
+    NoSuchThread,
+    /// The thread is asleep or done.
+    NotRunnable,
+    /// The network has nothing left to deliver (or this mechanism has no network).
+    NoArrival,
+    /// No actor can step.
+    Stalled,
+}
+
+impl core::fmt::Display for StepError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            StepError::NoSuchThread => "no such thread",
+            StepError::NotRunnable => "that thread is asleep or done",
+            StepError::NoArrival => "no connection is left to send",
+            StepError::Stalled => "nothing can run",
+        })
+    }
+}
+
+/// The multi-step kernel path a thread is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum KPath {
+    None,
+    Accept(AcceptPhase, u32),
+    CondRelock(u8),
+}
+
+/// One thread of the simulation.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SimThread<M> {
+    machine: M,
+    role: Role,
+    sched: Sched,
+    task: TaskState,
+    sleep: SleepKind,
+    cpu: u8,
+    kpath: KPath,
+    woken_since_work: bool,
+    empty_handed: bool,
+    metrics: ThreadMetrics,
+}
+
+impl<M: Machine> SimThread<M> {
+    /// The thread's state machine.
+    pub fn machine(&self) -> &M {
+        &self.machine
+    }
+    /// Its role.
+    pub fn role(&self) -> Role {
+        self.role
+    }
+    /// Its scheduling state.
+    pub fn sched(&self) -> Sched {
+        self.sched
+    }
+    /// Its task state.
+    pub fn task_state(&self) -> TaskState {
+        self.task
+    }
+    /// What it sleeps on, when asleep.
+    pub fn sleep_kind(&self) -> SleepKind {
+        self.sleep
+    }
+    /// The CPU it last ran on (or is queued on).
+    pub fn cpu(&self) -> u8 {
+        self.cpu
+    }
+    /// True while it is back on its way to sleep after a wakeup that found nothing.
+    pub fn is_empty_handed(&self) -> bool {
+        self.empty_handed
+    }
+    /// Its counters.
+    pub fn metrics(&self) -> &ThreadMetrics {
+        &self.metrics
+    }
+    /// The pseudocode line its next step executes.
+    pub fn line(&self) -> u16 {
+        match self.kpath {
+            KPath::Accept(phase, _) => self.machine.kernel_line(phase),
+            _ => self.machine.line(),
+        }
+    }
+    /// Whether it is inside the modelled kernel's accept path, and where.
+    pub fn accept_phase(&self) -> Option<AcceptPhase> {
+        match self.kpath {
+            KPath::Accept(p, _) => Some(p),
+            _ => None,
+        }
+    }
+}
+
+/// One simulated CPU.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Cpu {
+    current: Option<u16>,
+    runq: VecDeque<u16>,
+    clock: u64,
+    slice_start: u64,
+}
+
+impl Cpu {
+    /// The thread it runs.
+    pub fn current(&self) -> Option<u16> {
+        self.current
+    }
+    /// Its run queue, front first.
+    pub fn run_queue(&self) -> impl Iterator<Item = u16> + '_ {
+        self.runq.iter().copied()
+    }
+    /// Its clock.
+    pub fn clock_ns(&self) -> u64 {
+        self.clock
+    }
+}
+
+/// The shape of the simulated world a mechanism needs.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct WorldSpec {
+    /// Words of shared memory (also futex words).
+    pub words: u8,
+    /// Sleeping mutexes.
+    pub mutexes: u8,
+    /// Condition variables.
+    pub condvars: u8,
+    /// Whether the network actor delivers connections to the listening socket.
+    pub network: bool,
+    /// How the modelled accept path waits.
+    pub accept: AcceptModel,
+    /// Number of CPUs (at least 1).
+    pub cpus: u8,
+    /// The cost model.
+    pub cost: CostModel,
+    /// The arrival stream.
+    pub arrivals: Arrivals,
+    /// The scenario's seed (for the cost jitter).
+    pub seed: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Kernel {
+    mem: Vec<u32>,
+    futex_q: Vec<WaitQueue>,
+    mutex_owner: Vec<Option<u16>>,
+    mutex_q: Vec<WaitQueue>,
+    cond_q: Vec<WaitQueue>,
+    listen_wq: WaitQueue,
+    accept_queue: VecDeque<u32>,
+}
+
+/// A running simulation of one mechanism.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Simulation<M> {
+    threads: Vec<SimThread<M>>,
+    cpus: Vec<Cpu>,
+    k: Kernel,
+    network: bool,
+    accept: AcceptModel,
+    cost: CostModel,
+    jitter: Rng,
+    arrivals: Arrivals,
+    total_events: u32,
+    next_conn: u32,
+    workers: u16,
+    asleep_workers: u16,
+    idle_since: Option<u64>,
+    lost_episode: bool,
+    first_violation: Option<(u64, u32)>,
+    metrics: Metrics,
+    status: Status,
+    last: Option<StepRecord>,
+    last_walk: Vec<WalkVisit>,
+    trace: u64,
+}
+
+const FNV_PRIME: u64 = 0x0000_0100_0000_01B3;
+
+impl<M: Machine> Simulation<M> {
+    /// A simulation of `threads` (each with its role) in `world`. Every thread starts runnable; they
+    /// are spread over the CPUs round robin, the first ones running.
+    pub fn new(world: WorldSpec, threads: Vec<(M, Role)>) -> Self {
+        let ncpu = world.cpus.max(1) as usize;
+        let mut cpus: Vec<Cpu> = (0..ncpu)
+            .map(|_| Cpu {
+                current: None,
+                runq: VecDeque::new(),
+                clock: 0,
+                slice_start: 0,
+            })
+            .collect();
+        let mut sim_threads = Vec::with_capacity(threads.len());
+        for (i, (machine, role)) in threads.into_iter().enumerate() {
+            let cpu = (i % ncpu) as u8;
+            let c = &mut cpus[cpu as usize];
+            let sched = if c.current.is_none() {
+                c.current = Some(i as u16);
+                Sched::OnCpu
+            } else {
+                c.runq.push_back(i as u16);
+                Sched::Queued
+            };
+            sim_threads.push(SimThread {
+                machine,
+                role,
+                sched,
+                task: TaskState::Running,
+                sleep: SleepKind::None,
+                cpu,
+                kpath: KPath::None,
+                woken_since_work: false,
+                empty_handed: false,
+                metrics: ThreadMetrics::default(),
+            });
+        }
+        let workers = sim_threads
+            .iter()
+            .filter(|t| t.role == Role::Worker)
+            .count() as u16;
+        let words = world.words as usize;
+        let total_events = world.arrivals.remaining();
+        Simulation {
+            threads: sim_threads,
+            cpus,
+            k: Kernel {
+                mem: vec![0; words],
+                futex_q: vec![WaitQueue::new(); words],
+                mutex_owner: vec![None; world.mutexes as usize],
+                mutex_q: vec![WaitQueue::new(); world.mutexes as usize],
+                cond_q: vec![WaitQueue::new(); world.condvars as usize],
+                listen_wq: WaitQueue::new(),
+                accept_queue: VecDeque::new(),
+            },
+            network: world.network,
+            accept: world.accept,
+            cost: world.cost,
+            jitter: Rng::new(world.seed ^ 0x5EED_C057_0000_0000),
+            arrivals: world.arrivals,
+            total_events,
+            next_conn: 0,
+            workers,
+            asleep_workers: 0,
+            idle_since: if workers == 0 { Some(0) } else { None },
+            lost_episode: false,
+            first_violation: None,
+            metrics: Metrics::default(),
+            status: Status::Running,
+            last: None,
+            last_walk: Vec::new(),
+            trace: 0xCBF2_9CE4_8422_2325,
+        }
+    }
+
+    // ----- read access -----
+
+    /// The run's counters.
+    pub fn metrics(&self) -> &Metrics {
+        &self.metrics
+    }
+    /// Whether the run can go on.
+    pub fn status(&self) -> &Status {
+        &self.status
+    }
+    /// The threads.
+    pub fn threads(&self) -> &[SimThread<M>] {
+        &self.threads
+    }
+    /// The CPUs.
+    pub fn cpus(&self) -> &[Cpu] {
+        &self.cpus
+    }
+    /// The listening socket's wait queue.
+    pub fn listen_wait_queue(&self) -> &WaitQueue {
+        &self.k.listen_wq
+    }
+    /// The accept queue's connections, oldest first.
+    pub fn accept_queue(&self) -> impl Iterator<Item = u32> + '_ {
+        self.k.accept_queue.iter().copied()
+    }
+    /// Length of the accept queue.
+    pub fn accept_queue_len(&self) -> usize {
+        self.k.accept_queue.len()
+    }
+    /// The futex queue of a word.
+    pub fn futex_queue(&self, word: Word) -> &WaitQueue {
+        &self.k.futex_q[word.0 as usize]
+    }
+    /// The sleepers of a condition variable.
+    pub fn cond_queue(&self, cv: u8) -> &WaitQueue {
+        &self.k.cond_q[cv as usize]
+    }
+    /// The sleepers of a mutex.
+    pub fn mutex_queue(&self, m: u8) -> &WaitQueue {
+        &self.k.mutex_q[m as usize]
+    }
+    /// Who holds a mutex.
+    pub fn mutex_owner(&self, m: u8) -> Option<u16> {
+        self.k.mutex_owner[m as usize]
+    }
+    /// A word of memory.
+    pub fn word(&self, w: Word) -> u32 {
+        self.k.mem[w.0 as usize]
+    }
+    /// Whether this world has a network actor (the accept primitive).
+    pub fn has_network(&self) -> bool {
+        self.network
+    }
+    /// The accept model in use.
+    pub fn accept_model(&self) -> AcceptModel {
+        self.accept
+    }
+    /// Events (connections, jobs) not delivered yet.
+    pub fn events_remaining(&self) -> u32 {
+        self.arrivals.remaining()
+    }
+    /// Events in the whole run.
+    pub fn events_total(&self) -> u32 {
+        self.total_events
+    }
+    /// The last step taken.
+    pub fn last_step(&self) -> Option<&StepRecord> {
+        self.last.as_ref()
+    }
+    /// The visits of the last wake walk (of the last step, if it ran one; empty otherwise).
+    pub fn last_walk(&self) -> &[WalkVisit] {
+        &self.last_walk
+    }
+    /// The first broken invariant: the step and the connection left waiting.
+    pub fn first_violation(&self) -> Option<(u64, u32)> {
+        self.first_violation
+    }
+    /// A hash of every step so far (actor, line, time, outcome): equal traces give equal hashes.
+    pub fn trace_hash(&self) -> u64 {
+        self.trace
+    }
+    /// The simulated time now.
+    pub fn now_ns(&self) -> u64 {
+        self.metrics.sim_time_ns
+    }
+
+    /// Actors that may step now (for the learner's per-thread buttons).
+    pub fn runnable(&self) -> Vec<Actor> {
+        let mut v: Vec<Actor> = self
+            .threads
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| matches!(t.sched, Sched::OnCpu | Sched::Queued))
+            .map(|(i, _)| Actor::Thread(i as u16))
+            .collect();
+        if let Some((p, _)) = self.due_producer() {
+            v.push(Actor::Thread(p));
+        }
+        if self.network && self.arrivals.remaining() > 0 {
+            v.push(Actor::Network);
+        }
+        v
+    }
+
+    /// Whether `actor` may step now.
+    pub fn can_step(&self, actor: Actor) -> bool {
+        match actor {
+            Actor::Thread(i) => {
+                self.threads
+                    .get(i as usize)
+                    .is_some_and(|t| matches!(t.sched, Sched::OnCpu | Sched::Queued))
+                    || self.due_producer().is_some_and(|(p, _)| p == i)
+            }
+            Actor::Network => self.network && self.arrivals.remaining() > 0,
+        }
+    }
+
+    /// The producer asleep waiting for an event that is now due, with the due time.
+    fn due_producer(&self) -> Option<(u16, u64)> {
+        let t = self.arrivals.due(self.idle_since)?;
+        self.threads
+            .iter()
+            .position(|th| th.sched == Sched::Asleep && th.sleep == SleepKind::Event)
+            .map(|p| (p as u16, t))
+    }
+
+    /// The actor the default scheduler runs next; `None` when nothing can run.
+    pub fn next_actor(&self) -> Option<Actor> {
+        let mut best: Option<(u64, Actor)> = self.due_producer().map(|(p, t)| (t, Actor::Thread(p)));
+        for c in &self.cpus {
+            if let Some(t) = c.current {
+                if best.is_none_or(|(bt, _)| c.clock < bt) {
+                    best = Some((c.clock, Actor::Thread(t)));
+                }
+            }
+        }
+        if self.network {
+            if let Some(t) = self.arrivals.due(self.idle_since) {
+                if best.is_none_or(|(bt, _)| t < bt) {
+                    best = Some((t, Actor::Network));
+                }
+            }
+        }
+        best.map(|(_, a)| a)
+    }
+
+    /// Take one step with the default scheduler. `None` when nothing can run (see [`Self::status`]).
+    pub fn step(&mut self) -> Option<StepRecord> {
+        match self.next_actor() {
+            Some(a) => self.step_actor(a).ok(),
+            None => {
+                self.settle_status();
+                None
+            }
+        }
+    }
+
+    /// Run up to `max_steps` steps with the default scheduler; returns the number taken.
+    pub fn run(&mut self, max_steps: u64) -> u64 {
+        let mut n = 0;
+        while n < max_steps && self.step().is_some() {
+            n += 1;
+        }
+        n
+    }
+
+    /// Take one step of the chosen actor.
+    pub fn step_actor(&mut self, actor: Actor) -> Result<StepRecord, StepError> {
+        self.last_walk.clear();
+        let rec = match actor {
+            Actor::Network => {
+                if !self.network || self.arrivals.remaining() == 0 {
+                    return Err(StepError::NoArrival);
+                }
+                self.step_network()
+            }
+            Actor::Thread(i) => {
+                let t = self.threads.get(i as usize).ok_or(StepError::NoSuchThread)?;
+                match t.sched {
+                    Sched::OnCpu => {}
+                    Sched::Queued => self.switch_in(i),
+                    Sched::Asleep => match self.due_producer() {
+                        // the producer's timer fires: it wakes and takes its step at once
+                        Some((p, at)) if p == i => {
+                            self.threads[i as usize].task = TaskState::Running;
+                            self.wake_thread(i, at, false);
+                            if self.threads[i as usize].sched == Sched::Queued {
+                                self.switch_in(i);
+                            }
+                        }
+                        _ => return Err(StepError::NotRunnable),
+                    },
+                    Sched::Done => return Err(StepError::NotRunnable),
+                }
+                self.step_thread(i)
+            }
+        };
+        self.metrics.steps += 1;
+        let rec = StepRecord {
+            step: self.metrics.steps,
+            ..rec
+        };
+        self.mix_trace(&rec);
+        self.check_invariants();
+        self.last = Some(rec);
+        self.settle_status();
+        Ok(rec)
+    }
+
+    fn mix_trace(&mut self, rec: &StepRecord) {
+        let actor = match rec.actor {
+            Actor::Thread(i) => i as u64,
+            Actor::Network => 0xFFFF,
+        };
+        let note = note_code(&rec.note);
+        for x in [actor, rec.line as u64, rec.time_ns, note] {
+            self.trace = (self.trace ^ x).wrapping_mul(FNV_PRIME);
+        }
+    }
+
+    fn check_invariants(&mut self) {
+        if self.network
+            && self.workers > 0
+            && self.asleep_workers == self.workers
+            && !self.k.accept_queue.is_empty()
+        {
+            if !self.lost_episode {
+                self.lost_episode = true;
+                self.metrics.lost_wakeups += 1;
+                if self.first_violation.is_none() {
+                    self.first_violation = Some((self.metrics.steps, self.k.accept_queue[0]));
+                }
+            }
+        } else if self.asleep_workers < self.workers {
+            self.lost_episode = false;
+        }
+    }
+
+    fn settle_status(&mut self) {
+        let any_cpu = self.cpus.iter().any(|c| c.current.is_some());
+        let due = self.arrivals.due(self.idle_since).is_some();
+        let producer_waiting = self
+            .threads
+            .iter()
+            .any(|t| t.sched == Sched::Asleep && t.sleep == SleepKind::Event);
+        let can_run = any_cpu || (due && (self.network || producer_waiting));
+        if can_run {
+            self.status = Status::Running;
+            return;
+        }
+        let handled = self.metrics.connections_accepted;
+        if self.arrivals.remaining() == 0 && handled >= self.total_events as u64 {
+            self.status = Status::Finished;
+        } else if let Some(&c) = self.k.accept_queue.front() {
+            self.status = Status::Stuck(format!(
+                "lost wakeup: connection {c} waits in the accept queue while every worker sleeps"
+            ));
+        } else {
+            self.status = Status::Stuck(format!(
+                "every thread sleeps with {} of {} events handled",
+                handled, self.total_events
+            ));
+        }
+    }
+
+    // ----- costs and time -----
+
+    fn jittered(&mut self, ns: u64) -> u64 {
+        let j = self.cost.jitter_pct as u64;
+        if j == 0 || ns == 0 {
+            return ns;
+        }
+        let pct = 100 - j.min(99) + self.jitter.below(2 * j.min(99) + 1);
+        (ns * pct / 100).max(1)
+    }
+
+    fn charge(&mut self, cpu: u8, ns: u64) {
+        let c = &mut self.cpus[cpu as usize];
+        c.clock += ns;
+        self.metrics.cpu_time_ns += ns;
+        if c.clock > self.metrics.sim_time_ns {
+            self.metrics.sim_time_ns = c.clock;
+        }
+    }
+
+    // ----- scheduling -----
+
+    /// Put a woken thread on a CPU at time `at` (the waker's time).
+    fn wake_thread(&mut self, tid: u16, at: u64, counted: bool) {
+        let prev = self.threads[tid as usize].cpu as usize;
+        let idle = |c: &Cpu| c.current.is_none() && c.runq.is_empty();
+        let target = if idle(&self.cpus[prev]) {
+            Some(prev)
+        } else {
+            self.cpus.iter().position(idle)
+        };
+        let was_worker_sleep = self.threads[tid as usize].role == Role::Worker
+            && self.threads[tid as usize].sleep != SleepKind::Event;
+        {
+            let t = &mut self.threads[tid as usize];
+            t.sleep = SleepKind::None;
+            if counted {
+                t.woken_since_work = true;
+                t.metrics.wakeups += 1;
+            }
+        }
+        if was_worker_sleep {
+            self.asleep_workers -= 1;
+            self.idle_since = None;
+        }
+        if counted {
+            self.metrics.wakeups += 1;
+        }
+        match target {
+            Some(c) => {
+                let cs = self.cost.context_switch_ns;
+                let lat = self.cost.cross_cpu_wake_ns;
+                let cpu = &mut self.cpus[c];
+                cpu.current = Some(tid);
+                cpu.clock = cpu.clock.max(at + lat) + cs;
+                cpu.slice_start = cpu.clock;
+                self.metrics.cpu_time_ns += cs;
+                if cpu.clock > self.metrics.sim_time_ns {
+                    self.metrics.sim_time_ns = cpu.clock;
+                }
+                let t = &mut self.threads[tid as usize];
+                t.sched = Sched::OnCpu;
+                t.cpu = c as u8;
+            }
+            None => {
+                self.cpus[prev].runq.push_back(tid);
+                self.threads[tid as usize].sched = Sched::Queued;
+            }
+        }
+    }
+
+    /// The running thread `tid` leaves its CPU to sleep.
+    fn block(&mut self, tid: u16, kind: SleepKind) {
+        let wasted = {
+            let t = &mut self.threads[tid as usize];
+            t.sched = Sched::Asleep;
+            t.sleep = kind;
+            let wasted = kind == SleepKind::Work && t.woken_since_work;
+            if kind == SleepKind::Work {
+                t.woken_since_work = false;
+                if wasted {
+                    t.metrics.wasted_wakeups += 1;
+                }
+            }
+            wasted
+        };
+        if wasted {
+            self.metrics.wasted_wakeups += 1;
+        }
+        if kind == SleepKind::Lock {
+            self.metrics.lock_sleeps += 1;
+        }
+        let cpu = self.threads[tid as usize].cpu;
+        let role = self.threads[tid as usize].role;
+        if role == Role::Worker && kind != SleepKind::Event {
+            self.asleep_workers += 1;
+            if self.asleep_workers == self.workers {
+                self.idle_since = Some(self.cpus[cpu as usize].clock);
+            }
+        }
+        self.leave_cpu(cpu);
+    }
+
+    fn leave_cpu(&mut self, cpu: u8) {
+        self.metrics.context_switches += 1;
+        let c = &mut self.cpus[cpu as usize];
+        c.current = None;
+        if let Some(next) = c.runq.pop_front() {
+            c.current = Some(next);
+            self.threads[next as usize].sched = Sched::OnCpu;
+            let cs = self.cost.context_switch_ns;
+            self.charge(cpu, cs);
+            self.cpus[cpu as usize].slice_start = self.cpus[cpu as usize].clock;
+        }
+    }
+
+    /// The learner chose a queued thread: preempt its CPU's current thread and switch it in.
+    fn switch_in(&mut self, tid: u16) {
+        let cpu = self.threads[tid as usize].cpu;
+        let c = &mut self.cpus[cpu as usize];
+        c.runq.retain(|&x| x != tid);
+        if let Some(cur) = c.current.take() {
+            c.runq.push_front(cur);
+            self.threads[cur as usize].sched = Sched::Queued;
+        }
+        self.metrics.context_switches += 1;
+        let c = &mut self.cpus[cpu as usize];
+        c.current = Some(tid);
+        self.threads[tid as usize].sched = Sched::OnCpu;
+        let cs = self.cost.context_switch_ns;
+        self.charge(cpu, cs);
+        self.cpus[cpu as usize].slice_start = self.cpus[cpu as usize].clock;
+    }
+
+    fn maybe_preempt(&mut self, cpu: u8) {
+        let slice = self.cost.time_slice_ns;
+        let c = &mut self.cpus[cpu as usize];
+        if let Some(cur) = c.current {
+            if !c.runq.is_empty() && c.clock - c.slice_start >= slice {
+                c.runq.push_back(cur);
+                self.threads[cur as usize].sched = Sched::Queued;
+                self.leave_cpu(cpu);
+            }
+        }
+    }
+
+    /// `try_to_wake_up` for a wait-queue entry: 1 if the sleeper was going to sleep or asleep, 0 if it
+    /// was already running.
+    fn ttwu(&mut self, tid: u16, at: u64, counted: bool) -> i32 {
+        let t = &mut self.threads[tid as usize];
+        if t.task != TaskState::Interruptible {
+            return 0;
+        }
+        t.task = TaskState::Running;
+        if t.sched == Sched::Asleep {
+            let kind = t.sleep;
+            self.wake_thread(tid, at, counted && kind == SleepKind::Work);
+            self.after_wake(tid);
+        }
+        1
+    }
+
+    /// Advance a woken thread's kernel path or machine past its sleep.
+    fn after_wake(&mut self, tid: u16) {
+        let t = &mut self.threads[tid as usize];
+        match t.kpath {
+            KPath::Accept(AcceptPhase::SleepIfEmpty | AcceptPhase::Schedule, c) => {
+                t.kpath = KPath::Accept(AcceptPhase::Take, c)
+            }
+            KPath::CondRelock(_) | KPath::Accept(..) => {}
+            KPath::None => {
+                if let Op::FutexWait { .. } = t.machine.next_op() {
+                    t.machine.complete(OpResult::Woken);
+                }
+                // a mutex sleeper simply retries its MutexLock
+            }
+        }
+    }
+
+    /// Wake up to `count` sleepers of a wait queue, recording the walk.
+    fn wake_queue(&mut self, which: QueueRef, count: WakeCount, at: u64, counted: bool) -> u16 {
+        let mut q = std::mem::take(self.queue_mut(which));
+        let mut visits = std::mem::take(&mut self.last_walk);
+        let mut woken = 0u16;
+        q.wake(count.nr_exclusive(), true, &mut visits, |tid| {
+            let r = self.ttwu(tid, at, counted);
+            if r > 0 {
+                woken += 1;
+            }
+            r
+        });
+        *self.queue_mut(which) = q;
+        self.last_walk = visits;
+        woken
+    }
+
+    fn queue_mut(&mut self, which: QueueRef) -> &mut WaitQueue {
+        match which {
+            QueueRef::Listen => &mut self.k.listen_wq,
+            QueueRef::Futex(w) => &mut self.k.futex_q[w as usize],
+            QueueRef::Mutex(m) => &mut self.k.mutex_q[m as usize],
+            QueueRef::Cond(c) => &mut self.k.cond_q[c as usize],
+        }
+    }
+
+    // ----- the network actor -----
+
+    fn step_network(&mut self) -> StepRecord {
+        let due = self.arrivals.due(self.idle_since);
+        let now = self.metrics.sim_time_ns;
+        let at = match due {
+            Some(t) if t >= now => t,
+            _ => now,
+        };
+        self.arrivals.take(at);
+        let conn = self.next_conn;
+        self.next_conn += 1;
+        self.metrics.connections_arrived += 1;
+        if at > self.metrics.sim_time_ns {
+            self.metrics.sim_time_ns = at;
+        }
+        self.k.accept_queue.push_back(conn);
+        // sock_def_readable: wake_up_interruptible_sync_poll, nr_exclusive = 1
+        let walk_cost = self.cost.wake_entry_ns * self.k.listen_wq.len().max(1) as u64;
+        let woken = self.wake_queue(QueueRef::Listen, WakeCount::Up(1), at + walk_cost, true);
+        StepRecord {
+            step: 0,
+            actor: Actor::Network,
+            line: 0,
+            time_ns: at,
+            cpu: None,
+            note: Note::Arrived { conn, woken },
+        }
+    }
+
+    // ----- a thread's step -----
+
+    fn step_thread(&mut self, tid: u16) -> StepRecord {
+        let cpu = self.threads[tid as usize].cpu;
+        let start = self.cpus[cpu as usize].clock;
+        let line = self.threads[tid as usize].line();
+        self.threads[tid as usize].metrics.steps += 1;
+        let note = match self.threads[tid as usize].kpath {
+            KPath::Accept(phase, conn) => self.step_accept(tid, cpu, phase, conn),
+            KPath::CondRelock(m) => self.step_relock(tid, cpu, m),
+            KPath::None => {
+                let op = self.threads[tid as usize].machine.next_op();
+                self.step_op(tid, cpu, op)
+            }
+        };
+        if self.threads[tid as usize].sched == Sched::OnCpu {
+            self.maybe_preempt(cpu);
+        }
+        StepRecord {
+            step: 0,
+            actor: Actor::Thread(tid),
+            line,
+            time_ns: start,
+            cpu: Some(cpu),
+            note,
+        }
+    }
+
+    fn complete(&mut self, tid: u16, r: OpResult) {
+        self.threads[tid as usize].machine.complete(r);
+    }
+
+    fn step_op(&mut self, tid: u16, cpu: u8, op: Op) -> Note {
+        if op.is_syscall() {
+            self.metrics.syscalls += 1;
+        }
+        match op {
+            Op::Load(w) => {
+                let c = self.jittered(self.cost.plain_ns);
+                self.charge(cpu, c);
+                let v = self.k.mem[w.0 as usize];
+                self.complete(tid, OpResult::Value(v));
+                Note::Memory {
+                    word: w,
+                    value: v,
+                    ok: true,
+                }
+            }
+            Op::Store(w, v) => {
+                let c = self.jittered(self.cost.plain_ns);
+                self.charge(cpu, c);
+                let old = self.k.mem[w.0 as usize];
+                self.k.mem[w.0 as usize] = v;
+                self.complete(tid, OpResult::Done);
+                Note::Memory {
+                    word: w,
+                    value: old,
+                    ok: true,
+                }
+            }
+            Op::Cas {
+                word,
+                expected,
+                new,
+            } => {
+                let c = self.jittered(self.cost.atomic_ns);
+                self.charge(cpu, c);
+                let actual = self.k.mem[word.0 as usize];
+                let ok = actual == expected;
+                if ok {
+                    self.k.mem[word.0 as usize] = new;
+                }
+                self.complete(tid, OpResult::Cas { ok, actual });
+                Note::Memory {
+                    word,
+                    value: actual,
+                    ok,
+                }
+            }
+            Op::FetchAdd(w, d) => {
+                let c = self.jittered(self.cost.atomic_ns);
+                self.charge(cpu, c);
+                let old = self.k.mem[w.0 as usize];
+                self.k.mem[w.0 as usize] = old.wrapping_add(d);
+                self.complete(tid, OpResult::Value(old));
+                Note::Memory {
+                    word: w,
+                    value: old,
+                    ok: true,
+                }
+            }
+            Op::FutexWait { word, expected } => {
+                let c = self.jittered(self.cost.syscall_ns);
+                self.charge(cpu, c);
+                if self.k.mem[word.0 as usize] != expected {
+                    self.complete(tid, OpResult::Mismatch);
+                    Note::FutexMismatch
+                } else {
+                    self.k.futex_q[word.0 as usize]
+                        .add(tid, crate::waitqueue::Enqueue::ExclusiveTail);
+                    self.threads[tid as usize].task = TaskState::Interruptible;
+                    self.block(tid, SleepKind::Work);
+                    Note::FutexSlept
+                }
+            }
+            Op::FutexWake(word, count) => {
+                let n = self.k.futex_q[word.0 as usize].len().max(1) as u64;
+                let c = self.jittered(self.cost.syscall_ns + self.cost.wake_entry_ns * n);
+                self.charge(cpu, c);
+                let at = self.cpus[cpu as usize].clock;
+                let woken = self.wake_queue(QueueRef::Futex(word.0), count, at, true);
+                self.complete(tid, OpResult::Value(woken as u32));
+                Note::Woke { woken }
+            }
+            Op::MutexLock(m) => {
+                let c = self.jittered(self.cost.atomic_ns);
+                self.charge(cpu, c);
+                let slot = &mut self.k.mutex_owner[m.0 as usize];
+                if slot.is_none() {
+                    *slot = Some(tid);
+                    self.complete(tid, OpResult::Done);
+                    Note::LockTaken
+                } else {
+                    self.metrics.syscalls += 1;
+                    self.k.mutex_q[m.0 as usize]
+                        .add(tid, crate::waitqueue::Enqueue::ExclusiveTail);
+                    self.threads[tid as usize].task = TaskState::Interruptible;
+                    self.block(tid, SleepKind::Lock);
+                    Note::LockSlept
+                }
+            }
+            Op::MutexUnlock(m) => {
+                let c = self.jittered(self.cost.atomic_ns);
+                self.charge(cpu, c);
+                self.unlock(m.0, cpu);
+                self.complete(tid, OpResult::Done);
+                Note::Unlocked
+            }
+            Op::CondWait(cv, m) => {
+                let c = self.jittered(self.cost.syscall_ns);
+                self.charge(cpu, c);
+                self.k.cond_q[cv.0 as usize].add(tid, crate::waitqueue::Enqueue::ExclusiveTail);
+                self.threads[tid as usize].task = TaskState::Interruptible;
+                self.threads[tid as usize].kpath = KPath::CondRelock(m.0);
+                self.unlock(m.0, cpu);
+                self.block(tid, SleepKind::Work);
+                Note::CondSlept
+            }
+            Op::CondNotify(cv, count) => {
+                self.metrics.syscalls += 1;
+                let n = self.k.cond_q[cv.0 as usize].len().max(1) as u64;
+                let c = self.jittered(self.cost.syscall_ns + self.cost.wake_entry_ns * n);
+                self.charge(cpu, c);
+                let at = self.cpus[cpu as usize].clock;
+                let woken = self.wake_queue(QueueRef::Cond(cv.0), count, at, true);
+                self.complete(tid, OpResult::Done);
+                Note::Woke { woken }
+            }
+            Op::Accept(_) => {
+                self.threads[tid as usize].kpath = KPath::Accept(AcceptPhase::Fast, 0);
+                let phase = AcceptPhase::Fast;
+                self.step_accept(tid, cpu, phase, 0)
+            }
+            Op::Work(ns) => {
+                self.charge(cpu, ns);
+                self.metrics.work_time_ns += ns;
+                let network = self.network;
+                let t = &mut self.threads[tid as usize];
+                t.woken_since_work = false;
+                t.empty_handed = false;
+                if !network && t.role == Role::Worker {
+                    // jobs that arrive through memory words are counted when handled
+                    t.metrics.accepted += 1;
+                    self.metrics.connections_accepted += 1;
+                }
+                self.complete(tid, OpResult::Done);
+                Note::Worked { ns }
+            }
+            Op::AwaitEvent => {
+                let c = self.jittered(self.cost.plain_ns);
+                self.charge(cpu, c);
+                let now = self.cpus[cpu as usize].clock;
+                if self.arrivals.remaining() == 0 {
+                    self.complete(tid, OpResult::Closed);
+                    return Note::NoMoreEvents;
+                }
+                match self.arrivals.due(self.idle_since) {
+                    Some(t) if t <= now => {
+                        self.arrivals.take(now);
+                        self.metrics.connections_arrived += 1;
+                        self.complete(tid, OpResult::Done);
+                        Note::EventDelivered
+                    }
+                    _ => {
+                        self.block(tid, SleepKind::Event);
+                        Note::EventWait
+                    }
+                }
+            }
+            Op::Pause => {
+                let c = self.jittered(self.cost.pause_ns);
+                self.charge(cpu, c);
+                self.metrics.spins += 1;
+                self.complete(tid, OpResult::Done);
+                Note::Other
+            }
+            Op::Yield => {
+                let c = self.jittered(self.cost.yield_ns);
+                self.charge(cpu, c);
+                self.complete(tid, OpResult::Done);
+                if !self.cpus[cpu as usize].runq.is_empty() {
+                    self.cpus[cpu as usize].runq.push_back(tid);
+                    self.threads[tid as usize].sched = Sched::Queued;
+                    self.leave_cpu(cpu);
+                }
+                Note::Other
+            }
+            Op::Now => {
+                let c = self.jittered(self.cost.plain_ns);
+                self.charge(cpu, c);
+                let now = self.cpus[cpu as usize].clock;
+                self.complete(tid, OpResult::Time(now));
+                Note::Other
+            }
+            Op::Exit => {
+                let t = &mut self.threads[tid as usize];
+                t.sched = Sched::Done;
+                if t.role == Role::Worker {
+                    // an exited worker no longer counts for idleness
+                    self.workers -= 1;
+                    if self.asleep_workers == self.workers {
+                        self.idle_since = Some(self.cpus[cpu as usize].clock);
+                    }
+                }
+                let c = &mut self.cpus[cpu as usize];
+                c.current = None;
+                if let Some(next) = c.runq.pop_front() {
+                    c.current = Some(next);
+                    self.threads[next as usize].sched = Sched::OnCpu;
+                    let cs = self.cost.context_switch_ns;
+                    self.charge(cpu, cs);
+                    self.metrics.context_switches += 1;
+                }
+                Note::Exited
+            }
+        }
+    }
+
+    fn unlock(&mut self, m: u8, cpu: u8) {
+        self.k.mutex_owner[m as usize] = None;
+        if !self.k.mutex_q[m as usize].is_empty() {
+            let at = self.cpus[cpu as usize].clock;
+            let keep = std::mem::take(&mut self.last_walk);
+            self.wake_queue(QueueRef::Mutex(m), WakeCount::Up(1), at, false);
+            self.last_walk = keep;
+        }
+    }
+
+    fn step_relock(&mut self, tid: u16, cpu: u8, m: u8) -> Note {
+        let c = self.jittered(self.cost.atomic_ns);
+        self.charge(cpu, c);
+        if self.k.mutex_owner[m as usize].is_none() {
+            self.k.mutex_owner[m as usize] = Some(tid);
+            self.threads[tid as usize].kpath = KPath::None;
+            self.complete(tid, OpResult::Woken);
+            Note::Relocked
+        } else {
+            self.metrics.syscalls += 1;
+            self.k.mutex_q[m as usize].add(tid, crate::waitqueue::Enqueue::ExclusiveTail);
+            self.threads[tid as usize].task = TaskState::Interruptible;
+            self.block(tid, SleepKind::Lock);
+            Note::LockSlept
+        }
+    }
+
+    fn step_accept(&mut self, tid: u16, cpu: u8, phase: AcceptPhase, conn: u32) -> Note {
+        let mut cost = self.cost.kernel_step_ns;
+        if phase == AcceptPhase::Fast {
+            cost += self.cost.syscall_ns;
+        }
+        let c = self.jittered(cost);
+        self.charge(cpu, c);
+        let set = |s: &mut Self, p: AcceptPhase, conn: u32| {
+            s.threads[tid as usize].kpath = KPath::Accept(p, conn)
+        };
+        match phase {
+            AcceptPhase::Fast => {
+                if let Some(c) = self.k.accept_queue.pop_front() {
+                    self.took(tid);
+                    self.threads[tid as usize].kpath = KPath::None;
+                    self.complete(tid, OpResult::Conn(c));
+                    Note::FastPathTook { conn: c }
+                } else {
+                    let next = match self.accept.order {
+                        SleeperOrder::EnqueueThenTest => AcceptPhase::Prepare,
+                        SleeperOrder::TestThenEnqueue => AcceptPhase::TestFirst,
+                    };
+                    set(self, next, conn);
+                    Note::FastPathEmpty
+                }
+            }
+            AcceptPhase::TestFirst => {
+                let empty = self.k.accept_queue.is_empty();
+                set(
+                    self,
+                    if empty {
+                        AcceptPhase::Prepare
+                    } else {
+                        AcceptPhase::Take
+                    },
+                    conn,
+                );
+                Note::TestedFirst { empty }
+            }
+            AcceptPhase::Prepare => {
+                let how = self.accept.enqueue;
+                let added = self.k.listen_wq.add(tid, how);
+                self.threads[tid as usize].task = TaskState::Interruptible;
+                let next = match self.accept.order {
+                    SleeperOrder::EnqueueThenTest => AcceptPhase::SleepIfEmpty,
+                    SleeperOrder::TestThenEnqueue => AcceptPhase::Schedule,
+                };
+                set(self, next, conn);
+                Note::Enqueued {
+                    exclusive: how.is_exclusive(),
+                    added,
+                }
+            }
+            AcceptPhase::SleepIfEmpty | AcceptPhase::Schedule => {
+                let must_test = phase == AcceptPhase::SleepIfEmpty;
+                let queue_empty = self.k.accept_queue.is_empty();
+                let t = &self.threads[tid as usize];
+                if t.task == TaskState::Interruptible && (!must_test || queue_empty) {
+                    // schedule(): give up the CPU; the wake walk moves us on to Take
+                    let wasted = t.woken_since_work;
+                    self.block(tid, SleepKind::Work);
+                    Note::Slept { wasted }
+                } else {
+                    set(self, AcceptPhase::Take, conn);
+                    Note::DidNotSleep
+                }
+            }
+            AcceptPhase::Take => {
+                if let Some(c) = self.k.accept_queue.pop_front() {
+                    self.took(tid);
+                    set(self, AcceptPhase::Finish, c);
+                    Note::Took { conn: c }
+                } else {
+                    if self.threads[tid as usize].woken_since_work {
+                        self.threads[tid as usize].empty_handed = true;
+                    }
+                    let next = match self.accept.order {
+                        SleeperOrder::EnqueueThenTest => AcceptPhase::Prepare,
+                        SleeperOrder::TestThenEnqueue => AcceptPhase::TestFirst,
+                    };
+                    set(self, next, conn);
+                    Note::FoundEmpty
+                }
+            }
+            AcceptPhase::Finish => {
+                self.k.listen_wq.remove(tid);
+                let t = &mut self.threads[tid as usize];
+                t.task = TaskState::Running;
+                t.kpath = KPath::None;
+                self.complete(tid, OpResult::Conn(conn));
+                Note::FinishedWait
+            }
+        }
+    }
+
+    fn took(&mut self, tid: u16) {
+        self.metrics.connections_accepted += 1;
+        let t = &mut self.threads[tid as usize];
+        t.metrics.accepted += 1;
+        t.empty_handed = false;
+    }
+}
+
+#[derive(Clone, Copy)]
+enum QueueRef {
+    Listen,
+    Futex(u8),
+    Mutex(u8),
+    Cond(u8),
+}
+
+fn note_code(n: &Note) -> u64 {
+    match *n {
+        Note::Arrived { conn, woken } => 1 << 40 | (conn as u64) << 8 | woken as u64,
+        Note::FastPathTook { conn } => 2 << 40 | conn as u64,
+        Note::FastPathEmpty => 3 << 40,
+        Note::TestedFirst { empty } => 4 << 40 | empty as u64,
+        Note::Enqueued { exclusive, added } => 5 << 40 | (exclusive as u64) << 1 | added as u64,
+        Note::Slept { wasted } => 6 << 40 | wasted as u64,
+        Note::DidNotSleep => 7 << 40,
+        Note::Took { conn } => 8 << 40 | conn as u64,
+        Note::FoundEmpty => 9 << 40,
+        Note::FinishedWait => 10 << 40,
+        Note::Worked { ns } => 11 << 40 | (ns & 0xFF_FFFF_FFFF),
+        Note::Memory { word, value, ok } => {
+            12 << 40 | (word.0 as u64) << 33 | (ok as u64) << 32 | value as u64
+        }
+        Note::FutexSlept => 13 << 40,
+        Note::FutexMismatch => 14 << 40,
+        Note::Woke { woken } => 15 << 40 | woken as u64,
+        Note::LockTaken => 16 << 40,
+        Note::LockSlept => 17 << 40,
+        Note::Unlocked => 18 << 40,
+        Note::CondSlept => 19 << 40,
+        Note::Relocked => 20 << 40,
+        Note::EventDelivered => 21 << 40,
+        Note::EventWait => 22 << 40,
+        Note::NoMoreEvents => 23 << 40,
+        Note::Other => 24 << 40,
+        Note::Exited => 25 << 40,
+    }
+}
