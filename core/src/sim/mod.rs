@@ -597,11 +597,21 @@ impl<M: Machine> Simulation<M> {
 
     /// The producer asleep waiting for an event that is now due, with the due time.
     fn due_producer(&self) -> Option<(u16, u64)> {
-        let t = self.arrivals.due(self.idle_since)?;
+        let t = self.event_due()?;
         self.threads
             .iter()
             .position(|th| th.sched == Sched::Asleep && th.sleep == SleepKind::Event)
             .map(|p| (p as u16, t))
+    }
+
+    /// When the producer's next `AwaitEvent` completes: the next arrival while events remain, then
+    /// (to report the end) once every worker sleeps, so that the end never cuts a wakeup short.
+    fn event_due(&self) -> Option<u64> {
+        if self.arrivals.remaining() > 0 {
+            self.arrivals.due(self.idle_since)
+        } else {
+            self.idle_since.map(|t| t + arrivals::THINK_NS)
+        }
     }
 
     /// The actor the default scheduler runs next; `None` when nothing can run.
@@ -718,12 +728,9 @@ impl<M: Machine> Simulation<M> {
 
     fn settle_status(&mut self) {
         let any_cpu = self.cpus.iter().any(|c| c.current.is_some());
-        let due = self.arrivals.due(self.idle_since).is_some();
-        let producer_waiting = self
-            .threads
-            .iter()
-            .any(|t| t.sched == Sched::Asleep && t.sleep == SleepKind::Event);
-        let can_run = any_cpu || (due && (self.network || producer_waiting));
+        let can_run = any_cpu
+            || self.due_producer().is_some()
+            || (self.network && self.arrivals.due(self.idle_since).is_some());
         if can_run {
             self.status = Status::Running;
             return;
@@ -775,7 +782,7 @@ impl<M: Machine> Simulation<M> {
             self.cpus.iter().position(idle)
         };
         let was_worker_sleep = self.threads[tid as usize].role == Role::Worker
-            && self.threads[tid as usize].sleep != SleepKind::Event;
+            && self.threads[tid as usize].sleep == SleepKind::Work;
         {
             let t = &mut self.threads[tid as usize];
             t.sleep = SleepKind::None;
@@ -837,7 +844,7 @@ impl<M: Machine> Simulation<M> {
         }
         let cpu = self.threads[tid as usize].cpu;
         let role = self.threads[tid as usize].role;
-        if role == Role::Worker && kind != SleepKind::Event {
+        if role == Role::Worker && kind == SleepKind::Work {
             self.asleep_workers += 1;
             if self.asleep_workers == self.workers {
                 self.idle_since = Some(self.cpus[cpu as usize].clock);
@@ -1160,11 +1167,11 @@ impl<M: Machine> Simulation<M> {
                 let c = self.jittered(self.cost.plain_ns);
                 self.charge(cpu, c);
                 let now = self.cpus[cpu as usize].clock;
-                if self.arrivals.remaining() == 0 {
-                    self.complete(tid, OpResult::Closed);
-                    return Note::NoMoreEvents;
-                }
-                match self.arrivals.due(self.idle_since) {
+                match self.event_due() {
+                    Some(t) if t <= now && self.arrivals.remaining() == 0 => {
+                        self.complete(tid, OpResult::Closed);
+                        Note::NoMoreEvents
+                    }
                     Some(t) if t <= now => {
                         self.arrivals.take(now);
                         self.metrics.connections_arrived += 1;
