@@ -77,6 +77,8 @@ fn neg_ln_fixed(u: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn same_seed_same_stream_and_different_seeds_differ() {

@@ -178,23 +178,30 @@ impl WaitQueue {
     ) -> WalkEnd {
         let unlimited = nr_exclusive == 0;
         let mut budget = nr_exclusive;
+        let n = self.entries.len();
+        // Compact in place: `kept` entries stay, in order; the walk's removals close up behind it.
+        let mut kept = 0;
         let mut i = 0;
-        while i < self.entries.len() {
+        let mut end = WalkEnd::EndOfQueue;
+        while i < n {
             let entry = self.entries[i];
+            i += 1;
             let ret = wake_fn(entry.waiter);
             if ret < 0 {
+                self.entries[kept] = entry;
+                kept += 1;
                 visits.push(WalkVisit {
                     waiter: entry.waiter,
                     exclusive: entry.exclusive,
                     ret,
                     budget_left: budget,
                 });
-                return WalkEnd::Aborted;
+                end = WalkEnd::Aborted;
+                break;
             }
-            if ret > 0 && autoremove {
-                self.entries.remove(i);
-            } else {
-                i += 1;
+            if !(ret > 0 && autoremove) {
+                self.entries[kept] = entry;
+                kept += 1;
             }
             let spent = ret > 0 && entry.exclusive && !unlimited;
             if spent {
@@ -207,16 +214,25 @@ impl WaitQueue {
                 budget_left: budget,
             });
             if spent && budget == 0 {
-                return WalkEnd::BudgetSpent;
+                end = WalkEnd::BudgetSpent;
+                break;
             }
         }
-        WalkEnd::EndOfQueue
+        while i < n {
+            self.entries[kept] = self.entries[i];
+            kept += 1;
+            i += 1;
+        }
+        self.entries.truncate(kept);
+        end
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     fn order(q: &WaitQueue) -> Vec<(u16, bool)> {
         q.entries().iter().map(|e| (e.waiter, e.exclusive)).collect()

@@ -144,6 +144,8 @@ impl Arrivals {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn on_demand_waits_for_idle() {

@@ -390,6 +390,8 @@ pub struct Simulation<M> {
     next_conn: u32,
     workers: u16,
     asleep_workers: u16,
+    /// The producer asleep in `AwaitEvent`, if any.
+    event_sleeper: Option<u16>,
     idle_since: Option<u64>,
     lost_episode: bool,
     first_violation: Option<(u64, u32)>,
@@ -466,6 +468,7 @@ impl<M: Machine> Simulation<M> {
             next_conn: 0,
             workers,
             asleep_workers: 0,
+            event_sleeper: None,
             idle_since: if workers == 0 { Some(0) } else { None },
             lost_episode: false,
             first_violation: None,
@@ -597,11 +600,8 @@ impl<M: Machine> Simulation<M> {
 
     /// The producer asleep waiting for an event that is now due, with the due time.
     fn due_producer(&self) -> Option<(u16, u64)> {
-        let t = self.event_due()?;
-        self.threads
-            .iter()
-            .position(|th| th.sched == Sched::Asleep && th.sleep == SleepKind::Event)
-            .map(|p| (p as u16, t))
+        let p = self.event_sleeper?;
+        self.event_due().map(|t| (p, t))
     }
 
     /// When the producer's next `AwaitEvent` completes: the next arrival while events remain, then
@@ -783,6 +783,9 @@ impl<M: Machine> Simulation<M> {
         };
         let was_worker_sleep = self.threads[tid as usize].role == Role::Worker
             && self.threads[tid as usize].sleep == SleepKind::Work;
+        if self.event_sleeper == Some(tid) {
+            self.event_sleeper = None;
+        }
         {
             let t = &mut self.threads[tid as usize];
             t.sleep = SleepKind::None;
@@ -841,6 +844,9 @@ impl<M: Machine> Simulation<M> {
         }
         if kind == SleepKind::Lock {
             self.metrics.lock_sleeps += 1;
+        }
+        if kind == SleepKind::Event {
+            self.event_sleeper = Some(tid);
         }
         let cpu = self.threads[tid as usize].cpu;
         let role = self.threads[tid as usize].role;
