@@ -171,7 +171,7 @@ impl Machine for AcceptWorker {
     fn line(&self) -> u16 {
         let broken = self.order == SleeperOrder::TestThenEnqueue;
         match self.state {
-            State::Accept => 2,
+            State::Accept => 3,
             State::Handle => 10 + broken as u16,
             State::Exit => 1,
         }

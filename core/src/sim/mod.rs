@@ -964,11 +964,19 @@ impl<M: Machine> Simulation<M> {
     // ----- the network actor -----
 
     fn step_network(&mut self) -> StepRecord {
-        let due = self.arrivals.due(self.idle_since);
-        let now = self.metrics.sim_time_ns;
-        let at = match due {
-            Some(t) if t >= now => t,
-            _ => now,
+        // The present is the earliest running CPU's clock (every CPU idle: the latest instant
+        // reached). Chosen by the default scheduler, the arrival is due no later than that; forced
+        // early by the learner, it happens now.
+        let present = self
+            .cpus
+            .iter()
+            .filter(|c| c.current.is_some())
+            .map(|c| c.clock)
+            .min()
+            .unwrap_or(self.metrics.sim_time_ns);
+        let at = match self.arrivals.due(self.idle_since) {
+            Some(t) => t.min(present),
+            None => present,
         };
         self.arrivals.take(at);
         let conn = self.next_conn;
