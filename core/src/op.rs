@@ -115,11 +115,7 @@ impl Op {
     pub fn is_syscall(self) -> bool {
         matches!(
             self,
-            Op::FutexWait { .. }
-                | Op::FutexWake(..)
-                | Op::Accept(_)
-                | Op::Yield
-                | Op::CondWait(..)
+            Op::FutexWait { .. } | Op::FutexWake(..) | Op::Accept(_) | Op::Yield | Op::CondWait(..)
         )
     }
 }

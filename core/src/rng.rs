@@ -57,10 +57,14 @@ impl Rng {
 fn neg_ln_fixed(u: u64) -> u64 {
     // ln(x) = log2(x) * ln 2. log2(u / 2^32) = log2(u) - 32, which is <= 0.
     let lz = 63 - u.leading_zeros() as u64; // floor(log2 u)
-    // fractional part of log2 by repeated squaring, 16 bits
+                                            // fractional part of log2 by repeated squaring, 16 bits
     let mut frac: u64 = 0;
     // normalise to 1.x in 1.31 fixed point
-    let mut x: u64 = if lz >= 31 { u >> (lz - 31) } else { u << (31 - lz) };
+    let mut x: u64 = if lz >= 31 {
+        u >> (lz - 31)
+    } else {
+        u << (31 - lz)
+    };
     for bit in (0..16).rev() {
         x = (x * x) >> 31;
         if x >= 1 << 32 {

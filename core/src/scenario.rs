@@ -91,7 +91,12 @@ fn range_u64(field: &str, v: &str, lo: u64, hi: u64) -> Result<u64, ParamError> 
     }
 }
 
-fn one_of<T>(field: &str, v: &str, names: &[&str], parse: impl Fn(&str) -> Option<T>) -> Result<T, ParamError> {
+fn one_of<T>(
+    field: &str,
+    v: &str,
+    names: &[&str],
+    parse: impl Fn(&str) -> Option<T>,
+) -> Result<T, ParamError> {
     parse(v).ok_or_else(|| {
         ParamError::new(
             field,
@@ -107,7 +112,12 @@ pub fn set_herd_param(p: &mut HerdParams, key: &str, value: &str) -> Result<(), 
         "cpus" => p.cpus = range_u64(key, value, 1, 16)? as u32,
         "mode" => p.mode = one_of(key, value, &WakeMode::NAMES, WakeMode::from_name)?,
         "arrival" => {
-            p.arrival = one_of(key, value, &ArrivalPattern::NAMES, ArrivalPattern::from_name)?
+            p.arrival = one_of(
+                key,
+                value,
+                &ArrivalPattern::NAMES,
+                ArrivalPattern::from_name,
+            )?
         }
         "burst" => p.burst = range_u64(key, value, 1, 1024)? as u32,
         "rate" => p.rate = range_u64(key, value, 1, 10_000_000)? as u32,
@@ -149,16 +159,36 @@ pub fn validate_herd(p: &HerdParams) -> Vec<ParamError> {
             errs.push(ParamError::new(field, msg.to_string()));
         }
     };
-    check("workers", (1..=64).contains(&p.workers), "out of range; allowed 1-64");
-    check("cpus", (1..=16).contains(&p.cpus), "out of range; allowed 1-16");
-    check("burst", (1..=1024).contains(&p.burst), "out of range; allowed 1-1024");
-    check("rate", (1..=10_000_000).contains(&p.rate), "out of range; allowed 1-10000000");
+    check(
+        "workers",
+        (1..=64).contains(&p.workers),
+        "out of range; allowed 1-64",
+    );
+    check(
+        "cpus",
+        (1..=16).contains(&p.cpus),
+        "out of range; allowed 1-16",
+    );
+    check(
+        "burst",
+        (1..=1024).contains(&p.burst),
+        "out of range; allowed 1-1024",
+    );
+    check(
+        "rate",
+        (1..=10_000_000).contains(&p.rate),
+        "out of range; allowed 1-10000000",
+    );
     check(
         "connections",
         (1..=1_000_000).contains(&p.connections),
         "out of range; allowed 1-1000000",
     );
-    check("service", p.service_ns <= 100_000_000, "out of range; allowed 0-100000000");
+    check(
+        "service",
+        p.service_ns <= 100_000_000,
+        "out of range; allowed 0-100000000",
+    );
     check(
         "mode",
         !(p.mode == WakeMode::LifoExclusive && p.primitive != Primitive::Accept),

@@ -235,7 +235,10 @@ mod tests {
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
     fn order(q: &WaitQueue) -> Vec<(u16, bool)> {
-        q.entries().iter().map(|e| (e.waiter, e.exclusive)).collect()
+        q.entries()
+            .iter()
+            .map(|e| (e.waiter, e.exclusive))
+            .collect()
     }
 
     #[test]

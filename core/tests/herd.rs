@@ -59,12 +59,24 @@ fn exclusive_wakes_one_and_wastes_none() {
 fn exclusive_tail_is_round_robin_and_lifo_head_feeds_one_worker() {
     let n = 3;
     let fifo = finish(&on_demand(n, 1, WakeMode::Exclusive, 6));
-    let served: Vec<u64> = fifo.threads().iter().map(|t| t.metrics().accepted).collect();
+    let served: Vec<u64> = fifo
+        .threads()
+        .iter()
+        .map(|t| t.metrics().accepted)
+        .collect();
     assert_eq!(served, [2, 2, 2], "FIFO rotates through the sleepers");
 
     let lifo = finish(&on_demand(n, 1, WakeMode::LifoExclusive, 6));
-    let served: Vec<u64> = lifo.threads().iter().map(|t| t.metrics().accepted).collect();
-    assert_eq!(served.iter().max(), Some(&6), "the newest sleeper wins every time: {served:?}");
+    let served: Vec<u64> = lifo
+        .threads()
+        .iter()
+        .map(|t| t.metrics().accepted)
+        .collect();
+    assert_eq!(
+        served.iter().max(),
+        Some(&6),
+        "the newest sleeper wins every time: {served:?}"
+    );
 }
 
 #[test]
@@ -94,7 +106,11 @@ fn futex_and_condvar_herds_waste_n_minus_1_on_wake_all_and_none_on_wake_one() {
                 ..on_demand(n, cpus, WakeMode::WakeAll, e)
             };
             let all = finish(&base);
-            assert_eq!(all.metrics().connections_accepted, e as u64, "{prim:?} n={n}");
+            assert_eq!(
+                all.metrics().connections_accepted,
+                e as u64,
+                "{prim:?} n={n}"
+            );
             assert_eq!(
                 all.metrics().wasted_wakeups,
                 ((n - 1) * e) as u64,
@@ -294,12 +310,18 @@ fn bad_values_name_the_field_and_the_allowed_values() {
     let fields: Vec<&str> = errs.iter().map(|e| e.field.as_str()).collect();
     assert_eq!(fields, ["workers", "cpus", "mode", "seed", "colour"]);
     assert!(errs[0].to_string().contains("1-64"));
-    assert!(errs[2].to_string().contains("wake-all, exclusive, lifo-exclusive"));
+    assert!(errs[2]
+        .to_string()
+        .contains("wake-all, exclusive, lifo-exclusive"));
     let (s, errs) = Scenario::from_query_lenient("workers=3&mode=lifo-exclusive&primitive=futex");
     assert_eq!(errs.len(), 1);
     assert_eq!(errs[0].field, "mode");
     assert_eq!(s.herd().workers, 3, "good values are kept");
-    assert_eq!(s.herd().mode, WakeMode::WakeAll, "the bad one falls back on its default");
+    assert_eq!(
+        s.herd().mode,
+        WakeMode::WakeAll,
+        "the bad one falls back on its default"
+    );
     assert!(Scenario::from_json(r#"{"mechanism":"herd","workers":65}"#).is_err());
     assert!(Scenario::from_json(r#"{"mechanism":"herd","wrkers":6}"#).is_err());
 }

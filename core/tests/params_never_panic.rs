@@ -25,7 +25,11 @@ fn params() -> impl Strategy<Value = HerdParams> {
     )
         .prop_map(|(w, c, m, a, b, r, n, s, v, p, seed)| {
             let primitive = [Primitive::Accept, Primitive::Futex, Primitive::Condvar][p];
-            let mut mode = [WakeMode::WakeAll, WakeMode::Exclusive, WakeMode::LifoExclusive][m];
+            let mut mode = [
+                WakeMode::WakeAll,
+                WakeMode::Exclusive,
+                WakeMode::LifoExclusive,
+            ][m];
             let mut variant = [Variant::Correct, Variant::BrokenSleeper][v];
             if primitive != Primitive::Accept {
                 // the UI refuses these combinations
@@ -38,7 +42,11 @@ fn params() -> impl Strategy<Value = HerdParams> {
                 workers: w,
                 cpus: c,
                 mode,
-                arrival: [ArrivalPattern::OnDemand, ArrivalPattern::Burst, ArrivalPattern::Poisson][a],
+                arrival: [
+                    ArrivalPattern::OnDemand,
+                    ArrivalPattern::Burst,
+                    ArrivalPattern::Poisson,
+                ][a],
                 burst: b,
                 rate: r,
                 connections: n,

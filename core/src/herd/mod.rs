@@ -267,7 +267,10 @@ impl HerdParams {
                 let model = self.accept_model();
                 for _ in 0..n {
                     v.push((
-                        HerdThread::Accept(accept_worker::AcceptWorker::new(self.service_ns, model)),
+                        HerdThread::Accept(accept_worker::AcceptWorker::new(
+                            self.service_ns,
+                            model,
+                        )),
                         Role::Worker,
                     ));
                 }
@@ -280,14 +283,18 @@ impl HerdParams {
                     ));
                 }
                 v.push((
-                    HerdThread::FutexProducer(futex_herd::FutexProducer::new(self.mode.wake_count())),
+                    HerdThread::FutexProducer(futex_herd::FutexProducer::new(
+                        self.mode.wake_count(),
+                    )),
                     Role::Producer,
                 ));
             }
             Primitive::Condvar => {
                 for _ in 0..n {
                     v.push((
-                        HerdThread::CondvarWorker(condvar_herd::CondvarWorker::new(self.service_ns)),
+                        HerdThread::CondvarWorker(condvar_herd::CondvarWorker::new(
+                            self.service_ns,
+                        )),
                         Role::Worker,
                     ));
                 }

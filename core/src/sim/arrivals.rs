@@ -70,7 +70,13 @@ pub struct Arrivals {
 
 impl Arrivals {
     /// A stream of `total` events.
-    pub fn new(pattern: ArrivalPattern, total: u32, burst: u32, rate_per_sec: u32, seed: u64) -> Self {
+    pub fn new(
+        pattern: ArrivalPattern,
+        total: u32,
+        burst: u32,
+        rate_per_sec: u32,
+        seed: u64,
+    ) -> Self {
         let mut rng = Rng::new(seed ^ 0xA5A5_0000_0000_0001);
         let mean_gap_ns = 1_000_000_000 / rate_per_sec.max(1) as u64;
         let next_time = rng.exponential_ns(mean_gap_ns);

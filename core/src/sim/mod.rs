@@ -616,7 +616,8 @@ impl<M: Machine> Simulation<M> {
 
     /// The actor the default scheduler runs next; `None` when nothing can run.
     pub fn next_actor(&self) -> Option<Actor> {
-        let mut best: Option<(u64, Actor)> = self.due_producer().map(|(p, t)| (t, Actor::Thread(p)));
+        let mut best: Option<(u64, Actor)> =
+            self.due_producer().map(|(p, t)| (t, Actor::Thread(p)));
         for c in &self.cpus {
             if let Some(t) = c.current {
                 if best.is_none_or(|(bt, _)| c.clock < bt) {
@@ -665,7 +666,10 @@ impl<M: Machine> Simulation<M> {
                 self.step_network()
             }
             Actor::Thread(i) => {
-                let t = self.threads.get(i as usize).ok_or(StepError::NoSuchThread)?;
+                let t = self
+                    .threads
+                    .get(i as usize)
+                    .ok_or(StepError::NoSuchThread)?;
                 match t.sched {
                     Sched::OnCpu => {}
                     Sched::Queued => self.switch_in(i),
@@ -1123,8 +1127,7 @@ impl<M: Machine> Simulation<M> {
                     Note::LockTaken
                 } else {
                     self.metrics.syscalls += 1;
-                    self.k.mutex_q[m.0 as usize]
-                        .add(tid, crate::waitqueue::Enqueue::ExclusiveTail);
+                    self.k.mutex_q[m.0 as usize].add(tid, crate::waitqueue::Enqueue::ExclusiveTail);
                     self.threads[tid as usize].task = TaskState::Interruptible;
                     self.block(tid, SleepKind::Lock);
                     Note::LockSlept
