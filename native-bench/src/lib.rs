@@ -1,0 +1,17 @@
+//! # herdlab-bench
+//!
+//! The `herdlab` command: headless simulations of core's scenarios (`herdlab sim herd`), and the
+//! native platform that runs the same state machines on real threads (`herdlab bench herd`).
+//!
+//! - [`platform::native`]: every `herdlab_core::op::Op` executed for real (atomic words, `futex(2)`,
+//!   `std::sync::Mutex`/`Condvar`, a blocking `accept(2)`), and the per-thread driver.
+//! - [`native_herd`]: core's herd machines on real threads, with the gate and load generator that
+//!   decide when each event is delivered.
+//! - [`sim_cmd`], [`bench_cmd`]: the two commands; [`cli`]: their argument parsing.
+#![warn(missing_docs)]
+
+pub mod bench_cmd;
+pub mod cli;
+pub mod native_herd;
+pub mod platform;
+pub mod sim_cmd;

@@ -1,0 +1,13 @@
+//! Platforms that execute `herdlab_core`'s primitive operations.
+//!
+//! The simulated platform lives in `herdlab_core::sim`; this crate adds the native one
+//! ([`native`]), which runs the very same [`herdlab_core::machine::Machine`] values on real OS
+//! threads: every [`herdlab_core::op::Op`] becomes the real thing (an atomic word, `futex(2)`, a
+//! `std::sync::Mutex`/`Condvar`, a blocking `accept(2)`, a spin on the monotonic clock).
+
+pub mod native;
+
+pub use native::{
+    drive, supported, thread_nvcsw, thread_state, EventGate, NativeError, NativeWorld,
+    ThreadReport, ThreadSlot, WorldSpec, GATE_TIMEOUT, WAIT_TIMEOUT,
+};

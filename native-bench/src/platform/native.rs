@@ -1,0 +1,1011 @@
+//! The native platform: `herdlab_core`'s operations executed for real on OS threads.
+//!
+//! | operation | here |
+//! |---|---|
+//! | `Load`, `Store`, `Cas`, `FetchAdd` | an `AtomicU32` alone on its 128-byte cache line, `SeqCst` |
+//! | `FutexWait`, `FutexWake` | `futex(2)` with `FUTEX_WAIT_PRIVATE` / `FUTEX_WAKE_PRIVATE` (Linux only) |
+//! | `MutexLock`, `MutexUnlock` | a `std::sync::Mutex<()>`; the guard is kept by the thread's driver between ops |
+//! | `CondWait`, `CondNotify` | a `std::sync::Condvar` (`wait_timeout`, `notify_one`, `notify_all`) |
+//! | `Accept` | a blocking `accept(2)` on one `TcpListener` bound to `127.0.0.1:0`; `Closed` once shut down |
+//! | `Work(ns)` | a busy spin on the monotonic clock for `ns` |
+//! | `AwaitEvent` | the harness's [`EventGate`] |
+//! | `Pause`, `Yield`, `Now` | `spin_loop`, `yield_now`, nanoseconds on the monotonic clock |
+//!
+//! # Lifetimes
+//! A [`NativeWorld`] is shared by reference with scoped threads (`std::thread::scope`): every
+//! thread's [`drive`] borrows it for `'w`, so a held `MutexGuard<'w, ()>` can outlive one operation
+//! without `unsafe` and without leaking the mutex.
+//!
+//! # Counters (per thread, the definitions of `herdlab_core::metrics`)
+//! - `wakeups`: a `FutexWait` that returned 0 after sleeping (not `EAGAIN`), or a `CondWait` that
+//!   returned.
+//! - `wasted_wakeups`: a wakeup followed by another `FutexWait`/`CondWait` that sleeps, with no
+//!   `Work` in between (counted when the next wait is entered; taken back if that futex wait returns
+//!   `EAGAIN` without sleeping).
+//! - `work_items`: `Work` operations.
+//! - voluntary context switches: `getrusage(RUSAGE_THREAD)`'s `ru_nvcsw` at thread start and end
+//!   (and `/proc/self/task/<tid>/status` for snapshots taken by another thread).
+//!
+//! # Bounds
+//! Every futex and condition-variable wait carries [`WAIT_TIMEOUT`]; a timeout is an error, never a
+//! hang. [`NativeWorld::fail`] records the first error, wakes every futex word and condition
+//! variable and shuts the listener down, so every other thread leaves its wait and exits.
+
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, Ordering::SeqCst};
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use herdlab_core::machine::Machine;
+use herdlab_core::op::{Op, OpResult, WakeCount, Word};
+
+/// The longest any single futex or condition-variable wait may sleep before it is an error.
+pub const WAIT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long a gate may wait for every worker to be asleep before it is an error.
+pub const GATE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The most operations one thread may execute in one run (a runaway machine is an error).
+pub const MAX_OPS: u64 = 500_000_000;
+
+/// An error of the native platform or of a harness running on it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NativeError(pub String);
+
+impl core::fmt::Display for NativeError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for NativeError {}
+
+impl NativeError {
+    fn new(msg: impl Into<String>) -> Self {
+        NativeError(msg.into())
+    }
+}
+
+/// A value alone on its own 128-byte line (two 64-byte lines: adjacent-line prefetch included), so
+/// that words and per-thread counters never share a cache line.
+#[derive(Debug, Default)]
+#[repr(align(128))]
+pub struct Padded<T>(pub T);
+
+/// What a world needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WorldSpec {
+    /// Words of shared memory (also futex words).
+    pub words: u8,
+    /// Sleeping mutexes.
+    pub mutexes: u8,
+    /// Condition variables.
+    pub condvars: u8,
+    /// Whether to bind a listening socket on `127.0.0.1:0` (for [`Op::Accept`]).
+    pub listener: bool,
+    /// How many threads will be driven in it (one counter slot each).
+    pub threads: usize,
+}
+
+/// The counters of one thread that other threads (a gate, a load generator) may read while it runs.
+#[derive(Debug, Default)]
+pub struct ThreadSlot {
+    tid: AtomicI32,
+    wakeups: AtomicU64,
+    wasted: AtomicU64,
+    work_items: AtomicU64,
+    in_wait: AtomicBool,
+    wait_gen: AtomicU64,
+}
+
+impl ThreadSlot {
+    /// The thread's kernel id (`gettid()`), 0 until the thread has started.
+    pub fn tid(&self) -> i32 {
+        self.tid.load(SeqCst)
+    }
+    /// Wakeups so far.
+    pub fn wakeups(&self) -> u64 {
+        self.wakeups.load(SeqCst)
+    }
+    /// Wasted wakeups so far.
+    pub fn wasted(&self) -> u64 {
+        self.wasted.load(SeqCst)
+    }
+    /// Work items so far.
+    pub fn work_items(&self) -> u64 {
+        self.work_items.load(SeqCst)
+    }
+    /// Whether the thread is inside a wait for work (`FutexWait`, `CondWait` or `Accept`).
+    pub fn in_wait(&self) -> bool {
+        self.in_wait.load(SeqCst)
+    }
+    /// How many waits for work the thread has entered (changes each time it enters one).
+    pub fn wait_gen(&self) -> u64 {
+        self.wait_gen.load(SeqCst)
+    }
+}
+
+/// The shared state of one native run: words, mutexes, condition variables, the listener, the
+/// per-thread counters, the current event's time stamp and the failure flag.
+#[derive(Debug)]
+pub struct NativeWorld {
+    words: Box<[Padded<AtomicU32>]>,
+    mutexes: Box<[Mutex<()>]>,
+    condvars: Box<[Condvar]>,
+    listener: Option<TcpListener>,
+    listener_shut: AtomicBool,
+    slots: Box<[Padded<ThreadSlot>]>,
+    epoch: Instant,
+    event_start: AtomicU64,
+    conn_seq: AtomicU32,
+    aborted: AtomicBool,
+    failure: Mutex<Option<String>>,
+}
+
+impl NativeWorld {
+    /// A world of this shape (binds the listener if asked).
+    pub fn new(spec: WorldSpec) -> Result<Self, NativeError> {
+        let listener = if spec.listener {
+            let l = TcpListener::bind("127.0.0.1:0")
+                .map_err(|e| NativeError::new(format!("cannot bind 127.0.0.1:0: {e}")))?;
+            Some(l)
+        } else {
+            None
+        };
+        Ok(NativeWorld {
+            words: (0..spec.words).map(|_| Padded::default()).collect(),
+            mutexes: (0..spec.mutexes).map(|_| Mutex::new(())).collect(),
+            condvars: (0..spec.condvars).map(|_| Condvar::new()).collect(),
+            listener,
+            listener_shut: AtomicBool::new(false),
+            slots: (0..spec.threads).map(|_| Padded::default()).collect(),
+            epoch: Instant::now(),
+            event_start: AtomicU64::new(0),
+            conn_seq: AtomicU32::new(0),
+            aborted: AtomicBool::new(false),
+            failure: Mutex::new(None),
+        })
+    }
+
+    /// Nanoseconds on the monotonic clock since the world was made.
+    pub fn now_ns(&self) -> u64 {
+        self.epoch.elapsed().as_nanos() as u64
+    }
+
+    /// A word's value.
+    pub fn load(&self, w: Word) -> Option<u32> {
+        self.words.get(w.0 as usize).map(|p| p.0.load(SeqCst))
+    }
+
+    fn word(&self, w: Word) -> Result<&AtomicU32, NativeError> {
+        self.words
+            .get(w.0 as usize)
+            .map(|p| &p.0)
+            .ok_or_else(|| NativeError::new(format!("word {} does not exist", w.0)))
+    }
+
+    /// The counters of thread `i`.
+    pub fn slot(&self, i: usize) -> &ThreadSlot {
+        &self.slots[i].0
+    }
+
+    /// Number of thread slots.
+    pub fn threads(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// The listener's address, if the world has one.
+    pub fn listener_addr(&self) -> Option<SocketAddr> {
+        self.listener.as_ref().and_then(|l| l.local_addr().ok())
+    }
+
+    /// Connections accepted so far.
+    pub fn connections_accepted(&self) -> u32 {
+        self.conn_seq.load(SeqCst)
+    }
+
+    /// Mark the start of an event now: the next `Work` any thread starts records its latency from
+    /// here.
+    pub fn stamp_event(&self) {
+        self.event_start.store(self.now_ns() + 1, SeqCst);
+    }
+
+    /// Shut the listener down (`shutdown(fd, SHUT_RDWR)`): every blocked `accept` returns and every
+    /// later one fails, which the driver reports as [`OpResult::Closed`]. Idempotent.
+    pub fn shutdown_listener(&self) {
+        if let Some(l) = &self.listener {
+            if !self.listener_shut.swap(true, SeqCst) {
+                sys::shutdown(l);
+            }
+        }
+    }
+
+    /// Whether the run was aborted by an error.
+    pub fn aborted(&self) -> bool {
+        self.aborted.load(SeqCst)
+    }
+
+    /// The first error recorded, if any.
+    pub fn failure(&self) -> Option<String> {
+        self.failure
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Record an error (the first one is kept), and release every thread: wake every futex word,
+    /// notify every condition variable, shut the listener down. Threads leave at their next wait.
+    pub fn fail(&self, why: &str) {
+        {
+            let mut f = self.failure.lock().unwrap_or_else(PoisonError::into_inner);
+            if f.is_none() {
+                *f = Some(why.to_string());
+            }
+        }
+        self.aborted.store(true, SeqCst);
+        for w in self.words.iter() {
+            let _ = sys::futex_wake(&w.0, i32::MAX);
+        }
+        for c in self.condvars.iter() {
+            c.notify_all();
+        }
+        self.shutdown_listener();
+    }
+}
+
+/// What `Op::AwaitEvent` does on the native platform: the harness decides when the next event is
+/// due (and when there are no more).
+pub trait EventGate: Sync {
+    /// Block until the next event, then return [`OpResult::Done`], or [`OpResult::Closed`] when
+    /// there are no more. `thread` is the caller's slot.
+    fn await_event(&self, world: &NativeWorld, thread: usize) -> Result<OpResult, NativeError>;
+}
+
+/// What one thread did, returned by [`drive`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ThreadReport {
+    /// The thread's slot.
+    pub index: usize,
+    /// Its kernel thread id.
+    pub tid: i32,
+    /// Operations executed.
+    pub ops: u64,
+    /// Wakeups (see the module docs).
+    pub wakeups: u64,
+    /// Wasted wakeups.
+    pub wasted_wakeups: u64,
+    /// `Work` operations.
+    pub work_items: u64,
+    /// `ru_nvcsw` when the thread started.
+    pub nvcsw_start: u64,
+    /// `ru_nvcsw` when its machine exited.
+    pub nvcsw_end: u64,
+    /// For each `Work` that followed a stamped event: nanoseconds from the stamp to its start.
+    pub latencies_ns: Vec<u64>,
+}
+
+struct Driver<'w> {
+    world: &'w NativeWorld,
+    index: usize,
+    guards: Vec<Option<MutexGuard<'w, ()>>>,
+    conn: Option<TcpStream>,
+    woken_since_work: bool,
+    latencies: Vec<u64>,
+}
+
+/// Run `machine` on the calling thread until it exits: `loop { op = next_op(); if Exit break;
+/// complete(exec(op)) }`. `index` is the thread's counter slot in `world`; `gate` serves
+/// `Op::AwaitEvent`. On an error the world is failed ([`NativeWorld::fail`]) and the error returned.
+pub fn drive<M: Machine>(
+    world: &NativeWorld,
+    index: usize,
+    machine: &mut M,
+    gate: Option<&dyn EventGate>,
+) -> Result<ThreadReport, NativeError> {
+    if index >= world.threads() {
+        return Err(NativeError::new(format!(
+            "thread slot {index} does not exist (the world has {})",
+            world.threads()
+        )));
+    }
+    let tid = sys::gettid();
+    world.slot(index).tid.store(tid, SeqCst);
+    let nvcsw_start = sys::own_nvcsw();
+    let mut d = Driver {
+        world,
+        index,
+        guards: (0..world.mutexes.len()).map(|_| None).collect(),
+        conn: None,
+        woken_since_work: false,
+        latencies: Vec::new(),
+    };
+    let mut ops = 0u64;
+    let result = loop {
+        let op = machine.next_op();
+        if op == Op::Exit {
+            break Ok(());
+        }
+        ops += 1;
+        if ops > MAX_OPS {
+            break Err(NativeError::new(format!(
+                "thread {index} ran past {MAX_OPS} operations"
+            )));
+        }
+        match d.exec(op, gate) {
+            Ok(r) => machine.complete(r),
+            Err(e) => break Err(e),
+        }
+    };
+    // release what the machine still held (a connection, a mutex) before reporting
+    d.conn = None;
+    for g in d.guards.iter_mut() {
+        *g = None;
+    }
+    if let Err(e) = result {
+        world.fail(&e.0);
+        return Err(e);
+    }
+    let slot = world.slot(index);
+    Ok(ThreadReport {
+        index,
+        tid,
+        ops,
+        wakeups: slot.wakeups(),
+        wasted_wakeups: slot.wasted(),
+        work_items: slot.work_items(),
+        nvcsw_start,
+        nvcsw_end: sys::own_nvcsw(),
+        latencies_ns: d.latencies,
+    })
+}
+
+impl<'w> Driver<'w> {
+    fn slot(&self) -> &'w ThreadSlot {
+        self.world.slot(self.index)
+    }
+
+    fn check_abort(&self) -> Result<(), NativeError> {
+        if self.world.aborted() {
+            Err(NativeError::new(format!(
+                "thread {} stopped: the run was aborted ({})",
+                self.index,
+                self.world.failure().unwrap_or_default()
+            )))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Entering a wait for work: a wakeup with no work since is wasted. Returns whether this entry
+    /// counted one (to take it back if the wait does not sleep).
+    fn enter_wait(&mut self) -> bool {
+        let slot = self.slot();
+        let wasted = self.woken_since_work;
+        if wasted {
+            slot.wasted.fetch_add(1, SeqCst);
+            self.woken_since_work = false;
+        }
+        slot.wait_gen.fetch_add(1, SeqCst);
+        slot.in_wait.store(true, SeqCst);
+        wasted
+    }
+
+    fn leave_wait(&self) {
+        self.slot().in_wait.store(false, SeqCst);
+    }
+
+    fn woken(&mut self) {
+        self.slot().wakeups.fetch_add(1, SeqCst);
+        self.woken_since_work = true;
+    }
+
+    fn mutex(&self, m: u8) -> Result<&'w Mutex<()>, NativeError> {
+        self.world
+            .mutexes
+            .get(m as usize)
+            .ok_or_else(|| NativeError::new(format!("mutex {m} does not exist")))
+    }
+
+    fn exec(&mut self, op: Op, gate: Option<&dyn EventGate>) -> Result<OpResult, NativeError> {
+        let world = self.world;
+        Ok(match op {
+            Op::Load(w) => OpResult::Value(world.word(w)?.load(SeqCst)),
+            Op::Store(w, v) => {
+                world.word(w)?.store(v, SeqCst);
+                OpResult::Done
+            }
+            Op::Cas {
+                word,
+                expected,
+                new,
+            } => match world
+                .word(word)?
+                .compare_exchange(expected, new, SeqCst, SeqCst)
+            {
+                Ok(v) => OpResult::Cas {
+                    ok: true,
+                    actual: v,
+                },
+                Err(v) => OpResult::Cas {
+                    ok: false,
+                    actual: v,
+                },
+            },
+            Op::FetchAdd(w, v) => OpResult::Value(world.word(w)?.fetch_add(v, SeqCst)),
+            Op::FutexWait { word, expected } => {
+                self.check_abort()?;
+                let a = world.word(word)?;
+                let counted = self.enter_wait();
+                let r = sys::futex_wait(a, expected, WAIT_TIMEOUT);
+                self.leave_wait();
+                match r? {
+                    sys::WaitOutcome::Woken => {
+                        self.woken();
+                        OpResult::Woken
+                    }
+                    sys::WaitOutcome::Mismatch => {
+                        if counted {
+                            self.slot().wasted.fetch_sub(1, SeqCst);
+                            self.woken_since_work = true;
+                        }
+                        OpResult::Mismatch
+                    }
+                    // a signal: the machine re-checks the word, as after any return
+                    sys::WaitOutcome::Interrupted => OpResult::Woken,
+                    sys::WaitOutcome::TimedOut => {
+                        return Err(NativeError::new(format!(
+                            "thread {}: futex_wait on word {} slept past {} s",
+                            self.index,
+                            word.0,
+                            WAIT_TIMEOUT.as_secs()
+                        )))
+                    }
+                }
+            }
+            Op::FutexWake(w, count) => {
+                let n = match count {
+                    WakeCount::All => i32::MAX,
+                    WakeCount::Up(n) => n.min(i32::MAX as u32) as i32,
+                };
+                OpResult::Value(sys::futex_wake(world.word(w)?, n)?)
+            }
+            Op::MutexLock(m) => {
+                let mx = self.mutex(m.0)?;
+                if self.guards[m.0 as usize].is_some() {
+                    return Err(NativeError::new(format!(
+                        "thread {} locked mutex {} it already holds",
+                        self.index, m.0
+                    )));
+                }
+                let g = mx.lock().unwrap_or_else(PoisonError::into_inner);
+                self.guards[m.0 as usize] = Some(g);
+                OpResult::Done
+            }
+            Op::MutexUnlock(m) => {
+                self.mutex(m.0)?;
+                if self.guards[m.0 as usize].take().is_none() {
+                    return Err(NativeError::new(format!(
+                        "thread {} unlocked mutex {} it does not hold",
+                        self.index, m.0
+                    )));
+                }
+                OpResult::Done
+            }
+            Op::CondWait(cv, m) => {
+                self.check_abort()?;
+                self.mutex(m.0)?;
+                let c = world
+                    .condvars
+                    .get(cv.0 as usize)
+                    .ok_or_else(|| NativeError::new(format!("condvar {} does not exist", cv.0)))?;
+                let g = self.guards[m.0 as usize].take().ok_or_else(|| {
+                    NativeError::new(format!(
+                        "thread {} waited on condvar {} without holding mutex {}",
+                        self.index, cv.0, m.0
+                    ))
+                })?;
+                self.enter_wait();
+                let (g, res) = c
+                    .wait_timeout(g, WAIT_TIMEOUT)
+                    .unwrap_or_else(PoisonError::into_inner);
+                self.leave_wait();
+                self.guards[m.0 as usize] = Some(g);
+                if res.timed_out() {
+                    return Err(NativeError::new(format!(
+                        "thread {}: cv.wait slept past {} s",
+                        self.index,
+                        WAIT_TIMEOUT.as_secs()
+                    )));
+                }
+                self.woken();
+                OpResult::Woken
+            }
+            Op::CondNotify(cv, count) => {
+                let c = world
+                    .condvars
+                    .get(cv.0 as usize)
+                    .ok_or_else(|| NativeError::new(format!("condvar {} does not exist", cv.0)))?;
+                match count {
+                    WakeCount::All => c.notify_all(),
+                    WakeCount::Up(n) => (0..n).for_each(|_| c.notify_one()),
+                }
+                OpResult::Done
+            }
+            Op::Accept(_) => {
+                // the previous connection was handled: close it
+                self.conn = None;
+                self.check_abort()?;
+                let l = world
+                    .listener
+                    .as_ref()
+                    .ok_or_else(|| NativeError::new("Op::Accept in a world without a listener"))?;
+                loop {
+                    self.enter_wait();
+                    let r = l.accept();
+                    self.leave_wait();
+                    match r {
+                        Ok((s, _)) => {
+                            self.conn = Some(s);
+                            break OpResult::Conn(world.conn_seq.fetch_add(1, SeqCst));
+                        }
+                        Err(_) if world.listener_shut.load(SeqCst) => break OpResult::Closed,
+                        Err(e)
+                            if matches!(
+                                e.kind(),
+                                std::io::ErrorKind::Interrupted
+                                    | std::io::ErrorKind::ConnectionAborted
+                            ) =>
+                        {
+                            continue
+                        }
+                        Err(e) => {
+                            return Err(NativeError::new(format!(
+                                "thread {}: accept failed: {e}",
+                                self.index
+                            )))
+                        }
+                    }
+                }
+            }
+            Op::Work(ns) => {
+                let start = world.now_ns();
+                let stamp = world.event_start.swap(0, SeqCst);
+                if stamp != 0 {
+                    self.latencies.push(start.saturating_sub(stamp - 1));
+                }
+                self.woken_since_work = false;
+                self.slot().work_items.fetch_add(1, SeqCst);
+                let end = start.saturating_add(ns);
+                while ns > 0 && world.now_ns() < end {
+                    std::hint::spin_loop();
+                }
+                OpResult::Done
+            }
+            Op::AwaitEvent => match gate {
+                Some(g) => g.await_event(world, self.index)?,
+                None => {
+                    return Err(NativeError::new(format!(
+                        "thread {}: Op::AwaitEvent with no event gate",
+                        self.index
+                    )))
+                }
+            },
+            Op::Pause => {
+                std::hint::spin_loop();
+                OpResult::Done
+            }
+            Op::Yield => {
+                std::thread::yield_now();
+                OpResult::Done
+            }
+            Op::Now => OpResult::Time(world.now_ns()),
+            Op::Exit => OpResult::Done,
+        })
+    }
+}
+
+/// Whether this build can run the native platform; the error says why not.
+pub fn supported() -> Result<(), NativeError> {
+    sys::supported()
+}
+
+/// The scheduler state letter of a thread of this process (`R`, `S`, `D`, ...), from
+/// `/proc/self/task/<tid>/stat`; `None` if it cannot be read.
+pub fn thread_state(tid: i32) -> Option<char> {
+    sys::thread_state(tid)
+}
+
+/// The voluntary context switches of a thread of this process so far, from
+/// `/proc/self/task/<tid>/status`.
+pub fn thread_nvcsw(tid: i32) -> Option<u64> {
+    sys::thread_nvcsw(tid)
+}
+
+#[cfg(target_os = "linux")]
+mod sys {
+    use super::NativeError;
+    use std::net::TcpListener;
+    use std::os::fd::AsRawFd;
+    use std::sync::atomic::AtomicU32;
+    use std::time::Duration;
+
+    pub enum WaitOutcome {
+        Woken,
+        Mismatch,
+        Interrupted,
+        TimedOut,
+    }
+
+    pub fn supported() -> Result<(), NativeError> {
+        if std::path::Path::new("/proc/self/task").is_dir() {
+            Ok(())
+        } else {
+            Err(NativeError::new(
+                "the native platform reads /proc/self/task/<tid>/stat, and /proc is not mounted",
+            ))
+        }
+    }
+
+    pub fn futex_wait(
+        word: &AtomicU32,
+        expected: u32,
+        timeout: Duration,
+    ) -> Result<WaitOutcome, NativeError> {
+        let ts = libc::timespec {
+            tv_sec: timeout.as_secs() as libc::time_t,
+            tv_nsec: timeout.subsec_nanos() as libc::c_long,
+        };
+        // SAFETY: `word` is a live, 4-byte-aligned AtomicU32 borrowed for the whole call, so its
+        // address is valid and FUTEX_WAIT only reads it atomically; `ts` is a valid timespec on
+        // this stack frame for the duration of the call (a relative timeout); FUTEX_WAIT ignores
+        // uaddr2 and val3, passed as null and 0.
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_futex,
+                word.as_ptr(),
+                libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
+                expected,
+                &ts as *const libc::timespec,
+                std::ptr::null::<u32>(),
+                0u32,
+            )
+        };
+        if r == 0 {
+            return Ok(WaitOutcome::Woken);
+        }
+        let e = std::io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::EAGAIN) => Ok(WaitOutcome::Mismatch),
+            Some(libc::EINTR) => Ok(WaitOutcome::Interrupted),
+            Some(libc::ETIMEDOUT) => Ok(WaitOutcome::TimedOut),
+            _ => Err(NativeError::new(format!(
+                "futex(FUTEX_WAIT_PRIVATE) failed: {e}"
+            ))),
+        }
+    }
+
+    pub fn futex_wake(word: &AtomicU32, n: i32) -> Result<u32, NativeError> {
+        // SAFETY: `word` is a live, aligned AtomicU32 borrowed for the call; FUTEX_WAKE only uses
+        // its address as the key of the wait queue and ignores timeout, uaddr2 and val3 (null/0).
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_futex,
+                word.as_ptr(),
+                libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
+                n,
+                std::ptr::null::<libc::timespec>(),
+                std::ptr::null::<u32>(),
+                0u32,
+            )
+        };
+        if r < 0 {
+            let e = std::io::Error::last_os_error();
+            Err(NativeError::new(format!(
+                "futex(FUTEX_WAKE_PRIVATE) failed: {e}"
+            )))
+        } else {
+            Ok(r as u32)
+        }
+    }
+
+    pub fn gettid() -> i32 {
+        // SAFETY: gettid(2) has no preconditions and cannot fail.
+        unsafe { libc::gettid() }
+    }
+
+    pub fn own_nvcsw() -> u64 {
+        let mut ru = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+        // SAFETY: `ru` is a writable rusage-sized buffer for the call; RUSAGE_THREAD asks for the
+        // calling thread only. On failure (not expected) the zeroed buffer stays as it was.
+        let r = unsafe { libc::getrusage(libc::RUSAGE_THREAD, ru.as_mut_ptr()) };
+        if r != 0 {
+            return 0;
+        }
+        // SAFETY: getrusage returned 0, so it filled the struct (it was zeroed before anyway, and
+        // rusage is plain integers, for which all-zero bytes are a valid value).
+        let ru = unsafe { ru.assume_init() };
+        ru.ru_nvcsw as u64
+    }
+
+    pub fn thread_state(tid: i32) -> Option<char> {
+        if tid <= 0 {
+            return None;
+        }
+        let s = std::fs::read_to_string(format!("/proc/self/task/{tid}/stat")).ok()?;
+        // "tid (comm) S ...": comm may hold spaces and parentheses, so look after the last ')'
+        let rest = &s[s.rfind(')')? + 1..];
+        rest.trim_start().chars().next()
+    }
+
+    pub fn thread_nvcsw(tid: i32) -> Option<u64> {
+        if tid <= 0 {
+            return None;
+        }
+        let s = std::fs::read_to_string(format!("/proc/self/task/{tid}/status")).ok()?;
+        s.lines()
+            .find_map(|l| l.strip_prefix("voluntary_ctxt_switches:"))
+            .and_then(|v| v.trim().parse().ok())
+    }
+
+    pub fn shutdown(l: &TcpListener) {
+        // SAFETY: the descriptor belongs to `l`, which is borrowed and so stays open for the call;
+        // shutdown(2) does not close it (the listener still owns and later closes it).
+        unsafe {
+            libc::shutdown(l.as_raw_fd(), libc::SHUT_RDWR);
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+mod sys {
+    use super::NativeError;
+    use std::net::TcpListener;
+    use std::sync::atomic::AtomicU32;
+    use std::time::Duration;
+
+    #[allow(dead_code)] // the same shape as on Linux; never made here
+    pub enum WaitOutcome {
+        Woken,
+        Mismatch,
+        Interrupted,
+        TimedOut,
+    }
+
+    fn unsupported() -> NativeError {
+        NativeError::new(format!(
+            "the native platform needs Linux (futex(2), RUSAGE_THREAD, /proc/self/task); this build is for {}",
+            std::env::consts::OS
+        ))
+    }
+
+    pub fn supported() -> Result<(), NativeError> {
+        Err(unsupported())
+    }
+
+    pub fn futex_wait(_: &AtomicU32, _: u32, _: Duration) -> Result<WaitOutcome, NativeError> {
+        Err(unsupported())
+    }
+
+    pub fn futex_wake(_: &AtomicU32, _: i32) -> Result<u32, NativeError> {
+        Err(unsupported())
+    }
+
+    pub fn gettid() -> i32 {
+        0
+    }
+
+    pub fn own_nvcsw() -> u64 {
+        0
+    }
+
+    pub fn thread_state(_: i32) -> Option<char> {
+        None
+    }
+
+    pub fn thread_nvcsw(_: i32) -> Option<u64> {
+        None
+    }
+
+    pub fn shutdown(_: &TcpListener) {}
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+    use herdlab_core::op::{CondId, MutexId};
+
+    fn world() -> NativeWorld {
+        NativeWorld::new(WorldSpec {
+            words: 2,
+            mutexes: 1,
+            condvars: 1,
+            listener: false,
+            threads: 1,
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn words_are_on_their_own_lines() {
+        assert_eq!(std::mem::align_of::<Padded<AtomicU32>>(), 128);
+        let w = world();
+        let a = w.word(Word(0)).unwrap() as *const _ as usize;
+        let b = w.word(Word(1)).unwrap() as *const _ as usize;
+        assert_eq!(b - a, 128);
+    }
+
+    /// A tiny machine that runs a fixed list of ops and records the results.
+    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+    struct Script {
+        ops: Vec<Op>,
+        at: usize,
+        results: Vec<OpResult>,
+    }
+
+    impl Machine for Script {
+        fn next_op(&self) -> Op {
+            self.ops.get(self.at).copied().unwrap_or(Op::Exit)
+        }
+        fn complete(&mut self, r: OpResult) {
+            self.results.push(r);
+            self.at += 1;
+        }
+        fn line(&self) -> u16 {
+            1
+        }
+        fn listing(&self) -> &'static [&'static str] {
+            &["script"]
+        }
+    }
+
+    #[test]
+    fn atomics_futex_mismatch_and_mutex() {
+        let w = world();
+        let mut m = Script {
+            ops: vec![
+                Op::Store(Word(0), 5),
+                Op::FetchAdd(Word(0), 2),
+                Op::Cas {
+                    word: Word(0),
+                    expected: 7,
+                    new: 1,
+                },
+                Op::Cas {
+                    word: Word(0),
+                    expected: 7,
+                    new: 2,
+                },
+                Op::Load(Word(0)),
+                Op::FutexWait {
+                    word: Word(0),
+                    expected: 0,
+                },
+                Op::FutexWake(Word(0), WakeCount::All),
+                Op::MutexLock(MutexId(0)),
+                Op::MutexUnlock(MutexId(0)),
+                Op::Work(1000),
+                Op::Now,
+            ],
+            at: 0,
+            results: vec![],
+        };
+        let rep = drive(&w, 0, &mut m, None).unwrap();
+        assert_eq!(
+            &m.results[..9],
+            &[
+                OpResult::Done,
+                OpResult::Value(5),
+                OpResult::Cas {
+                    ok: true,
+                    actual: 7
+                },
+                OpResult::Cas {
+                    ok: false,
+                    actual: 1
+                },
+                OpResult::Value(1),
+                OpResult::Mismatch,
+                OpResult::Value(0),
+                OpResult::Done,
+                OpResult::Done,
+            ]
+        );
+        assert!(matches!(m.results[10], OpResult::Time(_)));
+        assert_eq!(rep.wakeups, 0);
+        assert_eq!(rep.work_items, 1);
+        assert!(rep.tid > 0);
+    }
+
+    #[test]
+    fn protocol_errors_fail_the_world() {
+        let w = world();
+        let mut m = Script {
+            ops: vec![Op::MutexUnlock(MutexId(0))],
+            at: 0,
+            results: vec![],
+        };
+        let e = drive(&w, 0, &mut m, None).unwrap_err();
+        assert!(e.0.contains("does not hold"), "{e}");
+        assert!(w.aborted());
+        let mut m = Script {
+            ops: vec![Op::CondWait(CondId(0), MutexId(0))],
+            at: 0,
+            results: vec![],
+        };
+        assert!(drive(&world(), 0, &mut m, None).is_err());
+        let mut m = Script {
+            ops: vec![Op::AwaitEvent],
+            at: 0,
+            results: vec![],
+        };
+        assert!(drive(&world(), 0, &mut m, None).is_err());
+    }
+
+    #[test]
+    fn fail_releases_every_wait() {
+        let w = NativeWorld::new(WorldSpec {
+            words: 1,
+            mutexes: 1,
+            condvars: 1,
+            listener: true,
+            threads: 3,
+        })
+        .unwrap();
+        let scripts = [
+            vec![Op::FutexWait {
+                word: Word(0),
+                expected: 0,
+            }],
+            vec![
+                Op::MutexLock(MutexId(0)),
+                Op::CondWait(CondId(0), MutexId(0)),
+            ],
+            vec![Op::Accept(herdlab_core::op::ListenerId(0))],
+        ];
+        let t0 = Instant::now();
+        std::thread::scope(|s| {
+            let hs: Vec<_> = scripts
+                .into_iter()
+                .enumerate()
+                .map(|(i, ops)| {
+                    let w = &w;
+                    s.spawn(move || {
+                        let mut m = Script {
+                            ops,
+                            at: 0,
+                            results: vec![],
+                        };
+                        let r = drive(w, i, &mut m, None);
+                        (r, m.results)
+                    })
+                })
+                .collect();
+            // wait until all three are inside their waits, then fail the world
+            while !(0..3).all(|i| w.slot(i).in_wait() && thread_state(w.slot(i).tid()) == Some('S'))
+            {
+                assert!(
+                    t0.elapsed() < Duration::from_secs(10),
+                    "threads never slept"
+                );
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            w.fail("test");
+            let rs: Vec<_> = hs.into_iter().map(|h| h.join().unwrap()).collect();
+            // the futex and condvar waiters return (woken) and the driver finishes their script;
+            // the accept returns Closed after the shutdown
+            assert_eq!(rs[0].1, vec![OpResult::Woken]);
+            assert_eq!(rs[1].1, vec![OpResult::Done, OpResult::Woken]);
+            assert_eq!(rs[2].1, vec![OpResult::Closed]);
+        });
+        assert!(t0.elapsed() < WAIT_TIMEOUT);
+        assert_eq!(w.failure().as_deref(), Some("test"));
+    }
+
+    #[test]
+    fn proc_readers_see_this_thread() {
+        let tid = sys::gettid();
+        assert_eq!(thread_state(tid), Some('R'));
+        assert!(thread_nvcsw(tid).is_some());
+        assert_eq!(thread_state(-1), None);
+    }
+}
