@@ -1,11 +1,24 @@
-//! herdlab-web: placeholder entry point, replaced by the real app.
-use yew::prelude::*;
+//! herdlab-web: the teaching site. Lessons are Markdown compiled in; their ```` ```herdlab-sim ````,
+//! ```` ```herdlab-compare ```` and ```` ```herdlab-predict ```` blocks become live widgets over
+//! herdlab-core's simulator. The names shared with the lessons and the browser tests are fixed in
+//! `docs/site-contract.md`.
+//!
+//! Layout: pure state and parsing ([`route`], [`lessons`], [`markdown`], [`blocks`], [`model`],
+//! [`form`], [`snapshot`], [`describe`]), the browser calls ([`dom`]), and the view ([`app`],
+//! [`components`], one component per file).
 
-#[function_component(App)]
-fn app() -> Html {
-    html! { <main><h1>{ "herdlab" }</h1></main> }
-}
+mod app;
+mod blocks;
+mod components;
+mod describe;
+mod dom;
+mod form;
+mod lessons;
+mod markdown;
+mod model;
+mod route;
+mod snapshot;
 
 fn main() {
-    yew::Renderer::<App>::new().render();
+    yew::Renderer::<app::App>::new().render();
 }

@@ -1,0 +1,519 @@
+//! The bodies of the widget blocks (docs/site-contract.md, "Blocks inside lesson Markdown"), and the
+//! page query of the main simulation. Nothing here panics on any input: every bad key or value
+//! becomes an error message naming the key and the allowed values.
+
+use herdlab_core::herd::{HerdParams, WakeMode};
+use herdlab_core::scenario::{
+    query_pairs, set_herd_param, validate_herd, ParamError, HERD_KEYS, MECHANISMS, UI_KEYS,
+};
+use herdlab_core::sim::Actor;
+
+use crate::model::MAX_STEPS;
+
+/// Which controls a simulation widget shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Controls {
+    /// The stepping buttons and the parameter form.
+    Full,
+    /// The stepping buttons only.
+    Step,
+}
+
+/// A parsed ```` ```herdlab-sim ```` block.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SimSpec {
+    /// The widget id (`sim-<id>`).
+    pub id: String,
+    /// Whether this is the lesson's playground, whose state lives in the URL.
+    pub main: bool,
+    /// Which controls to show.
+    pub controls: Controls,
+    /// Open stopped at this step (`None`: open at step 0 and play, unless motion is reduced).
+    pub stop: Option<u64>,
+    /// The caption, decoded.
+    pub caption: Option<String>,
+    /// The scenario (bad values replaced by defaults).
+    pub params: HerdParams,
+    /// What was wrong with the block.
+    pub errors: Vec<String>,
+}
+
+/// A parsed ```` ```herdlab-compare ```` block.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompareSpec {
+    /// The widget id (`sim-<id>`, halves `sim-<id>-left`, `sim-<id>-right`).
+    pub id: String,
+    /// The left side's scenario.
+    pub left: HerdParams,
+    /// The right side's scenario.
+    pub right: HerdParams,
+    /// Open stopped at this step.
+    pub stop: Option<u64>,
+    /// The caption, decoded.
+    pub caption: Option<String>,
+    /// What was wrong with the block.
+    pub errors: Vec<String>,
+}
+
+/// A parsed ```` ```herdlab-predict ```` block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PredictSpec {
+    /// The question.
+    pub q: String,
+    /// The choices.
+    pub options: Vec<String>,
+    /// The index of the right choice.
+    pub answer: Option<usize>,
+    /// Shown once the learner has picked.
+    pub reveal: String,
+    /// What was wrong with the block.
+    pub errors: Vec<String>,
+}
+
+fn parse_bool(key: &str, v: &str, errors: &mut Vec<String>) -> bool {
+    match v {
+        "true" | "1" | "" => true,
+        "false" | "0" => false,
+        _ => {
+            errors.push(format!("{key}: '{v}' is not allowed; allowed: true, false"));
+            false
+        }
+    }
+}
+
+fn parse_stop(v: &str, errors: &mut Vec<String>) -> Option<u64> {
+    match v.parse::<u64>() {
+        Ok(n) if n <= MAX_STEPS => Some(n),
+        _ => {
+            errors.push(format!("stop: '{v}' is not allowed; allowed 0-{MAX_STEPS}"));
+            None
+        }
+    }
+}
+
+/// Check the combinations; put back the defaults of the fields that break one, and say so.
+fn settle(p: &mut HerdParams, base: &HerdParams, errors: &mut Vec<ParamError>) {
+    for e in validate_herd(p) {
+        errors.push(e);
+    }
+    if !validate_herd(p).is_empty() {
+        p.mode = base.mode;
+        p.variant = base.variant;
+        if !validate_herd(p).is_empty() {
+            p.primitive = base.primitive;
+        }
+        if !validate_herd(p).is_empty() {
+            *p = *base;
+        }
+    }
+}
+
+/// Parse a ```` ```herdlab-sim ```` body. `fallback_id` names the widget when `id` is missing.
+pub fn parse_sim(body: &str, fallback_id: &str) -> SimSpec {
+    let mut errors = Vec::new();
+    let mut perr = Vec::new();
+    let mut id = None;
+    let mut main = false;
+    let mut controls = Controls::Step;
+    let mut stop = None;
+    let mut caption = None;
+    let mut p = HerdParams::default();
+    for (k, v) in query_pairs(body.trim()) {
+        match k.as_str() {
+            "id" => id = Some(v),
+            "main" => main = parse_bool("main", &v, &mut errors),
+            "controls" => match v.as_str() {
+                "full" => controls = Controls::Full,
+                "step" => controls = Controls::Step,
+                _ => errors.push(format!(
+                    "controls: '{v}' is not allowed; allowed: full, step"
+                )),
+            },
+            "stop" => stop = parse_stop(&v, &mut errors),
+            "caption" => caption = Some(v),
+            "mechanism" => {
+                if !MECHANISMS.contains(&v.as_str()) {
+                    errors.push(format!(
+                        "mechanism: '{v}' is not allowed; allowed: {}",
+                        MECHANISMS.join(", ")
+                    ));
+                }
+            }
+            key if UI_KEYS.contains(&key) => {
+                errors.push(format!(
+                    "{key}: not a herdlab-sim key; allowed: id, main, controls, stop, caption, {}",
+                    HERD_KEYS.join(", ")
+                ));
+            }
+            key => {
+                if let Err(e) = set_herd_param(&mut p, key, &v) {
+                    perr.push(e);
+                }
+            }
+        }
+    }
+    settle(&mut p, &HerdParams::default(), &mut perr);
+    errors.extend(perr.iter().map(|e| e.to_string()));
+    let id = match id.filter(|s| valid_id(s)) {
+        Some(id) => id,
+        None => {
+            errors.push("id: missing or not made of letters, digits and '-'; every herdlab-sim block needs a unique id".into());
+            fallback_id.to_string()
+        }
+    };
+    SimSpec {
+        id,
+        main,
+        controls,
+        stop,
+        caption,
+        params: p,
+        errors,
+    }
+}
+
+fn valid_id(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 64
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// Parse a ```` ```herdlab-compare ```` body.
+pub fn parse_compare(body: &str, fallback_id: &str) -> CompareSpec {
+    let mut errors = Vec::new();
+    let mut perr = Vec::new();
+    let mut id = None;
+    let mut left = None;
+    let mut right = None;
+    let mut stop = None;
+    let mut caption = None;
+    let mut p = HerdParams::default();
+    let mode = |v: &str, key: &str, errors: &mut Vec<String>| match WakeMode::from_name(v) {
+        Some(m) => Some(m),
+        None => {
+            errors.push(format!(
+                "{key}: '{v}' is not allowed; allowed: {}",
+                WakeMode::NAMES.join(", ")
+            ));
+            None
+        }
+    };
+    for (k, v) in query_pairs(body.trim()) {
+        match k.as_str() {
+            "id" => id = Some(v),
+            "left" => left = mode(&v, "left", &mut errors),
+            "right" => right = mode(&v, "right", &mut errors),
+            "stop" => stop = parse_stop(&v, &mut errors),
+            "caption" => caption = Some(v),
+            "mechanism" => {
+                if !MECHANISMS.contains(&v.as_str()) {
+                    errors.push(format!(
+                        "mechanism: '{v}' is not allowed; allowed: {}",
+                        MECHANISMS.join(", ")
+                    ));
+                }
+            }
+            key if UI_KEYS.contains(&key) => errors.push(format!(
+                "{key}: not a herdlab-compare key; allowed: id, left, right, stop, caption, {}",
+                HERD_KEYS.join(", ")
+            )),
+            key => {
+                if let Err(e) = set_herd_param(&mut p, key, &v) {
+                    perr.push(e);
+                }
+            }
+        }
+    }
+    settle(&mut p, &HerdParams::default(), &mut perr);
+    let side = |m: Option<WakeMode>, fallback: WakeMode, name: &str, errors: &mut Vec<String>| {
+        let mut s = p;
+        s.mode = m.unwrap_or(fallback);
+        if !validate_herd(&s).is_empty() {
+            errors.push(format!(
+                "{name}: {} does not work with primitive={}; allowed: wake-all, exclusive",
+                s.mode.name(),
+                s.primitive.name()
+            ));
+            s.mode = fallback;
+        }
+        s
+    };
+    if left.is_none() && !errors.iter().any(|e| e.starts_with("left")) {
+        errors.push("left: missing; allowed: wake-all, exclusive, lifo-exclusive".into());
+    }
+    if right.is_none() && !errors.iter().any(|e| e.starts_with("right")) {
+        errors.push("right: missing; allowed: wake-all, exclusive, lifo-exclusive".into());
+    }
+    errors.extend(perr.iter().map(|e| e.to_string()));
+    let left = side(left, WakeMode::WakeAll, "left", &mut errors);
+    let right = side(right, WakeMode::Exclusive, "right", &mut errors);
+    let id = match id.filter(|s| valid_id(s)) {
+        Some(id) => id,
+        None => {
+            errors.push("id: missing or not made of letters, digits and '-'".into());
+            fallback_id.to_string()
+        }
+    };
+    CompareSpec {
+        id,
+        left,
+        right,
+        stop,
+        caption,
+        errors,
+    }
+}
+
+/// Parse a ```` ```herdlab-predict ```` body.
+pub fn parse_predict(body: &str) -> PredictSpec {
+    let mut errors = Vec::new();
+    let mut q = String::new();
+    let mut options = Vec::new();
+    let mut answer_text = None;
+    let mut reveal = String::new();
+    for line in body.lines() {
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        match line.split_once(':') {
+            Some(("q", v)) => q = v.trim().to_string(),
+            Some(("options", v)) => {
+                options = v.split('|').map(|o| o.trim().to_string()).filter(|o| !o.is_empty()).collect()
+            }
+            Some(("answer", v)) => answer_text = Some(v.trim().to_string()),
+            Some(("reveal", v)) => reveal = v.trim().to_string(),
+            _ => errors.push(format!(
+                "'{line}' is not a predict line; allowed: q: …, options: a | b, answer: …, reveal: …"
+            )),
+        }
+    }
+    if q.is_empty() {
+        errors.push("q: missing".into());
+    }
+    if options.len() < 2 {
+        errors.push("options: give at least two, separated by |".into());
+    }
+    let answer = match &answer_text {
+        Some(a) => {
+            let i = options.iter().position(|o| o == a);
+            if i.is_none() {
+                errors.push(format!(
+                    "answer: '{a}' is not one of the options; allowed: {}",
+                    options.join(", ")
+                ));
+            }
+            i
+        }
+        None => {
+            errors.push("answer: missing".into());
+            None
+        }
+    };
+    PredictSpec {
+        q,
+        options,
+        answer,
+        reveal,
+        errors,
+    }
+}
+
+/// What the main simulation starts from: its block's scenario with the page query on top.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MainInit {
+    /// The scenario.
+    pub params: HerdParams,
+    /// The step to open at.
+    pub step: Option<u64>,
+    /// The learner's manual picks to replay.
+    pub picks: Vec<(u64, Actor)>,
+    /// The page query's bad parameters.
+    pub errors: Vec<ParamError>,
+}
+
+/// Read the page query over the main block's scenario. A bad value keeps the block's value for that
+/// field and is reported.
+pub fn resolve_main(spec: &SimSpec, query: &str) -> MainInit {
+    let base = spec.params;
+    let mut p = base;
+    let mut errors = Vec::new();
+    let mut step = None;
+    let mut picks = Vec::new();
+    for (k, v) in query_pairs(query) {
+        match k.as_str() {
+            "step" => match v.parse::<u64>() {
+                Ok(n) if n <= MAX_STEPS => step = Some(n),
+                _ => errors.push(ParamError {
+                    field: "step".into(),
+                    message: format!("'{v}' is not allowed; allowed 0-{MAX_STEPS}"),
+                }),
+            },
+            "picks" => match parse_picks(&v) {
+                Ok(x) => picks = x,
+                Err(e) => errors.push(e),
+            },
+            "mechanism" => {
+                if !MECHANISMS.contains(&v.as_str()) {
+                    errors.push(ParamError {
+                        field: "mechanism".into(),
+                        message: format!(
+                            "'{v}' is not allowed; allowed: {}",
+                            MECHANISMS.join(", ")
+                        ),
+                    });
+                }
+            }
+            key if UI_KEYS.contains(&key) => {}
+            key => {
+                if let Err(e) = set_herd_param(&mut p, key, &v) {
+                    errors.push(e);
+                }
+            }
+        }
+    }
+    settle(&mut p, &base, &mut errors);
+    MainInit {
+        params: p,
+        step,
+        picks,
+        errors,
+    }
+}
+
+/// Parse `picks`: comma-separated `i:t<k>` (thread k took step i, 0-based) or `i:n` (the network).
+pub fn parse_picks(s: &str) -> Result<Vec<(u64, Actor)>, ParamError> {
+    let bad = |item: &str| {
+        ParamError {
+        field: "picks".into(),
+        message: format!(
+            "'{item}' is not a pick; allowed: comma-separated step:t<thread> or step:n, for example 3:t1,7:n"
+        ),
+    }
+    };
+    let mut out = Vec::new();
+    for item in s.split(',').map(str::trim).filter(|x| !x.is_empty()) {
+        let (i, a) = item.split_once(':').ok_or_else(|| bad(item))?;
+        let i: u64 = i.parse().map_err(|_| bad(item))?;
+        let actor = if a == "n" {
+            Actor::Network
+        } else {
+            let t: u16 = a
+                .strip_prefix('t')
+                .and_then(|t| t.parse().ok())
+                .ok_or_else(|| bad(item))?;
+            Actor::Thread(t)
+        };
+        out.push((i, actor));
+    }
+    out.sort_by_key(|(i, _)| *i);
+    out.dedup_by_key(|(i, _)| *i);
+    Ok(out)
+}
+
+/// Format picks for the URL.
+pub fn format_picks(picks: &[(u64, Actor)]) -> String {
+    picks
+        .iter()
+        .map(|(i, a)| match a {
+            Actor::Thread(t) => format!("{i}:t{t}"),
+            Actor::Network => format!("{i}:n"),
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use herdlab_core::herd::{Primitive, Variant};
+
+    #[test]
+    fn sim_block() {
+        let s = parse_sim(
+            "id=herd-intro&workers=8&cpus=2&mode=wake-all&arrival=on-demand&connections=1&seed=1&stop=0&controls=step&caption=Eight%20workers",
+            "x",
+        );
+        assert!(s.errors.is_empty(), "{:?}", s.errors);
+        assert_eq!(s.id, "herd-intro");
+        assert_eq!(s.stop, Some(0));
+        assert_eq!(s.caption.as_deref(), Some("Eight workers"));
+        assert_eq!(s.params.workers, 8);
+        assert_eq!(s.controls, Controls::Step);
+        assert!(!s.main);
+    }
+
+    #[test]
+    fn bad_sim_block_reports() {
+        let s = parse_sim(
+            "workers=999&mode=x&frobs=2&controls=huge&stop=-1",
+            "fallback",
+        );
+        assert_eq!(s.id, "fallback");
+        assert_eq!(s.params, HerdParams::default());
+        let all = s.errors.join("\n");
+        for w in [
+            "workers", "1-64", "mode", "wake-all", "frobs", "controls", "stop", "id",
+        ] {
+            assert!(all.contains(w), "{w} in {all}");
+        }
+    }
+
+    #[test]
+    fn combination_falls_back() {
+        let s = parse_sim(
+            "id=a&primitive=futex&mode=lifo-exclusive&variant=broken-sleeper",
+            "x",
+        );
+        assert!(validate_herd(&s.params).is_empty());
+        assert_eq!(s.params.primitive, Primitive::Futex);
+        assert_eq!(s.params.variant, Variant::Correct);
+        assert!(s.errors.len() >= 2);
+    }
+
+    #[test]
+    fn main_query_over_block() {
+        let spec = parse_sim("id=p&main=true&controls=full&workers=8&connections=20", "x");
+        assert!(spec.main);
+        let m = resolve_main(&spec, "workers=999&mode=bogus&step=5&picks=1:t2,3:n");
+        assert_eq!(m.params.workers, 8);
+        assert_eq!(m.params.connections, 20);
+        assert_eq!(m.step, Some(5));
+        assert_eq!(m.picks, vec![(1, Actor::Thread(2)), (3, Actor::Network)]);
+        assert_eq!(m.errors.len(), 2);
+        assert!(m.errors[0].to_string().contains("1-64"));
+        assert!(m.errors[1].to_string().contains("wake-all"));
+        let m = resolve_main(&spec, "primitive=futex&mode=lifo-exclusive");
+        assert!(validate_herd(&m.params).is_empty());
+        assert!(!m.errors.is_empty());
+        let m = resolve_main(&spec, "picks=zz&step=x");
+        assert_eq!(m.errors.len(), 2);
+    }
+
+    #[test]
+    fn picks_round_trip() {
+        let p = vec![(0, Actor::Thread(3)), (9, Actor::Network)];
+        assert_eq!(parse_picks(&format_picks(&p)).ok(), Some(p));
+        assert!(parse_picks("1:x").is_err());
+        assert!(parse_picks("").is_ok_and(|v| v.is_empty()));
+    }
+
+    #[test]
+    fn compare_and_predict() {
+        let c = parse_compare(
+            "id=c&left=wake-all&right=exclusive&workers=8&cpus=2&connections=100&seed=1",
+            "x",
+        );
+        assert!(c.errors.is_empty(), "{:?}", c.errors);
+        assert_eq!(c.left.mode, WakeMode::WakeAll);
+        assert_eq!(c.right.mode, WakeMode::Exclusive);
+        let c = parse_compare("left=nope", "x");
+        assert!(!c.errors.is_empty());
+        let p = parse_predict("q: How many?\noptions: 0 | 1 | 7 | 8\nanswer: 7\nreveal: Seven.\n");
+        assert!(p.errors.is_empty(), "{:?}", p.errors);
+        assert_eq!(p.answer, Some(2));
+        let p = parse_predict("garbage\nanswer: 9");
+        assert!(p.errors.len() >= 3);
+    }
+}

@@ -1,0 +1,255 @@
+//! Two simulations side by side (```` ```herdlab-compare ````), same seed, stepped together.
+
+use std::rc::Rc;
+
+use gloo_events::EventListener;
+use gloo_render::{request_animation_frame, AnimationFrame};
+use yew::prelude::*;
+
+use crate::blocks::CompareSpec;
+use crate::components::controls::Controls;
+use crate::components::counters::{counter_values, CounterGrid};
+use crate::components::lanes::Lanes;
+use crate::components::status::StatusBar;
+use crate::components::wait_queue::WaitQueuePanel;
+use crate::components::worker_bars::WorkerBars;
+use crate::dom::{self, Shortcut};
+use crate::model::{Action, SimModel, SPEEDS};
+use crate::snapshot::Snapshot;
+
+const FRAME_BUDGET_MS: f64 = 8.0;
+
+/// Props of [`CompareWidget`].
+#[derive(Properties, PartialEq)]
+pub struct CompareProps {
+    /// The block.
+    pub spec: Rc<CompareSpec>,
+    /// Whether the page's keyboard shortcuts drive this widget.
+    #[prop_or_default]
+    pub keyboard: bool,
+}
+
+/// Messages of [`CompareWidget`].
+pub enum Msg {
+    /// A shared button.
+    Act(Action),
+    /// An animation frame.
+    Frame(f64),
+    /// A keyboard shortcut.
+    Key(Shortcut),
+}
+
+/// The widget.
+pub struct CompareWidget {
+    left: SimModel,
+    right: SimModel,
+    raf: Option<AnimationFrame>,
+    last_ts: Option<f64>,
+    announce: String,
+    on_action: Callback<Action>,
+    _keys: Option<EventListener>,
+    root: NodeRef,
+}
+
+impl CompareWidget {
+    fn playing(&self) -> bool {
+        self.left.playing || self.right.playing
+    }
+
+    fn sync_play(&mut self, ctx: &Context<Self>) {
+        if self.playing() {
+            if self.raf.is_none() {
+                let link = ctx.link().clone();
+                self.raf = Some(request_animation_frame(move |ts| {
+                    link.send_message(Msg::Frame(ts))
+                }));
+            }
+        } else {
+            self.raf = None;
+            self.last_ts = None;
+        }
+    }
+
+    fn say(&mut self) {
+        self.announce = format!(
+            "left: {} · right: {}",
+            self.left.announce, self.right.announce
+        );
+    }
+}
+
+impl Component for CompareWidget {
+    type Message = Msg;
+    type Properties = CompareProps;
+
+    fn create(ctx: &Context<Self>) -> Self {
+        let spec = &ctx.props().spec;
+        let (left, right) = match spec.stop {
+            Some(n) if n > 0 => (
+                SimModel::replayed(spec.left, n, &[]).0,
+                SimModel::replayed(spec.right, n, &[]).0,
+            ),
+            _ => (SimModel::new(spec.left), SimModel::new(spec.right)),
+        };
+        let root = NodeRef::default();
+        let keys = {
+            let link = ctx.link().clone();
+            dom::widget_keys(root.clone(), ctx.props().keyboard, move |s| {
+                link.send_message(Msg::Key(s))
+            })
+        };
+        CompareWidget {
+            left,
+            right,
+            raf: None,
+            last_ts: None,
+            announce: String::new(),
+            on_action: ctx.link().callback(Msg::Act),
+            _keys: keys,
+            root,
+        }
+    }
+
+    fn update(&mut self, ctx: &Context<Self>, msg: Msg) -> bool {
+        match msg {
+            Msg::Act(Action::TogglePlay) => {
+                if self.playing() {
+                    self.left.apply(Action::Pause);
+                    self.right.apply(Action::Pause);
+                } else {
+                    self.left.apply(Action::TogglePlay);
+                    self.right.apply(Action::TogglePlay);
+                }
+                self.say();
+                self.sync_play(ctx);
+                true
+            }
+            Msg::Act(a) => {
+                let l = self.left.apply(a);
+                let r = self.right.apply(a);
+                self.say();
+                self.sync_play(ctx);
+                l || r
+            }
+            Msg::Key(s) => {
+                let a = match s {
+                    Shortcut::PlayPause => Action::TogglePlay,
+                    Shortcut::Step => Action::Step,
+                    Shortcut::Back => Action::Back,
+                    Shortcut::Faster => Action::Faster,
+                    Shortcut::Slower => Action::Slower,
+                    Shortcut::Help | Shortcut::Close => return false,
+                };
+                Component::update(self, ctx, Msg::Act(a))
+            }
+            Msg::Frame(ts) => {
+                self.raf = None;
+                let dt = self.last_ts.map(|l| ts - l).unwrap_or(1000.0 / 60.0);
+                self.last_ts = Some(ts);
+                let start = dom::now_ms();
+                let half = FRAME_BUDGET_MS / 2.0;
+                let l = self.left.advance(dt, &mut || dom::now_ms() - start > half);
+                let start = dom::now_ms();
+                let r = self.right.advance(dt, &mut || dom::now_ms() - start > half);
+                if !self.playing() {
+                    self.say();
+                }
+                self.sync_play(ctx);
+                l || r
+            }
+        }
+    }
+
+    fn view(&self, ctx: &Context<Self>) -> Html {
+        let spec = &ctx.props().spec;
+        let id = &spec.id;
+        let ls = Snapshot::of(&self.left);
+        let rs = Snapshot::of(&self.right);
+        let scale = ls
+            .lanes
+            .iter()
+            .chain(rs.lanes.iter())
+            .map(|l| l.accepted.max(l.wakeups))
+            .max()
+            .unwrap_or(0)
+            .max(1);
+        let lc = counter_values(&ls.metrics);
+        let rc = counter_values(&rs.metrics);
+        let both_back = self.left.position() > 0 || self.right.position() > 0;
+        let can_step = self.left.can_step() || self.right.can_step();
+        let speed = self.left.speed;
+        let half = |side: &str, m: &SimModel, s: &Snapshot| {
+            html! {
+                <div class="half" data-testid={format!("sim-{id}-{side}")}>
+                    <h4 class="half-title">{ format!("{side}: {}", m.params().mode.name()) }</h4>
+                    <StatusBar status={s.status.clone()} />
+                    <Lanes lanes={s.lanes.clone()} compact=true />
+                    <WaitQueuePanel queue={s.queue.clone()} />
+                    <WorkerBars lanes={s.lanes.clone()} scale={scale} />
+                    <CounterGrid metrics={s.metrics} compact=true />
+                </div>
+            }
+        };
+        html! {
+            <section class="widget compare" data-testid={format!("sim-{id}")} data-widget="compare" ref={self.root.clone()} aria-labelledby={format!("sim-{id}-caption")}>
+                <header class="widget-head">
+                    <p class="caption" id={format!("sim-{id}-caption")}>
+                        <span class="kicker">{ "Compare" }</span>
+                        { spec.caption.clone().unwrap_or_else(|| format!(
+                            "{} (left) against {} (right), same seed {}, stepped together",
+                            spec.left.mode.name(), spec.right.mode.name(), spec.left.seed)) }
+                    </p>
+                </header>
+                if !spec.errors.is_empty() {
+                    <div class="block-error" role="alert" data-testid="block-error">
+                        <p>{ "This comparison block has problems; it runs with defaults for them:" }</p>
+                        <ul>{ for spec.errors.iter().map(|e| html! { <li>{ e }</li> }) }</ul>
+                    </div>
+                }
+                <Controls
+                    label={format!("controls of comparison {id}")}
+                    on_action={self.on_action.clone()}
+                    playing={self.playing()}
+                    can_step={can_step}
+                    can_back={both_back}
+                    speed={SPEEDS[speed.min(SPEEDS.len() - 1)]}
+                    can_faster={speed + 1 < SPEEDS.len()}
+                    can_slower={speed > 0}
+                    run_to_end=true
+                />
+                <p class="announce" data-testid="announce" aria-live="polite">{ &self.announce }</p>
+                <table class="diff">
+                    <caption>{ "counters side by side" }</caption>
+                    <thead>
+                        <tr>
+                            <th scope="col">{ "counter" }</th>
+                            <th scope="col">{ format!("left: {}", spec.left.mode.name()) }</th>
+                            <th scope="col">{ format!("right: {}", spec.right.mode.name()) }</th>
+                            <th scope="col">{ "right − left" }</th>
+                        </tr>
+                    </thead>
+                    <tbody>
+                        { for lc.iter().zip(rc.iter()).map(|(&(key, l), &(_, r))| {
+                            let d = r as i128 - l as i128;
+                            html! {
+                                <tr>
+                                    <th scope="row"><code>{ key }</code></th>
+                                    <td>{ l }</td>
+                                    <td>{ r }</td>
+                                    <td data-testid={format!("diff-{key}")}
+                                        class={classes!(if d < 0 { "less" } else if d > 0 { "more" } else { "same" })}>
+                                        { if d > 0 { format!("+{d}") } else { d.to_string() } }
+                                    </td>
+                                </tr>
+                            }
+                        }) }
+                    </tbody>
+                </table>
+                <div class="halves">
+                    { half("left", &self.left, &ls) }
+                    { half("right", &self.right, &rs) }
+                </div>
+            </section>
+        }
+    }
+}

@@ -1,0 +1,160 @@
+//! A lesson: its Markdown as HTML, with the widget blocks replaced by live widgets.
+
+use std::collections::HashSet;
+use std::rc::Rc;
+
+use yew::prelude::*;
+
+use crate::blocks::{
+    parse_compare, parse_predict, parse_sim, resolve_main, CompareSpec, MainInit, PredictSpec,
+    SimSpec,
+};
+use crate::components::compare::CompareWidget;
+use crate::components::not_found::NotFound;
+use crate::components::predict::PredictWidget;
+use crate::components::sim_widget::SimWidget;
+use crate::dom;
+use crate::lessons;
+use crate::markdown::{segments, Segment};
+
+/// Props of [`LessonPage`].
+#[derive(Properties, PartialEq)]
+pub struct LessonProps {
+    /// The lesson's slug.
+    pub slug: AttrValue,
+    /// The page query (the main simulation's).
+    pub query: AttrValue,
+}
+
+enum Part {
+    Html(AttrValue),
+    Sim(Rc<SimSpec>, Option<Rc<MainInit>>, bool),
+    Compare(Rc<CompareSpec>, bool),
+    Predict(Rc<PredictSpec>, usize),
+}
+
+struct Page {
+    title: String,
+    parts: Vec<Part>,
+    url_errors: Vec<String>,
+}
+
+fn unique(id: String, seen: &mut HashSet<String>, errors: &mut Vec<String>) -> String {
+    if seen.insert(id.clone()) {
+        return id;
+    }
+    errors.push(format!(
+        "id: '{id}' is used by an earlier block; ids must be unique in a lesson"
+    ));
+    let mut n = 2;
+    loop {
+        let next = format!("{id}-{n}");
+        if seen.insert(next.clone()) {
+            return next;
+        }
+        n += 1;
+    }
+}
+
+fn build(slug: &str, query: &str) -> Option<Page> {
+    let lesson = lessons::find(slug)?;
+    let mut parts = Vec::new();
+    let mut seen = HashSet::new();
+    let mut main_at = None;
+    let mut first_widget = None;
+    let mut url_errors = Vec::new();
+    let (mut nsim, mut npredict) = (0, 0);
+    for seg in segments(lesson.source) {
+        match seg {
+            Segment::Html(h) => parts.push(Part::Html(h.into())),
+            Segment::Sim(body) => {
+                nsim += 1;
+                let mut spec = parse_sim(&body, &format!("block-{nsim}"));
+                spec.id = unique(spec.id.clone(), &mut seen, &mut spec.errors);
+                if spec.main && main_at.is_some() {
+                    spec.errors.push(
+                        "main: only one playground per lesson; this block is not the main one"
+                            .into(),
+                    );
+                    spec.main = false;
+                }
+                let init = spec.main.then(|| {
+                    let init = resolve_main(&spec, query);
+                    url_errors = init.errors.iter().map(|e| e.to_string()).collect();
+                    Rc::new(init)
+                });
+                if spec.main {
+                    main_at = Some(parts.len());
+                }
+                first_widget.get_or_insert(parts.len());
+                parts.push(Part::Sim(Rc::new(spec), init, false));
+            }
+            Segment::Compare(body) => {
+                nsim += 1;
+                let mut spec = parse_compare(&body, &format!("block-{nsim}"));
+                spec.id = unique(spec.id.clone(), &mut seen, &mut spec.errors);
+                first_widget.get_or_insert(parts.len());
+                parts.push(Part::Compare(Rc::new(spec), false));
+            }
+            Segment::Predict(body) => {
+                npredict += 1;
+                parts.push(Part::Predict(Rc::new(parse_predict(&body)), npredict));
+            }
+        }
+    }
+    if let Some(i) = main_at.or(first_widget) {
+        match parts.get_mut(i) {
+            Some(Part::Sim(_, _, k)) | Some(Part::Compare(_, k)) => *k = true,
+            _ => {}
+        }
+    }
+    Some(Page {
+        title: lesson.title(),
+        parts,
+        url_errors,
+    })
+}
+
+/// The lesson page.
+#[function_component(LessonPage)]
+pub fn lesson_page(p: &LessonProps) -> Html {
+    let page = use_memo((p.slug.clone(), p.query.clone()), |(slug, query)| {
+        build(slug, query)
+    });
+    let title = page.as_ref().as_ref().map(|pg| pg.title.clone());
+    use_effect_with(title, |t| {
+        dom::set_title(&match t {
+            Some(t) => format!("{t} · herdlab"),
+            None => "No such lesson · herdlab".to_string(),
+        });
+    });
+    let Some(page) = page.as_ref() else {
+        return html! { <NotFound what={p.slug.clone()} lesson=true /> };
+    };
+    html! {
+        <article class="lesson">
+            if !page.url_errors.is_empty() {
+                <div class="url-error" data-testid="url-error" role="alert">
+                    <p><strong>{ "Some values in this link could not be used." }</strong>
+                        { " The playground runs with the lesson's own values for them:" }</p>
+                    <ul>{ for page.url_errors.iter().map(|e| html! { <li><code>{ e }</code></li> }) }</ul>
+                </div>
+            }
+            { for page.parts.iter().enumerate().map(|(i, part)| match part {
+                Part::Html(h) => html! {
+                    <div key={format!("h{i}")} class="prose">{ Html::from_html_unchecked(h.clone()) }</div>
+                },
+                Part::Sim(spec, init, keyboard) => html! {
+                    <SimWidget key={format!("s{i}")} spec={spec.clone()} slug={p.slug.clone()}
+                        init={init.clone()} keyboard={*keyboard} />
+                },
+                Part::Compare(spec, keyboard) => html! {
+                    <CompareWidget key={format!("c{i}")} spec={spec.clone()} keyboard={*keyboard} />
+                },
+                Part::Predict(spec, n) => html! {
+                    <PredictWidget key={format!("p{i}")} spec={spec.clone()} idx={*n} />
+                },
+            }) }
+        </article>
+    }
+}

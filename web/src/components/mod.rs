@@ -1,0 +1,21 @@
+//! The view: one component per file. Components hold no simulation logic; they show snapshots
+//! ([`crate::snapshot`]) and turn clicks and keys into [`crate::model::Action`]s.
+
+pub mod accept_queue;
+pub mod bench;
+pub mod code_panel;
+pub mod compare;
+pub mod controls;
+pub mod counters;
+pub mod cpus;
+pub mod help;
+pub mod home;
+pub mod lanes;
+pub mod lesson_page;
+pub mod not_found;
+pub mod param_form;
+pub mod predict;
+pub mod sim_widget;
+pub mod status;
+pub mod wait_queue;
+pub mod worker_bars;

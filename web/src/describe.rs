@@ -1,0 +1,262 @@
+//! Words for what the simulation shows: thread names, lane states, one sentence per step.
+
+use herdlab_core::herd::{HerdSim, HerdThread};
+use herdlab_core::machine::Machine;
+use herdlab_core::sim::{Actor, Note, Role, Sched, SimThread, Status, StepRecord};
+
+/// A lane's state, as `data-state` names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LaneState {
+    /// On its CPU.
+    Running,
+    /// Waiting for a CPU.
+    Runnable,
+    /// Off every CPU until woken.
+    Sleeping,
+    /// Woken, found nothing, on its way back to sleep.
+    WokenEmpty,
+    /// Exited.
+    Done,
+}
+
+impl LaneState {
+    /// Of a thread.
+    pub fn of(t: &SimThread<HerdThread>) -> Self {
+        match t.sched() {
+            Sched::Done => LaneState::Done,
+            Sched::Asleep => LaneState::Sleeping,
+            _ if t.is_empty_handed() => LaneState::WokenEmpty,
+            Sched::OnCpu => LaneState::Running,
+            Sched::Queued => LaneState::Runnable,
+        }
+    }
+
+    /// The `data-state` value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LaneState::Running => "running",
+            LaneState::Runnable => "runnable",
+            LaneState::Sleeping => "sleeping",
+            LaneState::WokenEmpty => "woken-empty",
+            LaneState::Done => "done",
+        }
+    }
+
+    /// The text label shown next to the colour.
+    pub fn label(self) -> &'static str {
+        match self {
+            LaneState::Running => "running",
+            LaneState::Runnable => "runnable",
+            LaneState::Sleeping => "sleeping",
+            LaneState::WokenEmpty => "woke: empty",
+            LaneState::Done => "done",
+        }
+    }
+}
+
+/// "worker 3" or "producer".
+pub fn thread_name(sim: &HerdSim, i: u16) -> String {
+    match sim.threads().get(i as usize).map(|t| t.role()) {
+        Some(Role::Producer) => "producer".to_string(),
+        _ => format!("worker {i}"),
+    }
+}
+
+/// "w3" or "P": the short name in queues and code markers.
+pub fn short_name(sim: &HerdSim, i: u16) -> String {
+    match sim.threads().get(i as usize).map(|t| t.role()) {
+        Some(Role::Producer) => "P".to_string(),
+        _ => format!("w{i}"),
+    }
+}
+
+fn plural(n: u16, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
+
+fn word_name(w: u8) -> &'static str {
+    match w {
+        0 => "tickets",
+        1 => "waiters",
+        _ => "a word",
+    }
+}
+
+/// The code of a thread's pseudocode line, without its comment.
+fn line_code(sim: &HerdSim, i: u16, line: u16) -> Option<String> {
+    let text = sim
+        .threads()
+        .get(i as usize)?
+        .machine()
+        .listing()
+        .get((line as usize).checked_sub(1)?)?;
+    let code = text
+        .split("//")
+        .next()
+        .unwrap_or("")
+        .trim()
+        .trim_end_matches(':')
+        .trim();
+    (!code.is_empty()).then(|| code.to_string())
+}
+
+/// One sentence for a step: "step 12: worker 3 found the accept queue empty".
+pub fn step_sentence(sim: &HerdSim, rec: &StepRecord) -> String {
+    let who = match rec.actor {
+        Actor::Thread(i) => thread_name(sim, i),
+        Actor::Network => "the network".to_string(),
+    };
+    let what = match rec.note {
+        Note::Arrived { conn, woken } => {
+            return format!(
+                "step {}: connection {conn} arrived; the wake walk woke {}",
+                rec.step,
+                if woken == 0 {
+                    "nobody".to_string()
+                } else {
+                    plural(woken, "sleeper", "sleepers")
+                }
+            )
+        }
+        Note::FastPathTook { conn } => {
+            format!("took connection {conn} straight from the accept queue")
+        }
+        Note::FastPathEmpty => "found the accept queue empty and gets ready to sleep".to_string(),
+        Note::TestedFirst { empty: true } => {
+            "tested the accept queue before joining the wait queue: empty".to_string()
+        }
+        Note::TestedFirst { empty: false } => {
+            "tested the accept queue before joining the wait queue: a connection is there"
+                .to_string()
+        }
+        Note::Enqueued {
+            exclusive,
+            added: true,
+        } => format!(
+            "joined the wait queue ({}) and marked itself sleeping",
+            if exclusive {
+                "exclusive"
+            } else {
+                "not exclusive"
+            }
+        ),
+        Note::Enqueued { added: false, .. } => {
+            "was already on the wait queue and marked itself sleeping".to_string()
+        }
+        Note::Slept { wasted: true } => "went back to sleep (a wasted wakeup)".to_string(),
+        Note::Slept { wasted: false } => "went to sleep in schedule()".to_string(),
+        Note::DidNotSleep => {
+            "did not sleep: it was woken already or a connection is waiting".to_string()
+        }
+        Note::Took { conn } => format!("took connection {conn}"),
+        Note::FoundEmpty => "woke and found the accept queue empty".to_string(),
+        Note::FinishedWait => "left the wait queue and runs (finish_wait)".to_string(),
+        Note::Worked { ns } => format!("handled its request ({} of work)", fmt_ns(ns)),
+        Note::Memory { word, value, ok } => {
+            let code = match rec.actor {
+                Actor::Thread(i) => line_code(sim, i, rec.line),
+                Actor::Network => None,
+            };
+            let w = word_name(word.0);
+            match (code, ok) {
+                (Some(c), true) => format!("ran {c} ({w} held {value})"),
+                (Some(c), false) => {
+                    format!("ran {c}, which failed: {w} had changed (it held {value})")
+                }
+                (None, true) => format!("read or updated {w} (it held {value})"),
+                (None, false) => {
+                    format!("tried to claim a job but {w} had changed (it held {value})")
+                }
+            }
+        }
+        Note::FutexSlept => "went to sleep in futex_wait".to_string(),
+        Note::FutexMismatch => {
+            "futex_wait returned at once: the word had changed (EAGAIN)".to_string()
+        }
+        Note::Woke { woken } => format!(
+            "woke {}",
+            if woken == 0 {
+                "nobody".to_string()
+            } else {
+                plural(woken, "sleeper", "sleepers")
+            }
+        ),
+        Note::LockTaken => "took the mutex".to_string(),
+        Note::LockSlept => "slept waiting for the mutex".to_string(),
+        Note::Unlocked => "released the mutex".to_string(),
+        Note::CondSlept => "released the mutex and slept on the condition variable".to_string(),
+        Note::Relocked => "took the mutex back after waking".to_string(),
+        Note::EventDelivered => "received the next job".to_string(),
+        Note::EventWait => "waits for the next job".to_string(),
+        Note::NoMoreEvents => "found no jobs left and shuts down".to_string(),
+        Note::Other => "spun, yielded or read the clock".to_string(),
+        Note::Exited => "exited".to_string(),
+    };
+    format!("step {}: {who} {what}", rec.step)
+}
+
+/// A sentence for a run that has stopped.
+pub fn status_sentence(status: &Status) -> Option<String> {
+    match status {
+        Status::Running => None,
+        Status::Finished => Some("The run finished: every connection was handled.".to_string()),
+        Status::Stuck(m) => Some(format!("The run is stuck: {m}.")),
+    }
+}
+
+/// Nanoseconds for people: "850 ns", "12.3 µs", "4.56 ms", "1.20 s".
+pub fn fmt_ns(ns: u64) -> String {
+    let f = ns as f64;
+    if ns < 1_000 {
+        format!("{ns} ns")
+    } else if ns < 1_000_000 {
+        format!("{:.1} µs", f / 1e3)
+    } else if ns < 1_000_000_000 {
+        format!("{:.2} ms", f / 1e6)
+    } else {
+        format!("{:.2} s", f / 1e9)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use herdlab_core::herd::HerdParams;
+
+    #[test]
+    fn sentences_for_a_whole_run() {
+        let p = HerdParams {
+            workers: 3,
+            cpus: 1,
+            connections: 2,
+            ..Default::default()
+        };
+        let mut sim = p.simulate();
+        let mut saw_wasted = false;
+        while let Some(rec) = sim.step() {
+            let s = step_sentence(&sim, &rec);
+            assert!(s.starts_with(&format!("step {}: ", rec.step)), "{s}");
+            saw_wasted |= s.contains("wasted");
+        }
+        assert!(saw_wasted);
+        assert!(status_sentence(sim.status()).is_some());
+        assert_eq!(fmt_ns(999), "999 ns");
+        let p = HerdParams {
+            workers: 2,
+            connections: 2,
+            primitive: herdlab_core::herd::Primitive::Futex,
+            ..Default::default()
+        };
+        let mut sim = p.simulate();
+        let mut saw_code = false;
+        while let Some(rec) = sim.step() {
+            saw_code |= step_sentence(&sim, &rec).contains("ran t = tickets.load() (tickets held");
+        }
+        assert!(saw_code);
+        assert_eq!(fmt_ns(12_345), "12.3 µs");
+    }
+}

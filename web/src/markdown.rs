@@ -1,0 +1,117 @@
+//! Splitting a lesson's Markdown into HTML segments and live-widget segments.
+
+use pulldown_cmark::{html, CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
+
+/// One piece of a lesson, in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Segment {
+    /// Rendered HTML of plain Markdown.
+    Html(String),
+    /// The body of a ```` ```herdlab-sim ```` block.
+    Sim(String),
+    /// The body of a ```` ```herdlab-compare ```` block.
+    Compare(String),
+    /// The body of a ```` ```herdlab-predict ```` block.
+    Predict(String),
+}
+
+#[derive(Clone, Copy)]
+enum Kind {
+    Sim,
+    Compare,
+    Predict,
+}
+
+fn kind_of(info: &str) -> Option<Kind> {
+    match info.split_whitespace().next().unwrap_or("") {
+        "herdlab-sim" => Some(Kind::Sim),
+        "herdlab-compare" => Some(Kind::Compare),
+        "herdlab-predict" => Some(Kind::Predict),
+        _ => None,
+    }
+}
+
+/// The segments of `src`: HTML between the widget blocks, and each widget block's body.
+pub fn segments(src: &str) -> Vec<Segment> {
+    let mut opts = Options::empty();
+    opts.insert(Options::ENABLE_TABLES);
+    opts.insert(Options::ENABLE_STRIKETHROUGH);
+    let mut out = Vec::new();
+    let mut pending: Vec<Event<'_>> = Vec::new();
+    let mut widget: Option<(Kind, String)> = None;
+    for ev in Parser::new_ext(src, opts) {
+        if let Some((kind, body)) = widget.as_mut() {
+            match ev {
+                Event::Text(t) => body.push_str(&t),
+                Event::End(TagEnd::CodeBlock) => {
+                    let body = std::mem::take(body);
+                    out.push(match kind {
+                        Kind::Sim => Segment::Sim(body),
+                        Kind::Compare => Segment::Compare(body),
+                        Kind::Predict => Segment::Predict(body),
+                    });
+                    widget = None;
+                }
+                _ => {}
+            }
+            continue;
+        }
+        if let Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) = &ev {
+            if let Some(kind) = kind_of(info) {
+                flush(&mut pending, &mut out);
+                widget = Some((kind, String::new()));
+                continue;
+            }
+        }
+        pending.push(ev);
+    }
+    flush(&mut pending, &mut out);
+    out
+}
+
+fn flush(pending: &mut Vec<Event<'_>>, out: &mut Vec<Segment>) {
+    if pending.is_empty() {
+        return;
+    }
+    let mut s = String::new();
+    html::push_html(&mut s, pending.drain(..));
+    if !s.trim().is_empty() {
+        out.push(Segment::Html(s));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_blocks() {
+        let md = "# T\n\nSome *text*.\n\n```herdlab-sim\nid=a&workers=2\n```\n\nMore.\n\n```text\ncode\n```\n\n```herdlab-predict\nq: x?\noptions: a | b\n```\n";
+        let s = segments(md);
+        assert_eq!(s.len(), 4);
+        assert!(
+            matches!(&s[0], Segment::Html(h) if h.contains("<h1>T</h1>") && h.contains("<em>text</em>"))
+        );
+        assert_eq!(s[1], Segment::Sim("id=a&workers=2\n".into()));
+        assert!(matches!(&s[2], Segment::Html(h) if h.contains("<code") && h.contains("More")));
+        assert!(matches!(&s[3], Segment::Predict(b) if b.contains("options: a | b")));
+    }
+
+    #[test]
+    fn the_herd_lesson_has_its_widgets() {
+        let l = crate::lessons::find("thundering-herd").expect("lesson");
+        let s = segments(l.source);
+        let sims = s.iter().filter(|x| matches!(x, Segment::Sim(_))).count();
+        let cmp = s
+            .iter()
+            .filter(|x| matches!(x, Segment::Compare(_)))
+            .count();
+        let pr = s
+            .iter()
+            .filter(|x| matches!(x, Segment::Predict(_)))
+            .count();
+        assert!(sims >= 7, "{sims}");
+        assert_eq!(cmp, 1);
+        assert_eq!(pr, 2);
+    }
+}

@@ -1,0 +1,531 @@
+//! The state of one simulation widget and the reducer that changes it. The simulation itself is
+//! core's pure [`Stepper`]; the view only turns a learner's action into an [`Action`] and calls
+//! [`SimModel::apply`] (or [`SimModel::advance`] once per animation frame while playing).
+
+use herdlab_core::herd::{HerdParams, HerdSim, HerdThread, Primitive};
+use herdlab_core::scenario::Scenario;
+use herdlab_core::sim::stepper::Stepper;
+use herdlab_core::sim::{Actor, StepRecord};
+use herdlab_core::waitqueue::WalkVisit;
+
+use crate::blocks::format_picks;
+use crate::describe::{status_sentence, step_sentence};
+
+/// The speed ladder, in steps per second.
+pub const SPEEDS: [u32; 9] = [1, 2, 5, 10, 30, 100, 1_000, 10_000, 100_000];
+/// The speed a widget starts at (an index into [`SPEEDS`]).
+pub const DEFAULT_SPEED: usize = 3;
+/// The longest history a widget keeps (and the largest `step` a link may ask for).
+pub const MAX_STEPS: u64 = 10_000_000;
+/// "Next wakeup" gives up after this many steps.
+pub const NEXT_WAKEUP_LIMIT: u64 = 100_000;
+/// "Run to the end" gives up after this many steps.
+pub const RUN_TO_END_LIMIT: u64 = 2_000_000;
+/// Speeds up to this announce every step while playing.
+const ANNOUNCE_WHILE_PLAYING: u32 = 2;
+const WALKS_KEPT: usize = 64;
+
+/// One wake walk: which entries the walk visited, in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Walk {
+    /// The step that ran it.
+    pub step: u64,
+    /// The `nr_exclusive` budget it started with (0: no limit).
+    pub budget: u32,
+    /// The visits, head first.
+    pub visits: Vec<WalkVisit>,
+}
+
+/// What the learner can do to a simulation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// One step with the default scheduler.
+    Step,
+    /// One step of this actor (a per-thread button, or the network).
+    StepActor(Actor),
+    /// Undo one step.
+    Back,
+    /// Back to step 0.
+    Reset,
+    /// Step until someone is woken.
+    NextWakeup,
+    /// Play or pause.
+    TogglePlay,
+    /// Pause.
+    Pause,
+    /// One rung up the speed ladder.
+    Faster,
+    /// One rung down.
+    Slower,
+    /// Deliver a connection now.
+    Connect,
+    /// Step until the run ends.
+    RunToEnd,
+}
+
+/// One simulation with its history, play state and the sentence for the last change.
+pub struct SimModel {
+    params: HerdParams,
+    stepper: Stepper<HerdThread>,
+    walks: Vec<Walk>,
+    /// Playing (advancing on every animation frame).
+    pub playing: bool,
+    /// Index into [`SPEEDS`].
+    pub speed: usize,
+    carry: f64,
+    /// The sentence for the screen reader (and the log line).
+    pub announce: String,
+    /// Bumped on every change.
+    pub revision: u64,
+}
+
+/// The `nr_exclusive` budget of the walk a step ran.
+fn walk_budget(p: &HerdParams, rec: &StepRecord) -> u32 {
+    match rec.actor {
+        Actor::Network => 1,
+        Actor::Thread(_) => match (p.primitive, rec.line) {
+            (Primitive::Futex, 7) | (Primitive::Condvar, 8) => 0,
+            _ => p.mode.wake_count().nr_exclusive(),
+        },
+    }
+}
+
+impl SimModel {
+    /// A fresh simulation of `params` at step 0.
+    pub fn new(params: HerdParams) -> Self {
+        SimModel {
+            params,
+            stepper: Stepper::new(params.simulate()),
+            walks: Vec::new(),
+            playing: false,
+            speed: DEFAULT_SPEED,
+            carry: 0.0,
+            announce: String::new(),
+            revision: 0,
+        }
+    }
+
+    /// `params` after `steps` steps, with `picks` (0-based step, actor) taken by hand, as
+    /// [`Stepper::replay`] does it (this loop also remembers the wake walks on the way). Returns the
+    /// first step that could not be replayed, if any.
+    pub fn replayed(params: HerdParams, steps: u64, picks: &[(u64, Actor)]) -> (Self, Option<u64>) {
+        let mut m = SimModel::new(params);
+        let mut bad = None;
+        let mut pi = 0;
+        for i in 0..steps.min(MAX_STEPS) {
+            while pi < picks.len() && picks[pi].0 < i {
+                pi += 1;
+            }
+            let rec = if pi < picks.len() && picks[pi].0 == i {
+                m.stepper.step_actor(picks[pi].1).ok()
+            } else {
+                m.stepper.step()
+            };
+            match rec {
+                Some(r) => m.record(&r),
+                None => {
+                    bad = Some(i);
+                    break;
+                }
+            }
+        }
+        m.announce = match m.sim().last_step() {
+            Some(r) => format!("Opened at {}", step_sentence(m.sim(), r)),
+            None => String::new(),
+        };
+        (m, bad)
+    }
+
+    /// The scenario.
+    pub fn params(&self) -> &HerdParams {
+        &self.params
+    }
+
+    /// The simulation now.
+    pub fn sim(&self) -> &HerdSim {
+        self.stepper.sim()
+    }
+
+    /// Steps taken.
+    pub fn position(&self) -> u64 {
+        self.stepper.position()
+    }
+
+    /// The newest wake walk at or before this step.
+    pub fn last_walk(&self) -> Option<&Walk> {
+        self.walks.last()
+    }
+
+    /// Whether a default step can be taken.
+    pub fn can_step(&self) -> bool {
+        self.position() < MAX_STEPS && self.sim().next_actor().is_some()
+    }
+
+    /// Whether "connect" can deliver a connection now.
+    pub fn can_connect(&self) -> bool {
+        self.position() < MAX_STEPS && self.sim().can_step(Actor::Network)
+    }
+
+    /// Steps per second now.
+    pub fn speed_value(&self) -> u32 {
+        SPEEDS[self.speed.min(SPEEDS.len() - 1)]
+    }
+
+    /// The query that reopens this state: the scenario, `step` and the learner's `picks`.
+    pub fn link_query(&self) -> String {
+        let mut q = Scenario::Herd(self.params).to_query();
+        q.push_str(&format!("&step={}", self.position()));
+        let picks = self.stepper.picks();
+        if !picks.is_empty() {
+            q.push_str("&picks=");
+            q.push_str(&format_picks(picks));
+        }
+        q
+    }
+
+    /// Start over with new parameters (the play state and speed are kept).
+    pub fn rebuild(&mut self, params: HerdParams) {
+        self.params = params;
+        self.stepper = Stepper::new(params.simulate());
+        self.walks.clear();
+        self.carry = 0.0;
+        self.revision += 1;
+    }
+
+    fn record(&mut self, rec: &StepRecord) {
+        let walk = self.stepper.sim().last_walk();
+        if !walk.is_empty() {
+            if self.walks.len() >= WALKS_KEPT {
+                self.walks.remove(0);
+            }
+            self.walks.push(Walk {
+                step: rec.step,
+                budget: walk_budget(&self.params, rec),
+                visits: walk.to_vec(),
+            });
+        }
+    }
+
+    fn step_once(&mut self) -> Option<StepRecord> {
+        if self.position() >= MAX_STEPS {
+            return None;
+        }
+        let rec = self.stepper.step()?;
+        self.record(&rec);
+        Some(rec)
+    }
+
+    fn sentence(&self, rec: &StepRecord) -> String {
+        let mut s = step_sentence(self.sim(), rec);
+        if let Some(end) = status_sentence(self.sim().status()) {
+            s.push_str(". ");
+            s.push_str(&end);
+        }
+        s
+    }
+
+    fn stopped_sentence(&self) -> String {
+        if self.position() >= MAX_STEPS {
+            return format!(
+                "This page keeps at most {MAX_STEPS} steps of history; press Reset to start over."
+            );
+        }
+        status_sentence(self.sim().status()).unwrap_or_else(|| "Nothing can run now.".to_string())
+    }
+
+    /// Apply one action. Returns whether anything changed.
+    pub fn apply(&mut self, action: Action) -> bool {
+        self.revision += 1;
+        match action {
+            Action::Step => match self.step_once() {
+                Some(rec) => self.announce = self.sentence(&rec),
+                None => {
+                    self.playing = false;
+                    self.announce = self.stopped_sentence();
+                }
+            },
+            Action::StepActor(actor) => {
+                if self.position() >= MAX_STEPS {
+                    self.announce = self.stopped_sentence();
+                    return true;
+                }
+                match self.stepper.step_actor(actor) {
+                    Ok(rec) => {
+                        self.record(&rec);
+                        self.announce = self.sentence(&rec);
+                    }
+                    Err(e) => self.announce = format!("Cannot step: {e}."),
+                }
+            }
+            Action::Connect => {
+                if self.can_connect() {
+                    return self.apply(Action::StepActor(Actor::Network));
+                }
+                self.announce = "No connection is left to send.".to_string();
+            }
+            Action::Back => {
+                if self.stepper.step_back() {
+                    let pos = self.position();
+                    self.walks.retain(|w| w.step <= pos);
+                    self.announce = match self.sim().last_step() {
+                        Some(r) => format!("Back to {}", step_sentence(self.sim(), r)),
+                        None => "Back to step 0.".to_string(),
+                    };
+                } else {
+                    self.announce = "Already at step 0.".to_string();
+                }
+            }
+            Action::Reset => {
+                let p = self.params;
+                self.rebuild(p);
+                self.playing = false;
+                self.announce = "Reset to step 0.".to_string();
+            }
+            Action::NextWakeup => {
+                let n = self
+                    .stepper
+                    .step_to_next_wakeup(NEXT_WAKEUP_LIMIT.min(MAX_STEPS - self.position()));
+                self.announce = match self.sim().last_step().copied() {
+                    Some(rec) if n > 0 => {
+                        self.record(&rec);
+                        format!("{} ({n} steps on)", self.sentence(&rec))
+                    }
+                    _ => self.stopped_sentence(),
+                };
+            }
+            Action::RunToEnd => {
+                self.playing = false;
+                let start = self.position();
+                let mut n = 0;
+                while n < RUN_TO_END_LIMIT && self.step_once().is_some() {
+                    n += 1;
+                }
+                self.announce = if self.can_step() {
+                    format!("Ran {n} steps, to step {}; the run goes on.", start + n)
+                } else {
+                    format!(
+                        "Ran {n} steps, to step {}. {}",
+                        start + n,
+                        self.stopped_sentence()
+                    )
+                };
+            }
+            Action::TogglePlay => {
+                if self.playing {
+                    self.playing = false;
+                    self.announce = format!("Paused at step {}.", self.position());
+                } else if self.can_step() {
+                    self.playing = true;
+                    self.carry = 0.0;
+                    self.announce = format!("Playing at {} steps per second.", self.speed_value());
+                } else {
+                    self.announce = self.stopped_sentence();
+                }
+            }
+            Action::Pause => {
+                if !self.playing {
+                    return false;
+                }
+                self.playing = false;
+                self.announce = format!("Paused at step {}.", self.position());
+            }
+            Action::Faster | Action::Slower => {
+                let old = self.speed;
+                self.speed = if action == Action::Faster {
+                    (self.speed + 1).min(SPEEDS.len() - 1)
+                } else {
+                    self.speed.saturating_sub(1)
+                };
+                if self.speed == old {
+                    return false;
+                }
+                self.announce = format!("Speed: {} steps per second.", self.speed_value());
+            }
+        }
+        true
+    }
+
+    /// One animation frame, `dt_ms` after the last: take the steps the speed asks for (carrying the
+    /// fraction), checking `out_of_time` now and then so a frame stays short. Returns whether
+    /// anything changed.
+    pub fn advance(&mut self, dt_ms: f64, out_of_time: &mut dyn FnMut() -> bool) -> bool {
+        if !self.playing {
+            return false;
+        }
+        let speed = self.speed_value();
+        self.carry += speed as f64 * dt_ms.clamp(0.0, 250.0) / 1000.0;
+        let n = self.carry.floor();
+        self.carry -= n;
+        let n = n as u64;
+        if n == 0 {
+            return false;
+        }
+        self.revision += 1;
+        let mut last = None;
+        for i in 0..n {
+            match self.step_once() {
+                Some(rec) => last = Some(rec),
+                None => {
+                    self.playing = false;
+                    self.announce = self.stopped_sentence();
+                    return true;
+                }
+            }
+            if i % 64 == 63 && out_of_time() {
+                // drop the rest of this frame's steps rather than build a backlog
+                self.carry = 0.0;
+                break;
+            }
+        }
+        if speed <= ANNOUNCE_WHILE_PLAYING {
+            if let Some(rec) = last {
+                self.announce = self.sentence(&rec);
+            }
+        }
+        if !self.can_step() {
+            self.playing = false;
+            self.announce = self.stopped_sentence();
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::blocks::parse_picks;
+    use herdlab_core::herd::WakeMode;
+
+    fn p() -> HerdParams {
+        HerdParams {
+            workers: 4,
+            cpus: 1,
+            mode: WakeMode::Exclusive,
+            connections: 3,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn step_back_and_link_replay() {
+        let mut m = SimModel::new(p());
+        for _ in 0..5 {
+            assert!(m.apply(Action::Step));
+        }
+        assert!(m.apply(Action::StepActor(Actor::Network)));
+        m.apply(Action::Step);
+        let hash = m.sim().trace_hash();
+        let q = m.link_query();
+        assert!(q.contains("&step=7"), "{q}");
+        assert!(q.contains("&picks=5:n"), "{q}");
+        let picks = parse_picks("5:n").unwrap_or_default();
+        let (r, bad) = SimModel::replayed(p(), 7, &picks);
+        assert_eq!(bad, None);
+        assert_eq!(r.sim().trace_hash(), hash);
+        assert_eq!(r.last_walk(), m.last_walk());
+        m.apply(Action::Back);
+        assert_eq!(m.position(), 6);
+        m.apply(Action::Reset);
+        assert_eq!(m.position(), 0);
+        assert!(m.last_walk().is_none());
+    }
+
+    #[test]
+    fn walk_is_recorded() {
+        let mut m = SimModel::new(p());
+        m.apply(Action::NextWakeup);
+        let w = m.last_walk().expect("a walk woke someone");
+        assert_eq!(w.budget, 1);
+        assert!(w.visits.iter().any(|v| v.ret > 0));
+    }
+
+    #[test]
+    fn play_advances_and_stops_at_the_end() {
+        let mut m = SimModel::new(p());
+        m.speed = SPEEDS.len() - 1;
+        m.apply(Action::TogglePlay);
+        assert!(m.playing);
+        let mut frames = 0;
+        while m.playing && frames < 10_000 {
+            m.advance(16.7, &mut || false);
+            frames += 1;
+        }
+        assert!(!m.playing);
+        assert_eq!(m.sim().metrics().connections_accepted, 3);
+        assert!(!m.apply(Action::Faster));
+        m.apply(Action::RunToEnd);
+        assert!(!m.can_step());
+    }
+
+    #[test]
+    fn bad_picks_stop_the_replay() {
+        let (m, bad) = SimModel::replayed(p(), 10, &[(0, Actor::Thread(99))]);
+        assert_eq!(bad, Some(0));
+        assert_eq!(m.position(), 0);
+    }
+
+    #[test]
+    fn random_actions_never_panic() {
+        use crate::snapshot::Snapshot;
+        use herdlab_core::herd::{Primitive, Variant};
+        use herdlab_core::sim::arrivals::ArrivalPattern;
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut rnd = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        for case in 0..60 {
+            let primitive = [Primitive::Accept, Primitive::Futex, Primitive::Condvar][case % 3];
+            let p = HerdParams {
+                workers: 1 + rnd(64) as u32,
+                cpus: 1 + rnd(16) as u32,
+                mode: if primitive == Primitive::Accept && rnd(3) == 0 {
+                    WakeMode::LifoExclusive
+                } else if rnd(2) == 0 {
+                    WakeMode::WakeAll
+                } else {
+                    WakeMode::Exclusive
+                },
+                arrival: [
+                    ArrivalPattern::OnDemand,
+                    ArrivalPattern::Burst,
+                    ArrivalPattern::Poisson,
+                ][rnd(3) as usize],
+                burst: 1 + rnd(1024) as u32,
+                rate: 1 + rnd(10_000_000) as u32,
+                connections: 1 + rnd(50) as u32,
+                service_ns: rnd(100_000),
+                variant: if primitive == Primitive::Accept && rnd(2) == 0 {
+                    Variant::BrokenSleeper
+                } else {
+                    Variant::Correct
+                },
+                primitive,
+                seed: rnd(u64::MAX),
+            };
+            assert!(herdlab_core::scenario::validate_herd(&p).is_empty());
+            let mut m = SimModel::new(p);
+            for _ in 0..400 {
+                let a = match rnd(9) {
+                    0 => Action::Back,
+                    1 => Action::StepActor(Actor::Thread(rnd(70) as u16)),
+                    2 => Action::Connect,
+                    3 => Action::NextWakeup,
+                    4 => Action::StepActor(Actor::Network),
+                    _ => Action::Step,
+                };
+                m.apply(a);
+                let _ = Snapshot::of(&m);
+            }
+            let q = m.link_query();
+            let picks = crate::blocks::parse_picks(q.split("picks=").nth(1).unwrap_or(""))
+                .unwrap_or_default();
+            let (r, bad) = SimModel::replayed(p, m.position(), &picks);
+            assert_eq!(bad, None, "case {case}");
+            assert_eq!(r.sim().trace_hash(), m.sim().trace_hash(), "case {case}");
+            m.apply(Action::RunToEnd);
+        }
+    }
+}
