@@ -30,8 +30,10 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod check;
 pub mod cost;
 pub mod herd;
+pub mod locks;
 pub mod machine;
 pub mod metrics;
 pub mod op;

@@ -44,6 +44,16 @@ pub struct Metrics {
     pub lock_sleeps: u64,
     /// Times the no-lost-wakeup invariant broke.
     pub lost_wakeups: u64,
+    /// `sem_wait` calls that slept.
+    pub sem_sleeps: u64,
+    /// `sem_post` calls.
+    pub sem_posts: u64,
+    /// `Work` steps (requests handled, critical sections run).
+    pub work_items: u64,
+    /// Compare-and-exchange operations that failed.
+    pub cas_failures: u64,
+    /// `sched_yield` calls.
+    pub yields: u64,
 }
 
 /// Counters for one thread.

@@ -7,7 +7,9 @@
 //! | operation | simulated platform ([`crate::sim`]) | native platform (`herdlab-bench`) |
 //! |---|---|---|
 //! | `Load`, `Store`, `Cas`, `FetchAdd` | a word of simulated memory | an `AtomicU32`, `SeqCst` |
+//! | `Swap` | a word of simulated memory | `AtomicU32::swap`, `SeqCst` |
 //! | `FutexWait`, `FutexWake` | the kernel model's futex queues | the Linux `futex(2)` call |
+//! | `SemWait`, `SemPost` | a counting semaphore in the kernel model | a POSIX `sem_t` (`sem_wait`, `sem_post`) |
 //! | `MutexLock`, `MutexUnlock`, `CondWait`, `CondNotify` | a model of a sleeping mutex and condition variable | `std::sync::Mutex` and `Condvar` |
 //! | `Accept` | the kernel model of `inet_csk_wait_for_connect` over a wait queue | a real blocking `accept(2)` |
 //! | `Work` | advances the CPU's clock | spins for that long |
@@ -30,6 +32,10 @@ pub struct MutexId(pub u8);
 /// The index of a condition variable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct CondId(pub u8);
+
+/// The index of a counting semaphore (`sem_t`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct SemId(pub u8);
 
 /// The index of a listening socket.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -72,6 +78,13 @@ pub enum Op {
     },
     /// Add (wrapping) and return the old value. Result: [`OpResult::Value`].
     FetchAdd(Word, u32),
+    /// Exchange: write the value and return the old one. Result: [`OpResult::Value`].
+    Swap(Word, u32),
+    /// `sem_wait`: take one unit, sleeping while the count is 0. A woken waiter tries again, so a
+    /// newcomer may take the unit first (glibc's futex-based semaphore). Result: [`OpResult::Done`].
+    SemWait(SemId),
+    /// `sem_post`: add one unit and wake one sleeper. Result: [`OpResult::Done`].
+    SemPost(SemId),
     /// Sleep while `word == expected`. Result: [`OpResult::Woken`] after a real sleep, or
     /// [`OpResult::Mismatch`] when the word already differed (`EAGAIN`).
     FutexWait {
@@ -115,7 +128,12 @@ impl Op {
     pub fn is_syscall(self) -> bool {
         matches!(
             self,
-            Op::FutexWait { .. } | Op::FutexWake(..) | Op::Accept(_) | Op::Yield | Op::CondWait(..)
+            Op::FutexWait { .. }
+                | Op::FutexWake(..)
+                | Op::Accept(_)
+                | Op::Yield
+                | Op::CondWait(..)
+                | Op::SemPost(_)
         )
     }
 }

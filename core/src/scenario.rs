@@ -29,6 +29,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::herd::{HerdParams, Primitive, Variant, WakeMode};
+use crate::locks::shmtx::ShmtxVariant;
+use crate::locks::{LockKind, LockParams};
 use crate::sim::arrivals::ArrivalPattern;
 
 /// A refused value: which field, and why, with the allowed values.
@@ -56,7 +58,7 @@ impl ParamError {
 }
 
 /// The mechanisms a scenario can describe.
-pub const MECHANISMS: [&str; 1] = ["herd"];
+pub const MECHANISMS: [&str; 2] = ["herd", "locks"];
 
 /// A scenario: a mechanism with its parameters (the seed is one of them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -64,6 +66,8 @@ pub const MECHANISMS: [&str; 1] = ["herd"];
 pub enum Scenario {
     /// The thundering herd.
     Herd(HerdParams),
+    /// A lock: nginx's `ngx_shmtx` or a rival.
+    Locks(LockParams),
 }
 
 impl Default for Scenario {
@@ -73,8 +77,9 @@ impl Default for Scenario {
 }
 
 /// Keys that belong to the page or the widget, not to the scenario; the query parser skips them.
-pub const UI_KEYS: [&str; 10] = [
+pub const UI_KEYS: [&str; 11] = [
     "step", "picks", "id", "main", "controls", "stop", "caption", "left", "right", "lesson",
+    "schedule",
 ];
 
 fn range_u64(field: &str, v: &str, lo: u64, hi: u64) -> Result<u64, ParamError> {
@@ -134,6 +139,88 @@ pub fn set_herd_param(p: &mut HerdParams, key: &str, value: &str) -> Result<(), 
         }
     }
     Ok(())
+}
+
+/// The lock scenario's parameter keys, in display order.
+pub const LOCK_KEYS: [&str; 10] = [
+    "lock", "variant", "threads", "rounds", "cpus", "spin", "semaphore", "yield", "cs", "seed",
+];
+
+fn names_of<T: Copy>(all: &[T], name: impl Fn(T) -> &'static str) -> Vec<&'static str> {
+    all.iter().map(|&x| name(x)).collect()
+}
+
+/// Set one lock parameter from its URL/CLI key and text value.
+///
+/// | key | allowed | default |
+/// |---|---|---|
+/// | `lock` | `shmtx`, `ttas`, `spin-yield`, `ticket`, `futex` | `shmtx` |
+/// | `variant` | `correct`, `no-wait-decrement`, `announce-after-check`, `unlock-reads-wait-first`, `plain-load-store`, `seed-listing` (with `lock=shmtx`) | `correct` |
+/// | `threads` | 1-16 | 4 |
+/// | `rounds` | 1-1000000 | 20 |
+/// | `cpus` | 1-16 | 2 |
+/// | `spin` | 1-65536 | 2048 |
+/// | `semaphore` | `on`, `off` | `on` |
+/// | `yield` | 1-65536 (spin-yield's tests before a yield) | 64 |
+/// | `cs` | 0-10000000 (ns in the critical section) | 100 |
+/// | `seed` | 0-18446744073709551615 | 1 |
+pub fn set_lock_param(p: &mut LockParams, key: &str, value: &str) -> Result<(), ParamError> {
+    match key {
+        "lock" => {
+            p.lock = one_of(key, value, &names_of(&LockKind::ALL, LockKind::name), LockKind::from_name)?
+        }
+        "variant" => {
+            p.variant = one_of(
+                key,
+                value,
+                &names_of(&ShmtxVariant::ALL, ShmtxVariant::name),
+                ShmtxVariant::from_name,
+            )?
+        }
+        "threads" => p.threads = range_u64(key, value, 1, 16)? as u32,
+        "rounds" => p.rounds = range_u64(key, value, 1, 1_000_000)? as u32,
+        "cpus" => p.cpus = range_u64(key, value, 1, 16)? as u32,
+        "spin" => p.spin = range_u64(key, value, 1, 65_536)? as u32,
+        "semaphore" => {
+            p.semaphore = one_of(key, value, &["on", "off"], |v| match v {
+                "on" => Some(true),
+                "off" => Some(false),
+                _ => None,
+            })?
+        }
+        "yield" => p.yield_after = range_u64(key, value, 1, 65_536)? as u32,
+        "cs" => p.cs_ns = range_u64(key, value, 0, 10_000_000)?,
+        "seed" => p.seed = range_u64(key, value, 0, u64::MAX)?,
+        _ => {
+            return Err(ParamError::new(
+                key,
+                format!("unknown parameter; allowed: {}", LOCK_KEYS.join(", ")),
+            ))
+        }
+    }
+    Ok(())
+}
+
+/// Check the lock combinations that single-field ranges cannot express.
+pub fn validate_locks(p: &LockParams) -> Vec<ParamError> {
+    let mut errs = Vec::new();
+    if p.variant != ShmtxVariant::Correct && p.lock != LockKind::Shmtx {
+        errs.push(ParamError::new(
+            "variant",
+            format!(
+                "{} is a variant of shmtx; {} takes correct",
+                p.variant.name(),
+                p.lock.name()
+            ),
+        ));
+    }
+    if !(1..=16).contains(&p.threads) {
+        errs.push(ParamError::new("threads", "out of range; allowed 1-16".into()));
+    }
+    if !(1..=16).contains(&p.cpus) {
+        errs.push(ParamError::new("cpus", "out of range; allowed 1-16".into()));
+    }
+    errs
 }
 
 /// The herd's parameter keys, in display order.
@@ -265,24 +352,45 @@ impl Scenario {
     }
 
     /// Parse a query string, keeping every good value and the default for each bad one, and
-    /// returning the errors next to the result (the page shows them and runs the rest).
+    /// returning the errors next to the result (the page shows them and runs the rest). The
+    /// `mechanism` key picks the parameter set (default `herd`).
     pub fn from_query_lenient(q: &str) -> (Scenario, Vec<ParamError>) {
-        let mut p = HerdParams::default();
+        let pairs = query_pairs(q);
         let mut errs = Vec::new();
-        for (k, v) in query_pairs(q) {
-            if UI_KEYS.contains(&k.as_str()) {
-                continue;
-            }
+        let mut mechanism = "herd";
+        for (k, v) in &pairs {
             if k == "mechanism" {
-                if !MECHANISMS.contains(&v.as_str()) {
+                if MECHANISMS.contains(&v.as_str()) {
+                    mechanism = if v == "locks" { "locks" } else { "herd" };
+                } else {
                     errs.push(ParamError::new(
                         "mechanism",
                         format!("'{v}' is not allowed; allowed: {}", MECHANISMS.join(", ")),
                     ));
                 }
-                continue;
             }
-            if let Err(e) = set_herd_param(&mut p, &k, &v) {
+        }
+        let scenario_pairs = pairs
+            .iter()
+            .filter(|(k, _)| k != "mechanism" && !UI_KEYS.contains(&k.as_str()));
+        if mechanism == "locks" {
+            let mut p = LockParams::default();
+            for (k, v) in scenario_pairs {
+                if let Err(e) = set_lock_param(&mut p, k, v) {
+                    errs.push(e);
+                }
+            }
+            for e in validate_locks(&p) {
+                if e.field == "variant" {
+                    p.variant = ShmtxVariant::Correct;
+                }
+                errs.push(e);
+            }
+            return (Scenario::Locks(p), errs);
+        }
+        let mut p = HerdParams::default();
+        for (k, v) in scenario_pairs {
+            if let Err(e) = set_herd_param(&mut p, k, v) {
                 errs.push(e);
             }
         }
@@ -316,6 +424,19 @@ impl Scenario {
                 p.primitive.name(),
                 p.seed
             ),
+            Scenario::Locks(p) => format!(
+                "mechanism=locks&lock={}&variant={}&threads={}&rounds={}&cpus={}&spin={}&semaphore={}&yield={}&cs={}&seed={}",
+                p.lock.name(),
+                p.variant.name(),
+                p.threads,
+                p.rounds,
+                p.cpus,
+                p.spin,
+                if p.semaphore { "on" } else { "off" },
+                p.yield_after,
+                p.cs_ns,
+                p.seed
+            ),
         }
     }
 
@@ -338,13 +459,23 @@ impl Scenario {
     pub fn validate(&self) -> Vec<ParamError> {
         match self {
             Scenario::Herd(p) => validate_herd(p),
+            Scenario::Locks(p) => validate_locks(p),
         }
     }
 
-    /// The herd parameters.
-    pub fn herd(&self) -> &HerdParams {
+    /// The herd parameters (the defaults for a scenario of another mechanism).
+    pub fn herd(&self) -> HerdParams {
         match self {
-            Scenario::Herd(p) => p,
+            Scenario::Herd(p) => *p,
+            _ => HerdParams::default(),
+        }
+    }
+
+    /// The lock parameters, if this is a lock scenario.
+    pub fn locks(&self) -> Option<&LockParams> {
+        match self {
+            Scenario::Locks(p) => Some(p),
+            _ => None,
         }
     }
 }

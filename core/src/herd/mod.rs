@@ -322,6 +322,7 @@ impl HerdParams {
             words: 2,
             mutexes: 1,
             condvars: 1,
+            sems: 0,
             network: self.primitive == Primitive::Accept,
             accept: self.accept_model(),
             cpus: self.cpus.clamp(1, 64) as u8,

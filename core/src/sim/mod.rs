@@ -100,6 +100,9 @@ pub enum Role {
     Worker,
     /// A producer: creates work.
     Producer,
+    /// A peer in a mechanism with no producer and no workers (every thread of a lock scenario):
+    /// not counted for idleness, arrivals or the no-lost-wakeup check on the accept queue.
+    Peer,
 }
 
 /// Whether the run can go on.
@@ -192,6 +195,10 @@ pub enum Note {
     CondSlept,
     /// Took the mutex back after a condition-variable wakeup.
     Relocked,
+    /// `sem_wait` took a unit.
+    SemTook,
+    /// `sem_wait` slept.
+    SemSlept,
     /// The producer received the next event.
     EventDelivered,
     /// The producer waits for the next event.
@@ -350,6 +357,8 @@ pub struct WorldSpec {
     pub mutexes: u8,
     /// Condition variables.
     pub condvars: u8,
+    /// Counting semaphores (all start at 0, as `sem_init(&sem, 1, 0)`).
+    pub sems: u8,
     /// Whether the network actor delivers connections to the listening socket.
     pub network: bool,
     /// How the modelled accept path waits.
@@ -371,6 +380,8 @@ struct Kernel {
     mutex_owner: Vec<Option<u16>>,
     mutex_q: Vec<WaitQueue>,
     cond_q: Vec<WaitQueue>,
+    sem_count: Vec<u32>,
+    sem_q: Vec<WaitQueue>,
     listen_wq: WaitQueue,
     accept_queue: VecDeque<u32>,
 }
@@ -456,6 +467,8 @@ impl<M: Machine> Simulation<M> {
                 mutex_owner: vec![None; world.mutexes as usize],
                 mutex_q: vec![WaitQueue::new(); world.mutexes as usize],
                 cond_q: vec![WaitQueue::new(); world.condvars as usize],
+                sem_count: vec![0; world.sems as usize],
+                sem_q: vec![WaitQueue::new(); world.sems as usize],
                 listen_wq: WaitQueue::new(),
                 accept_queue: VecDeque::new(),
             },
@@ -521,6 +534,14 @@ impl<M: Machine> Simulation<M> {
     /// The sleepers of a mutex.
     pub fn mutex_queue(&self, m: u8) -> &WaitQueue {
         &self.k.mutex_q[m as usize]
+    }
+    /// A semaphore's count.
+    pub fn sem_count(&self, sem: u8) -> u32 {
+        self.k.sem_count[sem as usize]
+    }
+    /// A semaphore's sleepers.
+    pub fn sem_queue(&self, sem: u8) -> &WaitQueue {
+        &self.k.sem_q[sem as usize]
     }
     /// Who holds a mutex.
     pub fn mutex_owner(&self, m: u8) -> Option<u16> {
@@ -740,8 +761,23 @@ impl<M: Machine> Simulation<M> {
             return;
         }
         let handled = self.metrics.connections_accepted;
-        if self.arrivals.remaining() == 0 && handled >= self.total_events as u64 {
+        let all_done = self.threads.iter().all(|t| t.sched == Sched::Done);
+        let served =
+            self.network && self.arrivals.remaining() == 0 && handled >= self.total_events as u64;
+        if all_done || served {
             self.status = Status::Finished;
+        } else if !self.network && self.total_events == 0 {
+            let sleepers: Vec<String> = self
+                .threads
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| t.sched == Sched::Asleep)
+                .map(|(i, _)| i.to_string())
+                .collect();
+            self.status = Status::Stuck(format!(
+                "deadlock: every unfinished thread sleeps (threads {})",
+                sleepers.join(", ")
+            ));
         } else if let Some(&c) = self.k.accept_queue.front() {
             self.status = Status::Stuck(format!(
                 "lost wakeup: connection {c} waits in the accept queue while every worker sleeps"
@@ -959,6 +995,7 @@ impl<M: Machine> Simulation<M> {
     fn queue_mut(&mut self, which: QueueRef) -> &mut WaitQueue {
         match which {
             QueueRef::Listen => &mut self.k.listen_wq,
+            QueueRef::Sem(i) => &mut self.k.sem_q[i as usize],
             QueueRef::Futex(w) => &mut self.k.futex_q[w as usize],
             QueueRef::Mutex(m) => &mut self.k.mutex_q[m as usize],
             QueueRef::Cond(c) => &mut self.k.cond_q[c as usize],
@@ -1074,6 +1111,8 @@ impl<M: Machine> Simulation<M> {
                 let ok = actual == expected;
                 if ok {
                     self.k.mem[word.0 as usize] = new;
+                } else {
+                    self.metrics.cas_failures += 1;
                 }
                 self.complete(tid, OpResult::Cas { ok, actual });
                 Note::Memory {
@@ -1093,6 +1132,49 @@ impl<M: Machine> Simulation<M> {
                     value: old,
                     ok: true,
                 }
+            }
+            Op::Swap(w, v) => {
+                let c = self.jittered(self.cost.atomic_ns);
+                self.charge(cpu, c);
+                let old = self.k.mem[w.0 as usize];
+                self.k.mem[w.0 as usize] = v;
+                self.complete(tid, OpResult::Value(old));
+                Note::Memory {
+                    word: w,
+                    value: old,
+                    ok: true,
+                }
+            }
+            Op::SemWait(sem) => {
+                let c = self.jittered(self.cost.atomic_ns);
+                self.charge(cpu, c);
+                let i = sem.0 as usize;
+                if self.k.sem_count[i] > 0 {
+                    self.k.sem_count[i] -= 1;
+                    self.complete(tid, OpResult::Done);
+                    Note::SemTook
+                } else {
+                    // glibc's sem_wait sleeps in futex_wait; the woken thread retries its SemWait
+                    self.metrics.syscalls += 1;
+                    self.metrics.sem_sleeps += 1;
+                    self.k.sem_q[i].add(tid, crate::waitqueue::Enqueue::ExclusiveTail);
+                    self.threads[tid as usize].task = TaskState::Interruptible;
+                    self.block(tid, SleepKind::Lock);
+                    Note::SemSlept
+                }
+            }
+            Op::SemPost(sem) => {
+                let i = sem.0 as usize;
+                let n = self.k.sem_q[i].len() as u64;
+                let c = self
+                    .jittered(self.cost.atomic_ns + if n > 0 { self.cost.syscall_ns } else { 0 });
+                self.charge(cpu, c);
+                self.metrics.sem_posts += 1;
+                self.k.sem_count[i] = self.k.sem_count[i].saturating_add(1);
+                let at = self.cpus[cpu as usize].clock;
+                let woken = self.wake_queue(QueueRef::Sem(sem.0), WakeCount::Up(1), at, false);
+                self.complete(tid, OpResult::Done);
+                Note::Woke { woken }
             }
             Op::FutexWait { word, expected } => {
                 let c = self.jittered(self.cost.syscall_ns);
@@ -1168,6 +1250,7 @@ impl<M: Machine> Simulation<M> {
             Op::Work(ns) => {
                 self.charge(cpu, ns);
                 self.metrics.work_time_ns += ns;
+                self.metrics.work_items += 1;
                 let network = self.network;
                 let t = &mut self.threads[tid as usize];
                 t.woken_since_work = false;
@@ -1209,6 +1292,7 @@ impl<M: Machine> Simulation<M> {
                 Note::Other
             }
             Op::Yield => {
+                self.metrics.yields += 1;
                 let c = self.jittered(self.cost.yield_ns);
                 self.charge(cpu, c);
                 self.complete(tid, OpResult::Done);
@@ -1383,6 +1467,7 @@ impl<M: Machine> Simulation<M> {
 #[derive(Clone, Copy)]
 enum QueueRef {
     Listen,
+    Sem(u8),
     Futex(u8),
     Mutex(u8),
     Cond(u8),
@@ -1417,5 +1502,7 @@ fn note_code(n: &Note) -> u64 {
         Note::NoMoreEvents => 23 << 40,
         Note::Other => 24 << 40,
         Note::Exited => 25 << 40,
+        Note::SemTook => 26 << 40,
+        Note::SemSlept => 27 << 40,
     }
 }

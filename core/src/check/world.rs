@@ -1,0 +1,283 @@
+//! The checking platform: machines stepped atomically, without time.
+//!
+//! State: the machines, a blocked and a done bit per thread, [`WORDS`] words of memory, one FIFO
+//! sleeper queue per futex word, and [`SEMS`] counting semaphores with their FIFO sleeper queues. Its
+//! semantics match [`crate::sim`] for the operations below, so a schedule found here replays there:
+//! - `FutexWait`: returns `Mismatch` if the word differs; otherwise the thread sleeps, and the `Woken`
+//!   result is delivered when a `FutexWake` takes it off the queue (front first).
+//! - `SemWait`: takes a unit if the count is positive; otherwise sleeps. `SemPost` adds a unit and
+//!   wakes the front sleeper, which runs its `SemWait` again (a newcomer may take the unit first).
+//! - `Pause`, `Yield`, `Work`, `Now`: one step that changes nothing shared.
+//!
+//! Bounds: at most [`MAX_THREADS`] threads. Operations this platform does not model (`Accept`,
+//! `MutexLock`, `CondWait`, `CondNotify`, `AwaitEvent`) make the thread stop with
+//! [`CheckWorld::unsupported`] set.
+
+use crate::machine::Machine;
+use crate::op::{Op, OpResult};
+
+/// Words of memory.
+pub const WORDS: usize = 4;
+/// Semaphores.
+pub const SEMS: usize = 1;
+/// The most threads a world may have (the bit masks and queues are sized for it).
+pub const MAX_THREADS: usize = 16;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+struct Queue {
+    len: u8,
+    ids: [u8; MAX_THREADS],
+}
+
+impl Queue {
+    fn push(&mut self, t: usize) {
+        self.ids[self.len as usize] = t as u8;
+        self.len += 1;
+    }
+    fn pop(&mut self) -> Option<usize> {
+        if self.len == 0 {
+            return None;
+        }
+        let t = self.ids[0] as usize;
+        self.ids.copy_within(1..self.len as usize, 0);
+        self.len -= 1;
+        self.ids[self.len as usize] = 0;
+        Some(t)
+    }
+}
+
+/// Machines on the checking platform.
+///
+/// The machines live inline (no allocation per copy: the search copies a world on every transition);
+/// only the first `n` slots are real, and only they take part in equality and hashing.
+#[derive(Clone, Copy, Debug)]
+pub struct CheckWorld<M> {
+    n: u8,
+    threads: [M; MAX_THREADS],
+    blocked: u32,
+    done: u32,
+    mem: [u32; WORDS],
+    futex_q: [Queue; WORDS],
+    sem: [u32; SEMS],
+    sem_q: [Queue; SEMS],
+    unsupported: Option<(u8, Op)>,
+}
+
+impl<M: Machine + Copy> PartialEq for CheckWorld<M> {
+    fn eq(&self, o: &Self) -> bool {
+        self.n == o.n
+            && self.threads() == o.threads()
+            && self.blocked == o.blocked
+            && self.done == o.done
+            && self.mem == o.mem
+            && self.futex_q == o.futex_q
+            && self.sem == o.sem
+            && self.sem_q == o.sem_q
+            && self.unsupported == o.unsupported
+    }
+}
+
+impl<M: Machine + Copy> Eq for CheckWorld<M> {}
+
+impl<M: Machine + Copy> core::hash::Hash for CheckWorld<M> {
+    fn hash<H: core::hash::Hasher>(&self, h: &mut H) {
+        self.threads().hash(h);
+        self.blocked.hash(h);
+        self.done.hash(h);
+        self.mem.hash(h);
+        self.futex_q.hash(h);
+        self.sem.hash(h);
+        self.sem_q.hash(h);
+        self.unsupported.hash(h);
+    }
+}
+
+impl<M: Machine + Copy> CheckWorld<M> {
+    /// A world of these machines, all runnable, memory zeroed, semaphores at 0. At most
+    /// [`MAX_THREADS`] machines are kept; there must be at least one.
+    pub fn new(machines: Vec<M>) -> Self {
+        let n = machines.len().clamp(1, MAX_THREADS);
+        let mut threads = [machines[0]; MAX_THREADS];
+        let mut done = 0;
+        for (i, m) in machines.into_iter().take(n).enumerate() {
+            if m.is_done() {
+                done |= 1 << i;
+            }
+            threads[i] = m;
+        }
+        CheckWorld {
+            n: n as u8,
+            threads,
+            blocked: 0,
+            done,
+            mem: [0; WORDS],
+            futex_q: [Queue::default(); WORDS],
+            sem: [0; SEMS],
+            sem_q: [Queue::default(); SEMS],
+            unsupported: None,
+        }
+    }
+
+    /// The machines.
+    pub fn threads(&self) -> &[M] {
+        &self.threads[..self.n as usize]
+    }
+    /// A word of memory.
+    pub fn word(&self, w: usize) -> u32 {
+        self.mem[w]
+    }
+    /// A semaphore's count.
+    pub fn sem_count(&self, s: usize) -> u32 {
+        self.sem[s]
+    }
+    /// Whether thread `t` sleeps.
+    pub fn is_blocked(&self, t: usize) -> bool {
+        self.blocked & (1 << t) != 0
+    }
+    /// Whether thread `t` has exited.
+    pub fn is_done(&self, t: usize) -> bool {
+        self.done & (1 << t) != 0
+    }
+    /// Whether thread `t` may step.
+    pub fn is_runnable(&self, t: usize) -> bool {
+        t < self.n as usize
+            && (self.blocked | self.done) & (1 << t) == 0
+            && self.unsupported.is_none()
+    }
+    /// Set when a thread asked for an operation this platform does not model.
+    pub fn unsupported(&self) -> Option<(u8, Op)> {
+        self.unsupported
+    }
+
+    fn wake(&mut self, t: usize) {
+        self.blocked &= !(1 << t);
+    }
+
+    /// Run one step of thread `t` (which must be runnable). A run of `pause`s followed by the next
+    /// operation counts as one step: a `pause` touches nothing shared, so merging it into the next
+    /// visible operation loses no interleaving (and keeps nginx's 2047 pauses per round from
+    /// multiplying the state space). [`replay`] expands the pauses again for the simulator.
+    pub fn step(&mut self, t: usize) {
+        let mut op = self.threads[t].next_op();
+        while op == Op::Pause {
+            self.threads[t].complete(OpResult::Done);
+            op = self.threads[t].next_op();
+        }
+        let r = match op {
+            Op::Load(w) => OpResult::Value(self.mem[w.0 as usize]),
+            Op::Store(w, v) => {
+                self.mem[w.0 as usize] = v;
+                OpResult::Done
+            }
+            Op::Cas {
+                word,
+                expected,
+                new,
+            } => {
+                let actual = self.mem[word.0 as usize];
+                let ok = actual == expected;
+                if ok {
+                    self.mem[word.0 as usize] = new;
+                }
+                OpResult::Cas { ok, actual }
+            }
+            Op::FetchAdd(w, d) => {
+                let old = self.mem[w.0 as usize];
+                self.mem[w.0 as usize] = old.wrapping_add(d);
+                OpResult::Value(old)
+            }
+            Op::Swap(w, v) => {
+                let old = self.mem[w.0 as usize];
+                self.mem[w.0 as usize] = v;
+                OpResult::Value(old)
+            }
+            Op::FutexWait { word, expected } => {
+                if self.mem[word.0 as usize] != expected {
+                    OpResult::Mismatch
+                } else {
+                    self.futex_q[word.0 as usize].push(t);
+                    self.blocked |= 1 << t;
+                    return;
+                }
+            }
+            Op::FutexWake(word, count) => {
+                let limit = match count.nr_exclusive() {
+                    0 => u32::MAX,
+                    n => n,
+                };
+                let mut woken = 0;
+                while woken < limit {
+                    match self.futex_q[word.0 as usize].pop() {
+                        Some(s) => {
+                            self.wake(s);
+                            self.threads[s].complete(OpResult::Woken);
+                            woken += 1;
+                        }
+                        None => break,
+                    }
+                }
+                OpResult::Value(woken)
+            }
+            Op::SemWait(s) => {
+                let i = s.0 as usize;
+                if self.sem[i] > 0 {
+                    self.sem[i] -= 1;
+                    OpResult::Done
+                } else {
+                    self.sem_q[i].push(t);
+                    self.blocked |= 1 << t;
+                    return;
+                }
+            }
+            Op::SemPost(s) => {
+                let i = s.0 as usize;
+                self.sem[i] = self.sem[i].saturating_add(1);
+                if let Some(w) = self.sem_q[i].pop() {
+                    // the sleeper runs its SemWait again
+                    self.wake(w);
+                }
+                OpResult::Done
+            }
+            Op::Yield | Op::Work(_) => OpResult::Done,
+            Op::Pause => unreachable!("pauses are merged above"),
+            Op::Now => OpResult::Time(0),
+            Op::Exit => {
+                self.done |= 1 << t;
+                return;
+            }
+            Op::Accept(_)
+            | Op::MutexLock(_)
+            | Op::MutexUnlock(_)
+            | Op::CondWait(..)
+            | Op::CondNotify(..)
+            | Op::AwaitEvent => {
+                self.unsupported = Some((t as u8, op));
+                return;
+            }
+        };
+        self.threads[t].complete(r);
+        if self.threads[t].is_done() {
+            self.done |= 1 << t;
+        }
+    }
+}
+
+/// Replay a checker schedule in the simulator: each entry steps that thread through its pending
+/// `pause`s and then its next visible operation, as one checker step does.
+pub fn replay<M: Machine>(
+    sim: &mut crate::sim::Simulation<M>,
+    schedule: &[u16],
+) -> Result<(), crate::sim::StepError> {
+    use crate::sim::Actor;
+    for &t in schedule {
+        while sim
+            .threads()
+            .get(t as usize)
+            .is_some_and(|th| th.machine().next_op() == Op::Pause)
+        {
+            sim.step_actor(Actor::Thread(t))?;
+        }
+        sim.step_actor(Actor::Thread(t))?;
+    }
+    Ok(())
+}
