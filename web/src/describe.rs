@@ -195,6 +195,8 @@ pub fn step_sentence(sim: &HerdSim, rec: &StepRecord) -> String {
         Note::NoMoreEvents => "found no jobs left and shuts down".to_string(),
         Note::Other => "spun, yielded or read the clock".to_string(),
         Note::Exited => "exited".to_string(),
+        Note::SemTook => "took a unit from the semaphore (sem_wait)".to_string(),
+        Note::SemSlept => "went to sleep in sem_wait".to_string(),
     };
     format!("step {}: {who} {what}", rec.step)
 }
