@@ -79,17 +79,6 @@ pub struct SimModel {
     pub revision: u64,
 }
 
-/// The `nr_exclusive` budget of the walk a step ran.
-fn walk_budget(p: &HerdParams, rec: &StepRecord) -> u32 {
-    match rec.actor {
-        Actor::Network => 1,
-        Actor::Thread(_) => match (p.primitive, rec.line) {
-            (Primitive::Futex, 7) | (Primitive::Condvar, 8) => 0,
-            _ => p.mode.wake_count().nr_exclusive(),
-        },
-    }
-}
-
 impl SimModel {
     /// A fresh simulation of `params` at step 0.
     pub fn new(params: HerdParams) -> Self {
@@ -200,7 +189,7 @@ impl SimModel {
             }
             self.walks.push(Walk {
                 step: rec.step,
-                budget: walk_budget(&self.params, rec),
+                budget: self.stepper.sim().last_walk_budget(),
                 visits: walk.to_vec(),
             });
         }
