@@ -1,19 +1,29 @@
 //! The `herdlab` command line, parsed by hand.
 //!
 //! Every refusal names the problem and the allowed values; the herd's flags go through
-//! `herdlab_core::scenario::set_herd_param` and `validate_herd`, so their messages are the ones the
-//! web page shows for the same keys.
+//! `herdlab_core::scenario::set_herd_param` and `validate_herd`, and the locks' flags through
+//! `set_lock_param` and `validate_locks`, so their messages are the ones the web page shows for the
+//! same keys.
 
+use herdlab_core::check::CheckConfig;
 use herdlab_core::herd::HerdParams;
-use herdlab_core::scenario::{set_herd_param, validate_herd, HERD_KEYS};
+use herdlab_core::locks::shmtx::ShmtxVariant;
+use herdlab_core::locks::{LockKind, LockParams};
+use herdlab_core::scenario::{
+    set_herd_param, set_lock_param, validate_herd, validate_locks, HERD_KEYS,
+};
 
-use crate::bench_cmd::{DEFAULT_EVENTS, DEFAULT_THREADS, QUICK_EVENTS, QUICK_THREADS};
+use crate::bench_cmd::{
+    LockBenchConfig, DEFAULT_EVENTS, DEFAULT_THREADS, QUICK_EVENTS, QUICK_THREADS,
+};
+use crate::check_cmd::default_params;
 use crate::native_herd::{MAX_EVENTS, MAX_THREADS};
+use crate::native_locks::{self, BenchLock};
 use crate::sim_cmd::DEFAULT_MAX_STEPS;
 
 /// The usage text (`herdlab --help`).
 pub const USAGE: &str = "\
-herdlab: the thundering herd, simulated and on real threads
+herdlab: the thundering herd and nginx's ngx_shmtx, simulated, model-checked and on real threads
 
 usage:
   herdlab sim herd [--workers N] [--cpus C] [--mode wake-all|exclusive|lifo-exclusive]
@@ -23,10 +33,55 @@ usage:
       Run a herd scenario headless on the simulated platform and print its counters.
       Defaults and ranges are those of the scenario table (workers 1-64, cpus 1-16, ...).
 
+  herdlab sim locks [--lock shmtx|ttas|spin-yield|ticket|futex] [--variant V] [--threads N]
+                    [--rounds M] [--cpus C] [--spin S] [--no-semaphore] [--yield Y] [--cs NS]
+                    [--seed S] [--max-steps N] [--json]
+      Run a lock scenario headless on the simulated platform to the end: steps, acquisitions,
+      failed CAS, pauses, semaphore sleeps and posts, yields, context switches, simulated and
+      CPU time, acquisitions per thread with the least and most served shares, and the first
+      lock invariant broken, if any. Defaults: shmtx, correct, 4 threads x 20 rounds, 2 cpus,
+      spin 2048 (nginx), semaphore on, yield after 64, cs 100 ns, seed 1.
+
+  herdlab check shmtx [--variant NAME] [--threads N] [--rounds M] [--spin N] [--cpus C]
+                      [--no-semaphore] [--preemption-bound K] [--max-states N] [--json]
+  herdlab check shmtx --list-variants
+  herdlab check ttas|spin-yield|ticket|futex [--threads N] [--rounds M] [--yield Y (spin-yield)]
+                      [--preemption-bound K] [--max-states N] [--json]
+      Model-check a lock: every interleaving of its threads, each shared-memory operation one
+      atomic step, with mutual exclusion, wakeup accounting (wait + semaphore + posting
+      unlockers == announced sleepers; shmtx with a semaphore), semaphore overflow, and no lost
+      wakeup or deadlock where nothing can run. Exit 0: every invariant holds and the search was
+      complete; 1: an invariant broke (the shortest schedule is printed step by step, with a
+      link to the lesson at that schedule), or the state limit was reached first (incomplete);
+      2: bad arguments.
+      Defaults: 3 threads x 2 rounds, --spin 4, --cpus 2 (1 disables the spin phase), semaphore
+      on, --yield 4, no preemption bound, --max-states 20000000. nginx's spin of 2048 changes
+      only the number of probes per round (11 instead of 2), not the protocol: --spin 2048 takes
+      about 10M states and ~15-20 s (and ~250 MB) for 3 threads x 2 rounds, for the same verdict.
+      Variants of shmtx (--list-variants): correct, no-wait-decrement, announce-after-check,
+      unlock-reads-wait-first, plain-load-store, seed-listing. The other locks have only correct.
+      `herdlab check herd` is refused: the herd's accept path is not modelled by the checker yet.
+
   herdlab bench herd [--threads 2,8,32,128] [--events E] [--quick] [--json]
       Run core's herd machines on real threads (Linux): futex wake-all/wake-one,
       condvar notify_all/notify_one, and a blocking accept on a loopback listener.
       Default: 200 events per row; --quick: 50 events, threads 2,8,32.
+
+  herdlab bench locks [--quick] [--json] [--threads LIST] [--locks LIST] [--cs LIST]
+                      [--layout padded|packed|both] [--ms N]
+      Run core's lock machines (shmtx, ttas, spin-yield, ticket, futex) on real threads through
+      the native platform, beside std::sync::Mutex and parking_lot::Mutex, in one run. Threads:
+      1, 2, the cores and 4x the cores (oversubscribed); critical sections of 0, 100 and
+      1000 ns of busy work; each row runs for 300 ms (--quick: 100 ms, or --ms N) and every
+      thread stops at its next round after the deadline. Every critical section also increments
+      a protected counter with a plain load and store; it must equal the acquisitions (no lost
+      update), or the run fails. Layouts: padded (the lock's words and the counter each on their
+      own 128-byte line) and packed (all on one line: the false-sharing demonstration, each
+      holder's counter write invalidates the line the waiters spin on). shmtx runs as nginx
+      configures it: spin 2048, ngx_ncpu = the cores, the semaphore on.
+      Columns: ops/s, min/max share of acquisitions, sleeps (sem_wait/futex_wait sleeps; for
+      std and parking_lot their voluntary context switches), spins (pauses), yields, nvcsw,
+      wait p50/p99 (ns from starting to lock to holding it, one acquisition in 16 timed).
 
   herdlab help | --help | -h
       This text.
@@ -46,6 +101,15 @@ pub enum Command {
         /// Print JSON instead of a table.
         json: bool,
     },
+    /// `sim locks`.
+    SimLocks {
+        /// The scenario.
+        params: LockParams,
+        /// The step bound.
+        max_steps: u64,
+        /// Print JSON instead of a table.
+        json: bool,
+    },
     /// `bench herd`.
     BenchHerd {
         /// Worker thread counts, one row set each.
@@ -55,7 +119,38 @@ pub enum Command {
         /// Print JSON instead of a table.
         json: bool,
     },
+    /// `bench locks`.
+    BenchLocks {
+        /// The rows to run.
+        config: LockBenchConfig,
+        /// Print JSON instead of a table.
+        json: bool,
+    },
+    /// `check <lock>`.
+    Check {
+        /// The scenario.
+        params: LockParams,
+        /// The search's bounds.
+        config: CheckConfig,
+        /// Print JSON instead of text.
+        json: bool,
+    },
+    /// `check <lock> --list-variants`.
+    ListVariants {
+        /// The lock.
+        lock: LockKind,
+    },
+    /// `check herd`: refused with an explanation (exit 2).
+    CheckHerd,
 }
+
+/// What `herdlab check herd` says.
+pub const CHECK_HERD: &str = "\
+check herd: the herd's accept path is not modelled by the checker yet: the checking platform
+executes memory words, futexes and semaphores, but not the kernel's accept queue and wait-queue
+walk (Op::Accept), the event gate, or sleeping mutexes and condition variables; the herd runs in
+the simulator instead (herdlab sim herd) and on real threads (herdlab bench herd).
+Locks can be checked: herdlab check shmtx|ttas|spin-yield|ticket|futex";
 
 /// A refused command line (exit status 2). The message has one line per problem.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -71,12 +166,56 @@ fn err<T>(msg: impl Into<String>) -> Result<T, CliError> {
     Err(CliError(msg.into()))
 }
 
-const COMMANDS: &str = "sim, bench, help";
-const MECHANISMS: &str = "herd";
+const COMMANDS: &str = "sim, bench, check, help";
+const MECHANISMS: &str = "herd, locks";
 const BENCH_FLAGS: [&str; 4] = ["--threads", "--events", "--quick", "--json"];
+const BENCH_LOCK_FLAGS: [&str; 7] = [
+    "--quick",
+    "--json",
+    "--threads",
+    "--locks",
+    "--cs",
+    "--layout",
+    "--ms",
+];
+const SIM_LOCK_FLAGS: [&str; 12] = [
+    "--lock",
+    "--variant",
+    "--threads",
+    "--rounds",
+    "--cpus",
+    "--spin",
+    "--no-semaphore",
+    "--yield",
+    "--cs",
+    "--seed",
+    "--max-steps",
+    "--json",
+];
+const CHECK_FLAGS: [&str; 11] = [
+    "--variant",
+    "--threads",
+    "--rounds",
+    "--spin",
+    "--cpus",
+    "--no-semaphore",
+    "--yield",
+    "--preemption-bound",
+    "--max-states",
+    "--json",
+    "--list-variants",
+];
+/// The most states `--max-states` accepts.
+pub const MAX_CHECK_STATES: u64 = 1_000_000_000;
+/// The largest `--preemption-bound`.
+pub const MAX_PREEMPTION_BOUND: u64 = 10_000;
 
 fn is_help(a: &str) -> bool {
     matches!(a, "help" | "--help" | "-h")
+}
+
+fn lock_names() -> String {
+    LockKind::ALL.map(LockKind::name).join(", ")
 }
 
 /// Parse the arguments after the program name.
@@ -94,26 +233,28 @@ where
     }
     match cmd.as_str() {
         "sim" | "bench" => {}
+        "check" => return parse_check_command(&args[1..]),
         other => return err(format!("'{other}' is not a command; allowed: {COMMANDS}")),
     }
-    match args.get(1).map(String::as_str) {
+    let mech = match args.get(1).map(String::as_str) {
         None => return err(format!("{cmd}: missing mechanism; allowed: {MECHANISMS}")),
         Some(h) if is_help(h) => return Ok(Command::Help),
-        Some("herd") => {}
+        Some(m @ ("herd" | "locks")) => m,
         Some(m) => {
             return err(format!(
                 "{cmd}: '{m}' is not a mechanism; allowed: {MECHANISMS}"
             ))
         }
-    }
-    let flags = split_flags(&args[2..], cmd)?;
+    };
+    let flags = split_flags(&args[2..], &format!("{cmd} {mech}"))?;
     if flags.iter().any(|(f, _)| f == "--help") {
         return Ok(Command::Help);
     }
-    if cmd == "sim" {
-        parse_sim(flags)
-    } else {
-        parse_bench(flags)
+    match (cmd.as_str(), mech) {
+        ("sim", "herd") => parse_sim(flags),
+        ("sim", _) => parse_sim_locks(flags),
+        (_, "herd") => parse_bench(flags),
+        _ => parse_bench_locks(flags),
     }
 }
 
@@ -126,11 +267,14 @@ fn sim_flags() -> Vec<String> {
 }
 
 fn takes_value(flag: &str) -> bool {
-    !matches!(flag, "--json" | "--quick" | "--help")
+    !matches!(
+        flag,
+        "--json" | "--quick" | "--help" | "--no-semaphore" | "--list-variants"
+    )
 }
 
 /// Split `--flag value` / `--flag=value` / `--switch` into pairs (flag names are checked later).
-fn split_flags(rest: &[String], cmd: &str) -> Result<Vec<(String, Option<String>)>, CliError> {
+fn split_flags(rest: &[String], what: &str) -> Result<Vec<(String, Option<String>)>, CliError> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < rest.len() {
@@ -142,7 +286,7 @@ fn split_flags(rest: &[String], cmd: &str) -> Result<Vec<(String, Option<String>
         }
         if !a.starts_with("--") || a.len() == 2 {
             return err(format!(
-                "{cmd} herd: unexpected argument '{a}'; flags start with --"
+                "{what}: unexpected argument '{a}'; flags start with --"
             ));
         }
         let (flag, inline) = match a.split_once('=') {
@@ -242,12 +386,17 @@ fn parse_sim(flags: Vec<(String, Option<String>)>) -> Result<Command, CliError> 
 }
 
 fn parse_threads(v: &str) -> Result<Vec<u32>, CliError> {
-    let allowed =
-        format!("allowed: a comma-separated list of up to 16 counts, each 1-{MAX_THREADS} (e.g. 2,8,32,128)");
+    parse_threads_upto(v, MAX_THREADS)
+}
+
+fn parse_threads_upto(v: &str, max: u32) -> Result<Vec<u32>, CliError> {
+    let allowed = format!(
+        "allowed: a comma-separated list of up to 16 counts, each 1-{max} (e.g. 2,8,32,128)"
+    );
     let mut out = Vec::new();
     for part in v.split(',') {
         match part.trim().parse::<u32>() {
-            Ok(n) if (1..=MAX_THREADS).contains(&n) => out.push(n),
+            Ok(n) if (1..=max).contains(&n) => out.push(n),
             Ok(n) => return err(format!("--threads: {n} is out of range; {allowed}")),
             Err(_) => {
                 return err(format!(
@@ -306,6 +455,293 @@ fn parse_bench(flags: Vec<(String, Option<String>)>) -> Result<Command, CliError
         events: events.unwrap_or(de),
         json,
     })
+}
+
+/// The allowed values of a lock key, as core's own message states them.
+fn lock_allowed(key: &str) -> String {
+    let mut p = LockParams::default();
+    match set_lock_param(&mut p, key, "") {
+        Err(e) => match e.message.rsplit_once("allowed") {
+            Some((_, a)) => a.trim_start_matches(':').trim().to_string(),
+            None => e.message,
+        },
+        Ok(()) => String::new(),
+    }
+}
+
+/// Set a lock field from `--key value` through core's `set_lock_param`.
+fn set_lock_flag(p: &mut LockParams, flag: &str, value: Option<String>) -> Result<(), CliError> {
+    let key = flag.trim_start_matches("--");
+    let v = value.ok_or_else(|| {
+        CliError(format!(
+            "{flag}: missing value; allowed: {}",
+            lock_allowed(key)
+        ))
+    })?;
+    set_lock_param(p, key, &v).map_err(|e| CliError(format!("--{}: {}", e.field, e.message)))
+}
+
+fn validated(p: &LockParams) -> Result<(), CliError> {
+    let errs = validate_locks(p);
+    if errs.is_empty() {
+        return Ok(());
+    }
+    err(errs
+        .iter()
+        .map(|e| format!("--{}: {}", e.field, e.message))
+        .collect::<Vec<_>>()
+        .join("\n"))
+}
+
+fn max_steps_of(value: Option<String>) -> Result<u64, CliError> {
+    let v = value.ok_or_else(|| {
+        CliError(format!(
+            "--max-steps: missing value; allowed 1-{}",
+            u64::MAX
+        ))
+    })?;
+    range_u64("--max-steps", &v, 1, u64::MAX)
+}
+
+fn parse_sim_locks(flags: Vec<(String, Option<String>)>) -> Result<Command, CliError> {
+    let mut params = LockParams::default();
+    let mut max_steps = DEFAULT_MAX_STEPS;
+    let mut json = false;
+    for (flag, value) in flags {
+        match flag.as_str() {
+            "--json" => json = true,
+            "--no-semaphore" => params.semaphore = false,
+            "--max-steps" => max_steps = max_steps_of(value)?,
+            f if SIM_LOCK_FLAGS.contains(&f) => set_lock_flag(&mut params, f, value)?,
+            f => {
+                return err(format!(
+                    "sim locks: unknown flag '{f}'; allowed: {}",
+                    SIM_LOCK_FLAGS.join(", ")
+                ))
+            }
+        }
+    }
+    validated(&params)?;
+    Ok(Command::SimLocks {
+        params,
+        max_steps,
+        json,
+    })
+}
+
+fn parse_list<T>(
+    flag: &str,
+    v: Option<String>,
+    allowed: &str,
+    one: impl Fn(&str) -> Option<T>,
+) -> Result<Vec<T>, CliError> {
+    let v = v.ok_or_else(|| CliError(format!("{flag}: missing value; allowed: {allowed}")))?;
+    let mut out = Vec::new();
+    for part in v.split(',') {
+        match one(part.trim()) {
+            Some(x) => out.push(x),
+            None => {
+                return err(format!(
+                    "{flag}: '{}' is not allowed; allowed: {allowed}",
+                    part.trim()
+                ))
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn parse_bench_locks(flags: Vec<(String, Option<String>)>) -> Result<Command, CliError> {
+    let mut quick = false;
+    let mut json = false;
+    let mut threads = None;
+    let mut locks = None;
+    let mut cs = None;
+    let mut layout = None;
+    let mut ms = None;
+    let max = native_locks::MAX_THREADS;
+    for (flag, value) in flags {
+        match flag.as_str() {
+            "--json" => json = true,
+            "--quick" => quick = true,
+            "--threads" => {
+                let v = value.ok_or_else(|| {
+                    CliError(format!(
+                        "--threads: missing value; allowed: a comma-separated list of counts, each 1-{max} (e.g. 1,2,8)"
+                    ))
+                })?;
+                threads = Some(parse_threads_upto(&v, max)?);
+            }
+            "--locks" => {
+                locks = Some(parse_list(
+                    "--locks",
+                    value,
+                    &format!("a comma-separated list of {}", BenchLock::names()),
+                    BenchLock::from_name,
+                )?)
+            }
+            "--cs" => {
+                cs = Some(parse_list(
+                    "--cs",
+                    value,
+                    "a comma-separated list of nanoseconds, each 0-10000000",
+                    |s| s.parse::<u64>().ok().filter(|&n| n <= 10_000_000),
+                )?)
+            }
+            "--layout" => {
+                let v = value.ok_or_else(|| {
+                    CliError("--layout: missing value; allowed: padded, packed, both".into())
+                })?;
+                layout = Some(match v.as_str() {
+                    "padded" => vec![true],
+                    "packed" => vec![false],
+                    "both" => vec![true, false],
+                    _ => {
+                        return err(format!(
+                            "--layout: '{v}' is not allowed; allowed: padded, packed, both"
+                        ))
+                    }
+                });
+            }
+            "--ms" => {
+                let v =
+                    value.ok_or_else(|| CliError("--ms: missing value; allowed 1-60000".into()))?;
+                ms = Some(range_u64("--ms", &v, 1, 60_000)?);
+            }
+            f => {
+                return err(format!(
+                    "bench locks: unknown flag '{f}'; allowed: {}",
+                    BENCH_LOCK_FLAGS.join(", ")
+                ))
+            }
+        }
+    }
+    let mut config = LockBenchConfig::new(quick);
+    if let Some(t) = threads {
+        config.threads = t;
+    }
+    if let Some(l) = locks {
+        config.locks = l;
+    }
+    if let Some(c) = cs {
+        config.cs_ns = c;
+    }
+    if let Some(l) = layout {
+        config.padded = l;
+    }
+    if let Some(ms) = ms {
+        config.row_ms = ms;
+    }
+    Ok(Command::BenchLocks { config, json })
+}
+
+fn parse_check_command(rest: &[String]) -> Result<Command, CliError> {
+    let allowed = format!("{}, herd", lock_names());
+    let lock = match rest.first().map(String::as_str) {
+        None => return err(format!("check: missing lock; allowed: {allowed}")),
+        Some(h) if is_help(h) => return Ok(Command::Help),
+        Some("herd") => return Ok(Command::CheckHerd),
+        Some(l) => match LockKind::from_name(l) {
+            Some(k) => k,
+            None => return err(format!("check: '{l}' is not a lock; allowed: {allowed}")),
+        },
+    };
+    let flags = split_flags(&rest[1..], &format!("check {}", lock.name()))?;
+    if flags.iter().any(|(f, _)| f == "--help") {
+        return Ok(Command::Help);
+    }
+    parse_check(lock, flags)
+}
+
+fn parse_check(lock: LockKind, flags: Vec<(String, Option<String>)>) -> Result<Command, CliError> {
+    let mut params = default_params(lock);
+    let mut config = CheckConfig::default();
+    let mut json = false;
+    let mut list = false;
+    for (flag, value) in flags {
+        let f = flag.as_str();
+        let only = |what: &str, who: &str| {
+            err::<()>(format!(
+                "{f}: only {who} has {what}; {} does not (allowed flags: {})",
+                lock.name(),
+                check_flags(lock).join(", ")
+            ))
+        };
+        match f {
+            "--json" => json = true,
+            "--list-variants" => list = true,
+            "--no-semaphore" if lock != LockKind::Shmtx => only("a semaphore", "shmtx")?,
+            "--no-semaphore" => params.semaphore = false,
+            "--spin" if lock != LockKind::Shmtx => only("a spin count", "shmtx")?,
+            "--yield" if lock != LockKind::SpinYield => only("a yield threshold", "spin-yield")?,
+            "--preemption-bound" => {
+                let v = value.ok_or_else(|| {
+                    CliError(format!(
+                        "--preemption-bound: missing value; allowed 0-{MAX_PREEMPTION_BOUND}"
+                    ))
+                })?;
+                config.preemption_bound = Some(range_u64(f, &v, 0, MAX_PREEMPTION_BOUND)? as u32);
+            }
+            "--max-states" => {
+                let v = value.ok_or_else(|| {
+                    CliError(format!(
+                        "--max-states: missing value; allowed 1-{MAX_CHECK_STATES}"
+                    ))
+                })?;
+                config.max_states = range_u64(f, &v, 1, MAX_CHECK_STATES)?;
+            }
+            "--variant" | "--threads" | "--rounds" | "--cpus" | "--spin" | "--yield" => {
+                set_lock_flag(&mut params, f, value)?
+            }
+            _ => {
+                return err(format!(
+                    "check {}: unknown flag '{f}'; allowed: {}",
+                    lock.name(),
+                    check_flags(lock).join(", ")
+                ))
+            }
+        }
+    }
+    validated(&params)?;
+    if list {
+        return Ok(Command::ListVariants { lock });
+    }
+    Ok(Command::Check {
+        params,
+        config,
+        json,
+    })
+}
+
+/// The flags `check <lock>` takes.
+fn check_flags(lock: LockKind) -> Vec<&'static str> {
+    CHECK_FLAGS
+        .into_iter()
+        .filter(|f| match *f {
+            "--spin" | "--no-semaphore" => lock == LockKind::Shmtx,
+            "--yield" => lock == LockKind::SpinYield,
+            _ => true,
+        })
+        .collect()
+}
+
+/// The lines of `check <lock> --list-variants`: each variant's name, then its story.
+pub fn variant_lines(lock: LockKind) -> Vec<String> {
+    if lock != LockKind::Shmtx {
+        return vec![format!(
+            "correct  {} has no broken variants here (they belong to shmtx)",
+            lock.name()
+        )];
+    }
+    let w = ShmtxVariant::ALL
+        .iter()
+        .map(|v| v.name().len())
+        .max()
+        .unwrap_or(0);
+    ShmtxVariant::ALL
+        .iter()
+        .map(|v| format!("{:<w$}  {}", v.name(), v.story()))
+        .collect()
 }
 
 #[cfg(test)]
@@ -411,13 +847,13 @@ mod tests {
     fn unknown_things_are_refused() {
         assert_eq!(
             msg("bogus"),
-            "'bogus' is not a command; allowed: sim, bench, help"
+            "'bogus' is not a command; allowed: sim, bench, check, help"
         );
         assert!(msg("").contains("missing command"));
-        assert_eq!(msg("sim"), "sim: missing mechanism; allowed: herd");
+        assert_eq!(msg("sim"), "sim: missing mechanism; allowed: herd, locks");
         assert_eq!(
             msg("bench lock"),
-            "bench: 'lock' is not a mechanism; allowed: herd"
+            "bench: 'lock' is not a mechanism; allowed: herd, locks"
         );
         let m = msg("sim herd --bogus 1");
         assert!(
@@ -460,5 +896,185 @@ mod tests {
         assert!(msg("bench herd --threads 2,x").contains("not a list of counts"));
         assert!(msg("bench herd --threads 0").contains("out of range"));
         assert!(msg("bench herd --events 10001").contains("allowed 1-10000"));
+    }
+
+    #[test]
+    fn sim_locks_flags_reach_the_params() {
+        let c = p("sim locks --lock ticket --threads 8 --rounds 7 --cpus 3 --cs 0 --seed 9 --json")
+            .unwrap();
+        let Command::SimLocks {
+            params,
+            max_steps,
+            json,
+        } = c
+        else {
+            panic!("{c:?}")
+        };
+        assert_eq!(params.lock, LockKind::Ticket);
+        assert_eq!((params.threads, params.rounds, params.cpus), (8, 7, 3));
+        assert_eq!((params.cs_ns, params.seed), (0, 9));
+        assert_eq!(max_steps, DEFAULT_MAX_STEPS);
+        assert!(json);
+        let Command::SimLocks { params, .. } =
+            p("sim locks --variant seed-listing --spin 16 --no-semaphore --yield 3").unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(params.variant, ShmtxVariant::SeedListing);
+        assert_eq!(
+            (params.spin, params.semaphore, params.yield_after),
+            (16, false, 3)
+        );
+        assert_eq!(
+            p("sim locks"),
+            Ok(Command::SimLocks {
+                params: LockParams::default(),
+                max_steps: DEFAULT_MAX_STEPS,
+                json: false
+            })
+        );
+    }
+
+    #[test]
+    fn sim_locks_refusals_name_the_allowed_values() {
+        assert_eq!(
+            msg("sim locks --lock mcs"),
+            "--lock: 'mcs' is not allowed; allowed: shmtx, ttas, spin-yield, ticket, futex"
+        );
+        assert!(msg("sim locks --threads 17").contains("allowed 1-16"));
+        assert!(msg("sim locks --lock ttas --variant plain-load-store")
+            .starts_with("--variant: plain-load-store is a variant of shmtx"));
+        assert!(
+            msg("sim locks --variant").starts_with("--variant: missing value; allowed: correct")
+        );
+        assert!(msg("sim locks --bogus").contains("unknown flag '--bogus'"));
+        assert_eq!(
+            msg("sim locks --no-semaphore=1"),
+            "--no-semaphore: takes no value"
+        );
+    }
+
+    #[test]
+    fn check_defaults_and_flags() {
+        let Command::Check {
+            params,
+            config,
+            json,
+        } = p("check shmtx").unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(params, default_params(LockKind::Shmtx));
+        assert_eq!(
+            (params.threads, params.rounds, params.spin, params.cpus),
+            (3, 2, 4, 2)
+        );
+        assert_eq!(config, CheckConfig::default());
+        assert!(!json);
+        let Command::Check {
+            params,
+            config,
+            json,
+        } = p(
+            "check shmtx --threads 2 --rounds 3 --variant no-wait-decrement --spin 2048 --cpus 1 \
+             --no-semaphore --preemption-bound 2 --max-states 5000 --json",
+        )
+        .unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(params.variant, ShmtxVariant::NoWaitDecrement);
+        assert_eq!(
+            (params.threads, params.rounds, params.spin, params.cpus),
+            (2, 3, 2048, 1)
+        );
+        assert!(!params.semaphore);
+        assert_eq!(config.preemption_bound, Some(2));
+        assert_eq!(config.max_states, 5000);
+        assert!(json);
+        let Command::Check { params, .. } = p("check spin-yield --yield 9").unwrap() else {
+            panic!()
+        };
+        assert_eq!((params.lock, params.yield_after), (LockKind::SpinYield, 9));
+        assert_eq!(
+            p("check shmtx --list-variants"),
+            Ok(Command::ListVariants {
+                lock: LockKind::Shmtx
+            })
+        );
+        assert_eq!(p("check herd"), Ok(Command::CheckHerd));
+        assert_eq!(p("check --help"), Ok(Command::Help));
+    }
+
+    #[test]
+    fn check_refusals() {
+        assert_eq!(
+            msg("check"),
+            "check: missing lock; allowed: shmtx, ttas, spin-yield, ticket, futex, herd"
+        );
+        assert_eq!(
+            msg("check mcs"),
+            "check: 'mcs' is not a lock; allowed: shmtx, ttas, spin-yield, ticket, futex, herd"
+        );
+        assert!(msg("check shmtx --variant nope").contains("allowed: correct, no-wait-decrement"));
+        assert!(msg("check ttas --variant seed-listing").contains("ttas takes correct"));
+        assert!(msg("check shmtx --threads 0").contains("allowed 1-16"));
+        assert!(msg("check shmtx --spin 0").contains("allowed 1-65536"));
+        assert!(msg("check shmtx --max-states 0").contains("allowed 1-1000000000"));
+        assert!(msg("check shmtx --preemption-bound x").contains("not a whole number"));
+        assert!(msg("check ticket --spin 4").starts_with("--spin: only shmtx has a spin count"));
+        assert!(msg("check futex --no-semaphore").contains("only shmtx has a semaphore"));
+        assert!(msg("check shmtx --yield 2").contains("only spin-yield"));
+        let m = msg("check shmtx --cs 5");
+        assert!(
+            m.contains("unknown flag '--cs'") && m.contains("--preemption-bound"),
+            "{m}"
+        );
+    }
+
+    #[test]
+    fn variant_lines_start_with_correct() {
+        let v = variant_lines(LockKind::Shmtx);
+        assert_eq!(v.len(), 6);
+        assert!(v[0].starts_with("correct "));
+        for (line, var) in v.iter().zip(ShmtxVariant::ALL) {
+            assert!(line.starts_with(var.name()), "{line}");
+            assert!(line.ends_with(var.story()), "{line}");
+        }
+        assert_eq!(variant_lines(LockKind::Ttas).len(), 1);
+    }
+
+    #[test]
+    fn bench_locks_defaults_and_lists() {
+        let Command::BenchLocks { config, json } = p("bench locks").unwrap() else {
+            panic!()
+        };
+        assert!(!json);
+        assert_eq!(config.row_ms, 300);
+        assert_eq!(config.locks.len(), 7);
+        assert_eq!(config.cs_ns, vec![0, 100, 1000]);
+        assert_eq!(config.padded, vec![true, false]);
+        let c = native_locks::cores() as u32;
+        assert!(config.threads.contains(&1) && config.threads.contains(&(4 * c)));
+        let Command::BenchLocks { config, json } = p(
+            "bench locks --quick --json --threads 3,5 --locks shmtx,std --cs 0,50 --layout packed",
+        )
+        .unwrap() else {
+            panic!()
+        };
+        assert!(json);
+        assert_eq!(config.row_ms, 100);
+        assert_eq!(config.threads, vec![3, 5]);
+        assert_eq!(
+            config.locks,
+            vec![BenchLock::Core(LockKind::Shmtx), BenchLock::Std]
+        );
+        assert_eq!(config.cs_ns, vec![0, 50]);
+        assert_eq!(config.padded, vec![false]);
+        assert_eq!(config.runs().len(), 8);
+        assert!(msg("bench locks --locks shmtx,mcs").contains("'mcs' is not allowed"));
+        assert!(msg("bench locks --threads 0").contains("out of range"));
+        assert!(msg("bench locks --layout diagonal").contains("allowed: padded, packed, both"));
+        assert!(msg("bench locks --events 3").contains("unknown flag '--events'"));
     }
 }

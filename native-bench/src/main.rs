@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use herdlab_bench::cli::{self, Command};
-use herdlab_bench::{bench_cmd, sim_cmd};
+use herdlab_bench::{bench_cmd, check_cmd, sim_cmd};
 
 fn print_json<T: serde::Serialize>(v: &T, pretty: bool) -> ExitCode {
     match if pretty {
@@ -51,6 +51,19 @@ fn main() -> ExitCode {
                 ExitCode::SUCCESS
             }
         }
+        Command::SimLocks {
+            params,
+            max_steps,
+            json,
+        } => {
+            let report = sim_cmd::run_locks(&params, max_steps);
+            if json {
+                print_json(&report, false)
+            } else {
+                print!("{}", sim_cmd::render_locks(&report));
+                ExitCode::SUCCESS
+            }
+        }
         Command::BenchHerd {
             threads,
             events,
@@ -69,5 +82,47 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
+        Command::BenchLocks { config, json } => match bench_cmd::run_locks(&config, true) {
+            Ok(rows) => {
+                if json {
+                    print_json(&rows, true)
+                } else {
+                    print!("{}", bench_cmd::render_locks(&rows));
+                    ExitCode::SUCCESS
+                }
+            }
+            Err(e) => {
+                eprintln!("herdlab: bench locks: {e}");
+                ExitCode::FAILURE
+            }
+        },
+        Command::Check {
+            params,
+            config,
+            json,
+        } => {
+            let out = check_cmd::run(&params, &config, check_cmd::progress_wanted());
+            let code = ExitCode::from(out.exit_code());
+            if json {
+                if print_json(&out, false) != ExitCode::SUCCESS {
+                    return ExitCode::FAILURE;
+                }
+            } else {
+                print!("{}", check_cmd::render(&params, &config, &out));
+            }
+            code
+        }
+        Command::ListVariants { lock } => {
+            for l in cli::variant_lines(lock) {
+                println!("{l}");
+            }
+            ExitCode::SUCCESS
+        }
+        Command::CheckHerd => {
+            for line in cli::CHECK_HERD.lines() {
+                eprintln!("herdlab: {line}");
+            }
+            ExitCode::from(2)
+        }
     }
 }

@@ -385,6 +385,8 @@ fn run_wait_herd(variant: Variant, threads: u32, events: u32) -> Result<RunRepor
         mutexes: 1,
         condvars: 1,
         listener: false,
+        sems: 0,
+        packed: false,
         threads: machines.len(),
     })?;
     let gate = HerdGate::new(n, events, deadline);
@@ -474,6 +476,8 @@ fn run_accept(threads: u32, events: u32) -> Result<RunReport, NativeError> {
         mutexes: 0,
         condvars: 0,
         listener: true,
+        sems: 0,
+        packed: false,
         threads: n,
     })?;
     let addr = world

@@ -102,7 +102,7 @@ fn bad_mode_exits_2_with_the_allowed_values() {
 fn unknown_command_flag_and_missing_value_exit_2() {
     let out = herdlab(&["bogus"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("allowed: sim, bench, help"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("allowed: sim, bench, check, help"));
     let out = herdlab(&["sim", "herd", "--bogus", "1"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown flag '--bogus'"));

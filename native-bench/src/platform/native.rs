@@ -2,19 +2,27 @@
 //!
 //! | operation | here |
 //! |---|---|
-//! | `Load`, `Store`, `Cas`, `FetchAdd` | an `AtomicU32` alone on its 128-byte cache line, `SeqCst` |
+//! | `Load`, `Store`, `Cas`, `FetchAdd`, `Swap` | an `AtomicU32`, `SeqCst`; alone on its 128-byte cache line, or packed with the world's other words ([`WorldSpec::packed`]) |
 //! | `FutexWait`, `FutexWake` | `futex(2)` with `FUTEX_WAIT_PRIVATE` / `FUTEX_WAKE_PRIVATE` (Linux only) |
+//! | `SemWait`, `SemPost` | a POSIX `sem_t` per semaphore, `sem_init(sem, 0, 0)` (process-private, value 0), alone on its cache line, destroyed with the world; `sem_wait` is `sem_trywait`, then `sem_timedwait` retried on `EINTR` |
 //! | `MutexLock`, `MutexUnlock` | a `std::sync::Mutex<()>`; the guard is kept by the thread's driver between ops |
 //! | `CondWait`, `CondNotify` | a `std::sync::Condvar` (`wait_timeout`, `notify_one`, `notify_all`) |
 //! | `Accept` | a blocking `accept(2)` on one `TcpListener` bound to `127.0.0.1:0`; `Closed` once shut down |
-//! | `Work(ns)` | a busy spin on the monotonic clock for `ns` |
+//! | `Work(ns)` | a busy spin on the monotonic clock for `ns` ([`spin_for`]) |
 //! | `AwaitEvent` | the harness's [`EventGate`] |
 //! | `Pause`, `Yield`, `Now` | `spin_loop`, `yield_now`, nanoseconds on the monotonic clock |
 //!
 //! # Lifetimes
 //! A [`NativeWorld`] is shared by reference with scoped threads (`std::thread::scope`): every
-//! thread's [`drive`] borrows it for `'w`, so a held `MutexGuard<'w, ()>` can outlive one operation
-//! without `unsafe` and without leaking the mutex.
+//! thread's [`NativeThread`] (and so [`drive`]) borrows it for `'w`, so a held
+//! `MutexGuard<'w, ()>` can outlive one operation without `unsafe` and without leaking the mutex.
+//! The semaphores live in the world's heap block and never move after `sem_init`; no thread can
+//! still use them when the world is dropped (the borrow ends first), so `sem_destroy` is safe there.
+//!
+//! # Drivers
+//! [`drive`] runs one machine to its exit. A harness that needs to act between operations (stop
+//! between lock rounds, time an acquisition, check mutual exclusion around the critical section)
+//! makes its own loop over [`NativeThread::exec`], which executes exactly one operation.
 //!
 //! # Counters (per thread, the definitions of `herdlab_core::metrics`)
 //! - `wakeups`: a `FutexWait` that returned 0 after sleeping (not `EAGAIN`), or a `CondWait` that
@@ -25,28 +33,41 @@
 //! - `work_items`: `Work` operations.
 //! - voluntary context switches: `getrusage(RUSAGE_THREAD)`'s `ru_nvcsw` at thread start and end
 //!   (and `/proc/self/task/<tid>/status` for snapshots taken by another thread).
+//! - [`OpCounters`], kept by the thread alone (plain integers, no shared writes): operations,
+//!   `pause`s, `sched_yield`s, failed CAS, `sem_wait`s that found the count at 0 and went to the
+//!   kernel (`sem_sleeps`), `sem_post`s, and `futex_wait`s that slept (`futex_sleeps`).
 //!
 //! # Bounds
-//! Every futex and condition-variable wait carries [`WAIT_TIMEOUT`]; a timeout is an error, never a
-//! hang. [`NativeWorld::fail`] records the first error, wakes every futex word and condition
-//! variable and shuts the listener down, so every other thread leaves its wait and exits.
+//! Every futex, semaphore and condition-variable wait carries [`WAIT_TIMEOUT`]; a timeout is an
+//! error, never a hang. [`NativeWorld::fail`] records the first error, wakes every futex word, posts
+//! every semaphore once per thread, notifies every condition variable and shuts the listener down,
+//! so every other thread leaves its wait and exits.
 
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, Ordering::SeqCst};
+use std::sync::atomic::Ordering::{Relaxed, Release, SeqCst};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use herdlab_core::machine::Machine;
-use herdlab_core::op::{Op, OpResult, WakeCount, Word};
+use herdlab_core::op::{Op, OpResult, SemId, WakeCount, Word};
 
-/// The longest any single futex or condition-variable wait may sleep before it is an error.
+/// The longest any single futex, semaphore or condition-variable wait may sleep before it is an
+/// error.
 pub const WAIT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// How long a gate may wait for every worker to be asleep before it is an error.
 pub const GATE_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// The most operations one thread may execute in one run (a runaway machine is an error).
+/// The most operations one thread may execute in one run of [`drive`] (a runaway machine is an
+/// error).
 pub const MAX_OPS: u64 = 500_000_000;
+
+/// The bytes of one padded line: two 64-byte cache lines (adjacent-line prefetch included).
+pub const LINE_BYTES: usize = 128;
+
+/// 32-bit words in one [`LINE_BYTES`] line.
+pub const WORDS_PER_LINE: usize = LINE_BYTES / 4;
 
 /// An error of the native platform or of a harness running on it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -73,7 +94,7 @@ impl NativeError {
 pub struct Padded<T>(pub T);
 
 /// What a world needs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct WorldSpec {
     /// Words of shared memory (also futex words).
     pub words: u8,
@@ -81,10 +102,16 @@ pub struct WorldSpec {
     pub mutexes: u8,
     /// Condition variables.
     pub condvars: u8,
+    /// POSIX semaphores (`sem_t`, initial value 0).
+    pub sems: u8,
     /// Whether to bind a listening socket on `127.0.0.1:0` (for [`Op::Accept`]).
     pub listener: bool,
     /// How many threads will be driven in it (one counter slot each).
     pub threads: usize,
+    /// `false`: every word alone on its own 128-byte line (the default, no false sharing).
+    /// `true`: the words packed side by side, [`WORDS_PER_LINE`] to a line, so that word 0 and its
+    /// neighbours share one cache line (the false-sharing layout of `herdlab bench locks`).
+    pub packed: bool,
 }
 
 /// The counters of one thread that other threads (a gate, a load generator) may read while it runs.
@@ -125,25 +152,30 @@ impl ThreadSlot {
     }
 }
 
-/// The shared state of one native run: words, mutexes, condition variables, the listener, the
-/// per-thread counters, the current event's time stamp and the failure flag.
+/// The shared state of one native run: words, mutexes, condition variables, semaphores, the
+/// listener, the per-thread counters, the current event's time stamp and the failure flag.
 #[derive(Debug)]
 pub struct NativeWorld {
-    words: Box<[Padded<AtomicU32>]>,
+    /// The words' storage: word `i` is `lines[i >> shift].0[i & mask]`.
+    lines: Box<[Padded<[AtomicU32; WORDS_PER_LINE]>]>,
+    words: usize,
+    shift: u32,
+    mask: usize,
     mutexes: Box<[Mutex<()>]>,
     condvars: Box<[Condvar]>,
+    sems: Box<[Padded<sys::Sem>]>,
     listener: Option<TcpListener>,
     listener_shut: AtomicBool,
     slots: Box<[Padded<ThreadSlot>]>,
     epoch: Instant,
-    event_start: AtomicU64,
+    event_start: Padded<AtomicU64>,
     conn_seq: AtomicU32,
     aborted: AtomicBool,
     failure: Mutex<Option<String>>,
 }
 
 impl NativeWorld {
-    /// A world of this shape (binds the listener if asked).
+    /// A world of this shape (binds the listener and initialises the semaphores if asked).
     pub fn new(spec: WorldSpec) -> Result<Self, NativeError> {
         let listener = if spec.listener {
             let l = TcpListener::bind("127.0.0.1:0")
@@ -152,15 +184,34 @@ impl NativeWorld {
         } else {
             None
         };
+        let words = spec.words as usize;
+        let (shift, lines) = if spec.packed {
+            (
+                WORDS_PER_LINE.trailing_zeros(),
+                words.div_ceil(WORDS_PER_LINE),
+            )
+        } else {
+            (0, words)
+        };
+        let mut sems: Box<[Padded<sys::Sem>]> =
+            (0..spec.sems).map(|_| Padded(sys::Sem::new())).collect();
+        // in place, in the heap block: a sem_t must not move once initialised
+        for s in sems.iter_mut() {
+            s.0.init()?;
+        }
         Ok(NativeWorld {
-            words: (0..spec.words).map(|_| Padded::default()).collect(),
+            lines: (0..lines).map(|_| Padded::default()).collect(),
+            words,
+            shift,
+            mask: (1usize << shift) - 1,
             mutexes: (0..spec.mutexes).map(|_| Mutex::new(())).collect(),
             condvars: (0..spec.condvars).map(|_| Condvar::new()).collect(),
+            sems,
             listener,
             listener_shut: AtomicBool::new(false),
             slots: (0..spec.threads).map(|_| Padded::default()).collect(),
             epoch: Instant::now(),
-            event_start: AtomicU64::new(0),
+            event_start: Padded::default(),
             conn_seq: AtomicU32::new(0),
             aborted: AtomicBool::new(false),
             failure: Mutex::new(None),
@@ -174,14 +225,30 @@ impl NativeWorld {
 
     /// A word's value.
     pub fn load(&self, w: Word) -> Option<u32> {
-        self.words.get(w.0 as usize).map(|p| p.0.load(SeqCst))
+        self.word(w).ok().map(|a| a.load(SeqCst))
     }
 
-    fn word(&self, w: Word) -> Result<&AtomicU32, NativeError> {
-        self.words
-            .get(w.0 as usize)
+    /// A word itself (for a harness that keeps its own data beside the machines' words, such as
+    /// the protected counter of `herdlab bench locks`).
+    #[inline]
+    pub fn word(&self, w: Word) -> Result<&AtomicU32, NativeError> {
+        let i = w.0 as usize;
+        if i >= self.words {
+            return Err(no_word(w));
+        }
+        Ok(&self.lines[i >> self.shift].0[i & self.mask])
+    }
+
+    /// A semaphore's count (`sem_getvalue`), if it exists.
+    pub fn sem_value(&self, s: SemId) -> Option<i32> {
+        self.sems.get(s.0 as usize).and_then(|p| p.0.value())
+    }
+
+    fn sem(&self, s: SemId) -> Result<&sys::Sem, NativeError> {
+        self.sems
+            .get(s.0 as usize)
             .map(|p| &p.0)
-            .ok_or_else(|| NativeError::new(format!("word {} does not exist", w.0)))
+            .ok_or_else(|| NativeError::new(format!("semaphore {} does not exist", s.0)))
     }
 
     /// The counters of thread `i`.
@@ -207,7 +274,7 @@ impl NativeWorld {
     /// Mark the start of an event now: the next `Work` any thread starts records its latency from
     /// here.
     pub fn stamp_event(&self) {
-        self.event_start.store(self.now_ns() + 1, SeqCst);
+        self.event_start.0.store(self.now_ns() + 1, SeqCst);
     }
 
     /// Shut the listener down (`shutdown(fd, SHUT_RDWR)`): every blocked `accept` returns and every
@@ -234,7 +301,8 @@ impl NativeWorld {
     }
 
     /// Record an error (the first one is kept), and release every thread: wake every futex word,
-    /// notify every condition variable, shut the listener down. Threads leave at their next wait.
+    /// post every semaphore once per thread, notify every condition variable, shut the listener
+    /// down. Threads leave at their next wait.
     pub fn fail(&self, why: &str) {
         {
             let mut f = self.failure.lock().unwrap_or_else(PoisonError::into_inner);
@@ -243,14 +311,26 @@ impl NativeWorld {
             }
         }
         self.aborted.store(true, SeqCst);
-        for w in self.words.iter() {
-            let _ = sys::futex_wake(&w.0, i32::MAX);
+        for i in 0..self.words {
+            if let Ok(w) = self.word(Word(i as u8)) {
+                let _ = sys::futex_wake(w, i32::MAX);
+            }
+        }
+        for s in self.sems.iter() {
+            for _ in 0..self.slots.len().max(1) {
+                let _ = s.0.post();
+            }
         }
         for c in self.condvars.iter() {
             c.notify_all();
         }
         self.shutdown_listener();
     }
+}
+
+#[cold]
+fn no_word(w: Word) -> NativeError {
+    NativeError::new(format!("word {} does not exist", w.0))
 }
 
 /// What `Op::AwaitEvent` does on the native platform: the harness decides when the next event is
@@ -261,7 +341,39 @@ pub trait EventGate: Sync {
     fn await_event(&self, world: &NativeWorld, thread: usize) -> Result<OpResult, NativeError>;
 }
 
-/// What one thread did, returned by [`drive`].
+/// Counters a thread keeps for itself while it executes operations (see the module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct OpCounters {
+    /// Operations executed.
+    pub ops: u64,
+    /// `Pause` operations (`spin_loop` hints).
+    pub pauses: u64,
+    /// `Yield` operations (`sched_yield`).
+    pub yields: u64,
+    /// `Cas` operations that failed.
+    pub cas_failures: u64,
+    /// `SemWait`s that found the count at 0 and went to the kernel (`sem_trywait` failed).
+    pub sem_sleeps: u64,
+    /// `SemPost`s.
+    pub sem_posts: u64,
+    /// `FutexWait`s that slept and were woken (not `EAGAIN`).
+    pub futex_sleeps: u64,
+}
+
+impl OpCounters {
+    /// The sum, field by field.
+    pub fn add(&mut self, o: &OpCounters) {
+        self.ops += o.ops;
+        self.pauses += o.pauses;
+        self.yields += o.yields;
+        self.cas_failures += o.cas_failures;
+        self.sem_sleeps += o.sem_sleeps;
+        self.sem_posts += o.sem_posts;
+        self.futex_sleeps += o.futex_sleeps;
+    }
+}
+
+/// What one thread did, returned by [`drive`] and [`NativeThread::report`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ThreadReport {
     /// The thread's slot.
@@ -282,15 +394,23 @@ pub struct ThreadReport {
     pub nvcsw_end: u64,
     /// For each `Work` that followed a stamped event: nanoseconds from the stamp to its start.
     pub latencies_ns: Vec<u64>,
+    /// The thread's own operation counters.
+    pub counters: OpCounters,
 }
 
-struct Driver<'w> {
+/// One OS thread's executor of operations in a [`NativeWorld`]: made on the thread that will use
+/// it, it executes one [`Op`] per [`NativeThread::exec`] and keeps what the operations leave
+/// behind (a held mutex guard, an accepted connection) between calls.
+pub struct NativeThread<'w> {
     world: &'w NativeWorld,
     index: usize,
+    tid: i32,
+    nvcsw_start: u64,
     guards: Vec<Option<MutexGuard<'w, ()>>>,
     conn: Option<TcpStream>,
     woken_since_work: bool,
     latencies: Vec<u64>,
+    counters: OpCounters,
 }
 
 /// Run `machine` on the calling thread until it exits: `loop { op = next_op(); if Exit break;
@@ -302,31 +422,13 @@ pub fn drive<M: Machine>(
     machine: &mut M,
     gate: Option<&dyn EventGate>,
 ) -> Result<ThreadReport, NativeError> {
-    if index >= world.threads() {
-        return Err(NativeError::new(format!(
-            "thread slot {index} does not exist (the world has {})",
-            world.threads()
-        )));
-    }
-    let tid = sys::gettid();
-    world.slot(index).tid.store(tid, SeqCst);
-    let nvcsw_start = sys::own_nvcsw();
-    let mut d = Driver {
-        world,
-        index,
-        guards: (0..world.mutexes.len()).map(|_| None).collect(),
-        conn: None,
-        woken_since_work: false,
-        latencies: Vec::new(),
-    };
-    let mut ops = 0u64;
+    let mut d = NativeThread::new(world, index)?;
     let result = loop {
         let op = machine.next_op();
         if op == Op::Exit {
             break Ok(());
         }
-        ops += 1;
-        if ops > MAX_OPS {
+        if d.counters.ops >= MAX_OPS {
             break Err(NativeError::new(format!(
                 "thread {index} ran past {MAX_OPS} operations"
             )));
@@ -337,29 +439,86 @@ pub fn drive<M: Machine>(
         }
     };
     // release what the machine still held (a connection, a mutex) before reporting
-    d.conn = None;
-    for g in d.guards.iter_mut() {
-        *g = None;
-    }
+    d.release();
     if let Err(e) = result {
         world.fail(&e.0);
         return Err(e);
     }
-    let slot = world.slot(index);
-    Ok(ThreadReport {
-        index,
-        tid,
-        ops,
-        wakeups: slot.wakeups(),
-        wasted_wakeups: slot.wasted(),
-        work_items: slot.work_items(),
-        nvcsw_start,
-        nvcsw_end: sys::own_nvcsw(),
-        latencies_ns: d.latencies,
-    })
+    Ok(d.report())
 }
 
-impl<'w> Driver<'w> {
+/// Busy-spin on the monotonic clock for `ns` nanoseconds (what `Op::Work` does; 0 returns at once).
+pub fn spin_for(ns: u64) {
+    if ns == 0 {
+        return;
+    }
+    let start = Instant::now();
+    let d = Duration::from_nanos(ns);
+    while start.elapsed() < d {
+        std::hint::spin_loop();
+    }
+}
+
+impl<'w> NativeThread<'w> {
+    /// The executor of the calling thread in slot `index` of `world` (records its kernel id and its
+    /// voluntary context switches so far).
+    pub fn new(world: &'w NativeWorld, index: usize) -> Result<Self, NativeError> {
+        if index >= world.threads() {
+            return Err(NativeError::new(format!(
+                "thread slot {index} does not exist (the world has {})",
+                world.threads()
+            )));
+        }
+        let tid = sys::gettid();
+        world.slot(index).tid.store(tid, SeqCst);
+        Ok(NativeThread {
+            world,
+            index,
+            tid,
+            nvcsw_start: sys::own_nvcsw(),
+            guards: (0..world.mutexes.len()).map(|_| None).collect(),
+            conn: None,
+            woken_since_work: false,
+            latencies: Vec::new(),
+            counters: OpCounters::default(),
+        })
+    }
+
+    /// The world.
+    pub fn world(&self) -> &'w NativeWorld {
+        self.world
+    }
+
+    /// The counters so far.
+    pub fn counters(&self) -> OpCounters {
+        self.counters
+    }
+
+    /// Drop whatever the machine still holds (a mutex guard, a connection).
+    pub fn release(&mut self) {
+        self.conn = None;
+        for g in self.guards.iter_mut() {
+            *g = None;
+        }
+    }
+
+    /// What the thread did so far (reads `ru_nvcsw` now: call it on the thread itself).
+    pub fn report(&self) -> ThreadReport {
+        let slot = self.world.slot(self.index);
+        ThreadReport {
+            index: self.index,
+            tid: self.tid,
+            ops: self.counters.ops,
+            wakeups: slot.wakeups(),
+            wasted_wakeups: slot.wasted(),
+            work_items: slot.work_items(),
+            nvcsw_start: self.nvcsw_start,
+            nvcsw_end: sys::own_nvcsw(),
+            latencies_ns: self.latencies.clone(),
+            counters: self.counters,
+        }
+    }
+
     fn slot(&self) -> &'w ThreadSlot {
         self.world.slot(self.index)
     }
@@ -406,8 +565,16 @@ impl<'w> Driver<'w> {
             .ok_or_else(|| NativeError::new(format!("mutex {m} does not exist")))
     }
 
-    fn exec(&mut self, op: Op, gate: Option<&dyn EventGate>) -> Result<OpResult, NativeError> {
+    /// Execute one operation and return its result. `gate` serves `Op::AwaitEvent`. `Op::Exit`
+    /// does nothing and returns `Done`. On an error the caller decides whether to fail the world
+    /// ([`drive`] does).
+    ///
+    /// The memory operations, `pause` and `work` are inlined into the caller (a lock's fast path is a
+    /// handful of them per round); everything that may sleep or touch the kernel is not.
+    #[inline(always)]
+    pub fn exec(&mut self, op: Op, gate: Option<&dyn EventGate>) -> Result<OpResult, NativeError> {
         let world = self.world;
+        self.counters.ops += 1;
         Ok(match op {
             Op::Load(w) => OpResult::Value(world.word(w)?.load(SeqCst)),
             Op::Store(w, v) => {
@@ -426,12 +593,75 @@ impl<'w> Driver<'w> {
                     ok: true,
                     actual: v,
                 },
-                Err(v) => OpResult::Cas {
-                    ok: false,
-                    actual: v,
-                },
+                Err(v) => {
+                    self.counters.cas_failures += 1;
+                    OpResult::Cas {
+                        ok: false,
+                        actual: v,
+                    }
+                }
             },
             Op::FetchAdd(w, v) => OpResult::Value(world.word(w)?.fetch_add(v, SeqCst)),
+            Op::Swap(w, v) => OpResult::Value(world.word(w)?.swap(v, SeqCst)),
+            Op::Pause => {
+                self.counters.pauses += 1;
+                std::hint::spin_loop();
+                OpResult::Done
+            }
+            Op::Work(ns) => {
+                // a plain load first: the stamp's line stays shared (and cheap) until an event is
+                // stamped, so threads that never see events do not pass it back and forth
+                if world.event_start.0.load(SeqCst) != 0 {
+                    let start = world.now_ns();
+                    let stamp = world.event_start.0.swap(0, SeqCst);
+                    if stamp != 0 {
+                        self.latencies.push(start.saturating_sub(stamp - 1));
+                    }
+                }
+                self.woken_since_work = false;
+                // only this thread writes its slot's count: a load and a store, no locked RMW
+                let items = &self.slot().work_items;
+                items.store(items.load(Relaxed) + 1, Release);
+                spin_for(ns);
+                OpResult::Done
+            }
+            _ => return self.exec_slow(op, gate),
+        })
+    }
+
+    #[inline(never)]
+    fn exec_slow(&mut self, op: Op, gate: Option<&dyn EventGate>) -> Result<OpResult, NativeError> {
+        let world = self.world;
+        Ok(match op {
+            Op::Load(_)
+            | Op::Store(..)
+            | Op::Cas { .. }
+            | Op::FetchAdd(..)
+            | Op::Swap(..)
+            | Op::Pause
+            | Op::Work(_) => unreachable!("executed inline by exec"),
+            Op::SemWait(s) => {
+                let sem = world.sem(s)?;
+                self.check_abort()?;
+                match sem.wait(WAIT_TIMEOUT)? {
+                    sys::SemOutcome::Took => {}
+                    sys::SemOutcome::Slept => self.counters.sem_sleeps += 1,
+                    sys::SemOutcome::TimedOut => {
+                        return Err(NativeError::new(format!(
+                            "thread {}: sem_wait on semaphore {} slept past {} s",
+                            self.index,
+                            s.0,
+                            WAIT_TIMEOUT.as_secs()
+                        )))
+                    }
+                }
+                OpResult::Done
+            }
+            Op::SemPost(s) => {
+                world.sem(s)?.post()?;
+                self.counters.sem_posts += 1;
+                OpResult::Done
+            }
             Op::FutexWait { word, expected } => {
                 self.check_abort()?;
                 let a = world.word(word)?;
@@ -441,6 +671,7 @@ impl<'w> Driver<'w> {
                 match r? {
                     sys::WaitOutcome::Woken => {
                         self.woken();
+                        self.counters.futex_sleeps += 1;
                         OpResult::Woken
                     }
                     sys::WaitOutcome::Mismatch => {
@@ -567,20 +798,6 @@ impl<'w> Driver<'w> {
                     }
                 }
             }
-            Op::Work(ns) => {
-                let start = world.now_ns();
-                let stamp = world.event_start.swap(0, SeqCst);
-                if stamp != 0 {
-                    self.latencies.push(start.saturating_sub(stamp - 1));
-                }
-                self.woken_since_work = false;
-                self.slot().work_items.fetch_add(1, SeqCst);
-                let end = start.saturating_add(ns);
-                while ns > 0 && world.now_ns() < end {
-                    std::hint::spin_loop();
-                }
-                OpResult::Done
-            }
             Op::AwaitEvent => match gate {
                 Some(g) => g.await_event(world, self.index)?,
                 None => {
@@ -590,11 +807,8 @@ impl<'w> Driver<'w> {
                     )))
                 }
             },
-            Op::Pause => {
-                std::hint::spin_loop();
-                OpResult::Done
-            }
             Op::Yield => {
+                self.counters.yields += 1;
                 std::thread::yield_now();
                 OpResult::Done
             }
@@ -621,19 +835,179 @@ pub fn thread_nvcsw(tid: i32) -> Option<u64> {
     sys::thread_nvcsw(tid)
 }
 
+/// The calling thread's voluntary context switches so far (`getrusage(RUSAGE_THREAD)`'s
+/// `ru_nvcsw`; 0 where unsupported).
+pub fn own_nvcsw() -> u64 {
+    sys::own_nvcsw()
+}
+
 #[cfg(target_os = "linux")]
 mod sys {
     use super::NativeError;
+    use std::cell::UnsafeCell;
+    use std::mem::MaybeUninit;
     use std::net::TcpListener;
     use std::os::fd::AsRawFd;
     use std::sync::atomic::AtomicU32;
-    use std::time::Duration;
+    use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
     pub enum WaitOutcome {
         Woken,
         Mismatch,
         Interrupted,
         TimedOut,
+    }
+
+    pub enum SemOutcome {
+        /// `sem_trywait` took a unit.
+        Took,
+        /// The count was 0: `sem_timedwait` slept (or found a unit posted meanwhile) and took one.
+        Slept,
+        TimedOut,
+    }
+
+    /// A process-private POSIX semaphore. It is initialised in place ([`Sem::init`]) once it sits
+    /// where it will stay (the world's heap block), because a `sem_t` must not be moved or copied
+    /// after `sem_init`.
+    pub struct Sem {
+        sem: UnsafeCell<MaybeUninit<libc::sem_t>>,
+        live: bool,
+    }
+
+    // SAFETY: a sem_t is made to be used by many threads at once through a pointer (sem_wait,
+    // sem_post and sem_getvalue are thread-safe); the Rust side only ever hands out that pointer,
+    // and `live` is written only through `&mut self` (init) before the Sem is shared.
+    unsafe impl Sync for Sem {}
+    // SAFETY: a process-private sem_t is not tied to the thread that initialised it.
+    unsafe impl Send for Sem {}
+
+    impl core::fmt::Debug for Sem {
+        fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+            f.debug_struct("Sem")
+                .field("live", &self.live)
+                .field("value", &self.value())
+                .finish()
+        }
+    }
+
+    fn errno_msg(e: &std::io::Error) -> String {
+        format!("{}: {e}", e.raw_os_error().unwrap_or(0))
+    }
+
+    impl Sem {
+        pub fn new() -> Self {
+            Sem {
+                sem: UnsafeCell::new(MaybeUninit::uninit()),
+                live: false,
+            }
+        }
+
+        fn ptr(&self) -> *mut libc::sem_t {
+            self.sem.get().cast()
+        }
+
+        /// `sem_init(sem, 0, 0)`: shared between the threads of this process, count 0.
+        pub fn init(&mut self) -> Result<(), NativeError> {
+            // SAFETY: `ptr()` points to sem_t-sized, aligned storage owned by `self`, which the
+            // caller does not move afterwards; it is not yet initialised (`live` is false), so no
+            // thread can be using it; pshared = 0 and value = 0 are valid arguments.
+            let r = unsafe { libc::sem_init(self.ptr(), 0, 0) };
+            if r != 0 {
+                let e = std::io::Error::last_os_error();
+                return Err(NativeError::new(format!(
+                    "sem_init() failed ({})",
+                    errno_msg(&e)
+                )));
+            }
+            self.live = true;
+            Ok(())
+        }
+
+        pub fn wait(&self, timeout: Duration) -> Result<SemOutcome, NativeError> {
+            debug_assert!(self.live);
+            // SAFETY: the semaphore was initialised by init (worlds only hold initialised ones)
+            // and is not destroyed while `&self` is borrowed.
+            if unsafe { libc::sem_trywait(self.ptr()) } == 0 {
+                return Ok(SemOutcome::Took);
+            }
+            let e = std::io::Error::last_os_error();
+            if !matches!(e.raw_os_error(), Some(libc::EAGAIN) | Some(libc::EINTR)) {
+                return Err(NativeError::new(format!(
+                    "sem_trywait() failed ({})",
+                    errno_msg(&e)
+                )));
+            }
+            let start = Instant::now();
+            loop {
+                let left = timeout.saturating_sub(start.elapsed());
+                if left.is_zero() {
+                    return Ok(SemOutcome::TimedOut);
+                }
+                // sem_timedwait takes an absolute CLOCK_REALTIME deadline; a clock step only makes
+                // it return early with ETIMEDOUT, which the monotonic check above then retries
+                let now = SystemTime::now()
+                    .duration_since(UNIX_EPOCH)
+                    .unwrap_or_default();
+                let at = now + left;
+                let ts = libc::timespec {
+                    tv_sec: at.as_secs() as libc::time_t,
+                    tv_nsec: at.subsec_nanos() as libc::c_long,
+                };
+                // SAFETY: as above for the semaphore; `ts` is a valid timespec on this stack frame
+                // for the duration of the call.
+                let r = unsafe { libc::sem_timedwait(self.ptr(), &ts) };
+                if r == 0 {
+                    return Ok(SemOutcome::Slept);
+                }
+                let e = std::io::Error::last_os_error();
+                match e.raw_os_error() {
+                    Some(libc::EINTR) | Some(libc::ETIMEDOUT) => continue,
+                    _ => {
+                        return Err(NativeError::new(format!(
+                            "sem_timedwait() failed ({})",
+                            errno_msg(&e)
+                        )))
+                    }
+                }
+            }
+        }
+
+        pub fn post(&self) -> Result<(), NativeError> {
+            debug_assert!(self.live);
+            // SAFETY: the semaphore was initialised and is not destroyed while `&self` is borrowed.
+            if unsafe { libc::sem_post(self.ptr()) } == 0 {
+                return Ok(());
+            }
+            let e = std::io::Error::last_os_error();
+            // nginx logs the same failure as "sem_post() failed while wake shmtx"
+            Err(NativeError::new(format!(
+                "sem_post() failed while wake shmtx ({})",
+                errno_msg(&e)
+            )))
+        }
+
+        pub fn value(&self) -> Option<i32> {
+            if !self.live {
+                return None;
+            }
+            let mut v: libc::c_int = 0;
+            // SAFETY: the semaphore is initialised (`live`); `v` is a valid int to write to.
+            let r = unsafe { libc::sem_getvalue(self.ptr(), &mut v) };
+            (r == 0).then_some(v)
+        }
+    }
+
+    impl Drop for Sem {
+        fn drop(&mut self) {
+            if self.live {
+                // SAFETY: initialised and, with `&mut self`, used by no thread any more (nobody can
+                // be blocked in it: every waiter borrows the world, and the borrow has ended).
+                unsafe {
+                    libc::sem_destroy(self.ptr());
+                }
+                self.live = false;
+            }
+        }
     }
 
     pub fn supported() -> Result<(), NativeError> {
@@ -782,6 +1156,35 @@ mod sys {
         Err(unsupported())
     }
 
+    #[allow(dead_code)] // the same shape as on Linux; never made here
+    pub enum SemOutcome {
+        Took,
+        Slept,
+        TimedOut,
+    }
+
+    /// No semaphores off Linux: making one fails.
+    #[derive(Debug)]
+    pub struct Sem;
+
+    impl Sem {
+        pub fn new() -> Self {
+            Sem
+        }
+        pub fn init(&mut self) -> Result<(), NativeError> {
+            Err(unsupported())
+        }
+        pub fn wait(&self, _: Duration) -> Result<SemOutcome, NativeError> {
+            Err(unsupported())
+        }
+        pub fn post(&self) -> Result<(), NativeError> {
+            Err(unsupported())
+        }
+        pub fn value(&self) -> Option<i32> {
+            None
+        }
+    }
+
     pub fn futex_wait(_: &AtomicU32, _: u32, _: Duration) -> Result<WaitOutcome, NativeError> {
         Err(unsupported())
     }
@@ -812,7 +1215,7 @@ mod sys {
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
-    use herdlab_core::op::{CondId, MutexId};
+    use herdlab_core::op::{CondId, MutexId, SemId};
 
     fn world() -> NativeWorld {
         NativeWorld::new(WorldSpec {
@@ -820,6 +1223,8 @@ mod tests {
             mutexes: 1,
             condvars: 1,
             listener: false,
+            sems: 0,
+            packed: false,
             threads: 1,
         })
         .unwrap()
@@ -832,6 +1237,135 @@ mod tests {
         let a = w.word(Word(0)).unwrap() as *const _ as usize;
         let b = w.word(Word(1)).unwrap() as *const _ as usize;
         assert_eq!(b - a, 128);
+        assert!(w.word(Word(2)).is_err());
+    }
+
+    #[test]
+    fn packed_words_share_a_line() {
+        let w = NativeWorld::new(WorldSpec {
+            words: 40,
+            packed: true,
+            threads: 1,
+            ..WorldSpec::default()
+        })
+        .unwrap();
+        let addr = |i: u8| w.word(Word(i)).unwrap() as *const _ as usize;
+        assert_eq!(addr(0) % 128, 0);
+        assert_eq!(addr(1) - addr(0), 4);
+        assert_eq!(addr(2) - addr(0), 8);
+        assert_eq!(addr(31) - addr(0), 124);
+        // the 33rd word starts the next line
+        assert_eq!(addr(32) - addr(0), 128);
+        assert!(w.word(Word(40)).is_err());
+    }
+
+    #[test]
+    fn swap_and_semaphore_ops() {
+        let w = NativeWorld::new(WorldSpec {
+            words: 1,
+            sems: 1,
+            threads: 1,
+            ..WorldSpec::default()
+        })
+        .unwrap();
+        assert_eq!(w.sem_value(SemId(0)), Some(0));
+        assert_eq!(w.sem_value(SemId(1)), None);
+        let mut m = Script {
+            ops: vec![
+                Op::Swap(Word(0), 7),
+                Op::Swap(Word(0), 2),
+                Op::SemPost(SemId(0)),
+                Op::SemPost(SemId(0)),
+                Op::SemWait(SemId(0)),
+                Op::Pause,
+                Op::Yield,
+            ],
+            at: 0,
+            results: vec![],
+        };
+        let rep = drive(&w, 0, &mut m, None).unwrap();
+        assert_eq!(
+            m.results,
+            vec![
+                OpResult::Value(0),
+                OpResult::Value(7),
+                OpResult::Done,
+                OpResult::Done,
+                OpResult::Done,
+                OpResult::Done,
+                OpResult::Done,
+            ]
+        );
+        assert_eq!(w.load(Word(0)), Some(2));
+        // two posts, one taken: one unit left
+        assert_eq!(w.sem_value(SemId(0)), Some(1));
+        assert_eq!(rep.counters.sem_posts, 2);
+        assert_eq!(rep.counters.sem_sleeps, 0, "a unit was there: no sleep");
+        assert_eq!(rep.counters.pauses, 1);
+        assert_eq!(rep.counters.yields, 1);
+        assert_eq!(rep.counters.ops, 7);
+        let mut m = Script {
+            ops: vec![Op::SemPost(SemId(3))],
+            at: 0,
+            results: vec![],
+        };
+        assert!(drive(&w, 0, &mut m, None).is_err());
+    }
+
+    #[test]
+    fn a_sem_wait_sleeps_until_posted_and_fail_releases_it() {
+        let w = NativeWorld::new(WorldSpec {
+            sems: 1,
+            threads: 2,
+            ..WorldSpec::default()
+        })
+        .unwrap();
+        let t0 = Instant::now();
+        std::thread::scope(|s| {
+            let h = s.spawn(|| {
+                let mut m = Script {
+                    ops: vec![Op::SemWait(SemId(0))],
+                    at: 0,
+                    results: vec![],
+                };
+                drive(&w, 0, &mut m, None).map(|r| (r, m.results))
+            });
+            // wait until the waiter sleeps in the kernel, then post
+            while !(w.slot(0).tid() != 0 && thread_state(w.slot(0).tid()) == Some('S')) {
+                assert!(t0.elapsed() < Duration::from_secs(10), "never slept");
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            let mut poster = Script {
+                ops: vec![Op::SemPost(SemId(0))],
+                at: 0,
+                results: vec![],
+            };
+            drive(&w, 1, &mut poster, None).unwrap();
+            let (rep, results) = h.join().unwrap().unwrap();
+            assert_eq!(results, vec![OpResult::Done]);
+            assert_eq!(rep.counters.sem_sleeps, 1);
+        });
+        assert_eq!(w.sem_value(SemId(0)), Some(0));
+        // a sleeper released by fail
+        std::thread::scope(|s| {
+            let h = s.spawn(|| {
+                let mut m = Script {
+                    ops: vec![Op::SemWait(SemId(0)), Op::SemWait(SemId(0))],
+                    at: 0,
+                    results: vec![],
+                };
+                drive(&w, 0, &mut m, None)
+            });
+            while thread_state(w.slot(0).tid()) != Some('S') {
+                assert!(t0.elapsed() < Duration::from_secs(10), "never slept");
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            w.fail("test");
+            // the first wait returns (posted), the second refuses: the run was aborted
+            let e = h.join().unwrap().unwrap_err();
+            assert!(e.0.contains("aborted"), "{e}");
+        });
+        assert!(t0.elapsed() < WAIT_TIMEOUT);
     }
 
     /// A tiny machine that runs a fixed list of ops and records the results.
@@ -948,6 +1482,8 @@ mod tests {
             mutexes: 1,
             condvars: 1,
             listener: true,
+            sems: 0,
+            packed: false,
             threads: 3,
         })
         .unwrap();

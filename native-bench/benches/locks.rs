@@ -1,0 +1,144 @@
+//! Lock + unlock on real threads: core's lock machines driven through the native platform (one
+//! `NativeThread::exec` per operation, exactly as `herdlab bench locks` drives them), beside
+//! `std::sync::Mutex` and `parking_lot::Mutex`.
+//!
+//! - `uncontended/<lock>`: one thread, empty critical section: the cost of the fast path (for
+//!   core's machines, the atomics plus the step-by-step dispatch).
+//! - `contended2/<lock>`: the same, timed on one thread while a second thread takes and releases the
+//!   same lock in a loop.
+//!
+//! `cargo bench -p herdlab-bench --bench locks -- --warm-up-time 1 --measurement-time 3`
+
+use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use criterion::{black_box, criterion_group, criterion_main, Criterion};
+use herdlab_bench::platform::native::NativeThread;
+use herdlab_bench::platform::{NativeWorld, WorldSpec};
+use herdlab_core::locks::{LockKind, LockParams, LockWorker, Phase};
+use herdlab_core::machine::Machine;
+
+fn params(lock: LockKind) -> LockParams {
+    LockParams {
+        lock,
+        threads: 2,
+        rounds: u32::MAX,
+        cpus: thread::available_parallelism().map_or(1, |n| n.get()) as u32,
+        cs_ns: 0,
+        ..LockParams::default()
+    }
+}
+
+fn world() -> NativeWorld {
+    NativeWorld::new(WorldSpec {
+        words: 3,
+        sems: 1,
+        threads: 2,
+        ..WorldSpec::default()
+    })
+    .expect("a native world")
+}
+
+/// One lock → critical section → unlock round of `w`, every operation executed natively.
+fn one_round(th: &mut NativeThread<'_>, w: &mut LockWorker) {
+    loop {
+        let r = th.exec(w.next_op(), None).expect("an operation");
+        w.complete(r);
+        if w.phase() == Phase::Lock || w.phase() == Phase::Done {
+            return;
+        }
+    }
+}
+
+/// Time `iters` rounds of `mine` while a second thread runs rounds of the closure that `other`
+/// makes there (so that it may hold thread-bound state, such as a `NativeThread`).
+fn contended<F: FnMut()>(
+    iters: u64,
+    mine: impl FnMut(),
+    other: impl FnOnce() -> F + Send,
+) -> Duration {
+    let stop = AtomicBool::new(false);
+    let started = AtomicBool::new(false);
+    let mut mine = mine;
+    thread::scope(|s| {
+        let (stop, started) = (&stop, &started);
+        s.spawn(move || {
+            let mut other = other();
+            while !stop.load(SeqCst) {
+                other();
+                started.store(true, SeqCst);
+            }
+        });
+        while !started.load(SeqCst) {
+            std::hint::spin_loop();
+        }
+        let t = Instant::now();
+        for _ in 0..iters {
+            mine();
+        }
+        let e = t.elapsed();
+        stop.store(true, SeqCst);
+        e
+    })
+}
+
+fn uncontended(c: &mut Criterion) {
+    let mut g = c.benchmark_group("uncontended");
+    for lock in LockKind::ALL {
+        let wd = world();
+        let p = params(lock);
+        let mut th = NativeThread::new(&wd, 0).unwrap();
+        let mut w = LockWorker::new(&p, 0);
+        g.bench_function(lock.name(), |b| b.iter(|| one_round(&mut th, &mut w)));
+    }
+    let m = std::sync::Mutex::new(());
+    g.bench_function("std", |b| b.iter(|| drop(black_box(&m).lock())));
+    let m = parking_lot::Mutex::new(());
+    g.bench_function("parking_lot", |b| b.iter(|| drop(black_box(&m).lock())));
+    g.finish();
+}
+
+fn contended2(c: &mut Criterion) {
+    let mut g = c.benchmark_group("contended2");
+    for lock in [LockKind::Shmtx, LockKind::Futex, LockKind::Ttas] {
+        let p = params(lock);
+        g.bench_function(lock.name(), |b| {
+            b.iter_custom(|iters| {
+                let wd = world();
+                let wd = &wd;
+                contended(
+                    iters,
+                    {
+                        let mut th = NativeThread::new(wd, 0).unwrap();
+                        let mut w = LockWorker::new(&p, 0);
+                        move || one_round(&mut th, &mut w)
+                    },
+                    || {
+                        let mut th = NativeThread::new(wd, 1).unwrap();
+                        let mut w = LockWorker::new(&p, 1);
+                        move || one_round(&mut th, &mut w)
+                    },
+                )
+            })
+        });
+    }
+    g.bench_function("std", |b| {
+        b.iter_custom(|iters| {
+            let m = std::sync::Mutex::new(());
+            let m = &m;
+            contended(iters, || drop(black_box(m).lock()), || || drop(m.lock()))
+        })
+    });
+    g.bench_function("parking_lot", |b| {
+        b.iter_custom(|iters| {
+            let m = parking_lot::Mutex::new(());
+            let m = &m;
+            contended(iters, || drop(black_box(m).lock()), || || drop(m.lock()))
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, uncontended, contended2);
+criterion_main!(benches);

@@ -1,0 +1,421 @@
+//! `herdlab check <lock>`: core's model checker on a lock scenario, timed natively.
+//!
+//! The search is `herdlab_core::check::explore` over `check_world(&p)` with the lock invariants
+//! (`check_state` on every state, `check_terminal` where no thread can run). A counterexample is
+//! replayed in the simulator one checker step at a time (a thread's pending `pause`s, then its
+//! visible operation), which gives each step's pseudocode line and confirms that the simulator
+//! breaks the same invariant; the link opens the lesson at that schedule.
+
+use std::io::{IsTerminal, Write};
+use std::time::Instant;
+
+use serde::Serialize;
+
+use herdlab_core::check::{explore, CheckConfig, CheckReport};
+use herdlab_core::locks::invariants::{check_state, check_terminal, check_world};
+use herdlab_core::locks::{LockKind, LockParams};
+use herdlab_core::machine::Machine;
+use herdlab_core::op::Op;
+use herdlab_core::scenario::Scenario;
+use herdlab_core::sim::{Actor, Sched};
+
+/// Where the lesson is served (`cargo xtask serve`).
+pub const LESSON_BASE: &str = "http://127.0.0.1:8080/#/lesson/nginx-shmtx?";
+
+/// `--spin` when checking: 4 probes' worth of the protocol, not nginx's 2048 (which only adds
+/// probes: the same interleavings of the shared words, many more states).
+pub const CHECK_SPIN: u32 = 4;
+/// `--cpus` when checking (more than one, so the spin phase exists).
+pub const CHECK_CPUS: u32 = 2;
+/// `--yield` when checking spin-yield.
+pub const CHECK_YIELD: u32 = 4;
+/// `--threads` when checking.
+pub const CHECK_THREADS: u32 = 3;
+/// `--rounds` when checking.
+pub const CHECK_ROUNDS: u32 = 2;
+
+/// The check's parameters, as the defaults of `herdlab check`.
+pub fn default_params(lock: LockKind) -> LockParams {
+    LockParams {
+        lock,
+        threads: CHECK_THREADS,
+        rounds: CHECK_ROUNDS,
+        cpus: CHECK_CPUS,
+        spin: CHECK_SPIN,
+        yield_after: CHECK_YIELD,
+        ..LockParams::default()
+    }
+}
+
+/// One step of a counterexample.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Step {
+    /// The thread (0-based; its pid is `thread + 1`).
+    pub thread: u16,
+    /// The 1-based line of the thread's listing that the step executed.
+    pub line: u16,
+    /// That line's text (trimmed).
+    pub text: String,
+}
+
+/// A broken invariant, with the schedule that breaks it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ViolationReport {
+    /// The invariant's name.
+    pub invariant: String,
+    /// What the checker saw.
+    pub message: String,
+    /// The threads to step, in order.
+    pub schedule: Vec<u16>,
+    /// The schedule's steps with their lines.
+    pub steps: Vec<Step>,
+    /// The lesson at this scenario and schedule.
+    pub link: String,
+    /// Whether the simulator's replay broke the same invariant.
+    pub replay_agrees: bool,
+    /// What the simulator's replay saw (`invariant: message`, or why it saw nothing).
+    pub replay: String,
+}
+
+/// What `herdlab check` reports.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CheckOutput {
+    /// The lock.
+    pub lock: String,
+    /// Its variant.
+    pub variant: String,
+    /// The scenario as a query string.
+    pub scenario: String,
+    /// The preemption bound, if any.
+    pub preemption_bound: Option<u32>,
+    /// Whether a preemption bound limited the search (then `complete` means the bounded search
+    /// ended, which finds bugs but proves nothing).
+    pub bounded: bool,
+    /// The state limit.
+    pub max_states: u64,
+    /// Distinct states visited.
+    pub states: u64,
+    /// Transitions taken.
+    pub transitions: u64,
+    /// The longest schedule explored.
+    pub max_depth: u32,
+    /// Every reachable state (within the bounds) was visited, or a violation was found.
+    pub complete: bool,
+    /// Wall time of the search (the breadth-first search for the shortest counterexample
+    /// included), nanoseconds.
+    pub elapsed_ns: u64,
+    /// States per wall-clock second.
+    pub states_per_sec: f64,
+    /// The invariants checked.
+    pub invariants: Vec<&'static str>,
+    /// The shortest counterexample, or null.
+    pub violation: Option<ViolationReport>,
+}
+
+impl CheckOutput {
+    /// The exit status: 0 when every invariant holds and the search was complete, else 1.
+    pub fn exit_code(&self) -> u8 {
+        if self.violation.is_none() && self.complete {
+            0
+        } else {
+            1
+        }
+    }
+}
+
+/// The invariants `check_state`/`check_terminal` apply to this scenario.
+pub fn invariants(p: &LockParams) -> Vec<&'static str> {
+    let mut v = vec!["mutual-exclusion"];
+    if p.lock == LockKind::Shmtx && p.semaphore {
+        v.push("wakeup-accounting");
+    }
+    v.extend(["semaphore-overflow", "lost-wakeup", "deadlock"]);
+    v
+}
+
+/// The lesson link for a scenario and schedule.
+pub fn link(p: &LockParams, schedule: &[u16]) -> String {
+    let s: Vec<String> = schedule.iter().map(u16::to_string).collect();
+    format!(
+        "{LESSON_BASE}{}&schedule={}",
+        Scenario::Locks(*p).to_query(),
+        s.join(",")
+    )
+}
+
+/// A listing line without its indentation, with one gap before its comment.
+fn tidy(line: &str) -> String {
+    match line.split_once("//") {
+        Some((code, comment)) if !code.trim().is_empty() => {
+            format!("{}  // {}", code.trim(), comment.trim())
+        }
+        _ => line.trim().to_string(),
+    }
+}
+
+/// Replay `schedule` in the simulator: the steps with their lines, and the first invariant the
+/// simulator sees broken (`None`: it saw none, or the schedule could not be replayed: the string
+/// says which).
+pub fn replay(p: &LockParams, schedule: &[u16]) -> (Vec<Step>, Result<(String, String), String>) {
+    let mut sim = p.simulate();
+    let mut steps = Vec::with_capacity(schedule.len());
+    let mut seen: Option<(String, String)> = None;
+    for (k, &t) in schedule.iter().enumerate() {
+        if sim.threads().get(t as usize).is_none() {
+            return (
+                steps,
+                Err(format!("step {}: thread {t} does not exist", k + 1)),
+            );
+        }
+        while sim.threads()[t as usize].machine().next_op() == Op::Pause {
+            if let Err(e) = sim.step_actor(Actor::Thread(t)) {
+                return (steps, Err(format!("step {}: thread {t}: {e}", k + 1)));
+            }
+        }
+        let th = &sim.threads()[t as usize];
+        let line = th.line();
+        let text = th
+            .machine()
+            .listing()
+            .get((line as usize).wrapping_sub(1))
+            .map_or_else(|| format!("(line {line})"), |s| tidy(s));
+        steps.push(Step {
+            thread: t,
+            line,
+            text,
+        });
+        if let Err(e) = sim.step_actor(Actor::Thread(t)) {
+            return (steps, Err(format!("step {}: thread {t}: {e}", k + 1)));
+        }
+        if seen.is_none() {
+            seen = check_state(p, &sim).map(|v| (v.invariant, v.message));
+        }
+    }
+    // the checker retires a thread with its last operation; the simulator takes one more step
+    // (the exit) for it, which touches nothing shared
+    for t in 0..sim.threads().len() {
+        let th = &sim.threads()[t];
+        if th.machine().next_op() == Op::Exit && th.sched() != Sched::Done {
+            let _ = sim.step_actor(Actor::Thread(t as u16));
+        }
+    }
+    if seen.is_none() && sim.runnable().is_empty() {
+        seen = check_terminal(p, &sim).map(|v| (v.invariant, v.message));
+    }
+    (
+        steps,
+        seen.ok_or_else(|| "the simulator saw no invariant broken".to_string()),
+    )
+}
+
+/// Run the checker. `progress` prints the state count on stderr while it runs.
+pub fn run(p: &LockParams, cfg: &CheckConfig, progress: bool) -> CheckOutput {
+    let t0 = Instant::now();
+    let mut err = std::io::stderr();
+    let mut tick = |states: u64| {
+        if progress {
+            let _ = write!(
+                err,
+                "\r{states} states, {:.1} s",
+                t0.elapsed().as_secs_f64()
+            );
+            let _ = err.flush();
+        }
+        true
+    };
+    let r: CheckReport = explore(
+        check_world(p),
+        cfg,
+        &|s| check_state(p, s),
+        &|s| check_terminal(p, s),
+        &mut tick,
+    );
+    let elapsed_ns = (t0.elapsed().as_nanos() as u64).max(1);
+    if progress && r.states >= 65_536 {
+        let _ = write!(std::io::stderr(), "\r{:<40}\r", "");
+    }
+    let violation = r.violation.map(|c| {
+        let (steps, seen) = replay(p, &c.schedule);
+        let (replay_agrees, replay) = match seen {
+            Ok((inv, msg)) => (inv == c.violation.invariant, format!("{inv}: {msg}")),
+            Err(why) => (false, why),
+        };
+        ViolationReport {
+            invariant: c.violation.invariant,
+            message: c.violation.message,
+            link: link(p, &c.schedule),
+            schedule: c.schedule,
+            steps,
+            replay_agrees,
+            replay,
+        }
+    });
+    CheckOutput {
+        lock: p.lock.name().to_string(),
+        variant: p.variant.name().to_string(),
+        scenario: Scenario::Locks(*p).to_query(),
+        preemption_bound: cfg.preemption_bound,
+        bounded: cfg.preemption_bound.is_some(),
+        max_states: cfg.max_states,
+        states: r.states,
+        transitions: r.transitions,
+        max_depth: r.max_depth,
+        complete: r.complete,
+        elapsed_ns,
+        states_per_sec: r.states as f64 * 1e9 / elapsed_ns as f64,
+        invariants: invariants(p),
+        violation,
+    }
+}
+
+/// Whether to show the progress counter (stderr is a terminal).
+pub fn progress_wanted() -> bool {
+    std::io::stderr().is_terminal()
+}
+
+/// The one-line description of the scenario.
+pub fn describe(p: &LockParams, cfg: &CheckConfig) -> String {
+    let mut s = format!(
+        "{} ({}): {} threads x {} rounds",
+        p.lock.name(),
+        p.variant.name(),
+        p.threads,
+        p.rounds
+    );
+    match p.lock {
+        LockKind::Shmtx => s.push_str(&format!(
+            ", spin {}, cpus {}, semaphore {}",
+            p.spin,
+            p.cpus,
+            if p.semaphore { "on" } else { "off" }
+        )),
+        LockKind::SpinYield => s.push_str(&format!(", yield after {}", p.yield_after)),
+        _ => {}
+    }
+    if let Some(b) = cfg.preemption_bound {
+        s.push_str(&format!(
+            ", at most {b} preemption{} per schedule",
+            if b == 1 { "" } else { "s" }
+        ));
+    }
+    s
+}
+
+/// The report as text.
+pub fn render(p: &LockParams, cfg: &CheckConfig, o: &CheckOutput) -> String {
+    let mut out = format!("herdlab check {}\n", describe(p, cfg));
+    let stats = format!(
+        "{} states, {} transitions, max depth {}, {:.3} s, {:.2} M states/s",
+        o.states,
+        o.transitions,
+        o.max_depth,
+        o.elapsed_ns as f64 / 1e9,
+        o.states_per_sec / 1e6
+    );
+    match &o.violation {
+        None if o.complete && cfg.preemption_bound.is_some() => {
+            out.push_str(
+                "OK within the bound: no invariant broke in the states reached with the \
+                 preemption bound (a bounded search finds bugs; it is not a proof: a state first \
+                 reached with more preemptions is not explored again with fewer)\n",
+            );
+            out.push_str(&format!("checked: {}\n", o.invariants.join(", ")));
+            out.push_str(&stats);
+            out.push('\n');
+        }
+        None if o.complete => {
+            out.push_str("OK: every invariant holds in every reachable state\n");
+            out.push_str(&format!("checked: {}\n", o.invariants.join(", ")));
+            out.push_str(&stats);
+            out.push('\n');
+        }
+        None => {
+            out.push_str(&format!(
+                "INCOMPLETE: the search stopped at the state limit ({} states, --max-states) \
+                 before it had seen every reachable state; no invariant broke in the states it \
+                 visited, but this is not a proof\n",
+                o.max_states
+            ));
+            out.push_str(&stats);
+            out.push('\n');
+        }
+        Some(v) => {
+            out.push_str(&format!(
+                "VIOLATION of {} ({} steps, the shortest schedule that breaks it):\n",
+                v.invariant,
+                v.steps.len()
+            ));
+            for (k, s) in v.steps.iter().enumerate() {
+                out.push_str(&format!(
+                    "step {}: thread {}: {}\n",
+                    k + 1,
+                    s.thread,
+                    s.text
+                ));
+            }
+            out.push_str(&format!("{}: {}\n", v.invariant, v.message));
+            if !v.replay_agrees {
+                out.push_str(&format!(
+                    "warning: the simulator's replay of this schedule disagrees ({})\n",
+                    v.replay
+                ));
+            }
+            out.push_str(&format!("{}\n", v.link));
+            out.push_str(&stats);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use herdlab_core::locks::shmtx::ShmtxVariant;
+
+    #[test]
+    fn correct_shmtx_two_threads_holds() {
+        let p = LockParams {
+            threads: 2,
+            ..default_params(LockKind::Shmtx)
+        };
+        let o = run(&p, &CheckConfig::default(), false);
+        assert!(o.complete && o.violation.is_none(), "{o:?}");
+        assert_eq!(o.exit_code(), 0);
+        assert!(render(&p, &CheckConfig::default(), &o).contains("OK: every invariant holds"));
+    }
+
+    #[test]
+    fn announce_after_check_loses_a_wakeup_and_replays() {
+        let p = LockParams {
+            threads: 2,
+            variant: ShmtxVariant::AnnounceAfterCheck,
+            ..default_params(LockKind::Shmtx)
+        };
+        let o = run(&p, &CheckConfig::default(), false);
+        let v = o.violation.as_ref().expect("a violation");
+        assert_eq!(v.invariant, "lost-wakeup");
+        assert!(v.replay_agrees, "{}", v.replay);
+        assert_eq!(v.steps.len(), v.schedule.len());
+        assert!(v.link.starts_with(LESSON_BASE));
+        assert!(v.link.contains("variant=announce-after-check"));
+        assert_eq!(o.exit_code(), 1);
+        let t = render(&p, &CheckConfig::default(), &o);
+        assert!(t.contains("step 1: thread "), "{t}");
+        assert!(t.contains("sem_wait(sem)"), "{t}");
+    }
+
+    #[test]
+    fn state_limit_is_incomplete() {
+        let p = default_params(LockKind::Shmtx);
+        let cfg = CheckConfig {
+            max_states: 100,
+            ..CheckConfig::default()
+        };
+        let o = run(&p, &cfg, false);
+        assert!(!o.complete);
+        assert!(o.violation.is_none());
+        assert_eq!(o.exit_code(), 1);
+        assert!(render(&p, &cfg, &o).contains("INCOMPLETE"));
+    }
+}

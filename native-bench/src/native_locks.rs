@@ -1,0 +1,649 @@
+//! Locks on real threads: core's [`LockWorker`] machines driven on the native platform, beside
+//! `std::sync::Mutex` and `parking_lot::Mutex` as baselines.
+//!
+//! # The driver
+//! Each thread owns one [`LockWorker`] and one [`NativeThread`], and runs rounds of
+//! lock → critical section → unlock, executing the machine's operations one by one. Between rounds
+//! (never inside one: a ticket or a `wait` announcement cannot be abandoned) it checks the shared
+//! stop flag, and publishes its acquisition count to its own padded slot, so the coordinator can
+//! take a snapshot of every thread's count at the deadline. The algorithms themselves exist only in
+//! core; the std and parking_lot rows call those libraries, which are the baselines.
+//!
+//! Around the critical section (the machine's `Op::Work`) the driver:
+//! - times the acquisition (from the first lock operation to the lock being held) on every
+//!   [`SAMPLE_EVERY`]-th round, to keep the clock reads off most rounds;
+//! - optionally ([`LockRun::check_exclusion`]) increments an `in_critical` counter before and
+//!   decrements it after, counting every entry that found it non-zero (a mutual-exclusion
+//!   violation seen natively);
+//! - increments the *protected counter* with a plain load and a plain store (no atomic
+//!   read-modify-write): it is the data the lock protects. If two threads were ever inside
+//!   together, increments would be lost, so `protected_counter == acquisitions` checks mutual
+//!   exclusion on every run, benchmark rows included.
+//!
+//! # Padded and packed ([`LockRun::padded`])
+//! The false-sharing demonstration: *padded*, the lock's words and the protected counter each sit
+//! alone on a 128-byte line (two 64-byte lines, adjacent-line prefetch included), as nginx pads its
+//! shared counters (`cl = 128` in `ngx_event_module_init`). *Packed*, the lock's words and the
+//! counter share one line, the way a lock embedded in the data it protects does (a slab pool's
+//! mutex at the start of its zone, a `struct` with a lock field). Every holder writes the counter,
+//! so with the packed layout each such write invalidates the line that every waiter is spinning on
+//! or about to CAS, and the holder's own release then has to fetch the line back: coherence traffic
+//! that the padded layout avoids. Correctness does not depend on the layout; only speed does.
+
+use std::sync::atomic::Ordering::{Relaxed, SeqCst};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use herdlab_core::locks::{LockKind, LockParams, LockWorker, Phase};
+use herdlab_core::machine::Machine;
+use herdlab_core::op::{SemId, Word};
+
+use crate::native_herd::quantile;
+use crate::platform::native::{own_nvcsw, spin_for, NativeThread, OpCounters, Padded};
+use crate::platform::{supported, NativeError, NativeWorld, WorldSpec};
+
+/// One acquisition in this many is timed.
+pub const SAMPLE_EVERY: u32 = 16;
+
+/// The most wait samples one thread keeps.
+pub const MAX_SAMPLES: usize = 1 << 20;
+
+/// The word of the protected counter, after the lock's own words (shmtx: `LOCK`, `WAIT`; ticket:
+/// `NEXT`, `SERVING`).
+pub const COUNTER: Word = Word(2);
+
+/// The most threads one run may have.
+pub const MAX_THREADS: u32 = 1024;
+
+/// The longest a run may take, drain included, before it is an error.
+pub const RUN_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Which lock a run uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BenchLock {
+    /// One of core's machines, on the native platform.
+    Core(LockKind),
+    /// `std::sync::Mutex<()>`.
+    Std,
+    /// `parking_lot::Mutex<()>`.
+    ParkingLot,
+}
+
+impl BenchLock {
+    /// Every lock, core's first.
+    pub const ALL: [BenchLock; 7] = [
+        BenchLock::Core(LockKind::Shmtx),
+        BenchLock::Core(LockKind::Ttas),
+        BenchLock::Core(LockKind::SpinYield),
+        BenchLock::Core(LockKind::Ticket),
+        BenchLock::Core(LockKind::Futex),
+        BenchLock::Std,
+        BenchLock::ParkingLot,
+    ];
+
+    /// The row name.
+    pub fn name(self) -> &'static str {
+        match self {
+            BenchLock::Core(k) => k.name(),
+            BenchLock::Std => "std",
+            BenchLock::ParkingLot => "parking_lot",
+        }
+    }
+
+    /// Parse a row name.
+    pub fn from_name(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|l| l.name() == s)
+    }
+
+    /// The names, comma-separated.
+    pub fn names() -> String {
+        Self::ALL.map(|l| l.name()).join(", ")
+    }
+}
+
+/// How long a run goes on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    /// Until this much time has passed (then every thread stops at its next round boundary).
+    Time(Duration),
+    /// Exactly this many rounds per thread.
+    Rounds(u32),
+}
+
+/// One run's configuration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LockRun {
+    /// The lock.
+    pub lock: BenchLock,
+    /// Threads.
+    pub threads: u32,
+    /// Nanoseconds of busy work in each critical section.
+    pub cs_ns: u64,
+    /// Words alone on their lines (`true`) or packed with the protected counter (`false`).
+    pub padded: bool,
+    /// The bound.
+    pub bound: Bound,
+    /// Check `in_critical` around every critical section (two more atomic RMWs per round).
+    pub check_exclusion: bool,
+}
+
+impl LockRun {
+    /// The core scenario of this run (`Core` locks): nginx's spin 2048, `ngx_ncpu` = the cores of
+    /// this machine, the semaphore on, spin-yield's 64 tests.
+    pub fn params(&self, kind: LockKind) -> LockParams {
+        LockParams {
+            lock: kind,
+            threads: self.threads,
+            rounds: match self.bound {
+                Bound::Rounds(r) => r,
+                Bound::Time(_) => u32::MAX,
+            },
+            cpus: cores() as u32,
+            cs_ns: self.cs_ns,
+            ..LockParams::default()
+        }
+    }
+}
+
+/// The cores of this machine (`available_parallelism`, at least 1).
+pub fn cores() -> usize {
+    thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// What one thread did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LockThreadReport {
+    /// Acquisitions in the whole run (the drain after the deadline included).
+    pub acquisitions: u64,
+    /// Operation counters (core locks only).
+    pub counters: OpCounters,
+    /// Voluntary context switches during the run.
+    pub nvcsw: u64,
+    /// Timed acquisitions: nanoseconds from starting to lock to holding the lock.
+    pub waits_ns: Vec<u64>,
+}
+
+/// What one run measured.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LockRunReport {
+    /// Per thread: acquisitions when the deadline passed (all of them for a rounds bound).
+    pub counted: Vec<u64>,
+    /// Nanoseconds from the start to the snapshot of `counted`.
+    pub elapsed_ns: u64,
+    /// Every thread's report.
+    pub threads: Vec<LockThreadReport>,
+    /// The protected counter at the end (wrapping at 2³²).
+    pub protected_counter: u32,
+    /// Critical-section entries that found another thread inside (with `check_exclusion`).
+    pub exclusion_violations: u64,
+    /// The most threads seen inside the critical section at once (with `check_exclusion`).
+    pub max_inside: u64,
+    /// The semaphore's count at the end (shmtx), from `sem_getvalue`.
+    pub sem_value: Option<i32>,
+    /// The wait samples of every thread, sorted.
+    pub waits_ns: Vec<u64>,
+}
+
+impl LockRunReport {
+    /// Acquisitions counted (`counted`, summed).
+    pub fn total(&self) -> u64 {
+        self.counted.iter().sum()
+    }
+
+    /// Acquisitions in the whole run.
+    pub fn total_all(&self) -> u64 {
+        self.threads.iter().map(|t| t.acquisitions).sum()
+    }
+
+    /// Counted acquisitions per second.
+    pub fn ops_per_sec(&self) -> f64 {
+        self.total() as f64 * 1e9 / self.elapsed_ns.max(1) as f64
+    }
+
+    /// The least and the most served threads' fractions of the counted acquisitions.
+    pub fn shares(&self) -> (f64, f64) {
+        let t = self.total();
+        if t == 0 {
+            return (0.0, 0.0);
+        }
+        let min = self.counted.iter().copied().min().unwrap_or(0);
+        let max = self.counted.iter().copied().max().unwrap_or(0);
+        (min as f64 / t as f64, max as f64 / t as f64)
+    }
+
+    /// The operation counters of every thread, summed.
+    pub fn counters(&self) -> OpCounters {
+        let mut c = OpCounters::default();
+        for t in &self.threads {
+            c.add(&t.counters);
+        }
+        c
+    }
+
+    /// Voluntary context switches of every thread, summed.
+    pub fn nvcsw(&self) -> u64 {
+        self.threads.iter().map(|t| t.nvcsw).sum()
+    }
+
+    /// Whether the protected counter saw every acquisition (no increment was lost).
+    pub fn counter_ok(&self) -> bool {
+        self.protected_counter == self.total_all() as u32
+    }
+
+    /// The `p`-quantile of the timed waits.
+    pub fn wait_quantile(&self, p: f64) -> u64 {
+        quantile(&self.waits_ns, p)
+    }
+}
+
+/// What every thread of a run shares besides the lock.
+struct Control {
+    ready: Padded<AtomicUsize>,
+    go: Padded<AtomicBool>,
+    stop: Padded<AtomicBool>,
+    failed: Padded<AtomicBool>,
+    inside: Padded<AtomicU64>,
+    violations: Padded<AtomicU64>,
+    max_inside: Padded<AtomicU64>,
+    published: Box<[Padded<AtomicU64>]>,
+    check: bool,
+}
+
+impl Control {
+    fn new(threads: usize, check: bool) -> Self {
+        Control {
+            ready: Padded::default(),
+            go: Padded::default(),
+            stop: Padded::default(),
+            failed: Padded::default(),
+            inside: Padded::default(),
+            violations: Padded::default(),
+            max_inside: Padded::default(),
+            published: (0..threads).map(|_| Padded::default()).collect(),
+            check,
+        }
+    }
+
+    /// Wait at the start line; false when the run failed before it started.
+    fn start_line(&self) -> bool {
+        self.ready.0.fetch_add(1, SeqCst);
+        while !self.go.0.load(SeqCst) {
+            if self.failed.0.load(SeqCst) {
+                return false;
+            }
+            thread::yield_now();
+        }
+        true
+    }
+
+    fn stopped(&self) -> bool {
+        self.stop.0.load(Relaxed)
+    }
+
+    fn enter(&self) {
+        if self.check {
+            let before = self.inside.0.fetch_add(1, SeqCst);
+            if before != 0 {
+                self.violations.0.fetch_add(1, SeqCst);
+                self.max_inside.0.fetch_max(before + 1, SeqCst);
+            }
+        }
+    }
+
+    fn leave(&self) {
+        if self.check {
+            self.inside.0.fetch_sub(1, SeqCst);
+        }
+    }
+}
+
+/// The protected counter's increment: a plain load and a plain store (see the module docs).
+fn bump(counter: &AtomicU32) {
+    counter.store(counter.load(Relaxed).wrapping_add(1), Relaxed);
+}
+
+struct Sampler {
+    waits: Vec<u64>,
+}
+
+impl Sampler {
+    fn new() -> Self {
+        Sampler {
+            waits: Vec::with_capacity(4096),
+        }
+    }
+
+    fn start(&self, round: u64) -> Option<Instant> {
+        (round % SAMPLE_EVERY as u64 == 0 && self.waits.len() < MAX_SAMPLES).then(Instant::now)
+    }
+
+    fn end(&mut self, t0: Option<Instant>) {
+        if let Some(t0) = t0 {
+            self.waits.push(t0.elapsed().as_nanos() as u64);
+        }
+    }
+}
+
+/// One thread of a core lock: the driver described in the module docs.
+fn core_thread(
+    world: &NativeWorld,
+    index: usize,
+    p: &LockParams,
+    ctl: &Control,
+) -> Result<LockThreadReport, NativeError> {
+    let mut th = NativeThread::new(world, index)?;
+    let mut w = LockWorker::new(p, index as u32);
+    let counter = world.word(COUNTER)?;
+    let mut s = Sampler::new();
+    let nv0 = own_nvcsw();
+    if !ctl.start_line() {
+        return Err(NativeError("the run failed before it started".into()));
+    }
+    let result = (|| loop {
+        if w.phase() == Phase::Done || ctl.stopped() {
+            return Ok(());
+        }
+        if world.aborted() {
+            return Err(NativeError(format!(
+                "thread {index} stopped: the run was aborted ({})",
+                world.failure().unwrap_or_default()
+            )));
+        }
+        let t0 = s.start(w.acquired() as u64);
+        while w.phase() == Phase::Lock {
+            let r = th.exec(w.next_op(), None)?;
+            w.complete(r);
+        }
+        s.end(t0);
+        if w.in_critical() {
+            ctl.enter();
+            let r = th.exec(w.next_op(), None)?;
+            bump(counter);
+            ctl.leave();
+            w.complete(r);
+        }
+        while w.phase() == Phase::Unlock {
+            let r = th.exec(w.next_op(), None)?;
+            w.complete(r);
+        }
+        ctl.published[index].0.store(w.acquired() as u64, Relaxed);
+    })();
+    th.release();
+    if let Err(e) = result {
+        ctl.failed.0.store(true, SeqCst);
+        world.fail(&e.0);
+        return Err(e);
+    }
+    Ok(LockThreadReport {
+        acquisitions: w.acquired() as u64,
+        counters: th.counters(),
+        nvcsw: own_nvcsw().saturating_sub(nv0),
+        waits_ns: s.waits,
+    })
+}
+
+/// The two library mutexes, behind one face.
+trait Baseline: Sync + Default {
+    fn with(&self, f: impl FnOnce());
+}
+
+impl Baseline for std::sync::Mutex<()> {
+    fn with(&self, f: impl FnOnce()) {
+        let g = self
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        f();
+        drop(g);
+    }
+}
+
+impl Baseline for parking_lot::Mutex<()> {
+    fn with(&self, f: impl FnOnce()) {
+        let g = self.lock();
+        f();
+        drop(g);
+    }
+}
+
+/// A library mutex and the protected counter on one line (the packed layout).
+#[derive(Default)]
+#[repr(C, align(128))]
+struct PackedPair<M> {
+    lock: M,
+    counter: AtomicU32,
+}
+
+/// The same on a line each (the padded layout).
+#[derive(Default)]
+struct PaddedPair<M> {
+    lock: Padded<M>,
+    counter: Padded<AtomicU32>,
+}
+
+fn baseline_thread<M: Baseline>(
+    lock: &M,
+    counter: &AtomicU32,
+    index: usize,
+    cs_ns: u64,
+    rounds: Option<u32>,
+    ctl: &Control,
+) -> LockThreadReport {
+    let mut s = Sampler::new();
+    let nv0 = own_nvcsw();
+    let mut n = 0u64;
+    if ctl.start_line() {
+        loop {
+            if ctl.stopped() || rounds.is_some_and(|r| n >= r as u64) {
+                break;
+            }
+            let t0 = s.start(n);
+            lock.with(|| {
+                s.end(t0);
+                ctl.enter();
+                spin_for(cs_ns);
+                bump(counter);
+                ctl.leave();
+            });
+            n += 1;
+            ctl.published[index].0.store(n, Relaxed);
+        }
+    }
+    LockThreadReport {
+        acquisitions: n,
+        counters: OpCounters::default(),
+        nvcsw: own_nvcsw().saturating_sub(nv0),
+        waits_ns: s.waits,
+    }
+}
+
+/// Start every thread with `spawn(i)`, let them go together, stop them at the bound, and collect.
+fn run_threads<F>(
+    n: usize,
+    ctl: &Control,
+    bound: Bound,
+    spawn: F,
+) -> Result<(Vec<LockThreadReport>, Vec<u64>, u64), NativeError>
+where
+    F: Fn(usize) -> Result<LockThreadReport, NativeError> + Sync,
+{
+    thread::scope(|s| {
+        let spawn = &spawn;
+        let mut handles = Vec::with_capacity(n);
+        let mut start_err = None;
+        for i in 0..n {
+            match thread::Builder::new()
+                .name(format!("lock-{i}"))
+                .stack_size(256 * 1024)
+                .spawn_scoped(s, move || spawn(i))
+            {
+                Ok(h) => handles.push(h),
+                Err(e) => {
+                    start_err = Some(NativeError(format!("cannot start thread {i}: {e}")));
+                    break;
+                }
+            }
+        }
+        let t_ready = Instant::now();
+        while start_err.is_none() && ctl.ready.0.load(SeqCst) < n {
+            if ctl.failed.0.load(SeqCst) || t_ready.elapsed() > RUN_TIMEOUT {
+                start_err = Some(NativeError("the threads never reached the start".into()));
+                break;
+            }
+            thread::yield_now();
+        }
+        if start_err.is_some() {
+            ctl.failed.0.store(true, SeqCst);
+        }
+        let start = Instant::now();
+        ctl.go.0.store(true, SeqCst);
+        let mut snapshot = None;
+        if let Bound::Time(d) = bound {
+            if start_err.is_none() {
+                thread::sleep(d);
+                // the counts as of now: acquisitions after the deadline (the drain) are not counted
+                let elapsed = start.elapsed().as_nanos() as u64;
+                let counted: Vec<u64> = ctl.published.iter().map(|p| p.0.load(Relaxed)).collect();
+                snapshot = Some((counted, elapsed));
+            }
+            ctl.stop.0.store(true, SeqCst);
+        }
+        let mut reports = Vec::with_capacity(n);
+        let mut first_err = start_err;
+        for (i, h) in handles.into_iter().enumerate() {
+            match h.join() {
+                Ok(Ok(r)) => reports.push(r),
+                Ok(Err(e)) => {
+                    first_err.get_or_insert(e);
+                }
+                Err(_) => {
+                    first_err.get_or_insert(NativeError(format!("thread {i} panicked")));
+                }
+            }
+        }
+        let end = start.elapsed().as_nanos() as u64;
+        if let Some(e) = first_err {
+            return Err(e);
+        }
+        let (counted, elapsed) =
+            snapshot.unwrap_or_else(|| (reports.iter().map(|r| r.acquisitions).collect(), end));
+        Ok((reports, counted, elapsed))
+    })
+}
+
+/// Run one configuration.
+pub fn run(cfg: &LockRun) -> Result<LockRunReport, NativeError> {
+    if !(1..=MAX_THREADS).contains(&cfg.threads) {
+        return Err(NativeError(format!(
+            "threads: {} is out of range; allowed 1-{MAX_THREADS}",
+            cfg.threads
+        )));
+    }
+    let n = cfg.threads as usize;
+    let ctl = Control::new(n, cfg.check_exclusion);
+    let rounds = match cfg.bound {
+        Bound::Rounds(r) => Some(r),
+        Bound::Time(_) => None,
+    };
+    let (threads, counted, elapsed_ns, protected_counter, sem_value) = match cfg.lock {
+        BenchLock::Core(kind) => {
+            supported()?;
+            let p = cfg.params(kind);
+            let world = NativeWorld::new(WorldSpec {
+                words: 3,
+                sems: 1,
+                threads: n,
+                packed: !cfg.padded,
+                ..WorldSpec::default()
+            })?;
+            let (t, c, e) = run_threads(n, &ctl, cfg.bound, |i| core_thread(&world, i, &p, &ctl))?;
+            let pc = world.load(COUNTER).unwrap_or(0);
+            let sv = world.sem_value(SemId(0));
+            (t, c, e, pc, sv)
+        }
+        BenchLock::Std => baseline::<std::sync::Mutex<()>>(cfg, n, &ctl, rounds)?,
+        BenchLock::ParkingLot => baseline::<parking_lot::Mutex<()>>(cfg, n, &ctl, rounds)?,
+    };
+    let mut waits_ns: Vec<u64> = threads
+        .iter()
+        .flat_map(|t| t.waits_ns.iter().copied())
+        .collect();
+    waits_ns.sort_unstable();
+    Ok(LockRunReport {
+        counted,
+        elapsed_ns,
+        threads,
+        protected_counter,
+        exclusion_violations: ctl.violations.0.load(SeqCst),
+        max_inside: if cfg.check_exclusion {
+            ctl.max_inside.0.load(SeqCst).max(1)
+        } else {
+            0
+        },
+        sem_value,
+        waits_ns,
+    })
+}
+
+type Collected = (Vec<LockThreadReport>, Vec<u64>, u64, u32, Option<i32>);
+
+fn baseline<M: Baseline>(
+    cfg: &LockRun,
+    n: usize,
+    ctl: &Control,
+    rounds: Option<u32>,
+) -> Result<Collected, NativeError> {
+    let cs = cfg.cs_ns;
+    let go = |lock: &M, counter: &AtomicU32| {
+        run_threads(n, ctl, cfg.bound, |i| {
+            Ok(baseline_thread(lock, counter, i, cs, rounds, ctl))
+        })
+        .map(|(t, c, e)| (t, c, e, counter.load(SeqCst), None))
+    };
+    if cfg.padded {
+        let pair = Box::new(PaddedPair::<M>::default());
+        go(&pair.lock.0, &pair.counter.0)
+    } else {
+        let pair = Box::new(PackedPair::<M>::default());
+        go(&pair.lock, &pair.counter)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for l in BenchLock::ALL {
+            assert_eq!(BenchLock::from_name(l.name()), Some(l));
+        }
+        assert_eq!(BenchLock::from_name("bogus"), None);
+        assert!(BenchLock::names().starts_with("shmtx, ttas"));
+    }
+
+    #[test]
+    fn packed_pair_shares_a_line() {
+        let p = PackedPair::<std::sync::Mutex<()>>::default();
+        let a = &p as *const _ as usize;
+        let c = &p.counter as *const _ as usize;
+        assert!(c - a < 64, "the counter is {} bytes in", c - a);
+        let q = PaddedPair::<parking_lot::Mutex<()>>::default();
+        let l = &q.lock as *const _ as usize;
+        let c = &q.counter as *const _ as usize;
+        assert_eq!(c.abs_diff(l), 128);
+    }
+
+    #[test]
+    fn shares_and_totals() {
+        let r = LockRunReport {
+            counted: vec![1, 3],
+            elapsed_ns: 1_000_000_000,
+            ..Default::default()
+        };
+        assert_eq!(r.total(), 4);
+        assert_eq!(r.shares(), (0.25, 0.75));
+        assert_eq!(r.ops_per_sec(), 4.0);
+        assert_eq!(LockRunReport::default().shares(), (0.0, 0.0));
+    }
+}
