@@ -35,9 +35,16 @@ impl Rng {
         z ^ (z >> 31)
     }
 
-    /// A uniform value in `0..bound` (`bound` must be non-zero), by Lemire's multiply-shift.
+    /// A uniform value in `0..bound` (`bound` must be non-zero), by Lemire's multiply-shift. Bounds
+    /// that fit in 32 bits use 64-bit arithmetic only (cheap on wasm32, which has no native 128-bit
+    /// multiply).
     pub fn below(&mut self, bound: u64) -> u64 {
-        ((self.next_u64() as u128 * bound as u128) >> 64) as u64
+        let x = self.next_u64();
+        if bound <= u32::MAX as u64 {
+            ((x >> 32) * bound) >> 32
+        } else {
+            ((x as u128 * bound as u128) >> 64) as u64
+        }
     }
 
     /// An exponentially distributed duration with the given mean, in whole nanoseconds (at least 1).

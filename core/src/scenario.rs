@@ -143,7 +143,16 @@ pub fn set_herd_param(p: &mut HerdParams, key: &str, value: &str) -> Result<(), 
 
 /// The lock scenario's parameter keys, in display order.
 pub const LOCK_KEYS: [&str; 10] = [
-    "lock", "variant", "threads", "rounds", "cpus", "spin", "semaphore", "yield", "cs", "seed",
+    "lock",
+    "variant",
+    "threads",
+    "rounds",
+    "cpus",
+    "spin",
+    "semaphore",
+    "yield",
+    "cs",
+    "seed",
 ];
 
 fn names_of<T: Copy>(all: &[T], name: impl Fn(T) -> &'static str) -> Vec<&'static str> {
@@ -167,7 +176,12 @@ fn names_of<T: Copy>(all: &[T], name: impl Fn(T) -> &'static str) -> Vec<&'stati
 pub fn set_lock_param(p: &mut LockParams, key: &str, value: &str) -> Result<(), ParamError> {
     match key {
         "lock" => {
-            p.lock = one_of(key, value, &names_of(&LockKind::ALL, LockKind::name), LockKind::from_name)?
+            p.lock = one_of(
+                key,
+                value,
+                &names_of(&LockKind::ALL, LockKind::name),
+                LockKind::from_name,
+            )?
         }
         "variant" => {
             p.variant = one_of(
@@ -215,7 +229,10 @@ pub fn validate_locks(p: &LockParams) -> Vec<ParamError> {
         ));
     }
     if !(1..=16).contains(&p.threads) {
-        errs.push(ParamError::new("threads", "out of range; allowed 1-16".into()));
+        errs.push(ParamError::new(
+            "threads",
+            "out of range; allowed 1-16".into(),
+        ));
     }
     if !(1..=16).contains(&p.cpus) {
         errs.push(ParamError::new("cpus", "out of range; allowed 1-16".into()));

@@ -2,7 +2,7 @@
 //! core's pure [`Stepper`]; the view only turns a learner's action into an [`Action`] and calls
 //! [`SimModel::apply`] (or [`SimModel::advance`] once per animation frame while playing).
 
-use herdlab_core::herd::{HerdParams, HerdSim, HerdThread, Primitive};
+use herdlab_core::herd::{HerdParams, HerdSim, HerdThread};
 use herdlab_core::scenario::Scenario;
 use herdlab_core::sim::stepper::Stepper;
 use herdlab_core::sim::{Actor, StepRecord};

@@ -99,6 +99,8 @@ pub struct CheckReport {
     pub max_depth: u32,
     /// True when every reachable state (within the depth and preemption bounds) was visited.
     pub complete: bool,
+    /// True when a preemption bound was in force: a complete bounded search is not a proof.
+    pub bounded: bool,
     /// The shortest counterexample, if an invariant broke.
     pub violation: Option<Counterexample>,
 }
@@ -201,6 +203,7 @@ pub fn explore<S: Model>(
         transitions: 0,
         max_depth: 0,
         complete: false,
+        bounded: cfg.preemption_bound.is_some(),
         violation: None,
     };
     if let Some(v) = violated(&init, check, terminal) {

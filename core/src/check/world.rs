@@ -279,5 +279,13 @@ pub fn replay<M: Machine>(
         }
         sim.step_actor(Actor::Thread(t))?;
     }
+    // The checker retires a thread together with its last operation; the simulator takes one more
+    // step to run its `Exit`. Take those steps, so that both end in the same state.
+    for t in 0..sim.threads().len() {
+        if sim.threads()[t].machine().next_op() == Op::Exit && sim.can_step(Actor::Thread(t as u16))
+        {
+            sim.step_actor(Actor::Thread(t as u16))?;
+        }
+    }
     Ok(())
 }

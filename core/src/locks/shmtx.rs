@@ -120,6 +120,7 @@ impl ShmtxVariant {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(clippy::enum_variant_names)] // L1…L4 are nginx's own step names
 enum L {
     L1Load,
     L1Take,

@@ -44,7 +44,7 @@ use crate::machine::Machine;
 use crate::metrics::{Metrics, ThreadMetrics};
 use crate::op::{Op, OpResult, WakeCount, Word};
 use crate::rng::Rng;
-use crate::waitqueue::{WaitQueue, WalkVisit};
+use crate::waitqueue::{WaitQueue, WalkEnd, WalkVisit};
 use accept::{AcceptModel, AcceptPhase, SleeperOrder};
 use arrivals::Arrivals;
 
@@ -300,7 +300,8 @@ impl<M: Machine> SimThread<M> {
     pub fn cpu(&self) -> u8 {
         self.cpu
     }
-    /// True while it is back on its way to sleep after a wakeup that found nothing.
+    /// True from the moment a woken thread finds nothing (or goes back to sleep without working)
+    /// until it is woken again or does work: the "woken, found nothing" lane state.
     pub fn is_empty_handed(&self) -> bool {
         self.empty_handed
     }
@@ -410,6 +411,8 @@ pub struct Simulation<M> {
     status: Status,
     last: Option<StepRecord>,
     last_walk: Vec<WalkVisit>,
+    last_walk_budget: u32,
+    last_walk_end: Option<WalkEnd>,
     trace: u64,
 }
 
@@ -489,6 +492,8 @@ impl<M: Machine> Simulation<M> {
             status: Status::Running,
             last: None,
             last_walk: Vec::new(),
+            last_walk_budget: 0,
+            last_walk_end: None,
             trace: 0xCBF2_9CE4_8422_2325,
         }
     }
@@ -574,6 +579,14 @@ impl<M: Machine> Simulation<M> {
     /// The visits of the last wake walk (of the last step, if it ran one; empty otherwise).
     pub fn last_walk(&self) -> &[WalkVisit] {
         &self.last_walk
+    }
+    /// The `nr_exclusive` budget the last wake walk started with (0: no limit).
+    pub fn last_walk_budget(&self) -> u32 {
+        self.last_walk_budget
+    }
+    /// Why the last wake walk stopped (`None` when the last step ran no walk).
+    pub fn last_walk_end(&self) -> Option<WalkEnd> {
+        self.last_walk_end
     }
     /// The first broken invariant: the step and the connection left waiting.
     pub fn first_violation(&self) -> Option<(u64, u32)> {
@@ -679,6 +692,7 @@ impl<M: Machine> Simulation<M> {
     /// Take one step of the chosen actor.
     pub fn step_actor(&mut self, actor: Actor) -> Result<StepRecord, StepError> {
         self.last_walk.clear();
+        self.last_walk_end = None;
         let rec = match actor {
             Actor::Network => {
                 if !self.network || self.arrivals.remaining() == 0 {
@@ -829,6 +843,7 @@ impl<M: Machine> Simulation<M> {
         {
             let t = &mut self.threads[tid as usize];
             t.sleep = SleepKind::None;
+            t.empty_handed = false;
             if counted {
                 t.woken_since_work = true;
                 t.metrics.wakeups += 1;
@@ -875,6 +890,8 @@ impl<M: Machine> Simulation<M> {
                 t.woken_since_work = false;
                 if wasted {
                     t.metrics.wasted_wakeups += 1;
+                    // asleep again with nothing done: shown as "woken, found nothing"
+                    t.empty_handed = true;
                 }
             }
             wasted
@@ -980,7 +997,7 @@ impl<M: Machine> Simulation<M> {
         let mut q = std::mem::take(self.queue_mut(which));
         let mut visits = std::mem::take(&mut self.last_walk);
         let mut woken = 0u16;
-        q.wake(count.nr_exclusive(), true, &mut visits, |tid| {
+        let end = q.wake(count.nr_exclusive(), true, &mut visits, |tid| {
             let r = self.ttwu(tid, at, counted);
             if r > 0 {
                 woken += 1;
@@ -989,6 +1006,8 @@ impl<M: Machine> Simulation<M> {
         });
         *self.queue_mut(which) = q;
         self.last_walk = visits;
+        self.last_walk_budget = count.nr_exclusive();
+        self.last_walk_end = Some(end);
         woken
     }
 
@@ -1339,8 +1358,11 @@ impl<M: Machine> Simulation<M> {
         if !self.k.mutex_q[m as usize].is_empty() {
             let at = self.cpus[cpu as usize].clock;
             let keep = std::mem::take(&mut self.last_walk);
+            let (budget, end) = (self.last_walk_budget, self.last_walk_end);
             self.wake_queue(QueueRef::Mutex(m), WakeCount::Up(1), at, false);
             self.last_walk = keep;
+            self.last_walk_budget = budget;
+            self.last_walk_end = end;
         }
     }
 
