@@ -325,3 +325,68 @@ fn bad_values_name_the_field_and_the_allowed_values() {
     assert!(Scenario::from_json(r#"{"mechanism":"herd","workers":65}"#).is_err());
     assert!(Scenario::from_json(r#"{"mechanism":"herd","wrkers":6}"#).is_err());
 }
+
+mod checker {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    use herdlab_core::check::CheckConfig;
+    use herdlab_core::herd::invariants::{check, replay};
+    use herdlab_core::herd::{HerdParams, Primitive, Variant, WakeMode};
+    use herdlab_core::sim::arrivals::ArrivalPattern;
+
+    fn small(variant: Variant, mode: WakeMode, workers: u32, connections: u32) -> HerdParams {
+        HerdParams {
+            workers,
+            cpus: 2,
+            mode,
+            arrival: ArrivalPattern::OnDemand,
+            connections,
+            variant,
+            ..HerdParams::default()
+        }
+    }
+
+    #[test]
+    fn the_checker_proves_the_correct_sleeper_in_every_mode() {
+        for mode in [
+            WakeMode::WakeAll,
+            WakeMode::Exclusive,
+            WakeMode::LifoExclusive,
+        ] {
+            let r = check(
+                &small(Variant::Correct, mode, 2, 2),
+                &CheckConfig::default(),
+                &mut |_| true,
+            );
+            assert!(r.violation.is_none(), "{mode:?}: {:?}", r.violation);
+            assert!(r.complete && r.states > 50, "{mode:?}: {} states", r.states);
+        }
+    }
+
+    #[test]
+    fn the_checker_finds_the_broken_sleepers_lost_wakeup_and_it_replays() {
+        let p = small(Variant::BrokenSleeper, WakeMode::Exclusive, 2, 2);
+        let r = check(&p, &CheckConfig::default(), &mut |_| true);
+        let cx = r.violation.expect("the broken sleeper must lose a wakeup");
+        assert_eq!(cx.violation.invariant, "lost-wakeup");
+        let sim = replay(&p, &cx.schedule);
+        assert!(sim.metrics().lost_wakeups > 0);
+    }
+
+    #[test]
+    fn the_futex_and_condvar_herds_are_correct() {
+        for prim in [Primitive::Futex, Primitive::Condvar] {
+            let p = HerdParams {
+                primitive: prim,
+                ..small(Variant::Correct, WakeMode::Exclusive, 2, 2)
+            };
+            let r = check(&p, &CheckConfig::default(), &mut |_| true);
+            assert!(
+                r.violation.is_none() && r.complete,
+                "{prim:?}: {:?}",
+                r.violation
+            );
+        }
+    }
+}

@@ -12,10 +12,16 @@
 //!   finds is a list of thread indices that [`replay`] runs in the simulator step for step (a checker
 //!   step folds a thread's `pause`s into its next visible operation).
 //!
-//! Mechanisms supply the invariants (for the locks: [`crate::locks::invariants`]).
+//! - [`sim_model`]: the simulator itself as a model, for mechanisms whose kernel side the checking
+//!   platform does not model (the herd's accept path); states are compared without their time.
+//!
+//! Mechanisms supply the invariants (for the locks: [`crate::locks::invariants`]; for the herd:
+//! [`crate::herd::invariants`]).
 
 pub mod search;
+pub mod sim_model;
 pub mod world;
 
 pub use search::{explore, CheckConfig, CheckReport, Counterexample, Model, Violation};
+pub use sim_model::SimModel;
 pub use world::{replay, CheckWorld};

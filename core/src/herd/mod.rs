@@ -20,6 +20,7 @@
 pub mod accept_worker;
 pub mod condvar_herd;
 pub mod futex_herd;
+pub mod invariants;
 
 use serde::{Deserialize, Serialize};
 

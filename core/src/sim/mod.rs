@@ -419,6 +419,42 @@ pub struct Simulation<M> {
 const FNV_PRIME: u64 = 0x0000_0100_0000_01B3;
 
 impl<M: Machine> Simulation<M> {
+    /// Hash the *logical* state: what the threads and the kernel model hold, leaving out time (CPU
+    /// clocks, costs, the jitter generator), CPU placement (a running and a queued thread are both
+    /// runnable), connection ids and counters. Two states with the same logical hash behave the
+    /// same under every schedule of [`Simulation::step_actor`] calls, which is what the model checker
+    /// needs ([`crate::check::SimModel`]). A broken invariant is part of the logical state.
+    pub fn hash_logical<H: core::hash::Hasher>(&self, h: &mut H) {
+        use core::hash::Hash;
+        for t in &self.threads {
+            t.machine.hash(h);
+            let sched = match t.sched {
+                Sched::OnCpu | Sched::Queued => 0u8,
+                Sched::Asleep => 1,
+                Sched::Done => 2,
+            };
+            let kpath = match t.kpath {
+                KPath::None => (0u8, None),
+                KPath::Accept(p, _) => (1, Some(p as u8)),
+                KPath::CondRelock(m) => (2, Some(m)),
+            };
+            (sched, t.task, t.sleep, kpath, t.woken_since_work).hash(h);
+        }
+        self.k.mem.hash(h);
+        self.k.futex_q.hash(h);
+        self.k.mutex_owner.hash(h);
+        self.k.mutex_q.hash(h);
+        self.k.cond_q.hash(h);
+        self.k.sem_count.hash(h);
+        self.k.sem_q.hash(h);
+        self.k.listen_wq.hash(h);
+        self.k.accept_queue.len().hash(h);
+        self.arrivals.remaining().hash(h);
+        (self.metrics.lost_wakeups > 0).hash(h);
+    }
+}
+
+impl<M: Machine> Simulation<M> {
     /// A simulation of `threads` (each with its role) in `world`. Every thread starts runnable; they
     /// are spread over the CPUs round robin, the first ones running.
     pub fn new(world: WorldSpec, threads: Vec<(M, Role)>) -> Self {
