@@ -144,7 +144,7 @@ pub fn link(p: &LockParams, schedule: &[u16]) -> String {
 }
 
 /// A listing line without its indentation, with one gap before its comment.
-fn tidy(line: &str) -> String {
+pub fn tidy(line: &str) -> String {
     match line.split_once("//") {
         Some((code, comment)) if !code.trim().is_empty() => {
             format!("{}  // {}", code.trim(), comment.trim())
@@ -301,44 +301,58 @@ pub fn describe(p: &LockParams, cfg: &CheckConfig) -> String {
     s
 }
 
+/// The statistics line of a check report.
+pub fn stats_line(
+    states: u64,
+    transitions: u64,
+    max_depth: u32,
+    elapsed_ns: u64,
+    states_per_sec: f64,
+) -> String {
+    format!(
+        "{states} states, {transitions} transitions, max depth {max_depth}, {:.3} s, {:.2} M states/s",
+        elapsed_ns as f64 / 1e9,
+        states_per_sec / 1e6
+    )
+}
+
+/// The verdict of a search that found no violation: OK (with the invariants checked), OK within
+/// the preemption bound, or INCOMPLETE at the state limit.
+pub fn verdict_text(complete: bool, bounded: bool, max_states: u64, invariants: &[&str]) -> String {
+    if !complete {
+        return format!(
+            "INCOMPLETE: the search stopped at the state limit ({max_states} states, --max-states) \
+             before it had seen every reachable state; no invariant broke in the states it \
+             visited, but this is not a proof\n"
+        );
+    }
+    let head = if bounded {
+        "OK within the bound: no invariant broke in the states reached with the preemption bound \
+         (a bounded search finds bugs; it is not a proof: a state first reached with more \
+         preemptions is not explored again with fewer)"
+    } else {
+        "OK: every invariant holds in every reachable state"
+    };
+    format!("{head}\nchecked: {}\n", invariants.join(", "))
+}
+
 /// The report as text.
 pub fn render(p: &LockParams, cfg: &CheckConfig, o: &CheckOutput) -> String {
     let mut out = format!("herdlab check {}\n", describe(p, cfg));
-    let stats = format!(
-        "{} states, {} transitions, max depth {}, {:.3} s, {:.2} M states/s",
+    let stats = stats_line(
         o.states,
         o.transitions,
         o.max_depth,
-        o.elapsed_ns as f64 / 1e9,
-        o.states_per_sec / 1e6
+        o.elapsed_ns,
+        o.states_per_sec,
     );
     match &o.violation {
-        None if o.complete && cfg.preemption_bound.is_some() => {
-            out.push_str(
-                "OK within the bound: no invariant broke in the states reached with the \
-                 preemption bound (a bounded search finds bugs; it is not a proof: a state first \
-                 reached with more preemptions is not explored again with fewer)\n",
-            );
-            out.push_str(&format!("checked: {}\n", o.invariants.join(", ")));
-            out.push_str(&stats);
-            out.push('\n');
-        }
-        None if o.complete => {
-            out.push_str("OK: every invariant holds in every reachable state\n");
-            out.push_str(&format!("checked: {}\n", o.invariants.join(", ")));
-            out.push_str(&stats);
-            out.push('\n');
-        }
-        None => {
-            out.push_str(&format!(
-                "INCOMPLETE: the search stopped at the state limit ({} states, --max-states) \
-                 before it had seen every reachable state; no invariant broke in the states it \
-                 visited, but this is not a proof\n",
-                o.max_states
-            ));
-            out.push_str(&stats);
-            out.push('\n');
-        }
+        None => out.push_str(&verdict_text(
+            o.complete,
+            cfg.preemption_bound.is_some(),
+            o.max_states,
+            &o.invariants,
+        )),
         Some(v) => {
             out.push_str(&format!(
                 "VIOLATION of {} ({} steps, the shortest schedule that breaks it):\n",
@@ -361,10 +375,10 @@ pub fn render(p: &LockParams, cfg: &CheckConfig, o: &CheckOutput) -> String {
                 ));
             }
             out.push_str(&format!("{}\n", v.link));
-            out.push_str(&stats);
-            out.push('\n');
         }
     }
+    out.push_str(&stats);
+    out.push('\n');
     out
 }
 

@@ -17,6 +17,7 @@ use crate::bench_cmd::{
     LockBenchConfig, DEFAULT_EVENTS, DEFAULT_THREADS, QUICK_EVENTS, QUICK_THREADS,
 };
 use crate::check_cmd::default_params;
+use crate::check_herd;
 use crate::native_herd::{MAX_EVENTS, MAX_THREADS};
 use crate::native_locks::{self, BenchLock};
 use crate::sim_cmd::DEFAULT_MAX_STEPS;
@@ -60,7 +61,29 @@ usage:
       about 10M states and ~15-20 s (and ~250 MB) for 3 threads x 2 rounds, for the same verdict.
       Variants of shmtx (--list-variants): correct, no-wait-decrement, announce-after-check,
       unlock-reads-wait-first, plain-load-store, seed-listing. The other locks have only correct.
-      `herdlab check herd` is refused: the herd's accept path is not modelled by the checker yet.
+
+  herdlab check herd [--workers N] [--cpus C] [--mode wake-all|exclusive|lifo-exclusive]
+                     [--connections C] [--variant correct|broken-sleeper]
+                     [--primitive accept|futex|condvar] [--service NS] [--seed S]
+                     [--preemption-bound K] [--max-states N] [--json]
+      Model-check a herd scenario on the simulator itself: every interleaving of the workers'
+      steps (user space and the modelled kernel's accept path, line by line) and of the
+      arrivals, states compared without their time, with no lost wakeup (a connection waits in
+      the accept queue while every worker sleeps, or nothing can run with work left),
+      conservation (no more connections taken than arrived; accept) and no deadlock.
+      The arrival pattern is irrelevant to the checker: the network may deliver each connection
+      at any point, so every arrival time is explored; --arrival, --burst and --rate are
+      refused (sim herd takes them). The futex and condvar producer publishes its next job once
+      every worker sleeps (on-demand), its other steps interleaved with the workers'. --cpus,
+      --service and --seed do not change the states explored, only the timing of the
+      simulation the link replays. Exit 0: every invariant holds and the search was complete;
+      1: an invariant broke (the shortest schedule is printed as `step k: worker t: <line>` and
+      `step k: network: connection c arrives; the wake walk wakes ...`, with a link to the
+      thundering-herd lesson at that schedule), or the state limit was reached first
+      (incomplete); 2: bad arguments.
+      Defaults: 2 workers, --cpus 2, --mode exclusive, 2 connections, correct, accept,
+      --service 5000, --seed 1, no preemption bound, --max-states 20000000. Sizes: 2 workers x
+      2 connections ~900 states; 3 x 3 ~70000 states, well under a second.
 
   herdlab bench herd [--threads 2,8,32,128] [--events E] [--quick] [--json]
       Run core's herd machines on real threads (Linux): futex wake-all/wake-one,
@@ -140,17 +163,16 @@ pub enum Command {
         /// The lock.
         lock: LockKind,
     },
-    /// `check herd`: refused with an explanation (exit 2).
-    CheckHerd,
+    /// `check herd`.
+    CheckHerd {
+        /// The scenario (its arrival pattern is ignored: the checker explores every arrival time).
+        params: HerdParams,
+        /// The search's bounds.
+        config: CheckConfig,
+        /// Print JSON instead of text.
+        json: bool,
+    },
 }
-
-/// What `herdlab check herd` says.
-pub const CHECK_HERD: &str = "\
-check herd: the herd's accept path is not modelled by the checker yet: the checking platform
-executes memory words, futexes and semaphores, but not the kernel's accept queue and wait-queue
-walk (Op::Accept), the event gate, or sleeping mutexes and condition variables; the herd runs in
-the simulator instead (herdlab sim herd) and on real threads (herdlab bench herd).
-Locks can be checked: herdlab check shmtx|ttas|spin-yield|ticket|futex";
 
 /// A refused command line (exit status 2). The message has one line per problem.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -204,6 +226,19 @@ const CHECK_FLAGS: [&str; 11] = [
     "--max-states",
     "--json",
     "--list-variants",
+];
+const CHECK_HERD_FLAGS: [&str; 11] = [
+    "--workers",
+    "--cpus",
+    "--mode",
+    "--connections",
+    "--variant",
+    "--primitive",
+    "--service",
+    "--seed",
+    "--preemption-bound",
+    "--max-states",
+    "--json",
 ];
 /// The most states `--max-states` accepts.
 pub const MAX_CHECK_STATES: u64 = 1_000_000_000;
@@ -640,7 +675,13 @@ fn parse_check_command(rest: &[String]) -> Result<Command, CliError> {
     let lock = match rest.first().map(String::as_str) {
         None => return err(format!("check: missing lock; allowed: {allowed}")),
         Some(h) if is_help(h) => return Ok(Command::Help),
-        Some("herd") => return Ok(Command::CheckHerd),
+        Some("herd") => {
+            let flags = split_flags(&rest[1..], "check herd")?;
+            if flags.iter().any(|(f, _)| f == "--help") {
+                return Ok(Command::Help);
+            }
+            return parse_check_herd(flags);
+        }
         Some(l) => match LockKind::from_name(l) {
             Some(k) => k,
             None => return err(format!("check: '{l}' is not a lock; allowed: {allowed}")),
@@ -674,22 +715,7 @@ fn parse_check(lock: LockKind, flags: Vec<(String, Option<String>)>) -> Result<C
             "--no-semaphore" => params.semaphore = false,
             "--spin" if lock != LockKind::Shmtx => only("a spin count", "shmtx")?,
             "--yield" if lock != LockKind::SpinYield => only("a yield threshold", "spin-yield")?,
-            "--preemption-bound" => {
-                let v = value.ok_or_else(|| {
-                    CliError(format!(
-                        "--preemption-bound: missing value; allowed 0-{MAX_PREEMPTION_BOUND}"
-                    ))
-                })?;
-                config.preemption_bound = Some(range_u64(f, &v, 0, MAX_PREEMPTION_BOUND)? as u32);
-            }
-            "--max-states" => {
-                let v = value.ok_or_else(|| {
-                    CliError(format!(
-                        "--max-states: missing value; allowed 1-{MAX_CHECK_STATES}"
-                    ))
-                })?;
-                config.max_states = range_u64(f, &v, 1, MAX_CHECK_STATES)?;
-            }
+            "--preemption-bound" | "--max-states" => set_bound(&mut config, f, value)?,
             "--variant" | "--threads" | "--rounds" | "--cpus" | "--spin" | "--yield" => {
                 set_lock_flag(&mut params, f, value)?
             }
@@ -707,6 +733,79 @@ fn parse_check(lock: LockKind, flags: Vec<(String, Option<String>)>) -> Result<C
         return Ok(Command::ListVariants { lock });
     }
     Ok(Command::Check {
+        params,
+        config,
+        json,
+    })
+}
+
+/// Set `--preemption-bound` or `--max-states`.
+fn set_bound(config: &mut CheckConfig, f: &str, value: Option<String>) -> Result<(), CliError> {
+    if f == "--preemption-bound" {
+        let v = value.ok_or_else(|| {
+            CliError(format!(
+                "--preemption-bound: missing value; allowed 0-{MAX_PREEMPTION_BOUND}"
+            ))
+        })?;
+        config.preemption_bound = Some(range_u64(f, &v, 0, MAX_PREEMPTION_BOUND)? as u32);
+    } else {
+        let v = value.ok_or_else(|| {
+            CliError(format!(
+                "--max-states: missing value; allowed 1-{MAX_CHECK_STATES}"
+            ))
+        })?;
+        config.max_states = range_u64(f, &v, 1, MAX_CHECK_STATES)?;
+    }
+    Ok(())
+}
+
+/// `check herd`: the herd's flags through core's `set_herd_param` and `validate_herd`, without the
+/// arrival pattern (the checker explores every arrival time).
+fn parse_check_herd(flags: Vec<(String, Option<String>)>) -> Result<Command, CliError> {
+    let mut params = check_herd::default_params();
+    let mut config = CheckConfig::default();
+    let mut json = false;
+    for (flag, value) in flags {
+        let f = flag.as_str();
+        match f {
+            "--json" => json = true,
+            "--preemption-bound" | "--max-states" => set_bound(&mut config, f, value)?,
+            "--arrival" | "--burst" | "--rate" => {
+                return err(format!(
+                    "{f}: check herd takes no arrival pattern: the checker lets the network \
+                     deliver each connection at any point, so every arrival time is explored \
+                     (the futex and condvar producer publishes its next job once every worker \
+                     sleeps); drop {f} (sim herd takes --arrival, --burst and --rate)"
+                ))
+            }
+            _ if CHECK_HERD_FLAGS.contains(&f) => {
+                let key = f.trim_start_matches("--");
+                let v = value.ok_or_else(|| {
+                    CliError(format!(
+                        "{f}: missing value; allowed: {}",
+                        herd_allowed(key)
+                    ))
+                })?;
+                set_herd_param(&mut params, key, &v)
+                    .map_err(|e| CliError(format!("--{}: {}", e.field, e.message)))?;
+            }
+            _ => {
+                return err(format!(
+                    "check herd: unknown flag '{f}'; allowed: {}",
+                    CHECK_HERD_FLAGS.join(", ")
+                ))
+            }
+        }
+    }
+    let errs = validate_herd(&params);
+    if !errs.is_empty() {
+        return err(errs
+            .iter()
+            .map(|e| format!("--{}: {}", e.field, e.message))
+            .collect::<Vec<_>>()
+            .join("\n"));
+    }
+    Ok(Command::CheckHerd {
         params,
         config,
         json,
@@ -1002,8 +1101,80 @@ mod tests {
                 lock: LockKind::Shmtx
             })
         );
-        assert_eq!(p("check herd"), Ok(Command::CheckHerd));
         assert_eq!(p("check --help"), Ok(Command::Help));
+    }
+
+    #[test]
+    fn check_herd_defaults_and_flags() {
+        assert_eq!(
+            p("check herd"),
+            Ok(Command::CheckHerd {
+                params: check_herd::default_params(),
+                config: CheckConfig::default(),
+                json: false
+            })
+        );
+        let d = check_herd::default_params();
+        assert_eq!(
+            (d.workers, d.cpus, d.mode, d.connections),
+            (2, 2, WakeMode::Exclusive, 2)
+        );
+        assert_eq!(d.primitive, Primitive::Accept);
+        let Command::CheckHerd {
+            params,
+            config,
+            json,
+        } = p(
+            "check herd --workers 3 --cpus 1 --mode wake-all --connections 4 \
+             --variant broken-sleeper --service 0 --seed 7 --preemption-bound 2 \
+             --max-states 5000 --json",
+        )
+        .unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(
+            (params.workers, params.cpus, params.mode, params.connections),
+            (3, 1, WakeMode::WakeAll, 4)
+        );
+        assert_eq!(params.variant, herdlab_core::herd::Variant::BrokenSleeper);
+        assert_eq!((params.service_ns, params.seed), (0, 7));
+        assert_eq!(config.preemption_bound, Some(2));
+        assert_eq!(config.max_states, 5000);
+        assert!(json);
+        let Command::CheckHerd { params, .. } = p("check herd --primitive condvar").unwrap() else {
+            panic!()
+        };
+        assert_eq!(params.primitive, Primitive::Condvar);
+        assert_eq!(p("check herd --help"), Ok(Command::Help));
+    }
+
+    #[test]
+    fn check_herd_refusals() {
+        for f in ["--arrival poisson", "--burst 4", "--rate 100"] {
+            let m = msg(&format!("check herd {f}"));
+            let flag = f.split_whitespace().next().unwrap();
+            assert!(
+                m.starts_with(&format!("{flag}: check herd takes no arrival pattern")),
+                "{m}"
+            );
+            assert!(m.contains("every arrival time is explored"), "{m}");
+        }
+        let m = msg("check herd --threads 2");
+        assert!(
+            m.starts_with("check herd: unknown flag '--threads'") && m.contains("--workers"),
+            "{m}"
+        );
+        assert!(msg("check herd --workers 0").contains("allowed 1-64"));
+        assert!(msg("check herd --mode bogus").contains("allowed: wake-all, exclusive"));
+        assert!(msg("check herd --mode").contains("--mode: missing value; allowed: wake-all"));
+        assert!(msg("check herd --primitive futex --mode lifo-exclusive")
+            .starts_with("--mode: lifo-exclusive needs primitive=accept"));
+        assert!(msg("check herd --primitive futex --variant broken-sleeper")
+            .starts_with("--variant: broken-sleeper needs primitive=accept"));
+        assert!(msg("check herd --max-states 0").contains("allowed 1-1000000000"));
+        assert!(msg("check herd --preemption-bound x").contains("not a whole number"));
+        assert_eq!(msg("check herd --json=1"), "--json: takes no value");
     }
 
     #[test]

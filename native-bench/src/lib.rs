@@ -1,8 +1,8 @@
 //! # herdlab-bench
 //!
 //! The `herdlab` command: headless simulations of core's scenarios (`herdlab sim herd|locks`),
-//! core's model checker on the locks (`herdlab check`), and the native platform that runs the same
-//! state machines on real threads (`herdlab bench herd|locks`).
+//! core's model checker on the locks and the herd (`herdlab check`), and the native platform that
+//! runs the same state machines on real threads (`herdlab bench herd|locks`).
 //!
 //! - [`platform::native`]: every `herdlab_core::op::Op` executed for real (atomic words, `futex(2)`,
 //!   POSIX semaphores, `std::sync::Mutex`/`Condvar`, a blocking `accept(2)`), and the per-thread
@@ -10,11 +10,12 @@
 //! - [`native_herd`]: core's herd machines on real threads, with the gate and load generator that
 //!   decide when each event is delivered.
 //! - [`native_locks`]: core's lock machines on real threads, beside `std` and `parking_lot`.
-//! - [`sim_cmd`], [`check_cmd`], [`bench_cmd`]: the commands; [`cli`]: their argument parsing.
+//! - [`sim_cmd`], [`check_cmd`], [`check_herd`], [`bench_cmd`]: the commands; [`cli`]: their argument parsing.
 #![warn(missing_docs)]
 
 pub mod bench_cmd;
 pub mod check_cmd;
+pub mod check_herd;
 pub mod cli;
 pub mod native_herd;
 pub mod native_locks;

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use herdlab_bench::cli::{self, Command};
-use herdlab_bench::{bench_cmd, check_cmd, sim_cmd};
+use herdlab_bench::{bench_cmd, check_cmd, check_herd, sim_cmd};
 
 fn print_json<T: serde::Serialize>(v: &T, pretty: bool) -> ExitCode {
     match if pretty {
@@ -118,11 +118,21 @@ fn main() -> ExitCode {
             }
             ExitCode::SUCCESS
         }
-        Command::CheckHerd => {
-            for line in cli::CHECK_HERD.lines() {
-                eprintln!("herdlab: {line}");
+        Command::CheckHerd {
+            params,
+            config,
+            json,
+        } => {
+            let out = check_herd::run(&params, &config, check_cmd::progress_wanted());
+            let code = ExitCode::from(out.exit_code());
+            if json {
+                if print_json(&out, false) != ExitCode::SUCCESS {
+                    return ExitCode::FAILURE;
+                }
+            } else {
+                print!("{}", check_herd::render(&params, &config, &out));
             }
-            ExitCode::from(2)
+            code
         }
     }
 }

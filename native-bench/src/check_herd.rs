@@ -1,0 +1,557 @@
+//! `herdlab check herd`: core's model checker on a herd scenario, timed natively.
+//!
+//! The search is `herdlab_core::herd::invariants::check`: the simulator itself as the model
+//! (`herdlab_core::check::SimModel`), whose actors are the threads (checker indices `0..n`: the
+//! workers, then the producer for the futex and condvar primitives) and, for the accept primitive,
+//! the network (index `n`), which may deliver its next connection at any point while connections
+//! remain. States are compared without their time, so the search explores interleavings, not
+//! timings. The invariants are `lost-wakeup` (a connection waits while every worker sleeps, or
+//! nothing can run with a connection queued), `conservation` (no more connections taken than
+//! arrived; accept only) and `deadlock` (nothing can run with work left).
+//!
+//! A counterexample is replayed in the simulator one step at a time with `step_actor` on the actor
+//! behind each index, which gives each step's pseudocode line (the thread's listing at the step's
+//! line) and confirms that the simulator breaks the same invariant; the link opens the
+//! thundering-herd lesson at that schedule (`step` and `picks`, which the herd widget replays).
+
+use std::io::Write;
+use std::time::Instant;
+
+use serde::Serialize;
+
+use herdlab_core::check::{CheckConfig, CheckReport, Model, SimModel};
+use herdlab_core::herd::invariants::{check, check_state, check_terminal};
+use herdlab_core::herd::{HerdParams, HerdSim, HerdThread, Primitive, WakeMode};
+use herdlab_core::machine::Machine;
+use herdlab_core::scenario::Scenario;
+use herdlab_core::sim::arrivals::ArrivalPattern;
+use herdlab_core::sim::{Actor, Note, Role, StepRecord};
+
+use crate::check_cmd::{self, tidy};
+
+/// Where the herd lesson is served (`cargo xtask serve`).
+pub const LESSON_BASE: &str = "http://127.0.0.1:8080/#/lesson/thundering-herd?";
+
+/// `--workers` when checking.
+pub const CHECK_WORKERS: u32 = 2;
+/// `--cpus` when checking.
+pub const CHECK_CPUS: u32 = 2;
+/// `--connections` when checking.
+pub const CHECK_CONNECTIONS: u32 = 2;
+/// `--mode` when checking.
+pub const CHECK_MODE: WakeMode = WakeMode::Exclusive;
+
+/// The check's parameters, as the defaults of `herdlab check herd` (the arrival pattern is the
+/// one [`checked_params`] runs).
+pub fn default_params() -> HerdParams {
+    HerdParams {
+        workers: CHECK_WORKERS,
+        cpus: CHECK_CPUS,
+        mode: CHECK_MODE,
+        connections: CHECK_CONNECTIONS,
+        arrival: ArrivalPattern::OnDemand,
+        ..HerdParams::default()
+    }
+}
+
+/// The parameters the checker runs (and the link carries): `p` with on-demand arrivals.
+///
+/// For the accept primitive the pattern does not matter: the network actor may deliver whenever
+/// a connection is left, so every arrival time is explored. The futex and condvar producers are
+/// threads that wait for their next event as the pattern says, by simulated time, which the
+/// checker leaves out of its states; on-demand is the pattern whose condition is logical (the next
+/// job is due once every worker sleeps), so the search does not depend on timings (`--cpus`,
+/// `--service` and `--seed` leave the states explored unchanged). Poisson or burst arrivals would
+/// make which states are reached depend on the clocks of the first path to reach them.
+pub fn checked_params(p: &HerdParams) -> HerdParams {
+    HerdParams {
+        arrival: ArrivalPattern::OnDemand,
+        ..*p
+    }
+}
+
+/// One step of a counterexample.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Step {
+    /// Who stepped, as the link's picks spell it: `t<k>` (thread `k`) or `n` (the network).
+    pub actor: String,
+    /// The 1-based line of the thread's listing that the step executed (0 for the network).
+    pub line: u16,
+    /// That line's text (trimmed), or what the network did.
+    pub text: String,
+}
+
+/// A broken invariant, with the schedule that breaks it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ViolationReport {
+    /// The invariant's name (`lost-wakeup`, `conservation`, `deadlock`).
+    pub invariant: String,
+    /// What the checker saw.
+    pub message: String,
+    /// The checker indices to step, in order (`0..n`: threads; `n`: the network, where there is
+    /// one).
+    pub schedule: Vec<u16>,
+    /// The schedule's steps with their lines.
+    pub steps: Vec<Step>,
+    /// The lesson at this scenario and schedule.
+    pub link: String,
+    /// Whether the simulator's replay broke the same invariant.
+    pub replay_agrees: bool,
+    /// What the simulator's replay saw (`invariant: message`, or why it saw nothing).
+    pub replay: String,
+}
+
+/// What `herdlab check herd` reports.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CheckOutput {
+    /// Always `herd`.
+    pub mechanism: &'static str,
+    /// What the threads sleep on.
+    pub primitive: String,
+    /// How sleepers are queued and woken.
+    pub mode: String,
+    /// The sleeper's variant.
+    pub variant: String,
+    /// Worker threads.
+    pub workers: u32,
+    /// Connections (or jobs) in the run.
+    pub connections: u32,
+    /// The scenario as a query string (as checked: see [`checked_params`]).
+    pub scenario: String,
+    /// The preemption bound, if any.
+    pub preemption_bound: Option<u32>,
+    /// Whether a preemption bound limited the search (then `complete` means the bounded search
+    /// ended, which finds bugs but proves nothing).
+    pub bounded: bool,
+    /// The state limit.
+    pub max_states: u64,
+    /// Distinct states visited.
+    pub states: u64,
+    /// Transitions taken.
+    pub transitions: u64,
+    /// The longest schedule explored.
+    pub max_depth: u32,
+    /// Every reachable state (within the bounds) was visited, or a violation was found.
+    pub complete: bool,
+    /// Wall time of the search (the breadth-first search for the shortest counterexample
+    /// included), nanoseconds.
+    pub elapsed_ns: u64,
+    /// States per wall-clock second.
+    pub states_per_sec: f64,
+    /// The invariants checked.
+    pub invariants: Vec<&'static str>,
+    /// The shortest counterexample, or null.
+    pub violation: Option<ViolationReport>,
+}
+
+impl CheckOutput {
+    /// The exit status: 0 when every invariant holds and the search was complete, else 1.
+    pub fn exit_code(&self) -> u8 {
+        if self.violation.is_none() && self.complete {
+            0
+        } else {
+            1
+        }
+    }
+}
+
+/// The invariants `check_state`/`check_terminal` apply to this scenario.
+pub fn invariants(p: &HerdParams) -> Vec<&'static str> {
+    if p.primitive == Primitive::Accept {
+        vec!["lost-wakeup", "conservation", "deadlock"]
+    } else {
+        // no accept queue: a lost wakeup shows where nothing can run
+        vec!["lost-wakeup", "deadlock"]
+    }
+}
+
+/// The picks that make the web widget replay `schedule` (every step chosen: `i:t<k>` or `i:n`,
+/// `i` the 0-based step).
+pub fn picks(p: &HerdParams, schedule: &[u16]) -> String {
+    let n = thread_count(p);
+    schedule
+        .iter()
+        .enumerate()
+        .map(|(i, &t)| {
+            if (t as usize) < n {
+                format!("{i}:t{t}")
+            } else {
+                format!("{i}:n")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// The lesson link for a scenario (as checked) and schedule.
+pub fn link(p: &HerdParams, schedule: &[u16]) -> String {
+    format!(
+        "{LESSON_BASE}{}&step={}&picks={}",
+        Scenario::Herd(*p).to_query(),
+        schedule.len(),
+        picks(p, schedule)
+    )
+}
+
+/// The number of threads of the scenario (the workers, plus the producer of futex and condvar).
+fn thread_count(p: &HerdParams) -> usize {
+    p.workers as usize + (p.primitive != Primitive::Accept) as usize
+}
+
+/// `worker 0, worker 1 and worker 3` style lists.
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+/// What a thread is called in a step line.
+fn thread_name(sim: &HerdSim, t: u16) -> String {
+    match sim.threads().get(t as usize).map(|th| th.role()) {
+        Some(Role::Producer) => "producer".to_string(),
+        _ => format!("worker {t}"),
+    }
+}
+
+/// The text of a step just taken.
+fn step_text(sim: &HerdSim, rec: &StepRecord) -> String {
+    match (rec.actor, rec.note) {
+        (Actor::Network, Note::Arrived { conn, woken }) => {
+            let names: Vec<String> = sim
+                .last_walk()
+                .iter()
+                .filter(|v| v.ret > 0)
+                .map(|v| thread_name(sim, v.waiter))
+                .collect();
+            let whom = if !names.is_empty() {
+                and_list(&names)
+            } else if woken > 0 {
+                format!("{woken} sleeper{}", if woken == 1 { "" } else { "s" })
+            } else if sim.last_walk().is_empty() {
+                "nobody (the wait queue is empty)".to_string()
+            } else {
+                "nobody".to_string()
+            };
+            format!("connection {conn} arrives; the wake walk wakes {whom}")
+        }
+        (Actor::Network, _) => "the network delivers a connection".to_string(),
+        (Actor::Thread(t), _) => sim
+            .threads()
+            .get(t as usize)
+            .and_then(|th| {
+                th.machine()
+                    .listing()
+                    .get((rec.line as usize).checked_sub(1)?)
+            })
+            .map_or_else(|| format!("(line {})", rec.line), |s| tidy(s)),
+    }
+}
+
+/// Replay `schedule` in the simulator: the steps with their lines, and the first invariant the
+/// simulator sees broken (`Err`: it saw none, or the schedule could not be replayed: the string
+/// says which).
+pub fn replay(p: &HerdParams, schedule: &[u16]) -> (Vec<Step>, Result<(String, String), String>) {
+    let mut m: SimModel<HerdThread> = SimModel { sim: p.simulate() };
+    let n = m.thread_count();
+    let mut steps = Vec::with_capacity(schedule.len());
+    let mut seen: Option<(String, String)> = None;
+    for (k, &t) in schedule.iter().enumerate() {
+        if t as usize >= n {
+            return (
+                steps,
+                Err(format!("step {}: actor {t} does not exist", k + 1)),
+            );
+        }
+        let actor = m.actor(t as usize);
+        let rec = match m.sim.step_actor(actor) {
+            Ok(r) => r,
+            Err(e) => return (steps, Err(format!("step {}: actor {t}: {e}", k + 1))),
+        };
+        steps.push(Step {
+            actor: match actor {
+                Actor::Thread(i) => format!("t{i}"),
+                Actor::Network => "n".to_string(),
+            },
+            line: rec.line,
+            text: step_text(&m.sim, &rec),
+        });
+        if seen.is_none() {
+            seen = check_state(&m).map(|v| (v.invariant, v.message));
+        }
+    }
+    if seen.is_none() && (0..n).all(|t| !m.is_runnable(t)) {
+        seen = check_terminal(&m).map(|v| (v.invariant, v.message));
+    }
+    (
+        steps,
+        seen.ok_or_else(|| "the simulator saw no invariant broken".to_string()),
+    )
+}
+
+/// Run the checker on `p` (as [`checked_params`] adjusts it). `progress` prints the state count
+/// on stderr while it runs.
+pub fn run(p: &HerdParams, cfg: &CheckConfig, progress: bool) -> CheckOutput {
+    let p = checked_params(p);
+    let t0 = Instant::now();
+    let mut err = std::io::stderr();
+    let mut tick = |states: u64| {
+        if progress {
+            let _ = write!(
+                err,
+                "\r{states} states, {:.1} s",
+                t0.elapsed().as_secs_f64()
+            );
+            let _ = err.flush();
+        }
+        true
+    };
+    let r: CheckReport = check(&p, cfg, &mut tick);
+    let elapsed_ns = (t0.elapsed().as_nanos() as u64).max(1);
+    if progress && r.states >= 65_536 {
+        let _ = write!(std::io::stderr(), "\r{:<40}\r", "");
+    }
+    let violation = r.violation.map(|c| {
+        let (steps, seen) = replay(&p, &c.schedule);
+        let (replay_agrees, replay) = match seen {
+            Ok((inv, msg)) => (inv == c.violation.invariant, format!("{inv}: {msg}")),
+            Err(why) => (false, why),
+        };
+        ViolationReport {
+            invariant: c.violation.invariant,
+            message: c.violation.message,
+            link: link(&p, &c.schedule),
+            schedule: c.schedule,
+            steps,
+            replay_agrees,
+            replay,
+        }
+    });
+    CheckOutput {
+        mechanism: "herd",
+        primitive: p.primitive.name().to_string(),
+        mode: p.mode.name().to_string(),
+        variant: p.variant.name().to_string(),
+        workers: p.workers,
+        connections: p.connections,
+        scenario: Scenario::Herd(p).to_query(),
+        preemption_bound: cfg.preemption_bound,
+        bounded: cfg.preemption_bound.is_some(),
+        max_states: cfg.max_states,
+        states: r.states,
+        transitions: r.transitions,
+        max_depth: r.max_depth,
+        complete: r.complete,
+        elapsed_ns,
+        states_per_sec: r.states as f64 * 1e9 / elapsed_ns as f64,
+        invariants: invariants(&p),
+        violation,
+    }
+}
+
+/// The one-line description of the scenario.
+pub fn describe(p: &HerdParams, cfg: &CheckConfig) -> String {
+    let mut s = format!(
+        "herd: {} {} ({}): {} worker{}, {} connection{}, cpus {}",
+        p.primitive.name(),
+        p.mode.name(),
+        p.variant.name(),
+        p.workers,
+        if p.workers == 1 { "" } else { "s" },
+        p.connections,
+        if p.connections == 1 { "" } else { "s" },
+        p.cpus
+    );
+    if let Some(b) = cfg.preemption_bound {
+        s.push_str(&format!(
+            ", at most {b} preemption{} per schedule",
+            if b == 1 { "" } else { "s" }
+        ));
+    }
+    s
+}
+
+/// The report as text.
+pub fn render(p: &HerdParams, cfg: &CheckConfig, o: &CheckOutput) -> String {
+    let mut out = format!("herdlab check {}\n", describe(p, cfg));
+    let stats = check_cmd::stats_line(
+        o.states,
+        o.transitions,
+        o.max_depth,
+        o.elapsed_ns,
+        o.states_per_sec,
+    );
+    match &o.violation {
+        None => out.push_str(&check_cmd::verdict_text(
+            o.complete,
+            cfg.preemption_bound.is_some(),
+            o.max_states,
+            &o.invariants,
+        )),
+        Some(v) => {
+            out.push_str(&format!(
+                "VIOLATION of {} ({} steps, the shortest schedule that breaks it):\n",
+                v.invariant,
+                v.steps.len()
+            ));
+            let sim = p.simulate();
+            for (k, s) in v.steps.iter().enumerate() {
+                let who = match s.actor.strip_prefix('t').and_then(|t| t.parse().ok()) {
+                    Some(t) => thread_name(&sim, t),
+                    None => "network".to_string(),
+                };
+                out.push_str(&format!("step {}: {who}: {}\n", k + 1, s.text));
+            }
+            out.push_str(&format!("{}: {}\n", v.invariant, v.message));
+            if !v.replay_agrees {
+                out.push_str(&format!(
+                    "warning: the simulator's replay of this schedule disagrees ({})\n",
+                    v.replay
+                ));
+            }
+            out.push_str(&format!("{}\n", v.link));
+        }
+    }
+    out.push_str(&stats);
+    out.push('\n');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use herdlab_core::herd::Variant;
+
+    #[test]
+    fn the_correct_default_holds() {
+        let p = default_params();
+        let o = run(&p, &CheckConfig::default(), false);
+        assert!(o.complete && o.violation.is_none(), "{o:?}");
+        assert_eq!(o.exit_code(), 0);
+        let t = render(&p, &CheckConfig::default(), &o);
+        assert!(t.contains("OK: every invariant holds"), "{t}");
+        assert!(t.contains("lost-wakeup, conservation, deadlock"), "{t}");
+    }
+
+    #[test]
+    fn the_broken_sleeper_loses_a_wakeup_and_replays() {
+        let p = HerdParams {
+            variant: Variant::BrokenSleeper,
+            ..default_params()
+        };
+        let o = run(&p, &CheckConfig::default(), false);
+        let v = o.violation.as_ref().expect("a violation");
+        assert_eq!(v.invariant, "lost-wakeup");
+        assert!(v.replay_agrees, "{}", v.replay);
+        assert!(!v.schedule.is_empty());
+        assert_eq!(v.steps.len(), v.schedule.len());
+        assert!(v.link.starts_with(LESSON_BASE));
+        assert!(v.link.contains("variant=broken-sleeper"));
+        assert!(v
+            .link
+            .contains(&format!("&step={}&picks=0:", v.schedule.len())));
+        assert_eq!(o.exit_code(), 1);
+        let t = render(&p, &CheckConfig::default(), &o);
+        assert!(t.contains("step 1: "), "{t}");
+        assert!(
+            t.contains(": network: connection 0 arrives; the wake walk wakes"),
+            "{t}"
+        );
+        assert!(t.contains(": worker "), "{t}");
+    }
+
+    #[test]
+    fn the_links_picks_replay_in_the_stepper_the_web_widget_uses() {
+        use herdlab_core::sim::stepper::Stepper;
+        let p = HerdParams {
+            variant: Variant::BrokenSleeper,
+            ..default_params()
+        };
+        let o = run(&p, &CheckConfig::default(), false);
+        let v = o.violation.expect("a violation");
+        let (query, picks) = v.link.split_once("&picks=").unwrap();
+        let step: u64 = query.rsplit_once("&step=").unwrap().1.parse().unwrap();
+        assert_eq!(step, v.schedule.len() as u64);
+        let picks: Vec<(u64, Actor)> = picks
+            .split(',')
+            .map(|x| {
+                let (i, a) = x.split_once(':').unwrap();
+                let a = match a.strip_prefix('t') {
+                    Some(t) => Actor::Thread(t.parse().unwrap()),
+                    None => Actor::Network,
+                };
+                (i.parse().unwrap(), a)
+            })
+            .collect();
+        assert_eq!(picks.len(), v.schedule.len());
+        let (s, bad) = Stepper::replay(checked_params(&p).simulate(), step, &picks);
+        assert_eq!(bad, None);
+        assert!(s.sim().metrics().lost_wakeups > 0);
+    }
+
+    #[test]
+    fn picks_name_every_step() {
+        let p = default_params();
+        assert_eq!(picks(&p, &[0, 2, 1]), "0:t0,1:n,2:t1");
+        let f = HerdParams {
+            primitive: Primitive::Futex,
+            ..p
+        };
+        // the futex producer is thread 2, not a network
+        assert_eq!(picks(&f, &[2, 0]), "0:t2,1:t0");
+    }
+
+    #[test]
+    fn futex_and_condvar_hold() {
+        for prim in [Primitive::Futex, Primitive::Condvar] {
+            let p = HerdParams {
+                primitive: prim,
+                ..default_params()
+            };
+            let o = run(&p, &CheckConfig::default(), false);
+            assert!(o.complete && o.violation.is_none(), "{prim:?}: {o:?}");
+            assert_eq!(o.invariants, ["lost-wakeup", "deadlock"]);
+            assert!(o.scenario.contains("arrival=on-demand"), "{}", o.scenario);
+        }
+    }
+
+    #[test]
+    fn timings_do_not_change_the_states_explored() {
+        for prim in [Primitive::Accept, Primitive::Futex, Primitive::Condvar] {
+            let base = HerdParams {
+                primitive: prim,
+                ..default_params()
+            };
+            let n = run(&base, &CheckConfig::default(), false).states;
+            for p in [
+                HerdParams { cpus: 1, ..base },
+                HerdParams { cpus: 4, ..base },
+                HerdParams { seed: 9, ..base },
+                HerdParams {
+                    service_ns: 0,
+                    ..base
+                },
+                HerdParams {
+                    arrival: ArrivalPattern::Poisson,
+                    ..base
+                },
+            ] {
+                assert_eq!(run(&p, &CheckConfig::default(), false).states, n, "{p:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn state_limit_is_incomplete() {
+        let cfg = CheckConfig {
+            max_states: 20,
+            ..CheckConfig::default()
+        };
+        let p = default_params();
+        let o = run(&p, &cfg, false);
+        assert!(!o.complete && o.violation.is_none());
+        assert_eq!(o.exit_code(), 1);
+        assert!(render(&p, &cfg, &o).contains("INCOMPLETE"));
+    }
+}
