@@ -6,6 +6,7 @@ use web_sys::KeyboardEvent;
 use yew::prelude::*;
 
 use crate::components::bench::BenchPage;
+use crate::components::check_page::CheckPage;
 use crate::components::help::HelpOverlay;
 use crate::components::home::Home;
 use crate::components::lesson_page::LessonPage;
@@ -59,7 +60,10 @@ impl Component for App {
         });
         let hash = dom::location_hash();
         let route = route::parse(&hash);
-        if !matches!(route, Route::Lesson { .. } | Route::Bench) {
+        if !matches!(
+            route,
+            Route::Lesson { .. } | Route::Bench | Route::Check { .. }
+        ) {
             dom::set_title("herdlab");
         }
         App {
@@ -84,7 +88,10 @@ impl Component for App {
                 if !same_page {
                     dom::scroll_top();
                 }
-                if !matches!(route, Route::Lesson { .. } | Route::Bench) {
+                if !matches!(
+                    route,
+                    Route::Lesson { .. } | Route::Bench | Route::Check { .. }
+                ) {
                     dom::set_title("herdlab");
                 }
                 self.hash = hash;
@@ -110,6 +117,7 @@ impl Component for App {
                 <LessonPage key={self.hash.clone()} slug={slug.clone()} query={query.clone()} />
             },
             Route::Bench => html! { <BenchPage /> },
+            Route::Check { query } => html! { <CheckPage query={query.clone()} /> },
             Route::NotFound(what) => html! { <NotFound what={what.clone()} /> },
         };
         let open_help = ctx.link().callback(|_: MouseEvent| Msg::ToggleHelp);

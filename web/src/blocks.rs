@@ -70,7 +70,8 @@ pub struct PredictSpec {
     pub errors: Vec<String>,
 }
 
-fn parse_bool(key: &str, v: &str, errors: &mut Vec<String>) -> bool {
+/// A widget key's `true`/`false`.
+pub fn parse_bool(key: &str, v: &str, errors: &mut Vec<String>) -> bool {
     match v {
         "true" | "1" | "" => true,
         "false" | "0" => false,
@@ -81,7 +82,8 @@ fn parse_bool(key: &str, v: &str, errors: &mut Vec<String>) -> bool {
     }
 }
 
-fn parse_stop(v: &str, errors: &mut Vec<String>) -> Option<u64> {
+/// A widget's `stop=<n>`.
+pub fn parse_stop(v: &str, errors: &mut Vec<String>) -> Option<u64> {
     match v.parse::<u64>() {
         Ok(n) if n <= MAX_STEPS => Some(n),
         _ => {
@@ -172,7 +174,8 @@ pub fn parse_sim(body: &str, fallback_id: &str) -> SimSpec {
     }
 }
 
-fn valid_id(s: &str) -> bool {
+/// Whether `s` can be a widget id (letters, digits, `-`, `_`; at most 64).
+pub fn valid_id(s: &str) -> bool {
     !s.is_empty()
         && s.len() <= 64
         && s.bytes()
@@ -355,11 +358,11 @@ pub fn resolve_main(spec: &SimSpec, query: &str) -> MainInit {
                 Err(e) => errors.push(e),
             },
             "mechanism" => {
-                if !MECHANISMS.contains(&v.as_str()) {
+                if v != "herd" {
                     errors.push(ParamError {
                         field: "mechanism".into(),
                         message: format!(
-                            "'{v}' is not allowed; allowed: {}",
+                            "'{v}' is not this playground's; allowed: herd (mechanisms: {})",
                             MECHANISMS.join(", ")
                         ),
                     });

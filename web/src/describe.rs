@@ -1,6 +1,6 @@
 //! Words for what the simulation shows: thread names, lane states, one sentence per step.
 
-use herdlab_core::herd::{HerdSim, HerdThread};
+use herdlab_core::herd::HerdSim;
 use herdlab_core::machine::Machine;
 use herdlab_core::sim::{Actor, Note, Role, Sched, SimThread, Status, StepRecord};
 
@@ -21,7 +21,7 @@ pub enum LaneState {
 
 impl LaneState {
     /// Of a thread.
-    pub fn of(t: &SimThread<HerdThread>) -> Self {
+    pub fn of<M: Machine>(t: &SimThread<M>) -> Self {
         match t.sched() {
             Sched::Done => LaneState::Done,
             Sched::Asleep => LaneState::Sleeping,

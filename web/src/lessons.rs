@@ -1,77 +1,86 @@
-//! The lessons compiled into the site: a static table, one Markdown file per lesson.
+//! The lessons compiled into the site: a static table, one Markdown file per lesson, split into
+//! HTML and widget blocks at build time (`build.rs`, with [`crate::markdown`]'s splitter).
+
+/// One piece of a lesson, in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Block {
+    /// Rendered HTML of plain Markdown.
+    Html(&'static str),
+    /// The body of a ```` ```herdlab-sim ```` block.
+    Sim(&'static str),
+    /// The body of a ```` ```herdlab-compare ```` block.
+    Compare(&'static str),
+    /// The body of a ```` ```herdlab-predict ```` block.
+    Predict(&'static str),
+    /// The body of a ```` ```herdlab-check ```` block.
+    Check(&'static str),
+}
 
 /// One lesson.
+#[derive(Debug)]
 pub struct Lesson {
     /// The slug in `#/lesson/<slug>`.
     pub slug: &'static str,
-    /// The Markdown source.
-    pub source: &'static str,
+    /// The text of its first `# ` heading.
+    pub title: &'static str,
+    /// The first paragraph after the title, as plain text.
+    pub summary: &'static str,
+    /// Its HTML and widget blocks.
+    pub blocks: &'static [Block],
 }
 
-/// Every lesson that exists, in reading order.
-pub const LESSONS: &[Lesson] = &[Lesson {
-    slug: "thundering-herd",
-    source: include_str!("../../lessons/thundering-herd.md"),
-}];
+include!(concat!(env!("OUT_DIR"), "/lessons.rs"));
 
 /// The lesson with this slug.
 pub fn find(slug: &str) -> Option<&'static Lesson> {
     LESSONS.iter().find(|l| l.slug == slug)
 }
 
-impl Lesson {
-    /// The text of the first `# ` heading (the slug when there is none).
-    pub fn title(&self) -> String {
-        self.source
-            .lines()
-            .find_map(|l| l.strip_prefix("# "))
-            .map(|t| strip_inline(t.trim()))
-            .unwrap_or_else(|| self.slug.to_string())
-    }
-
-    /// The first paragraph after the title, as plain text.
-    pub fn summary(&self) -> String {
-        let mut lines = self.source.lines();
-        for l in lines.by_ref() {
-            if l.starts_with("# ") {
-                break;
-            }
-        }
-        let mut para = Vec::new();
-        for l in lines {
-            let t = l.trim();
-            if t.is_empty() {
-                if para.is_empty() {
-                    continue;
-                }
-                break;
-            }
-            if para.is_empty() && (t.starts_with('#') || t.starts_with("```") || t.starts_with('<'))
-            {
-                continue;
-            }
-            para.push(t);
-        }
-        strip_inline(&para.join(" "))
-    }
-}
-
-/// Drop the Markdown emphasis and code markers from a line.
-fn strip_inline(s: &str) -> String {
-    s.chars()
-        .filter(|c| !matches!(c, '*' | '`' | '_'))
-        .collect()
-}
-
 #[cfg(test)]
-mod tests {
+pub mod tests {
     use super::*;
+    use crate::markdown::{segments, Segment};
+
+    /// A lesson's Markdown source (the tests read it; the site does not ship it).
+    pub fn source(slug: &str) -> &'static str {
+        match slug {
+            "thundering-herd" => include_str!("../../lessons/thundering-herd.md"),
+            "nginx-shmtx" => include_str!("../../lessons/nginx-shmtx.md"),
+            _ => panic!("no lesson {slug}"),
+        }
+    }
 
     #[test]
-    fn herd_title_and_summary() {
+    fn titles_and_summaries() {
         let l = find("thundering-herd").expect("lesson exists");
-        assert_eq!(l.title(), "The thundering herd");
-        assert!(l.summary().starts_with("How one new connection"));
-        assert!(!l.summary().contains('\n'));
+        assert_eq!(l.title, "The thundering herd");
+        assert!(l.summary.starts_with("How one new connection"));
+        assert!(!l.summary.contains('\n'));
+        let l = find("nginx-shmtx").expect("lesson exists");
+        assert_eq!(l.title, "nginx's shared-memory lock");
+        assert!(
+            l.summary.starts_with("How nginx's ngx_shmtx lets"),
+            "{}",
+            l.summary
+        );
+        assert_eq!(LESSONS.len(), 2);
+    }
+
+    #[test]
+    fn blocks_are_the_markdown_split() {
+        for l in LESSONS {
+            let want: Vec<Block> = segments(source(l.slug))
+                .into_iter()
+                .map(|s| match s {
+                    Segment::Html(h) => Block::Html(h.leak()),
+                    Segment::Sim(b) => Block::Sim(b.leak()),
+                    Segment::Compare(b) => Block::Compare(b.leak()),
+                    Segment::Predict(b) => Block::Predict(b.leak()),
+                    Segment::Check(b) => Block::Check(b.leak()),
+                })
+                .collect();
+            assert_eq!(l.blocks, want.as_slice(), "{}", l.slug);
+            assert_eq!(l.title, crate::lesson_text::title(source(l.slug), l.slug));
+        }
     }
 }

@@ -9,13 +9,23 @@
 
 mod app;
 mod blocks;
+mod check_proto;
 mod components;
 mod describe;
 mod dom;
 mod form;
+#[cfg(test)]
+mod lesson_text;
 mod lessons;
+mod lock_blocks;
+mod lock_describe;
+mod lock_form;
+mod lock_model;
+mod lock_snapshot;
+#[cfg(test)]
 mod markdown;
 mod model;
+mod playback;
 mod route;
 mod snapshot;
 

@@ -1,4 +1,5 @@
-//! Splitting a lesson's Markdown into HTML segments and live-widget segments.
+//! Splitting a lesson's Markdown into HTML segments and live-widget segments. This runs at build
+//! time (`build.rs` includes this file), so the site itself carries no Markdown parser.
 
 use pulldown_cmark::{html, CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
@@ -13,6 +14,8 @@ pub enum Segment {
     Compare(String),
     /// The body of a ```` ```herdlab-predict ```` block.
     Predict(String),
+    /// The body of a ```` ```herdlab-check ```` block.
+    Check(String),
 }
 
 #[derive(Clone, Copy)]
@@ -20,6 +23,7 @@ enum Kind {
     Sim,
     Compare,
     Predict,
+    Check,
 }
 
 fn kind_of(info: &str) -> Option<Kind> {
@@ -27,6 +31,7 @@ fn kind_of(info: &str) -> Option<Kind> {
         "herdlab-sim" => Some(Kind::Sim),
         "herdlab-compare" => Some(Kind::Compare),
         "herdlab-predict" => Some(Kind::Predict),
+        "herdlab-check" => Some(Kind::Check),
         _ => None,
     }
 }
@@ -49,6 +54,7 @@ pub fn segments(src: &str) -> Vec<Segment> {
                         Kind::Sim => Segment::Sim(body),
                         Kind::Compare => Segment::Compare(body),
                         Kind::Predict => Segment::Predict(body),
+                        Kind::Check => Segment::Check(body),
                     });
                     widget = None;
                 }
@@ -99,8 +105,7 @@ mod tests {
 
     #[test]
     fn the_herd_lesson_has_its_widgets() {
-        let l = crate::lessons::find("thundering-herd").expect("lesson");
-        let s = segments(l.source);
+        let s = segments(crate::lessons::tests::source("thundering-herd"));
         let sims = s.iter().filter(|x| matches!(x, Segment::Sim(_))).count();
         let cmp = s
             .iter()
@@ -113,5 +118,15 @@ mod tests {
         assert!(sims >= 7, "{sims}");
         assert_eq!(cmp, 1);
         assert_eq!(pr, 2);
+    }
+
+    #[test]
+    fn the_lock_lesson_has_its_widgets() {
+        let s = segments(crate::lessons::tests::source("nginx-shmtx"));
+        let count = |f: fn(&Segment) -> bool| s.iter().filter(|x| f(x)).count();
+        assert!(count(|x| matches!(x, Segment::Sim(_))) >= 8);
+        assert_eq!(count(|x| matches!(x, Segment::Check(_))), 3);
+        assert_eq!(count(|x| matches!(x, Segment::Compare(_))), 2);
+        assert_eq!(count(|x| matches!(x, Segment::Predict(_))), 3);
     }
 }

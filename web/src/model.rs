@@ -10,19 +10,14 @@ use herdlab_core::waitqueue::WalkVisit;
 
 use crate::blocks::format_picks;
 use crate::describe::{status_sentence, step_sentence};
+use crate::playback::{Playback, Player};
 
-/// The speed ladder, in steps per second.
-pub const SPEEDS: [u32; 9] = [1, 2, 5, 10, 30, 100, 1_000, 10_000, 100_000];
-/// The speed a widget starts at (an index into [`SPEEDS`]).
-pub const DEFAULT_SPEED: usize = 3;
 /// The longest history a widget keeps (and the largest `step` a link may ask for).
 pub const MAX_STEPS: u64 = 10_000_000;
 /// "Next wakeup" gives up after this many steps.
 pub const NEXT_WAKEUP_LIMIT: u64 = 100_000;
 /// "Run to the end" gives up after this many steps.
 pub const RUN_TO_END_LIMIT: u64 = 2_000_000;
-/// Speeds up to this announce every step while playing.
-const ANNOUNCE_WHILE_PLAYING: u32 = 2;
 const WALKS_KEPT: usize = 64;
 
 /// One wake walk: which entries the walk visited, in order.
@@ -68,11 +63,8 @@ pub struct SimModel {
     params: HerdParams,
     stepper: Stepper<HerdThread>,
     walks: Vec<Walk>,
-    /// Playing (advancing on every animation frame).
-    pub playing: bool,
-    /// Index into [`SPEEDS`].
-    pub speed: usize,
-    carry: f64,
+    /// Playing, and how fast.
+    pub play: Playback,
     /// The sentence for the screen reader (and the log line).
     pub announce: String,
     /// Bumped on every change.
@@ -86,9 +78,7 @@ impl SimModel {
             params,
             stepper: Stepper::new(params.simulate()),
             walks: Vec::new(),
-            playing: false,
-            speed: DEFAULT_SPEED,
-            carry: 0.0,
+            play: Playback::default(),
             announce: String::new(),
             revision: 0,
         }
@@ -155,11 +145,6 @@ impl SimModel {
         self.position() < MAX_STEPS && self.sim().can_step(Actor::Network)
     }
 
-    /// Steps per second now.
-    pub fn speed_value(&self) -> u32 {
-        SPEEDS[self.speed.min(SPEEDS.len() - 1)]
-    }
-
     /// The query that reopens this state: the scenario, `step` and the learner's `picks`.
     pub fn link_query(&self) -> String {
         let mut q = Scenario::Herd(self.params).to_query();
@@ -177,7 +162,6 @@ impl SimModel {
         self.params = params;
         self.stepper = Stepper::new(params.simulate());
         self.walks.clear();
-        self.carry = 0.0;
         self.revision += 1;
     }
 
@@ -229,7 +213,7 @@ impl SimModel {
             Action::Step => match self.step_once() {
                 Some(rec) => self.announce = self.sentence(&rec),
                 None => {
-                    self.playing = false;
+                    self.play.playing = false;
                     self.announce = self.stopped_sentence();
                 }
             },
@@ -267,7 +251,7 @@ impl SimModel {
             Action::Reset => {
                 let p = self.params;
                 self.rebuild(p);
-                self.playing = false;
+                self.play.playing = false;
                 self.announce = "Reset to step 0.".to_string();
             }
             Action::NextWakeup => {
@@ -283,7 +267,7 @@ impl SimModel {
                 };
             }
             Action::RunToEnd => {
-                self.playing = false;
+                self.play.playing = false;
                 let start = self.position();
                 let mut n = 0;
                 while n < RUN_TO_END_LIMIT && self.step_once().is_some() {
@@ -299,83 +283,37 @@ impl SimModel {
                     )
                 };
             }
-            Action::TogglePlay => {
-                if self.playing {
-                    self.playing = false;
-                    self.announce = format!("Paused at step {}.", self.position());
-                } else if self.can_step() {
-                    self.playing = true;
-                    self.carry = 0.0;
-                    self.announce = format!("Playing at {} steps per second.", self.speed_value());
-                } else {
-                    self.announce = self.stopped_sentence();
-                }
-            }
-            Action::Pause => {
-                if !self.playing {
-                    return false;
-                }
-                self.playing = false;
-                self.announce = format!("Paused at step {}.", self.position());
-            }
-            Action::Faster | Action::Slower => {
-                let old = self.speed;
-                self.speed = if action == Action::Faster {
-                    (self.speed + 1).min(SPEEDS.len() - 1)
-                } else {
-                    self.speed.saturating_sub(1)
-                };
-                if self.speed == old {
-                    return false;
-                }
-                self.announce = format!("Speed: {} steps per second.", self.speed_value());
-            }
+            Action::TogglePlay => self.toggle_play(),
+            Action::Pause => return self.pause(),
+            Action::Faster | Action::Slower => return self.change_speed(action == Action::Faster),
         }
         true
     }
+}
 
-    /// One animation frame, `dt_ms` after the last: take the steps the speed asks for (carrying the
-    /// fraction), checking `out_of_time` now and then so a frame stays short. Returns whether
-    /// anything changed.
-    pub fn advance(&mut self, dt_ms: f64, out_of_time: &mut dyn FnMut() -> bool) -> bool {
-        if !self.playing {
-            return false;
-        }
-        let speed = self.speed_value();
-        self.carry += speed as f64 * dt_ms.clamp(0.0, 250.0) / 1000.0;
-        let n = self.carry.floor();
-        self.carry -= n;
-        let n = n as u64;
-        if n == 0 {
-            return false;
-        }
+impl Player for SimModel {
+    type Rec = StepRecord;
+    fn playback(&mut self) -> &mut Playback {
+        &mut self.play
+    }
+    fn step_once(&mut self) -> Option<StepRecord> {
+        SimModel::step_once(self)
+    }
+    fn can_step(&self) -> bool {
+        SimModel::can_step(self)
+    }
+    fn position(&self) -> u64 {
+        SimModel::position(self)
+    }
+    fn sentence(&self, rec: &StepRecord) -> String {
+        SimModel::sentence(self, rec)
+    }
+    fn stopped_sentence(&self) -> String {
+        SimModel::stopped_sentence(self)
+    }
+    fn say(&mut self, s: String) {
         self.revision += 1;
-        let mut last = None;
-        for i in 0..n {
-            match self.step_once() {
-                Some(rec) => last = Some(rec),
-                None => {
-                    self.playing = false;
-                    self.announce = self.stopped_sentence();
-                    return true;
-                }
-            }
-            if i % 64 == 63 && out_of_time() {
-                // drop the rest of this frame's steps rather than build a backlog
-                self.carry = 0.0;
-                break;
-            }
-        }
-        if speed <= ANNOUNCE_WHILE_PLAYING {
-            if let Some(rec) = last {
-                self.announce = self.sentence(&rec);
-            }
-        }
-        if !self.can_step() {
-            self.playing = false;
-            self.announce = self.stopped_sentence();
-        }
-        true
+        self.announce = s;
     }
 }
 
@@ -431,15 +369,15 @@ mod tests {
     #[test]
     fn play_advances_and_stops_at_the_end() {
         let mut m = SimModel::new(p());
-        m.speed = SPEEDS.len() - 1;
+        m.play.speed = crate::playback::SPEEDS.len() - 1;
         m.apply(Action::TogglePlay);
-        assert!(m.playing);
+        assert!(m.play.playing);
         let mut frames = 0;
-        while m.playing && frames < 10_000 {
+        while m.play.playing && frames < 10_000 {
             m.advance(16.7, &mut || false);
             frames += 1;
         }
-        assert!(!m.playing);
+        assert!(!m.play.playing);
         assert_eq!(m.sim().metrics().connections_accepted, 3);
         assert!(!m.apply(Action::Faster));
         m.apply(Action::RunToEnd);

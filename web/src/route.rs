@@ -1,4 +1,5 @@
-//! Hash routes (docs/site-contract.md): `#/`, `#/lesson/<slug>?<query>`, `#/bench`.
+//! Hash routes (docs/site-contract.md): `#/`, `#/lesson/<slug>?<query>`, `#/bench`,
+//! `#/check?<lock scenario>`.
 
 use herdlab_core::scenario::url_decode;
 
@@ -16,6 +17,11 @@ pub enum Route {
     },
     /// The in-browser simulator benchmark.
     Bench,
+    /// The model checker on the lock scenario in the query.
+    Check {
+        /// The scenario query (without the `?`).
+        query: String,
+    },
     /// Any other address (the text after `#`).
     NotFound(String),
 }
@@ -30,6 +36,11 @@ pub fn parse(hash: &str) -> Route {
     }
     if path == "bench" {
         return Route::Bench;
+    }
+    if path == "check" {
+        return Route::Check {
+            query: query.to_string(),
+        };
     }
     if let Some(slug) = path.strip_prefix("lesson/") {
         if !slug.is_empty() && !slug.contains('/') {
@@ -51,6 +62,12 @@ mod tests {
         assert_eq!(parse(""), Route::Home);
         assert_eq!(parse("#/"), Route::Home);
         assert_eq!(parse("#/bench"), Route::Bench);
+        assert_eq!(
+            parse("#/check?mechanism=locks&threads=3"),
+            Route::Check {
+                query: "mechanism=locks&threads=3".into()
+            }
+        );
         assert_eq!(
             parse("#/lesson/thundering-herd?workers=3"),
             Route::Lesson {

@@ -3,11 +3,11 @@
 
 use std::rc::Rc;
 
-use herdlab_core::herd::{HerdSim, Primitive, Variant};
+use herdlab_core::herd::{Primitive, Variant};
 use herdlab_core::machine::Machine;
 use herdlab_core::metrics::Metrics;
 use herdlab_core::op::Word;
-use herdlab_core::sim::{Actor, Role, Sched, Status};
+use herdlab_core::sim::{Actor, Role, Sched, Simulation, Status};
 
 use crate::describe::{short_name, thread_name, LaneState};
 use crate::model::SimModel;
@@ -30,12 +30,13 @@ pub struct LaneView {
     pub cpu: u8,
     /// The line its next step executes.
     pub line: u16,
-    /// Wakeups.
-    pub wakeups: u64,
-    /// Wasted wakeups.
-    pub wasted: u64,
-    /// Connections (jobs) taken.
-    pub accepted: u64,
+    /// Its counters in words ("woken 2 · wasted 1 · took 0").
+    pub detail: String,
+    /// Markers, as (class, label): shown as badges, and set as classes on the lane.
+    pub marks: Vec<(&'static str, &'static str)>,
+    /// The values a comparison draws as bars (herd: taken, woken; locks: acquired); empty for a
+    /// thread that gets no bar (the producer).
+    pub bars: Vec<u64>,
     /// Whether its step button works now.
     pub can_step: bool,
 }
@@ -191,23 +192,22 @@ const NETWORK_LISTING: [&str; 2] = [
     "sk_data_ready(): wake_up(&sk_wq, nr_exclusive = 1)",
 ];
 
-fn names(sim: &HerdSim, threads: &[u16]) -> String {
-    let mut s: Vec<String> = threads
-        .iter()
-        .take(CODE_NAMES)
-        .map(|&t| short_name(sim, t))
-        .collect();
+fn names(threads: &[u16], short: &dyn Fn(u16) -> String) -> String {
+    let mut s: Vec<String> = threads.iter().take(CODE_NAMES).map(|&t| short(t)).collect();
     if threads.len() > CODE_NAMES {
         s.push(format!("+{}", threads.len() - CODE_NAMES));
     }
     s.join(" ")
 }
 
-fn listing(
-    sim: &HerdSim,
+/// The listing of the threads with this role (the first one's), with the line each unfinished one
+/// is on; `short` names a thread in the margin.
+pub fn listing<M: Machine>(
+    sim: &Simulation<M>,
     title: &'static str,
     prefix: &'static str,
     role: Role,
+    short: &dyn Fn(u16) -> String,
 ) -> Option<CodeView> {
     let first = sim.threads().iter().find(|t| t.role() == role)?;
     let text = first.machine().listing();
@@ -231,7 +231,7 @@ fn listing(
             .map(|(i, (&text, threads))| CodeLine {
                 n: i + 1,
                 text,
-                names: names(sim, &threads),
+                names: names(&threads, short),
                 threads,
             })
             .collect(),
@@ -266,9 +266,16 @@ impl Snapshot {
                     state: LaneState::of(t),
                     cpu: t.cpu(),
                     line: t.line(),
-                    wakeups: tm.wakeups,
-                    wasted: tm.wasted_wakeups,
-                    accepted: tm.accepted,
+                    detail: format!(
+                        "woken {} · wasted {} · took {}",
+                        tm.wakeups, tm.wasted_wakeups, tm.accepted
+                    ),
+                    marks: Vec::new(),
+                    bars: if t.role() == Role::Worker {
+                        vec![tm.accepted, tm.wakeups]
+                    } else {
+                        Vec::new()
+                    },
                     can_step: sim.can_step(Actor::Thread(i as u16)),
                 }
             })
@@ -358,10 +365,11 @@ impl Snapshot {
             .collect();
 
         let mut code = Vec::new();
-        if let Some(c) = listing(sim, "worker", "code-line-", Role::Worker) {
+        let short = |t: u16| short_name(sim, t);
+        if let Some(c) = listing(sim, "worker", "code-line-", Role::Worker, &short) {
             code.push(c);
         }
-        if let Some(c) = listing(sim, "producer", "producer-line-", Role::Producer) {
+        if let Some(c) = listing(sim, "producer", "producer-line-", Role::Producer, &short) {
             code.push(c);
         }
         if sim.has_network() {

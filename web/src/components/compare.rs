@@ -9,12 +9,14 @@ use yew::prelude::*;
 use crate::blocks::CompareSpec;
 use crate::components::controls::Controls;
 use crate::components::counters::{counter_values, CounterGrid};
+use crate::components::diff_table::DiffTable;
 use crate::components::lanes::Lanes;
 use crate::components::status::StatusBar;
 use crate::components::wait_queue::WaitQueuePanel;
 use crate::components::worker_bars::WorkerBars;
 use crate::dom::{self, Shortcut};
-use crate::model::{Action, SimModel, SPEEDS};
+use crate::model::{Action, SimModel};
+use crate::playback::Player;
 use crate::snapshot::Snapshot;
 
 const FRAME_BUDGET_MS: f64 = 8.0;
@@ -53,7 +55,7 @@ pub struct CompareWidget {
 
 impl CompareWidget {
     fn playing(&self) -> bool {
-        self.left.playing || self.right.playing
+        self.left.play.playing || self.right.play.playing
     }
 
     fn sync_play(&mut self, ctx: &Context<Self>) {
@@ -169,7 +171,7 @@ impl Component for CompareWidget {
             .lanes
             .iter()
             .chain(rs.lanes.iter())
-            .map(|l| l.accepted.max(l.wakeups))
+            .flat_map(|l| l.bars.iter().copied())
             .max()
             .unwrap_or(0)
             .max(1);
@@ -177,7 +179,7 @@ impl Component for CompareWidget {
         let rc = counter_values(&rs.metrics);
         let both_back = self.left.position() > 0 || self.right.position() > 0;
         let can_step = self.left.can_step() || self.right.can_step();
-        let speed = self.left.speed;
+        let play = &self.left.play;
         let half = |side: &str, m: &SimModel, s: &Snapshot| {
             html! {
                 <div class="half" data-testid={format!("sim-{id}-{side}")}>
@@ -185,8 +187,10 @@ impl Component for CompareWidget {
                     <StatusBar status={s.status.clone()} />
                     <Lanes lanes={s.lanes.clone()} compact=true />
                     <WaitQueuePanel queue={s.queue.clone()} />
-                    <WorkerBars lanes={s.lanes.clone()} scale={scale} />
-                    <CounterGrid metrics={s.metrics} compact=true />
+                    <WorkerBars lanes={s.lanes.clone()} scale={scale}
+                        caption="per worker: connections taken and wakeups" who="worker"
+                        columns={&["took", "woken"][..]} />
+                    <CounterGrid values={counter_values(&s.metrics).to_vec()} compact=true />
                 </div>
             }
         };
@@ -212,39 +216,15 @@ impl Component for CompareWidget {
                     playing={self.playing()}
                     can_step={can_step}
                     can_back={both_back}
-                    speed={SPEEDS[speed.min(SPEEDS.len() - 1)]}
-                    can_faster={speed + 1 < SPEEDS.len()}
-                    can_slower={speed > 0}
+                    speed={play.speed_value()}
+                    can_faster={play.can_faster()}
+                    can_slower={play.can_slower()}
                     run_to_end=true
                 />
                 <p class="announce" data-testid="announce" aria-live="polite">{ &self.announce }</p>
-                <table class="diff">
-                    <caption>{ "counters side by side" }</caption>
-                    <thead>
-                        <tr>
-                            <th scope="col">{ "counter" }</th>
-                            <th scope="col">{ format!("left: {}", spec.left.mode.name()) }</th>
-                            <th scope="col">{ format!("right: {}", spec.right.mode.name()) }</th>
-                            <th scope="col">{ "right − left" }</th>
-                        </tr>
-                    </thead>
-                    <tbody>
-                        { for lc.iter().zip(rc.iter()).map(|(&(key, l), &(_, r))| {
-                            let d = r as i128 - l as i128;
-                            html! {
-                                <tr>
-                                    <th scope="row"><code>{ key }</code></th>
-                                    <td>{ l }</td>
-                                    <td>{ r }</td>
-                                    <td data-testid={format!("diff-{key}")}
-                                        class={classes!(if d < 0 { "less" } else if d > 0 { "more" } else { "same" })}>
-                                        { if d > 0 { format!("+{d}") } else { d.to_string() } }
-                                    </td>
-                                </tr>
-                            }
-                        }) }
-                    </tbody>
-                </table>
+                <DiffTable left={format!("left: {}", spec.left.mode.name())}
+                    right={format!("right: {}", spec.right.mode.name())}
+                    rows={lc.iter().zip(rc.iter()).map(|(&(k, l), &(_, r))| (k, l, r)).collect::<Vec<_>>()} />
                 <div class="halves">
                     { half("left", &self.left, &ls) }
                     { half("right", &self.right, &rs) }

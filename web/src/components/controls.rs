@@ -27,6 +27,12 @@ pub struct ControlsProps {
     /// Show "run to the end".
     #[prop_or_default]
     pub run_to_end: bool,
+    /// Its tooltip (default: "step until the run ends").
+    #[prop_or_default]
+    pub run_to_end_note: Option<AttrValue>,
+    /// Show "next wakeup" (the herd's; the locks have none).
+    #[prop_or(true)]
+    pub next_wakeup: bool,
     /// "Copy link" (absent: no button).
     #[prop_or_default]
     pub on_copy: Option<Callback<()>>,
@@ -81,11 +87,13 @@ pub fn controls(p: &ControlsProps) -> Html {
                     onclick={act(Action::TogglePlay)} title="play or pause (space)">
                     { if p.playing { "❚❚ pause" } else { "▶ play" } }
                 </button>
-                <button data-testid="next-wakeup" disabled={!p.can_step} onclick={act(Action::NextWakeup)}
-                    title="step until a sleeper is woken">{ "next wakeup" }</button>
+                if p.next_wakeup {
+                    <button data-testid="next-wakeup" disabled={!p.can_step} onclick={act(Action::NextWakeup)}
+                        title="step until a sleeper is woken">{ "next wakeup" }</button>
+                }
                 if p.run_to_end {
                     <button data-testid="run-end" disabled={!p.can_step} onclick={act(Action::RunToEnd)}
-                        title="step until the run ends">{ "run to end" }</button>
+                        title={p.run_to_end_note.clone().unwrap_or(AttrValue::Static("step until the run ends"))}>{ "run to end" }</button>
                 }
                 { for connect }
                 <button data-testid="reset" disabled={!p.can_back} onclick={act(Action::Reset)}

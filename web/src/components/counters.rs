@@ -1,4 +1,5 @@
-//! The counters, each a plain number in `counter-<key>`.
+//! The counters, each a plain number in `counter-<key>`: the herd's ([`counter_values`]) or the
+//! locks' (`crate::lock_snapshot::lock_counter_values`).
 
 use yew::prelude::*;
 
@@ -26,8 +27,8 @@ pub fn counter_values(m: &Metrics) -> [(&'static str, u64); 11] {
 /// Props of [`CounterGrid`].
 #[derive(Properties, PartialEq)]
 pub struct CounterProps {
-    /// The counters.
-    pub metrics: Metrics,
+    /// The counters, in order: (key, value).
+    pub values: Vec<(&'static str, u64)>,
     /// One line of small print instead of a grid of cards.
     #[prop_or_default]
     pub compact: bool,
@@ -39,7 +40,7 @@ pub fn counters(props: &CounterProps) -> Html {
     if props.compact {
         return html! {
             <p class="counter-line">
-                { for counter_values(&props.metrics).into_iter().map(|(key, v)| html! {
+                { for props.values.iter().map(|&(key, v)| html! {
                     <span class="c"><code>{ key }</code>{ " " }<b data-testid={format!("counter-{key}")}>{ v }</b></span>
                 }) }
             </p>
@@ -47,7 +48,7 @@ pub fn counters(props: &CounterProps) -> Html {
     }
     html! {
         <dl class="counters">
-            { for counter_values(&props.metrics).into_iter().map(|(key, v)| html! {
+            { for props.values.iter().map(|&(key, v)| html! {
                 <div class={classes!("counter", (key == "wasted_wakeups" && v > 0).then_some("hot"),
                         (key == "lost_wakeups" && v > 0).then_some("alarm"))}>
                     <dt>{ key }</dt>

@@ -37,18 +37,22 @@ pub fn lanes(props: &LanesProps) -> Html {
                             onclick={Callback::from(move |_| cb.emit(i))}>{ "step" }</button>
                     }
                 });
+                let marks = l.marks.iter().map(|(class, _)| *class).collect::<Vec<_>>();
                 html! {
-                    <li key={l.idx as usize} class={classes!("lane", state)}
-                        data-testid={format!("lane-{}", l.idx)} data-state={state}>
+                    <li key={l.idx as usize} class={classes!("lane", state, marks.clone())}
+                        data-testid={format!("lane-{}", l.idx)} data-state={state}
+                        data-marks={marks.join(" ")}>
                         <span class="lane-name">{ &l.name }</span>
                         <span class="badge">{ l.state.label() }</span>
+                        { for l.marks.iter().map(|(class, label)| html! {
+                            <span class={classes!("mark", *class)} data-testid={format!("mark-{class}")}>{ *label }</span>
+                        }) }
                         { for button }
                         <span class="lane-detail">
-                            { if props.compact {
+                            { if props.compact || l.detail.is_empty() {
                                 format!("CPU {} · line {}", l.cpu, l.line)
                             } else {
-                                format!("CPU {} · line {} · woken {} · wasted {} · took {}",
-                                    l.cpu, l.line, l.wakeups, l.wasted, l.accepted)
+                                format!("CPU {} · line {} · {}", l.cpu, l.line, l.detail)
                             } }
                         </span>
                     </li>

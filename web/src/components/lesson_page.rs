@@ -9,13 +9,20 @@ use crate::blocks::{
     parse_compare, parse_predict, parse_sim, resolve_main, CompareSpec, MainInit, PredictSpec,
     SimSpec,
 };
+use crate::components::check_widget::CheckWidget;
 use crate::components::compare::CompareWidget;
+use crate::components::lock_compare::LockCompareWidget;
+use crate::components::lock_widget::LockWidget;
 use crate::components::not_found::NotFound;
 use crate::components::predict::PredictWidget;
 use crate::components::sim_widget::SimWidget;
 use crate::dom;
 use crate::lessons;
-use crate::markdown::{segments, Segment};
+use crate::lessons::Block;
+use crate::lock_blocks::{
+    mechanism_of, parse_check, parse_lock_compare, parse_lock_sim, resolve_lock_main, CheckSpec,
+    LockCompareSpec, LockMainInit, LockSimSpec,
+};
 
 /// Props of [`LessonPage`].
 #[derive(Properties, PartialEq)]
@@ -31,6 +38,9 @@ enum Part {
     Sim(Rc<SimSpec>, Option<Rc<MainInit>>, bool),
     Compare(Rc<CompareSpec>, bool),
     Predict(Rc<PredictSpec>, usize),
+    LockSim(Rc<LockSimSpec>, Option<Rc<LockMainInit>>, bool),
+    LockCompare(Rc<LockCompareSpec>, bool),
+    Check(Rc<CheckSpec>),
 }
 
 struct Page {
@@ -64,12 +74,34 @@ fn build(slug: &str, query: &str) -> Option<Page> {
     let mut first_widget = None;
     let mut url_errors = Vec::new();
     let (mut nsim, mut npredict) = (0, 0);
-    for seg in segments(lesson.source) {
-        match seg {
-            Segment::Html(h) => parts.push(Part::Html(h.into())),
-            Segment::Sim(body) => {
+    for block in lesson.blocks {
+        match *block {
+            Block::Html(h) => parts.push(Part::Html(AttrValue::Static(h))),
+            Block::Sim(body) if mechanism_of(body) == "locks" => {
                 nsim += 1;
-                let mut spec = parse_sim(&body, &format!("block-{nsim}"));
+                let mut spec = parse_lock_sim(body, &format!("block-{nsim}"));
+                spec.id = unique(spec.id.clone(), &mut seen, &mut spec.errors);
+                if spec.main && main_at.is_some() {
+                    spec.errors.push(
+                        "main: only one playground per lesson; this block is not the main one"
+                            .into(),
+                    );
+                    spec.main = false;
+                }
+                let init = spec.main.then(|| {
+                    let init = resolve_lock_main(&spec, query);
+                    url_errors = init.errors.iter().map(|e| e.to_string()).collect();
+                    Rc::new(init)
+                });
+                if spec.main {
+                    main_at = Some(parts.len());
+                }
+                first_widget.get_or_insert(parts.len());
+                parts.push(Part::LockSim(Rc::new(spec), init, false));
+            }
+            Block::Sim(body) => {
+                nsim += 1;
+                let mut spec = parse_sim(body, &format!("block-{nsim}"));
                 spec.id = unique(spec.id.clone(), &mut seen, &mut spec.errors);
                 if spec.main && main_at.is_some() {
                     spec.errors.push(
@@ -89,27 +121,47 @@ fn build(slug: &str, query: &str) -> Option<Page> {
                 first_widget.get_or_insert(parts.len());
                 parts.push(Part::Sim(Rc::new(spec), init, false));
             }
-            Segment::Compare(body) => {
+            Block::Compare(body) if mechanism_of(body) == "locks" => {
                 nsim += 1;
-                let mut spec = parse_compare(&body, &format!("block-{nsim}"));
+                let mut spec = parse_lock_compare(body, &format!("block-{nsim}"));
+                spec.id = unique(spec.id.clone(), &mut seen, &mut spec.errors);
+                first_widget.get_or_insert(parts.len());
+                parts.push(Part::LockCompare(Rc::new(spec), false));
+            }
+            Block::Compare(body) => {
+                nsim += 1;
+                let mut spec = parse_compare(body, &format!("block-{nsim}"));
                 spec.id = unique(spec.id.clone(), &mut seen, &mut spec.errors);
                 first_widget.get_or_insert(parts.len());
                 parts.push(Part::Compare(Rc::new(spec), false));
             }
-            Segment::Predict(body) => {
+            Block::Check(body) => {
+                nsim += 1;
+                let mut spec = parse_check(body, &format!("block-{nsim}"));
+                spec.id = unique(spec.id.clone(), &mut seen, &mut spec.errors);
+                parts.push(Part::Check(Rc::new(spec)));
+            }
+            Block::Predict(body) => {
                 npredict += 1;
-                parts.push(Part::Predict(Rc::new(parse_predict(&body)), npredict));
+                parts.push(Part::Predict(Rc::new(parse_predict(body)), npredict));
             }
         }
     }
+    if main_at.is_none() && !query.trim().is_empty() {
+        url_errors
+            .push("this lesson has no playground, so the link's values were not used".to_string());
+    }
     if let Some(i) = main_at.or(first_widget) {
         match parts.get_mut(i) {
-            Some(Part::Sim(_, _, k)) | Some(Part::Compare(_, k)) => *k = true,
+            Some(Part::Sim(_, _, k))
+            | Some(Part::Compare(_, k))
+            | Some(Part::LockSim(_, _, k))
+            | Some(Part::LockCompare(_, k)) => *k = true,
             _ => {}
         }
     }
     Some(Page {
-        title: lesson.title(),
+        title: lesson.title.to_string(),
         parts,
         url_errors,
     })
@@ -153,6 +205,16 @@ pub fn lesson_page(p: &LessonProps) -> Html {
                 },
                 Part::Predict(spec, n) => html! {
                     <PredictWidget key={format!("p{i}")} spec={spec.clone()} idx={*n} />
+                },
+                Part::LockSim(spec, init, keyboard) => html! {
+                    <LockWidget key={format!("s{i}")} spec={spec.clone()} slug={p.slug.clone()}
+                        init={init.clone()} keyboard={*keyboard} />
+                },
+                Part::LockCompare(spec, keyboard) => html! {
+                    <LockCompareWidget key={format!("c{i}")} spec={spec.clone()} keyboard={*keyboard} />
+                },
+                Part::Check(spec) => html! {
+                    <CheckWidget key={format!("k{i}")} spec={spec.clone()} slug={p.slug.clone()} />
                 },
             }) }
         </article>

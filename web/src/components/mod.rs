@@ -3,15 +3,22 @@
 
 pub mod accept_queue;
 pub mod bench;
+pub mod check_page;
+pub mod check_widget;
 pub mod code_panel;
 pub mod compare;
 pub mod controls;
 pub mod counters;
 pub mod cpus;
+pub mod diff_table;
 pub mod help;
 pub mod home;
+pub mod invariant_status;
 pub mod lanes;
 pub mod lesson_page;
+pub mod lock_compare;
+pub mod lock_widget;
+pub mod lock_words;
 pub mod not_found;
 pub mod param_form;
 pub mod predict;

@@ -26,7 +26,7 @@ pub fn not_found(p: &NotFoundProps) -> Html {
             </p>
             <p>{ "The lessons that exist: " }
                 { for LESSONS.iter().map(|l| html! {
-                    <a href={format!("#/lesson/{}", l.slug)}>{ l.title() }</a>
+                    <a href={format!("#/lesson/{}", l.slug)}>{ l.title }</a>
                 }) }
             </p>
             <p><a href="#/" data-testid="home-link">{ "← back to the home page" }</a></p>

@@ -2,13 +2,15 @@
 
 use yew::prelude::*;
 
-use crate::form::{FieldKind, FormState, FIELDS};
+use crate::form::{Field, FieldKind, FormState};
 
 /// Props of [`ParamForm`].
 #[derive(Properties, PartialEq)]
 pub struct ParamFormProps {
     /// The widget id (for unique element ids).
     pub wid: AttrValue,
+    /// The fields (`FormParams::FIELDS` of the scenario type).
+    pub fields: &'static [Field],
     /// What the fields hold.
     pub form: FormState,
     /// A field changed: (key, text).
@@ -21,7 +23,7 @@ pub fn param_form(p: &ParamFormProps) -> Html {
     html! {
         <fieldset class="params">
             <legend>{ "parameters (a change restarts the simulation at step 0)" }</legend>
-            { for FIELDS.iter().enumerate().map(|(i, f)| {
+            { for p.fields.iter().enumerate().map(|(i, f)| {
                 let id = format!("{}-{}", p.wid, f.key);
                 let err_id = format!("{id}-error");
                 let raw = p.form.raw.get(i).cloned().unwrap_or_default();
@@ -43,20 +45,31 @@ pub fn param_form(p: &ParamFormProps) -> Html {
                             <span class="hint" id={format!("{id}-hint")}>{ range }</span>
                         </>
                     },
-                    FieldKind::Choice(names) => html! {
-                        <select id={id.clone()} data-testid={format!("select-{key}")}
-                            aria-invalid={error.is_some().to_string()}
-                            aria-describedby={err_id.clone()}
-                            onchange={Callback::from(move |e: Event| {
-                                if let Some(el) = e.target_dyn_into::<web_sys::HtmlSelectElement>() {
-                                    cb.emit((key, el.value()));
+                    FieldKind::Choice(names) => {
+                        let hint = f.hint.map(|h| h.text(&raw));
+                        let hint_id = format!("{id}-hint");
+                        html! {
+                            <>
+                                <select id={id.clone()} data-testid={format!("select-{key}")}
+                                    aria-invalid={error.is_some().to_string()}
+                                    aria-describedby={format!("{hint_id} {err_id}")}
+                                    onchange={Callback::from(move |e: Event| {
+                                        if let Some(el) = e.target_dyn_into::<web_sys::HtmlSelectElement>() {
+                                            cb.emit((key, el.value()));
+                                        }
+                                    })}>
+                                    { for names.iter().map(|n| html! {
+                                        <option value={*n} selected={raw == *n}
+                                            title={f.hint.map(|h| h.text(n))}>{ *n }</option>
+                                    }) }
+                                </select>
+                                if let Some(h) = hint {
+                                    <span class="hint choice-hint" id={hint_id}
+                                        data-testid={format!("hint-{key}")}>{ h }</span>
                                 }
-                            })}>
-                            { for names.iter().map(|n| html! {
-                                <option value={*n} selected={raw == *n}>{ *n }</option>
-                            }) }
-                        </select>
-                    },
+                            </>
+                        }
+                    }
                 };
                 html! {
                     <div class={classes!("field", error.is_some().then_some("invalid"))}>

@@ -21,9 +21,11 @@ use crate::components::param_form::ParamForm;
 use crate::components::status::StatusBar;
 use crate::components::wait_queue::WaitQueuePanel;
 use crate::dom::{self, Shortcut};
-use crate::form::FormState;
-use crate::model::{Action, SimModel, SPEEDS};
+use crate::form::{FormParams, FormState};
+use crate::model::{Action, SimModel};
+use crate::playback::Player;
 use crate::snapshot::Snapshot;
+use herdlab_core::herd::HerdParams;
 
 /// While playing, the main simulation rewrites the address at most this often.
 const URL_EVERY_MS: f64 = 1000.0;
@@ -95,7 +97,7 @@ impl SimWidget {
 
     /// Keep the frame loop running exactly while playing.
     fn sync_play(&mut self, ctx: &Context<Self>) {
-        if self.model.playing {
+        if self.model.play.playing {
             self.schedule(ctx);
         } else {
             self.raf = None;
@@ -118,7 +120,7 @@ impl SimWidget {
             return;
         }
         let now = dom::now_ms();
-        if force || !self.model.playing || now - self.last_url >= URL_EVERY_MS {
+        if force || !self.model.play.playing || now - self.last_url >= URL_EVERY_MS {
             dom::replace_url(&self.link_for(ctx));
             self.last_url = now;
         }
@@ -226,14 +228,7 @@ impl Component for SimWidget {
                         self.write_url(ctx, true);
                     }
                     None => {
-                        if let Some(e) = self
-                            .form
-                            .errors
-                            .iter()
-                            .zip(crate::form::FIELDS.iter())
-                            .find(|(_, f)| f.key == key)
-                            .and_then(|(e, _)| e.clone())
-                        {
+                        if let Some(e) = self.form.error_of::<HerdParams>(key) {
                             self.model.announce = format!("{key}: {e}");
                         }
                     }
@@ -299,17 +294,17 @@ impl Component for SimWidget {
                 { for errors }
                 { for replay }
                 if full {
-                    <ParamForm wid={format!("sim-{id}")} form={self.form.clone()} on_edit={self.on_edit.clone()} />
+                    <ParamForm wid={format!("sim-{id}")} fields={HerdParams::FIELDS} form={self.form.clone()} on_edit={self.on_edit.clone()} />
                 }
                 <Controls
                     label={format!("controls of simulation {id}")}
                     on_action={self.on_action.clone()}
-                    playing={m.playing}
+                    playing={m.play.playing}
                     can_step={m.can_step()}
                     can_back={m.position() > 0}
-                    speed={m.speed_value()}
-                    can_faster={m.speed + 1 < SPEEDS.len()}
-                    can_slower={m.speed > 0}
+                    speed={m.play.speed_value()}
+                    can_faster={m.play.can_faster()}
+                    can_slower={m.play.can_slower()}
                     connect={m.sim().has_network().then_some(m.can_connect())}
                     on_copy={Some(self.on_copy.clone())}
                     link={self.link.clone()}
@@ -326,7 +321,7 @@ impl Component for SimWidget {
                         <Lanes lanes={snap.lanes.clone()} on_step={Some(self.on_thread.clone())} />
                     </div>
                     <div class="b-counters">
-                        <CounterGrid metrics={snap.metrics} />
+                        <CounterGrid values={crate::components::counters::counter_values(&snap.metrics).to_vec()} />
                     </div>
                     <div class="b-queues queues">
                         <WaitQueuePanel queue={snap.queue.clone()} />

@@ -1,4 +1,5 @@
-//! Per-worker bars: connections taken and wakeups, on a shared scale.
+//! Per-thread bars on a shared scale: the herd's connections taken and wakeups, the locks'
+//! acquisitions.
 
 use std::rc::Rc;
 
@@ -9,10 +10,19 @@ use crate::snapshot::LaneView;
 /// Props of [`WorkerBars`].
 #[derive(Properties, PartialEq)]
 pub struct WorkerBarsProps {
-    /// The lanes (the producer, if any, is left out).
+    /// The lanes (those without bars, like the producer, are left out).
     pub lanes: Rc<Vec<LaneView>>,
     /// The value a full bar stands for.
     pub scale: u64,
+    /// The table's caption.
+    pub caption: AttrValue,
+    /// The first column's heading ("worker", "thread").
+    pub who: AttrValue,
+    /// One heading per bar value (also the bar's class).
+    pub columns: &'static [&'static str],
+    /// The comparison side, for test ids (`bar-<side>-<thread>-<column>`).
+    #[prop_or_default]
+    pub side: AttrValue,
 }
 
 fn pct(v: u64, scale: u64) -> String {
@@ -29,14 +39,21 @@ fn pct(v: u64, scale: u64) -> String {
 pub fn worker_bars(p: &WorkerBarsProps) -> Html {
     html! {
         <table class="bars">
-            <caption>{ "per worker: connections taken and wakeups" }</caption>
-            <thead><tr><th scope="col">{ "worker" }</th><th scope="col">{ "took" }</th><th scope="col">{ "woken" }</th></tr></thead>
+            <caption>{ p.caption.clone() }</caption>
+            <thead><tr>
+                <th scope="col">{ p.who.clone() }</th>
+                { for p.columns.iter().map(|c| html! { <th scope="col">{ *c }</th> }) }
+            </tr></thead>
             <tbody>
-                { for p.lanes.iter().filter(|l| l.name.starts_with("worker")).map(|l| html! {
+                { for p.lanes.iter().filter(|l| !l.bars.is_empty()).map(|l| html! {
                     <tr key={l.idx as usize}>
-                        <th scope="row">{ format!("w{}", l.idx) }</th>
-                        <td><span class="bar took" style={pct(l.accepted, p.scale)}></span><span class="n">{ l.accepted }</span></td>
-                        <td><span class="bar woken" style={pct(l.wakeups, p.scale)}></span><span class="n">{ l.wakeups }</span></td>
+                        <th scope="row">{ format!("{}{}", if p.who == "worker" { "w" } else { "t" }, l.idx) }</th>
+                        { for p.columns.iter().zip(l.bars.iter()).map(|(c, &v)| html! {
+                            <td>
+                                <span class={classes!("bar", *c)} style={pct(v, p.scale)}></span>
+                                <span class="n" data-testid={(!p.side.is_empty()).then(|| format!("bar-{}-{}-{c}", p.side, l.idx))}>{ v }</span>
+                            </td>
+                        }) }
                     </tr>
                 }) }
             </tbody>

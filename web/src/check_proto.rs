@@ -1,0 +1,82 @@
+//! The messages between the page and the checker's Web Worker (`src/bin/check_worker.rs`), sent as
+//! JSON strings. The worker says [`CheckReply::Ready`] once it runs; the page then sends one
+//! [`CheckRequest`]; the worker answers with [`CheckReply::Progress`] every 65,536 states and one
+//! [`CheckReply::Done`] (or [`CheckReply::Error`]). To cancel, the page terminates the worker.
+
+use herdlab_core::check::CheckReport;
+use serde::{Deserialize, Serialize};
+
+/// The script that starts the worker (trunk's loader shim for the `check_worker` binary).
+pub const WORKER_URL: &str = "./check_worker_loader.js";
+
+/// The most distinct states a search in the browser visits.
+pub const BROWSER_MAX_STATES: u64 = 5_000_000;
+
+/// What to check.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckRequest {
+    /// The lock scenario, as `Scenario::Locks(p).to_query()`.
+    pub query: String,
+    /// The state limit.
+    pub max_states: u64,
+}
+
+/// What the worker says.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum CheckReply {
+    /// The worker runs and waits for its request.
+    Ready,
+    /// States visited so far, and milliseconds since the search began.
+    Progress {
+        /// Distinct states so far.
+        states: u64,
+        /// Milliseconds of search so far.
+        ms: f64,
+    },
+    /// The search ended.
+    Done {
+        /// core's report.
+        report: CheckReport,
+        /// Milliseconds the search took (the shortest counterexample's search included).
+        ms: f64,
+    },
+    /// The request could not be run.
+    Error {
+        /// Why.
+        message: String,
+    },
+}
+
+impl CheckReply {
+    /// The reply as the JSON string the worker posts.
+    #[allow(dead_code)] // the worker's half
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_else(|e| {
+            format!(r#"{{"kind":"error","message":"cannot encode the reply: {e}"}}"#)
+        })
+    }
+
+    /// A posted JSON string read back (the page reads it with the browser's JSON instead, in
+    /// `components::check_widget`, to keep serde_json out of its bundle).
+    #[allow(dead_code)] // the tests' half
+    pub fn from_json(s: &str) -> Result<Self, String> {
+        serde_json::from_str(s)
+            .map_err(|e| format!("a message from the checker's worker could not be read: {e}"))
+    }
+}
+
+impl CheckRequest {
+    /// The request as JSON (the page builds it with the browser's JSON; see
+    /// `components::check_widget`).
+    #[allow(dead_code)] // the tests' half
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// A posted JSON string read back.
+    #[allow(dead_code)] // the worker's half
+    pub fn from_json(s: &str) -> Result<Self, String> {
+        serde_json::from_str(s).map_err(|e| format!("the request could not be read: {e}"))
+    }
+}
