@@ -55,7 +55,13 @@ impl Rng {
         // u in (0, 1] as a 32-bit fixed-point fraction; -ln(u) in 16.16 fixed point.
         let u = (self.next_u64() >> 32) as u32 as u64 + 1; // 1..=2^32
         let neg_ln = neg_ln_fixed(u);
-        ((mean_ns as u128 * neg_ln as u128) >> 16).max(1) as u64
+        // mean_ns < 2^32 and neg_ln <= 22.2 in 16.16 (< 2^21): the product fits in 64 bits, which
+        // keeps wasm32 (no native 128-bit multiply) fast; larger means fall back to 128 bits
+        if mean_ns < (1 << 32) {
+            ((mean_ns * neg_ln) >> 16).max(1)
+        } else {
+            ((mean_ns as u128 * neg_ln as u128) >> 16).max(1) as u64
+        }
     }
 }
 

@@ -825,7 +825,7 @@ impl<M: Machine> Simulation<M> {
                 .map(|(i, _)| i.to_string())
                 .collect();
             self.status = Status::Stuck(format!(
-                "deadlock: every unfinished thread sleeps (threads {})",
+                "stuck: every unfinished thread sleeps (threads {}) and nothing can wake them",
                 sleepers.join(", ")
             ));
         } else if let Some(&c) = self.k.accept_queue.front() {
