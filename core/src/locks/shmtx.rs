@@ -503,7 +503,7 @@ const LISTING_B1: &[&str] = listing!(
     L4,
     L8,
     "      if lock == 0 && cas(lock, 0, pid): break  // BUG: checked first",
-    "      ",
+    "      // an unlock here reads wait == 0 and posts nothing",
     "      wait += 1                               // BUG: announced after the check",
     L18,
     L19,

@@ -825,7 +825,7 @@ impl<M: Machine> Simulation<M> {
                 .map(|(i, _)| i.to_string())
                 .collect();
             self.status = Status::Stuck(format!(
-                "stuck: every unfinished thread sleeps (threads {}) and nothing can wake them",
+                "every unfinished thread sleeps (threads {}) and nothing can wake them",
                 sleepers.join(", ")
             ));
         } else if let Some(&c) = self.k.accept_queue.front() {
@@ -1047,6 +1047,15 @@ impl<M: Machine> Simulation<M> {
         woken
     }
 
+    /// Queue the running thread `tid` at the tail of a kernel queue, mark it TASK_INTERRUPTIBLE and
+    /// take it off its CPU (the shape of every blocking kernel call in the model).
+    fn sleep_on(&mut self, tid: u16, q: QueueRef, kind: SleepKind) {
+        self.queue_mut(q)
+            .add(tid, crate::waitqueue::Enqueue::ExclusiveTail);
+        self.threads[tid as usize].task = TaskState::Interruptible;
+        self.block(tid, kind);
+    }
+
     fn queue_mut(&mut self, which: QueueRef) -> &mut WaitQueue {
         match which {
             QueueRef::Listen => &mut self.k.listen_wq,
@@ -1212,9 +1221,7 @@ impl<M: Machine> Simulation<M> {
                     // glibc's sem_wait sleeps in futex_wait; the woken thread retries its SemWait
                     self.metrics.syscalls += 1;
                     self.metrics.sem_sleeps += 1;
-                    self.k.sem_q[i].add(tid, crate::waitqueue::Enqueue::ExclusiveTail);
-                    self.threads[tid as usize].task = TaskState::Interruptible;
-                    self.block(tid, SleepKind::Lock);
+                    self.sleep_on(tid, QueueRef::Sem(sem.0), SleepKind::Lock);
                     Note::SemSlept
                 }
             }
@@ -1238,10 +1245,7 @@ impl<M: Machine> Simulation<M> {
                     self.complete(tid, OpResult::Mismatch);
                     Note::FutexMismatch
                 } else {
-                    self.k.futex_q[word.0 as usize]
-                        .add(tid, crate::waitqueue::Enqueue::ExclusiveTail);
-                    self.threads[tid as usize].task = TaskState::Interruptible;
-                    self.block(tid, SleepKind::Work);
+                    self.sleep_on(tid, QueueRef::Futex(word.0), SleepKind::Work);
                     Note::FutexSlept
                 }
             }
@@ -1264,9 +1268,7 @@ impl<M: Machine> Simulation<M> {
                     Note::LockTaken
                 } else {
                     self.metrics.syscalls += 1;
-                    self.k.mutex_q[m.0 as usize].add(tid, crate::waitqueue::Enqueue::ExclusiveTail);
-                    self.threads[tid as usize].task = TaskState::Interruptible;
-                    self.block(tid, SleepKind::Lock);
+                    self.sleep_on(tid, QueueRef::Mutex(m.0), SleepKind::Lock);
                     Note::LockSlept
                 }
             }
@@ -1283,6 +1285,7 @@ impl<M: Machine> Simulation<M> {
                 self.k.cond_q[cv.0 as usize].add(tid, crate::waitqueue::Enqueue::ExclusiveTail);
                 self.threads[tid as usize].task = TaskState::Interruptible;
                 self.threads[tid as usize].kpath = KPath::CondRelock(m.0);
+                // cv.wait releases the mutex and queues the sleeper in one atomic step
                 self.unlock(m.0, cpu);
                 self.block(tid, SleepKind::Work);
                 Note::CondSlept
@@ -1412,9 +1415,7 @@ impl<M: Machine> Simulation<M> {
             Note::Relocked
         } else {
             self.metrics.syscalls += 1;
-            self.k.mutex_q[m as usize].add(tid, crate::waitqueue::Enqueue::ExclusiveTail);
-            self.threads[tid as usize].task = TaskState::Interruptible;
-            self.block(tid, SleepKind::Lock);
+            self.sleep_on(tid, QueueRef::Mutex(m), SleepKind::Lock);
             Note::LockSlept
         }
     }
