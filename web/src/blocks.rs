@@ -2,12 +2,16 @@
 //! page query of the main simulation. Nothing here panics on any input: every bad key or value
 //! becomes an error message naming the key and the allowed values.
 
-use herdlab_core::herd::{HerdParams, WakeMode};
+use herdlab_core::herd::{HerdParams, Primitive, WakeMode};
 use herdlab_core::scenario::{
-    query_pairs, set_herd_param, validate_herd, ParamError, HERD_KEYS, MECHANISMS, UI_KEYS,
+    query_pairs, set_herd_param, validate_herd, ParamError, Scenario, HERD_KEYS, MECHANISMS,
+    UI_KEYS,
 };
+use herdlab_core::sim::arrivals::ArrivalPattern;
 use herdlab_core::sim::Actor;
 
+use crate::check_proto::{BROWSER_MAX_HERD_CONNECTIONS, BROWSER_MAX_HERD_WORKERS};
+use crate::lock_blocks::{checked_id, CheckSpec};
 use crate::model::MAX_STEPS;
 
 /// Which controls a simulation widget shows.
@@ -268,6 +272,120 @@ pub fn parse_compare(body: &str, fallback_id: &str) -> CompareSpec {
     }
 }
 
+/// The herd scenario a check runs: `p` with on-demand arrivals, as `herdlab check herd` runs it
+/// (the network actor may deliver at any point while connections remain, so every arrival time is
+/// explored anyway, and the states do not depend on timings).
+pub fn checked_herd(p: &HerdParams) -> HerdParams {
+    HerdParams {
+        arrival: ArrivalPattern::OnDemand,
+        ..*p
+    }
+}
+
+/// The herd scenario a check block starts from, as `herdlab check herd`'s defaults: 2 workers,
+/// 2 CPUs, exclusive wakeups, 2 connections, on-demand arrivals.
+pub fn herd_check_defaults() -> HerdParams {
+    HerdParams {
+        workers: 2,
+        cpus: 2,
+        mode: WakeMode::Exclusive,
+        connections: 2,
+        arrival: ArrivalPattern::OnDemand,
+        ..HerdParams::default()
+    }
+}
+
+/// Parse a herd ```` ```herdlab-check ```` body (`mechanism=herd` and the herd keys, over
+/// [`herd_check_defaults`]). The browser's checker takes at most [`BROWSER_MAX_HERD_WORKERS`]
+/// workers and [`BROWSER_MAX_HERD_CONNECTIONS`] connections: more is reported and capped.
+pub fn parse_herd_check(body: &str, fallback_id: &str) -> CheckSpec {
+    let mut errors = Vec::new();
+    let mut perr = Vec::new();
+    let mut id = None;
+    let mut caption = None;
+    let base = herd_check_defaults();
+    let mut p = base;
+    for (k, v) in query_pairs(body.trim()) {
+        match k.as_str() {
+            "id" => id = Some(v),
+            "caption" => caption = Some(v),
+            "mechanism" => {
+                if v != "herd" {
+                    errors.push(format!(
+                        "mechanism: '{v}' is not allowed in a herdlab-check block; allowed: locks, herd"
+                    ));
+                }
+            }
+            key if UI_KEYS.contains(&key) => errors.push(format!(
+                "{key}: not a herdlab-check key; allowed: id, caption, mechanism, {}",
+                HERD_KEYS.join(", ")
+            )),
+            key => {
+                if let Err(e) = set_herd_param(&mut p, key, &v) {
+                    perr.push(e);
+                }
+            }
+        }
+    }
+    settle(&mut p, &base, &mut perr);
+    let cap = |field: &str, v: &mut u32, max: u32, perr: &mut Vec<ParamError>| {
+        if *v > max {
+            perr.push(ParamError {
+                field: field.into(),
+                message: format!(
+                    "{v} is too many for the checker in the browser, which takes at most {max}; it checks {max} (run `herdlab check herd` natively for more)"
+                ),
+            });
+            *v = max;
+        }
+    };
+    cap(
+        "workers",
+        &mut p.workers,
+        BROWSER_MAX_HERD_WORKERS,
+        &mut perr,
+    );
+    cap(
+        "connections",
+        &mut p.connections,
+        BROWSER_MAX_HERD_CONNECTIONS,
+        &mut perr,
+    );
+    errors.extend(perr.iter().map(|e| e.to_string()));
+    let id = checked_id(id, fallback_id, &mut errors);
+    CheckSpec {
+        id,
+        scenario: Scenario::Herd(checked_herd(&p)),
+        caption,
+        errors,
+    }
+}
+
+/// A herd counterexample (checker indices: `0..n` the threads, `n` the network) as the actors the
+/// herd widget steps, one per step.
+pub fn herd_actors(p: &HerdParams, schedule: &[u16]) -> Vec<Actor> {
+    let n = p.workers as usize + (p.primitive != Primitive::Accept) as usize;
+    schedule
+        .iter()
+        .map(|&t| {
+            if (t as usize) < n {
+                Actor::Thread(t)
+            } else {
+                Actor::Network
+            }
+        })
+        .collect()
+}
+
+/// Picks that make every step of `actors` a pick (`0:t0,1:n,…`), as `herdlab check herd` links them.
+pub fn script_picks(actors: &[Actor]) -> Vec<(u64, Actor)> {
+    actors
+        .iter()
+        .enumerate()
+        .map(|(i, &a)| (i as u64, a))
+        .collect()
+}
+
 /// Parse a ```` ```herdlab-predict ```` body.
 pub fn parse_predict(body: &str) -> PredictSpec {
     let mut errors = Vec::new();
@@ -431,6 +549,76 @@ pub fn format_picks(picks: &[(u64, Actor)]) -> String {
 mod tests {
     use super::*;
     use herdlab_core::herd::{Primitive, Variant};
+
+    #[test]
+    fn herd_check_block() {
+        let k = crate::lock_blocks::parse_check(
+            "id=find-lost-wakeup&mechanism=herd&workers=2&cpus=2&mode=exclusive&connections=2&variant=broken-sleeper&seed=1",
+            "x",
+        );
+        assert!(k.errors.is_empty(), "{:?}", k.errors);
+        assert_eq!(k.id, "find-lost-wakeup");
+        let Scenario::Herd(p) = k.scenario else {
+            panic!("{k:?}")
+        };
+        assert_eq!((p.workers, p.cpus, p.connections), (2, 2, 2));
+        assert_eq!(p.mode, WakeMode::Exclusive);
+        assert_eq!(p.variant, Variant::BrokenSleeper);
+        assert_eq!(p.arrival, ArrivalPattern::OnDemand);
+        // the query the worker gets is the one `herdlab check herd` links
+        assert_eq!(
+            k.scenario.to_query(),
+            "mechanism=herd&workers=2&cpus=2&mode=exclusive&arrival=on-demand&burst=4&rate=10000&connections=2&service=5000&variant=broken-sleeper&primitive=accept&seed=1"
+        );
+        // too big for the browser: reported and capped
+        let k = parse_herd_check(
+            "id=big&mechanism=herd&workers=9&connections=5&arrival=poisson&step=3",
+            "x",
+        );
+        let Scenario::Herd(p) = k.scenario else {
+            panic!("{k:?}")
+        };
+        assert_eq!((p.workers, p.connections), (4, 4));
+        assert_eq!(p.arrival, ArrivalPattern::OnDemand);
+        let all = k.errors.join("\n");
+        for w in [
+            "step",
+            "workers",
+            "connections",
+            "at most 4",
+            "herdlab check herd",
+        ] {
+            assert!(all.contains(w), "{w} in {all}");
+        }
+        let k = parse_herd_check(
+            "id=a&mechanism=herd&primitive=futex&mode=lifo-exclusive",
+            "x",
+        );
+        assert!(!k.errors.is_empty());
+        assert!(
+            matches!(k.scenario, Scenario::Herd(p) if herdlab_core::scenario::validate_herd(&p).is_empty())
+        );
+    }
+
+    #[test]
+    fn herd_counterexamples_become_picks() {
+        let p = herd_check_defaults();
+        let a = herd_actors(&p, &[0, 0, 1, 1, 2, 0, 0, 1, 1]);
+        assert_eq!(a[4], Actor::Network);
+        assert_eq!(
+            format_picks(&script_picks(&a)),
+            "0:t0,1:t0,2:t1,3:t1,4:n,5:t0,6:t0,7:t1,8:t1"
+        );
+        let f = HerdParams {
+            primitive: Primitive::Futex,
+            ..p
+        };
+        // the futex producer is thread 2, not a network
+        assert_eq!(
+            herd_actors(&f, &[2, 0]),
+            [Actor::Thread(2), Actor::Thread(0)]
+        );
+    }
 
     #[test]
     fn sim_block() {

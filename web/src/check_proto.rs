@@ -2,6 +2,10 @@
 //! JSON strings. The worker says [`CheckReply::Ready`] once it runs; the page then sends one
 //! [`CheckRequest`]; the worker answers with [`CheckReply::Progress`] every 65,536 states and one
 //! [`CheckReply::Done`] (or [`CheckReply::Error`]). To cancel, the page terminates the worker.
+//!
+//! The request names its mechanism: `locks` (core's `explore` over the checking platform with the
+//! lock invariants) or `herd` (core's `herd::invariants::check`, the simulator as the model; at most
+//! [`BROWSER_MAX_HERD_WORKERS`] workers and [`BROWSER_MAX_HERD_CONNECTIONS`] connections here).
 
 use herdlab_core::check::CheckReport;
 use serde::{Deserialize, Serialize};
@@ -12,10 +16,24 @@ pub const WORKER_URL: &str = "./check_worker_loader.js";
 /// The most distinct states a search in the browser visits.
 pub const BROWSER_MAX_STATES: u64 = 5_000_000;
 
+/// The most herd workers a search in the browser takes (`herdlab check herd` natively takes more).
+pub const BROWSER_MAX_HERD_WORKERS: u32 = 4;
+
+/// The most herd connections a search in the browser takes.
+pub const BROWSER_MAX_HERD_CONNECTIONS: u32 = 4;
+
+/// The mechanism of a request that names none (requests before herd checks existed).
+fn locks() -> String {
+    "locks".to_string()
+}
+
 /// What to check.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CheckRequest {
-    /// The lock scenario, as `Scenario::Locks(p).to_query()`.
+    /// What to check: `locks` or `herd` (the query's `mechanism` must agree).
+    #[serde(default = "locks")]
+    pub mechanism: String,
+    /// The scenario, as `Scenario::to_query()`.
     pub query: String,
     /// The state limit.
     pub max_states: u64,

@@ -8,11 +8,12 @@ use herdlab_core::check::world::MAX_THREADS;
 use herdlab_core::locks::shmtx::ShmtxVariant;
 use herdlab_core::locks::{LockKind, LockParams};
 use herdlab_core::scenario::{
-    query_pairs, set_lock_param, validate_locks, ParamError, LOCK_KEYS, MECHANISMS, UI_KEYS,
+    query_pairs, set_lock_param, validate_locks, ParamError, Scenario, LOCK_KEYS, MECHANISMS,
+    UI_KEYS,
 };
 use herdlab_core::sim::Actor;
 
-use crate::blocks::{parse_bool, parse_picks, parse_stop, valid_id, Controls};
+use crate::blocks::{parse_bool, parse_herd_check, parse_picks, parse_stop, valid_id, Controls};
 use crate::model::MAX_STEPS;
 
 /// The longest `schedule` a link may carry.
@@ -69,8 +70,9 @@ pub struct LockCompareSpec {
 pub struct CheckSpec {
     /// The widget id (`check-<id>`; its replay is `sim-<id>-replay`).
     pub id: String,
-    /// The scenario to explore.
-    pub params: LockParams,
+    /// The scenario to explore: a lock scenario (`mechanism=locks`, the default here) or a herd
+    /// scenario (`mechanism=herd`; see `crate::blocks::parse_herd_check`).
+    pub scenario: Scenario,
     /// The caption, decoded.
     pub caption: Option<String>,
     /// What was wrong with the block.
@@ -102,7 +104,7 @@ fn settle(p: &mut LockParams, base: &LockParams, errors: &mut Vec<ParamError>) {
     }
 }
 
-fn checked_id(id: Option<String>, fallback: &str, errors: &mut Vec<String>) -> String {
+pub(crate) fn checked_id(id: Option<String>, fallback: &str, errors: &mut Vec<String>) -> String {
     match id.filter(|s| valid_id(s)) {
         Some(id) => id,
         None => {
@@ -245,8 +247,17 @@ pub fn parse_lock_compare(body: &str, fallback_id: &str) -> LockCompareSpec {
     }
 }
 
-/// Parse a ```` ```herdlab-check ```` body (also the query of `#/check?…`).
+/// Parse a ```` ```herdlab-check ```` body (also the query of `#/check?…`): a lock check unless
+/// the body says `mechanism=herd`.
 pub fn parse_check(body: &str, fallback_id: &str) -> CheckSpec {
+    let named = query_pairs(body.trim())
+        .into_iter()
+        .rev()
+        .find(|(k, _)| k == "mechanism")
+        .map(|(_, v)| v);
+    if named.as_deref() == Some("herd") {
+        return parse_herd_check(body, fallback_id);
+    }
     let mut errors = Vec::new();
     let mut perr = Vec::new();
     let mut id = None;
@@ -256,7 +267,13 @@ pub fn parse_check(body: &str, fallback_id: &str) -> CheckSpec {
         match k.as_str() {
             "id" => id = Some(v),
             "caption" => caption = Some(v),
-            "mechanism" => errors.extend(mechanism_error(&v)),
+            "mechanism" => {
+                if v != "locks" {
+                    errors.push(format!(
+                        "mechanism: '{v}' is not allowed in a herdlab-check block; allowed: locks, herd"
+                    ));
+                }
+            }
             key if UI_KEYS.contains(&key) => errors.push(format!(
                 "{key}: not a herdlab-check key; allowed: id, caption, mechanism, {}",
                 LOCK_KEYS.join(", ")
@@ -280,7 +297,7 @@ pub fn parse_check(body: &str, fallback_id: &str) -> CheckSpec {
     let id = checked_id(id, fallback_id, &mut errors);
     CheckSpec {
         id,
-        params: p,
+        scenario: Scenario::Locks(p),
         caption,
         errors,
     }
@@ -468,12 +485,23 @@ mod tests {
             "x",
         );
         assert!(k.errors.is_empty(), "{:?}", k.errors);
-        assert_eq!(k.params.variant, ShmtxVariant::AnnounceAfterCheck);
-        assert_eq!(k.params.threads, 2);
-        assert_eq!(k.params.cpus, 2);
-        let k = parse_check("mechanism=herd&frob=1", "z");
+        let Scenario::Locks(lp) = k.scenario else {
+            panic!("{k:?}")
+        };
+        assert_eq!(lp.variant, ShmtxVariant::AnnounceAfterCheck);
+        assert_eq!(lp.threads, 2);
+        assert_eq!(lp.cpus, 2);
+        let k = parse_check("mechanism=futex&frob=1", "z");
         assert_eq!(k.id, "z");
         assert!(k.errors.len() >= 3);
+        assert!(
+            k.errors[0].contains("allowed: locks, herd"),
+            "{:?}",
+            k.errors
+        );
+        let k = parse_check("mechanism=herd&frob=1", "z");
+        assert!(matches!(k.scenario, Scenario::Herd(_)));
+        assert_eq!(k.errors.len(), 2, "{:?}", k.errors);
     }
 
     #[test]

@@ -118,6 +118,15 @@ mod tests {
         assert!(sims >= 7, "{sims}");
         assert_eq!(cmp, 1);
         assert_eq!(pr, 2);
+        let checks: Vec<&String> = s
+            .iter()
+            .filter_map(|x| match x {
+                Segment::Check(b) => Some(b),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(checks.len(), 1);
+        assert!(checks[0].contains("id=find-lost-wakeup&mechanism=herd"));
     }
 
     #[test]

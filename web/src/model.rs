@@ -63,6 +63,9 @@ pub struct SimModel {
     params: HerdParams,
     stepper: Stepper<HerdThread>,
     walks: Vec<Walk>,
+    /// A counterexample to step through (a check block's replay): the actor of every step. While
+    /// the history follows it, a default step takes its next actor, and the run stops at its end.
+    script: Option<Vec<Actor>>,
     /// Playing, and how fast.
     pub play: Playback,
     /// The sentence for the screen reader (and the log line).
@@ -78,6 +81,7 @@ impl SimModel {
             params,
             stepper: Stepper::new(params.simulate()),
             walks: Vec::new(),
+            script: None,
             play: Playback::default(),
             announce: String::new(),
             revision: 0,
@@ -115,6 +119,46 @@ impl SimModel {
         (m, bad)
     }
 
+    /// A fresh simulation of `params` at step 0 that steps through `script` (a counterexample:
+    /// one actor per step).
+    pub fn scripted(params: HerdParams, script: Vec<Actor>) -> Self {
+        let mut m = SimModel::new(params);
+        m.script = Some(script);
+        m
+    }
+
+    /// The counterexample this model steps through, if any.
+    pub fn script(&self) -> Option<&[Actor]> {
+        self.script.as_deref()
+    }
+
+    /// Whether the history so far is the script's beginning (every step taken as the script says).
+    pub fn on_script(&self) -> bool {
+        let Some(script) = &self.script else {
+            return false;
+        };
+        let pos = self.position() as usize;
+        let picks = self.stepper.picks();
+        pos <= script.len()
+            && picks.len() == pos
+            && picks
+                .iter()
+                .all(|&(i, a)| script.get(i as usize) == Some(&a))
+    }
+
+    /// The script's next actor, while the history follows the script and it has steps left.
+    fn script_next(&self) -> Option<Actor> {
+        if !self.on_script() {
+            return None;
+        }
+        self.script.as_ref()?.get(self.position() as usize).copied()
+    }
+
+    /// Whether the history follows the script to its end (the replay stops there).
+    pub fn script_done(&self) -> bool {
+        self.on_script() && self.script.as_ref().map(Vec::len) == Some(self.position() as usize)
+    }
+
     /// The scenario.
     pub fn params(&self) -> &HerdParams {
         &self.params
@@ -137,6 +181,12 @@ impl SimModel {
 
     /// Whether a default step can be taken.
     pub fn can_step(&self) -> bool {
+        if self.script_done() {
+            return false;
+        }
+        if let Some(a) = self.script_next() {
+            return self.sim().can_step(a);
+        }
         self.position() < MAX_STEPS && self.sim().next_actor().is_some()
     }
 
@@ -159,6 +209,10 @@ impl SimModel {
 
     /// Start over with new parameters (the play state and speed are kept).
     pub fn rebuild(&mut self, params: HerdParams) {
+        if params != self.params {
+            // a counterexample belongs to its scenario
+            self.script = None;
+        }
         self.params = params;
         self.stepper = Stepper::new(params.simulate());
         self.walks.clear();
@@ -180,10 +234,13 @@ impl SimModel {
     }
 
     fn step_once(&mut self) -> Option<StepRecord> {
-        if self.position() >= MAX_STEPS {
+        if self.position() >= MAX_STEPS || self.script_done() {
             return None;
         }
-        let rec = self.stepper.step()?;
+        let rec = match self.script_next() {
+            Some(a) => self.stepper.step_actor(a).ok()?,
+            None => self.stepper.step()?,
+        };
         self.record(&rec);
         Some(rec)
     }
@@ -194,10 +251,27 @@ impl SimModel {
             s.push_str(". ");
             s.push_str(&end);
         }
+        if self.script_done() {
+            s.push_str(". That was the last step of the counterexample");
+            if self.sim().metrics().lost_wakeups > 0 {
+                s.push_str(": a wakeup is lost");
+            }
+        }
         s
     }
 
     fn stopped_sentence(&self) -> String {
+        if self.script_done() {
+            return format!(
+                "End of the counterexample, at step {}{}. Step a thread by hand to go on.",
+                self.position(),
+                if self.sim().metrics().lost_wakeups > 0 {
+                    ": a wakeup is lost"
+                } else {
+                    ""
+                }
+            );
+        }
         if self.position() >= MAX_STEPS {
             return format!(
                 "This page keeps at most {MAX_STEPS} steps of history; press Reset to start over."
@@ -255,12 +329,27 @@ impl SimModel {
                 self.announce = "Reset to step 0.".to_string();
             }
             Action::NextWakeup => {
-                let n = self
-                    .stepper
-                    .step_to_next_wakeup(NEXT_WAKEUP_LIMIT.min(MAX_STEPS - self.position()));
+                // the scripted loop records its walks as it steps; the stepper's does not
+                let scripted = self.script.is_some();
+                let n = if scripted {
+                    let start = self.sim().metrics().wakeups;
+                    let mut n = 0;
+                    while n < NEXT_WAKEUP_LIMIT && self.step_once().is_some() {
+                        n += 1;
+                        if self.sim().metrics().wakeups > start {
+                            break;
+                        }
+                    }
+                    n
+                } else {
+                    self.stepper
+                        .step_to_next_wakeup(NEXT_WAKEUP_LIMIT.min(MAX_STEPS - self.position()))
+                };
                 self.announce = match self.sim().last_step().copied() {
                     Some(rec) if n > 0 => {
-                        self.record(&rec);
+                        if !scripted {
+                            self.record(&rec);
+                        }
                         format!("{} ({n} steps on)", self.sentence(&rec))
                     }
                     _ => self.stopped_sentence(),
@@ -355,6 +444,50 @@ mod tests {
         m.apply(Action::Reset);
         assert_eq!(m.position(), 0);
         assert!(m.last_walk().is_none());
+    }
+
+    #[test]
+    fn a_scripted_counterexample_steps_to_its_lost_wakeup_and_stops() {
+        use crate::blocks::{herd_actors, herd_check_defaults};
+        use herdlab_core::herd::Variant;
+        let p = HerdParams {
+            variant: Variant::BrokenSleeper,
+            ..herd_check_defaults()
+        };
+        // the schedule `herdlab check herd --variant broken-sleeper` prints
+        let script = herd_actors(&p, &[0, 0, 1, 1, 2, 0, 0, 1, 1]);
+        let mut m = SimModel::scripted(p, script.clone());
+        assert!(m.on_script() && m.can_step());
+        for i in 0..9 {
+            assert!(!m.script_done(), "step {i}");
+            assert_eq!(m.sim().metrics().lost_wakeups, 0, "step {i}");
+            assert!(m.apply(Action::Step));
+        }
+        assert!(m.script_done());
+        assert!(m.sim().metrics().lost_wakeups > 0);
+        assert!(
+            m.announce.contains("last step of the counterexample"),
+            "{}",
+            m.announce
+        );
+        assert!(!m.can_step());
+        m.apply(Action::Step);
+        assert_eq!(m.position(), 9, "the replay stops at its end");
+        assert!(m
+            .link_query()
+            .ends_with("&step=9&picks=0:t0,1:t0,2:t1,3:t1,4:n,5:t0,6:t0,7:t1,8:t1"));
+        // back, and a step by hand leaves the script; reset follows it again
+        m.apply(Action::Back);
+        assert!(m.on_script() && m.can_step());
+        m.apply(Action::Reset);
+        m.apply(Action::StepActor(Actor::Thread(1)));
+        assert!(!m.on_script());
+        m.apply(Action::Reset);
+        m.apply(Action::RunToEnd);
+        assert!(m.script_done() && m.sim().metrics().lost_wakeups > 0);
+        m.apply(Action::Reset);
+        m.apply(Action::NextWakeup);
+        assert!(m.on_script());
     }
 
     #[test]

@@ -4,16 +4,22 @@
 //! data-bin="check_worker" data-loader-shim …>` in index.html, bindgen target `no-modules`) and
 //! started by the page with `new Worker("./check_worker_loader.js")`. The protocol (JSON strings) is
 //! in `src/check_proto.rs`. The search is core's `explore` over `check_world(&p)` with the lock
-//! invariants, exactly as `herdlab check` runs it natively.
+//! invariants (`mechanism=locks`), or core's `herd::invariants::check` (`mechanism=herd`), exactly
+//! as `herdlab check` and `herdlab check herd` run them natively.
 
 #[path = "../check_proto.rs"]
 #[allow(dead_code)] // the page's half of the protocol is not used here
 mod check_proto;
 
-use check_proto::{CheckReply, CheckRequest};
+use check_proto::{
+    CheckReply, CheckRequest, BROWSER_MAX_HERD_CONNECTIONS, BROWSER_MAX_HERD_WORKERS,
+};
 use herdlab_core::check::{explore, CheckConfig};
+use herdlab_core::herd::{invariants as herd_invariants, HerdParams};
 use herdlab_core::locks::invariants::{check_state, check_terminal, check_world};
+use herdlab_core::locks::LockParams;
 use herdlab_core::scenario::Scenario;
+use herdlab_core::sim::arrivals::ArrivalPattern;
 
 /// Run one request; `progress` gets the states so far (every 65,536), `now_ms` reads a clock.
 pub fn run(
@@ -21,38 +27,86 @@ pub fn run(
     now_ms: &dyn Fn() -> f64,
     progress: &mut dyn FnMut(u64, f64),
 ) -> CheckReply {
-    let p = match Scenario::from_query(&req.query) {
-        Ok(Scenario::Locks(p)) => p,
-        Ok(_) => {
-            return CheckReply::Error {
-                message: "the checker takes lock scenarios only (mechanism=locks)".into(),
-            }
-        }
+    let error = |message: String| CheckReply::Error { message };
+    let scenario = match Scenario::from_query(&req.query) {
+        Ok(s) => s,
         Err(errs) => {
-            return CheckReply::Error {
-                message: errs
-                    .iter()
+            return error(
+                errs.iter()
                     .map(|e| e.to_string())
                     .collect::<Vec<_>>()
                     .join("; "),
-            }
+            )
         }
     };
     let cfg = CheckConfig {
         max_states: req.max_states.max(1),
         ..CheckConfig::default()
     };
+    match (req.mechanism.as_str(), scenario) {
+        ("locks", Scenario::Locks(p)) => run_locks(&p, &cfg, now_ms, progress),
+        ("herd", Scenario::Herd(p)) => run_herd(&p, &cfg, now_ms, progress),
+        ("locks" | "herd", _) => error(format!(
+            "the request is for mechanism={}, but its query is a scenario of another mechanism",
+            req.mechanism
+        )),
+        (other, _) => error(format!(
+            "the checker takes mechanism locks or herd, not '{other}'"
+        )),
+    }
+}
+
+/// The lock invariants over the checking platform, as `herdlab check` runs them.
+fn run_locks(
+    p: &LockParams,
+    cfg: &CheckConfig,
+    now_ms: &dyn Fn() -> f64,
+    progress: &mut dyn FnMut(u64, f64),
+) -> CheckReply {
     let t0 = now_ms();
     let report = explore(
-        check_world(&p),
-        &cfg,
-        &|s| check_state(&p, s),
-        &|s| check_terminal(&p, s),
+        check_world(p),
+        cfg,
+        &|s| check_state(p, s),
+        &|s| check_terminal(p, s),
         &mut |states| {
             progress(states, now_ms() - t0);
             true
         },
     );
+    CheckReply::Done {
+        report,
+        ms: now_ms() - t0,
+    }
+}
+
+/// The herd invariants over the simulator, as `herdlab check herd` runs them (with on-demand
+/// arrivals: the network actor may deliver at any point anyway, and the states do not depend on
+/// timings).
+fn run_herd(
+    p: &HerdParams,
+    cfg: &CheckConfig,
+    now_ms: &dyn Fn() -> f64,
+    progress: &mut dyn FnMut(u64, f64),
+) -> CheckReply {
+    if p.workers > BROWSER_MAX_HERD_WORKERS || p.connections > BROWSER_MAX_HERD_CONNECTIONS {
+        return CheckReply::Error {
+            message: format!(
+                "the checker in the browser takes at most {BROWSER_MAX_HERD_WORKERS} workers and \
+                 {BROWSER_MAX_HERD_CONNECTIONS} connections (asked: {} and {}); run `herdlab check herd` natively",
+                p.workers, p.connections
+            ),
+        };
+    }
+    let p = HerdParams {
+        arrival: ArrivalPattern::OnDemand,
+        ..*p
+    };
+    let t0 = now_ms();
+    let report = herd_invariants::check(&p, cfg, &mut |states| {
+        progress(states, now_ms() - t0);
+        true
+    });
     CheckReply::Done {
         report,
         ms: now_ms() - t0,
@@ -107,6 +161,7 @@ mod tests {
 
     fn req(p: LockParams) -> CheckRequest {
         CheckRequest {
+            mechanism: "locks".into(),
             query: Scenario::Locks(p).to_query(),
             max_states: 1_000_000,
         }
@@ -150,6 +205,7 @@ mod tests {
         assert_eq!(ticks, report.states / 65_536);
         let bad = run(
             &CheckRequest {
+                mechanism: "locks".into(),
                 query: "mechanism=herd".into(),
                 max_states: 10,
             },
@@ -159,6 +215,7 @@ mod tests {
         assert!(matches!(bad, CheckReply::Error { .. }));
         let bad = run(
             &CheckRequest {
+                mechanism: "locks".into(),
                 query: "mechanism=locks&threads=99".into(),
                 max_states: 10,
             },
@@ -166,5 +223,64 @@ mod tests {
             &mut |_, _| {},
         );
         assert!(matches!(bad, CheckReply::Error { message } if message.contains("threads")));
+    }
+
+    fn herd_req(query: &str) -> CheckRequest {
+        CheckRequest {
+            mechanism: "herd".into(),
+            query: query.into(),
+            max_states: 1_000_000,
+        }
+    }
+
+    #[test]
+    fn the_broken_sleeper_loses_a_wakeup_in_nine_steps() {
+        let q = "mechanism=herd&workers=2&cpus=2&mode=exclusive&connections=2&variant=broken-sleeper&seed=1";
+        let reply = run(&herd_req(q), &|| 0.0, &mut |_, _| {});
+        let CheckReply::Done { report, .. } = &reply else {
+            panic!("{reply:?}")
+        };
+        let c = report.violation.as_ref().expect("a counterexample");
+        assert_eq!(c.violation.invariant, "lost-wakeup");
+        // as `herdlab check herd --variant broken-sleeper` prints it
+        assert_eq!(c.schedule, [0, 0, 1, 1, 2, 0, 0, 1, 1]);
+        assert_eq!(CheckReply::from_json(&reply.to_json()), Ok(reply.clone()));
+        // a request without a mechanism is a lock request
+        let old = r#"{"query":"mechanism=herd&workers=2","max_states":10}"#;
+        let r = CheckRequest::from_json(old).expect("reads");
+        assert_eq!(r.mechanism, "locks");
+        assert!(matches!(
+            run(&r, &|| 0.0, &mut |_, _| {}),
+            CheckReply::Error { .. }
+        ));
+    }
+
+    #[test]
+    fn the_correct_herd_holds_and_big_herds_are_refused() {
+        let q = "mechanism=herd&workers=2&cpus=2&mode=exclusive&connections=2&variant=correct";
+        let reply = run(&herd_req(q), &|| 0.0, &mut |_, _| {});
+        let CheckReply::Done { report, .. } = reply else {
+            panic!("{reply:?}")
+        };
+        assert!(report.complete && report.violation.is_none());
+        let big = run(
+            &herd_req("mechanism=herd&workers=5&connections=2"),
+            &|| 0.0,
+            &mut |_, _| {},
+        );
+        assert!(
+            matches!(&big, CheckReply::Error { message } if message.contains("at most 4 workers")),
+            "{big:?}"
+        );
+        let odd = run(
+            &CheckRequest {
+                mechanism: "futex".into(),
+                query: "mechanism=herd".into(),
+                max_states: 10,
+            },
+            &|| 0.0,
+            &mut |_, _| {},
+        );
+        assert!(matches!(odd, CheckReply::Error { .. }));
     }
 }

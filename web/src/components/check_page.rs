@@ -1,16 +1,20 @@
-//! `#/check?<lock scenario>`: the model checker on any lock scenario, as a page of its own (the
-//! lesson's check blocks fix theirs). Its counterexamples open in the lock lesson's playground.
+//! `#/check?<scenario>`: the model checker on any lock scenario (or, with `mechanism=herd`, a small
+//! herd scenario), as a page of its own (the lesson's check blocks fix theirs). Its
+//! counterexamples open in the lock lesson's (or the herd lesson's) playground.
 
 use std::rc::Rc;
 
+use herdlab_core::scenario::Scenario;
 use yew::prelude::*;
 
 use crate::components::check_widget::CheckWidget;
 use crate::dom;
 use crate::lock_blocks::parse_check;
 
-/// The lesson whose playground takes the counterexamples.
+/// The lesson whose playground takes the lock counterexamples.
 const LOCK_LESSON: &str = "nginx-shmtx";
+/// The lesson whose playground takes the herd counterexamples (`mechanism=herd`).
+const HERD_LESSON: &str = "thundering-herd";
 
 /// Props of [`CheckPage`].
 #[derive(Properties, PartialEq)]
@@ -28,6 +32,11 @@ pub fn check_page(p: &CheckPageProps) -> Html {
         Rc::new(s)
     });
     use_effect_with((), |_| dom::set_title("Model checker · herdlab"));
+    // a herd scenario's counterexample opens in the herd lesson's playground
+    let slug = match spec.scenario {
+        Scenario::Herd(_) => HERD_LESSON,
+        Scenario::Locks(_) => LOCK_LESSON,
+    };
     html! {
         <article class="check-page prose">
             <h1>{ "The model checker, in this browser" }</h1>
@@ -40,7 +49,7 @@ pub fn check_page(p: &CheckPageProps) -> Html {
                     { "nginx's lock with three threads" }
                 </a>{ "." }
             </p>
-            <CheckWidget spec={(*spec).clone()} slug={LOCK_LESSON} />
+            <CheckWidget spec={(*spec).clone()} slug={slug} />
             <p><a href={format!("#/lesson/{LOCK_LESSON}")}>{ "← the lesson on nginx's lock" }</a></p>
         </article>
     }

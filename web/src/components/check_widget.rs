@@ -1,11 +1,14 @@
 //! "Find the bug" (```` ```herdlab-check ````): core's model checker explores every interleaving of
 //! the block's scenario in a Web Worker (`src/bin/check_worker.rs`), so the page stays responsive;
 //! the page shows the state count as the worker reports it, can cancel (terminating the worker),
-//! and loads a counterexample into a stepper.
+//! and loads a counterexample into a stepper: a lock scenario's into the lock widget (its
+//! schedule), a herd scenario's into the herd widget (every step a pick).
 
 use std::rc::Rc;
 
 use herdlab_core::check::{CheckReport, Counterexample, Violation};
+use herdlab_core::herd::{HerdParams, Primitive};
+use herdlab_core::locks::LockParams;
 use herdlab_core::scenario::Scenario;
 use js_sys::{Array, Object, Reflect, JSON};
 use wasm_bindgen::prelude::*;
@@ -13,9 +16,10 @@ use wasm_bindgen::JsCast;
 use web_sys::{ErrorEvent, MessageEvent, Worker};
 use yew::prelude::*;
 
-use crate::blocks::Controls as ControlSet;
+use crate::blocks::{format_picks, herd_actors, script_picks, Controls as ControlSet, SimSpec};
 use crate::check_proto::{CheckReply, CheckRequest, BROWSER_MAX_STATES, WORKER_URL};
 use crate::components::lock_widget::LockWidget;
+use crate::components::sim_widget::SimWidget;
 use crate::dom;
 use crate::lock_blocks::{format_schedule, CheckSpec, LockSimSpec};
 use crate::lock_snapshot::invariant_names;
@@ -64,6 +68,7 @@ enum State {
 /// bundle carries no JSON library; the worker reads it with serde).
 fn request_json(req: &CheckRequest) -> Option<String> {
     let o = Object::new();
+    Reflect::set(&o, &"mechanism".into(), &JsValue::from_str(&req.mechanism)).ok()?;
     Reflect::set(&o, &"query".into(), &JsValue::from_str(&req.query)).ok()?;
     Reflect::set(
         &o,
@@ -238,8 +243,14 @@ impl Component for CheckWidget {
             }
             Msg::Reply(CheckReply::Ready) => {
                 let Some(job) = &self.job else { return false };
+                let scenario = ctx.props().spec.scenario;
                 let req = CheckRequest {
-                    query: Scenario::Locks(ctx.props().spec.params).to_query(),
+                    mechanism: match scenario {
+                        Scenario::Locks(_) => "locks",
+                        Scenario::Herd(_) => "herd",
+                    }
+                    .to_string(),
+                    query: scenario.to_query(),
                     max_states: BROWSER_MAX_STATES,
                 };
                 let sent = request_json(&req)
@@ -283,7 +294,6 @@ impl Component for CheckWidget {
     fn view(&self, ctx: &Context<Self>) -> Html {
         let props = ctx.props();
         let spec = &props.spec;
-        let p = spec.params;
         let id = &spec.id;
         let running = self.running();
         let start = ctx.link().callback(|_: MouseEvent| Msg::Start);
@@ -319,9 +329,7 @@ impl Component for CheckWidget {
                 <header class="widget-head">
                     <p class="caption" id={format!("check-{id}-caption")}>
                         <span class="kicker">{ "Find the bug" }</span>
-                        { spec.caption.clone().unwrap_or_else(|| format!(
-                            "{} ({}): every interleaving of {} threads × {} rounds, spin {}, {} CPUs",
-                            p.lock.name(), p.variant.name(), p.threads, p.rounds, p.spin, p.cpus)) }
+                        { spec.caption.clone().unwrap_or_else(|| default_caption(&spec.scenario)) }
                     </p>
                 </header>
                 if !spec.errors.is_empty() {
@@ -331,7 +339,7 @@ impl Component for CheckWidget {
                     </div>
                 }
                 <p class="check-invariants">
-                    { format!("Invariants: {}.", invariant_names(&p).join(", ")) }
+                    { format!("Invariants: {}.", invariants(&spec.scenario).join(", ")) }
                 </p>
                 <div class="controls" role="group" aria-label={format!("check {id}")}>
                     <button data-testid="find-bug" class="play" disabled={running} onclick={start}>
@@ -345,9 +353,118 @@ impl Component for CheckWidget {
     }
 }
 
+/// What a check block says it explores, when it has no caption.
+fn default_caption(scenario: &Scenario) -> String {
+    match scenario {
+        Scenario::Locks(p) => format!(
+            "{} ({}): every interleaving of {} threads × {} rounds, spin {}, {} CPUs",
+            p.lock.name(),
+            p.variant.name(),
+            p.threads,
+            p.rounds,
+            p.spin,
+            p.cpus
+        ),
+        Scenario::Herd(p) => format!(
+            "{} {} ({}): every interleaving of {} worker{} and {} connection{}, each arriving at any point",
+            p.primitive.name(),
+            p.mode.name(),
+            p.variant.name(),
+            p.workers,
+            if p.workers == 1 { "" } else { "s" },
+            p.connections,
+            if p.connections == 1 { "" } else { "s" }
+        ),
+    }
+}
+
+/// The invariants the worker checks for a scenario (as `herdlab check` and `herdlab check herd`
+/// list them).
+fn invariants(scenario: &Scenario) -> Vec<&'static str> {
+    match scenario {
+        Scenario::Locks(p) => invariant_names(p),
+        Scenario::Herd(p) if p.primitive == Primitive::Accept => {
+            vec!["lost-wakeup", "conservation", "deadlock"]
+        }
+        // no accept queue: a lost wakeup shows where nothing can run
+        Scenario::Herd(_) => vec!["lost-wakeup", "deadlock"],
+    }
+}
+
+/// A lock counterexample: its schedule, a link, and the lock widget stepping through it.
+fn lock_replay(props: &CheckProps, p: LockParams, c: &Counterexample) -> Html {
+    let spec = &props.spec;
+    let rspec = Rc::new(LockSimSpec {
+        id: format!("{}-replay", spec.id),
+        main: false,
+        controls: ControlSet::Step,
+        stop: Some(0),
+        caption: Some(format!(
+            "The shortest schedule that breaks {}: step forward (pauses included) to its last step.",
+            c.violation.invariant
+        )),
+        params: p,
+        errors: Vec::new(),
+    });
+    let href = format!(
+        "#/lesson/{}?{}&schedule={}",
+        props.slug,
+        Scenario::Locks(p).to_query(),
+        format_schedule(&c.schedule)
+    );
+    html! {
+        <>
+            <p class="check-schedule">
+                { "Schedule (thread per checker step): " }
+                <code data-testid="check-schedule">{ format_schedule(&c.schedule) }</code>
+                { " · " }
+                <a data-testid="check-link" href={href}>{ "open it in the playground" }</a>
+            </p>
+            <LockWidget spec={rspec} slug={props.slug.clone()} counterexample={Some(Rc::new(c.schedule.clone()))} />
+        </>
+    }
+}
+
+/// A herd counterexample: its picks (every step one), a link as `herdlab check herd` prints it,
+/// and the herd widget stepping through it from step 0.
+fn herd_replay(props: &CheckProps, p: HerdParams, c: &Counterexample) -> Html {
+    let spec = &props.spec;
+    let actors = herd_actors(&p, &c.schedule);
+    let picks = format_picks(&script_picks(&actors));
+    let rspec = Rc::new(SimSpec {
+        id: format!("{}-replay", spec.id),
+        main: false,
+        controls: ControlSet::Step,
+        stop: Some(0),
+        caption: Some(format!(
+            "The shortest schedule that breaks {}: step forward to its last step ({} steps).",
+            c.violation.invariant,
+            actors.len()
+        )),
+        params: p,
+        errors: Vec::new(),
+    });
+    let href = format!(
+        "#/lesson/{}?{}&step={}&picks={picks}",
+        props.slug,
+        Scenario::Herd(p).to_query(),
+        actors.len()
+    );
+    html! {
+        <>
+            <p class="check-schedule">
+                { "Schedule (who takes each step; t<k> is worker k, n the network): " }
+                <code data-testid="check-schedule">{ picks }</code>
+                { " · " }
+                <a data-testid="check-link" href={href}>{ "open it in the playground" }</a>
+            </p>
+            <SimWidget spec={rspec} slug={props.slug.clone()} counterexample={Some(Rc::new(actors))} />
+        </>
+    }
+}
+
 fn result(props: &CheckProps, r: &CheckReport, ms: f64, wall_ms: f64) -> Html {
     let spec = &props.spec;
-    let p = spec.params;
     let rate = if ms > 0.0 {
         (r.states as f64 * 1000.0 / ms).round() as u64
     } else {
@@ -372,36 +489,9 @@ fn result(props: &CheckProps, r: &CheckReport, ms: f64, wall_ms: f64) -> Html {
             </p>
         },
     };
-    let replay = r.violation.as_ref().map(|c| {
-        let rspec = Rc::new(LockSimSpec {
-            id: format!("{}-replay", spec.id),
-            main: false,
-            controls: ControlSet::Step,
-            stop: Some(0),
-            caption: Some(format!(
-                "The shortest schedule that breaks {}: step forward (pauses included) to its last step.",
-                c.violation.invariant
-            )),
-            params: p,
-            errors: Vec::new(),
-        });
-        let href = format!(
-            "#/lesson/{}?{}&schedule={}",
-            props.slug,
-            Scenario::Locks(p).to_query(),
-            format_schedule(&c.schedule)
-        );
-        html! {
-            <>
-                <p class="check-schedule">
-                    { "Schedule (thread per checker step): " }
-                    <code data-testid="check-schedule">{ format_schedule(&c.schedule) }</code>
-                    { " · " }
-                    <a data-testid="check-link" href={href}>{ "open it in the playground" }</a>
-                </p>
-                <LockWidget spec={rspec} slug={props.slug.clone()} counterexample={Some(Rc::new(c.schedule.clone()))} />
-            </>
-        }
+    let replay = r.violation.as_ref().map(|c| match spec.scenario {
+        Scenario::Locks(p) => lock_replay(props, p, c),
+        Scenario::Herd(p) => herd_replay(props, p, c),
     });
     html! {
         <div class="check-result" data-testid="check-result"

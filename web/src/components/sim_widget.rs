@@ -45,6 +45,9 @@ pub struct SimWidgetProps {
     /// Whether the page's keyboard shortcuts drive this widget.
     #[prop_or_default]
     pub keyboard: bool,
+    /// A counterexample to step through (a herd check block's replay): the actor of every step.
+    #[prop_or_default]
+    pub counterexample: Option<Rc<Vec<Actor>>>,
 }
 
 /// Messages of [`SimWidget`].
@@ -138,8 +141,9 @@ impl Component for SimWidget {
             Some(i) => (i.params, i.step.or(spec.stop), i.picks.clone()),
             None => (spec.params, spec.stop, Vec::new()),
         };
-        let (mut model, bad) = match step {
-            Some(n) if n > 0 => SimModel::replayed(params, n, &picks),
+        let (mut model, bad) = match (&props.counterexample, step) {
+            (Some(script), _) => (SimModel::scripted(params, script.to_vec()), None),
+            (None, Some(n)) if n > 0 => SimModel::replayed(params, n, &picks),
             _ => (SimModel::new(params), None),
         };
         let replay_error = bad.map(|at| {
@@ -278,6 +282,29 @@ impl Component for SimWidget {
                 <p class="block-error" role="alert" data-testid="replay-error">{ e }</p>
             }
         });
+        let progress = m.script().map(|script| {
+            let pos = m.position();
+            let text = if m.script_done() {
+                format!(
+                    "counterexample replayed: step {pos} of {}{}",
+                    script.len(),
+                    if m.sim().metrics().lost_wakeups > 0 {
+                        ", and a wakeup is lost"
+                    } else {
+                        ""
+                    }
+                )
+            } else if m.on_script() {
+                format!("counterexample: step {pos} of {}", script.len())
+            } else {
+                format!("off the counterexample: you stepped by hand (step {pos}); reset to follow it again")
+            };
+            html! {
+                <p class="replay-progress" data-testid="replay-progress"
+                    data-position={pos.to_string()} data-total={script.len().to_string()}
+                    data-on-script={m.on_script().to_string()}>{ text }</p>
+            }
+        });
         let widget = html! {
             <section class="widget sim" data-testid={format!("sim-{id}")} id={format!("sim-{id}")}
                 data-widget="sim" ref={self.root.clone()}
@@ -293,6 +320,7 @@ impl Component for SimWidget {
                 </header>
                 { for errors }
                 { for replay }
+                { for progress }
                 if full {
                     <ParamForm wid={format!("sim-{id}")} fields={HerdParams::FIELDS} form={self.form.clone()} on_edit={self.on_edit.clone()} />
                 }
