@@ -159,6 +159,14 @@ fn names_of<T: Copy>(all: &[T], name: impl Fn(T) -> &'static str) -> Vec<&'stati
     all.iter().map(|&x| name(x)).collect()
 }
 
+fn on_off(key: &str, value: &str) -> Result<bool, ParamError> {
+    one_of(key, value, &["on", "off"], |v| match v {
+        "on" => Some(true),
+        "off" => Some(false),
+        _ => None,
+    })
+}
+
 /// Set one lock parameter from its URL/CLI key and text value.
 ///
 /// | key | allowed | default |
@@ -172,6 +180,8 @@ fn names_of<T: Copy>(all: &[T], name: impl Fn(T) -> &'static str) -> Vec<&'stati
 /// | `semaphore` | `on`, `off` | `on` |
 /// | `yield` | 1-65536 (spin-yield's tests before a yield) | 64 |
 /// | `cs` | 0-10000000 (ns in the critical section) | 100 |
+/// | `crash` | `on`, `off`: thread 0 dies holding the lock in its first round (with `lock=shmtx`) | `off` |
+/// | `master` | `on`, `off`: with `crash`, a master process force-unlocks the dead pid | `on` |
 /// | `seed` | 0-18446744073709551615 | 1 |
 pub fn set_lock_param(p: &mut LockParams, key: &str, value: &str) -> Result<(), ParamError> {
     match key {
@@ -195,14 +205,10 @@ pub fn set_lock_param(p: &mut LockParams, key: &str, value: &str) -> Result<(), 
         "rounds" => p.rounds = range_u64(key, value, 1, 1_000_000)? as u32,
         "cpus" => p.cpus = range_u64(key, value, 1, 16)? as u32,
         "spin" => p.spin = range_u64(key, value, 1, 65_536)? as u32,
-        "semaphore" => {
-            p.semaphore = one_of(key, value, &["on", "off"], |v| match v {
-                "on" => Some(true),
-                "off" => Some(false),
-                _ => None,
-            })?
-        }
+        "semaphore" => p.semaphore = on_off(key, value)?,
         "yield" => p.yield_after = range_u64(key, value, 1, 65_536)? as u32,
+        "crash" => p.crash = on_off(key, value)?,
+        "master" => p.master = on_off(key, value)?,
         "cs" => p.cs_ns = range_u64(key, value, 0, 10_000_000)?,
         "seed" => p.seed = range_u64(key, value, 0, u64::MAX)?,
         _ => {
@@ -226,6 +232,22 @@ pub fn validate_locks(p: &LockParams) -> Vec<ParamError> {
                 p.variant.name(),
                 p.lock.name()
             ),
+        ));
+    }
+    if p.crash && p.lock != LockKind::Shmtx {
+        errs.push(ParamError::new(
+            "crash",
+            format!(
+                "a crash scenario needs lock=shmtx (force_unlock); {} takes off",
+                p.lock.name()
+            ),
+        ));
+    }
+    if p.crash && p.master && p.threads > 15 {
+        errs.push(ParamError::new(
+            "threads",
+            "out of range with crash=on and master=on; allowed 1-15 (the master is the 16th)"
+                .into(),
         ));
     }
     if !(1..=16).contains(&p.threads) {
@@ -401,6 +423,9 @@ impl Scenario {
                 if e.field == "variant" {
                     p.variant = ShmtxVariant::Correct;
                 }
+                if e.field == "crash" {
+                    p.crash = false;
+                }
                 errs.push(e);
             }
             return (Scenario::Locks(p), errs);
@@ -442,7 +467,7 @@ impl Scenario {
                 p.seed
             ),
             Scenario::Locks(p) => format!(
-                "mechanism=locks&lock={}&variant={}&threads={}&rounds={}&cpus={}&spin={}&semaphore={}&yield={}&cs={}&seed={}",
+                "mechanism=locks&lock={}&variant={}&threads={}&rounds={}&cpus={}&spin={}&semaphore={}&yield={}&cs={}&crash={}&master={}&seed={}",
                 p.lock.name(),
                 p.variant.name(),
                 p.threads,
@@ -452,6 +477,8 @@ impl Scenario {
                 if p.semaphore { "on" } else { "off" },
                 p.yield_after,
                 p.cs_ns,
+                if p.crash { "on" } else { "off" },
+                if p.master { "on" } else { "off" },
                 p.seed
             ),
         }

@@ -21,6 +21,8 @@ fn params(lock: LockKind, variant: ShmtxVariant, threads: u32, rounds: u32) -> L
         semaphore: true,
         yield_after: 4,
         cs_ns: 100,
+        crash: false,
+        master: true,
         seed: 1,
     }
 }
@@ -168,4 +170,46 @@ fn shmtx_on_one_cpu_never_spins() {
     let mut sim = p2.simulate();
     sim.run(10_000_000);
     assert!(sim.metrics().spins > 0);
+}
+
+#[test]
+fn a_holder_that_dies_is_recovered_by_the_masters_force_unlock() {
+    let p = LockParams {
+        crash: true,
+        master: true,
+        ..params(LockKind::Shmtx, ShmtxVariant::Correct, 3, 2)
+    };
+    let r = check(&p);
+    assert!(r.violation.is_none() && r.complete, "{:?}", r.violation);
+    // the simulated run: every survivor finishes its rounds; the dead one had one
+    let mut sim = LockParams { spin: 2048, ..p }.simulate();
+    sim.run(10_000_000);
+    assert_eq!(sim.status(), &Status::Finished);
+    assert_eq!(sim.metrics().work_items, 1 + 2 * 2);
+    assert!(sim.worker(3).is_master());
+}
+
+#[test]
+fn without_the_master_a_dead_holder_deadlocks_everyone() {
+    let p = LockParams {
+        crash: true,
+        master: false,
+        ..params(LockKind::Shmtx, ShmtxVariant::Correct, 2, 2)
+    };
+    let cx = check(&p)
+        .violation
+        .expect("a dead holder must block the others");
+    assert_eq!(
+        cx.violation.invariant, "deadlock",
+        "{}",
+        cx.violation.message
+    );
+    let mut sim = p.simulate();
+    replay(&mut sim, &cx.schedule).unwrap();
+    sim.run(1000);
+    assert!(matches!(sim.status(), Status::Stuck(_)));
+    assert_eq!(
+        check_terminal(&p, &sim).map(|v| v.invariant),
+        Some("deadlock".to_string())
+    );
 }

@@ -36,15 +36,19 @@ usage:
 
   herdlab sim locks [--lock shmtx|ttas|spin-yield|ticket|futex] [--variant V] [--threads N]
                     [--rounds M] [--cpus C] [--spin S] [--no-semaphore] [--yield Y] [--cs NS]
-                    [--seed S] [--max-steps N] [--json]
+                    [--crash [--no-master]] [--seed S] [--max-steps N] [--json]
       Run a lock scenario headless on the simulated platform to the end: steps, acquisitions,
       failed CAS, pauses, semaphore sleeps and posts, yields, context switches, simulated and
       CPU time, acquisitions per thread with the least and most served shares, and the first
       lock invariant broken, if any. Defaults: shmtx, correct, 4 threads x 20 rounds, 2 cpus,
       spin 2048 (nginx), semaphore on, yield after 64, cs 100 ns, seed 1.
+      --crash (shmtx): thread 0 dies holding the lock in its first round; a master process reaps
+      it and runs ngx_shmtx_force_unlock with its pid (--no-master: nobody does, and the others
+      wait forever).
 
   herdlab check shmtx [--variant NAME] [--threads N] [--rounds M] [--spin N] [--cpus C]
-                      [--no-semaphore] [--preemption-bound K] [--max-states N] [--json]
+                      [--no-semaphore] [--crash [--no-master]] [--preemption-bound K]
+                      [--max-states N] [--json]
   herdlab check shmtx --list-variants
   herdlab check ttas|spin-yield|ticket|futex [--threads N] [--rounds M] [--yield Y (spin-yield)]
                       [--preemption-bound K] [--max-states N] [--json]
@@ -200,7 +204,7 @@ const BENCH_LOCK_FLAGS: [&str; 7] = [
     "--layout",
     "--ms",
 ];
-const SIM_LOCK_FLAGS: [&str; 12] = [
+const SIM_LOCK_FLAGS: [&str; 14] = [
     "--lock",
     "--variant",
     "--threads",
@@ -208,19 +212,23 @@ const SIM_LOCK_FLAGS: [&str; 12] = [
     "--cpus",
     "--spin",
     "--no-semaphore",
+    "--crash",
+    "--no-master",
     "--yield",
     "--cs",
     "--seed",
     "--max-steps",
     "--json",
 ];
-const CHECK_FLAGS: [&str; 11] = [
+const CHECK_FLAGS: [&str; 13] = [
     "--variant",
     "--threads",
     "--rounds",
     "--spin",
     "--cpus",
     "--no-semaphore",
+    "--crash",
+    "--no-master",
     "--yield",
     "--preemption-bound",
     "--max-states",
@@ -304,7 +312,13 @@ fn sim_flags() -> Vec<String> {
 fn takes_value(flag: &str) -> bool {
     !matches!(
         flag,
-        "--json" | "--quick" | "--help" | "--no-semaphore" | "--list-variants"
+        "--json"
+            | "--quick"
+            | "--help"
+            | "--no-semaphore"
+            | "--crash"
+            | "--no-master"
+            | "--list-variants"
     )
 }
 
@@ -546,6 +560,8 @@ fn parse_sim_locks(flags: Vec<(String, Option<String>)>) -> Result<Command, CliE
         match flag.as_str() {
             "--json" => json = true,
             "--no-semaphore" => params.semaphore = false,
+            "--crash" => params.crash = true,
+            "--no-master" => params.master = false,
             "--max-steps" => max_steps = max_steps_of(value)?,
             f if SIM_LOCK_FLAGS.contains(&f) => set_lock_flag(&mut params, f, value)?,
             f => {
@@ -713,6 +729,11 @@ fn parse_check(lock: LockKind, flags: Vec<(String, Option<String>)>) -> Result<C
             "--list-variants" => list = true,
             "--no-semaphore" if lock != LockKind::Shmtx => only("a semaphore", "shmtx")?,
             "--no-semaphore" => params.semaphore = false,
+            "--crash" | "--no-master" if lock != LockKind::Shmtx => {
+                only("a crash scenario (force_unlock)", "shmtx")?
+            }
+            "--crash" => params.crash = true,
+            "--no-master" => params.master = false,
             "--spin" if lock != LockKind::Shmtx => only("a spin count", "shmtx")?,
             "--yield" if lock != LockKind::SpinYield => only("a yield threshold", "spin-yield")?,
             "--preemption-bound" | "--max-states" => set_bound(&mut config, f, value)?,
@@ -817,7 +838,7 @@ fn check_flags(lock: LockKind) -> Vec<&'static str> {
     CHECK_FLAGS
         .into_iter()
         .filter(|f| match *f {
-            "--spin" | "--no-semaphore" => lock == LockKind::Shmtx,
+            "--spin" | "--no-semaphore" | "--crash" | "--no-master" => lock == LockKind::Shmtx,
             "--yield" => lock == LockKind::SpinYield,
             _ => true,
         })

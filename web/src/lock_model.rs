@@ -620,6 +620,8 @@ mod tests {
                 semaphore: rnd(2) == 0,
                 yield_after: 1 + rnd(8) as u32,
                 cs_ns: rnd(3_000), // spinners pause all through a long section: keep runs short
+                crash: lock == herdlab_core::locks::LockKind::Shmtx && rnd(4) == 0,
+                master: rnd(3) != 0,
                 seed: rnd(u64::MAX),
             };
             let mut m = LockModel::new(p);

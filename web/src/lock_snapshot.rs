@@ -220,14 +220,34 @@ pub fn lanes(p: &LockParams, sim: &LockSim) -> Vec<LaneView> {
             }
             LaneView {
                 idx: i as u16,
-                name: format!("thread {i}"),
+                name: if w.is_master() {
+                    "master".to_string()
+                } else {
+                    format!("thread {i}")
+                },
                 state: match LaneState::of(t) {
                     LaneState::WokenEmpty => LaneState::Runnable,
                     s => s,
                 },
                 cpu: t.cpu(),
                 line: t.line(),
-                detail: format!("pid {} · acquired {} of {}", i + 1, w.acquired(), p.rounds),
+                detail: if w.is_master() {
+                    format!(
+                        "reaps dead workers and force-unlocks · line {} of its own code: {}",
+                        t.line(),
+                        herdlab_core::machine::Machine::listing(w)
+                            .get(t.line().saturating_sub(1) as usize)
+                            .map(|l| l.split("//").next().unwrap_or("").trim())
+                            .unwrap_or("")
+                    )
+                } else if w.phase() == herdlab_core::locks::Phase::Done && p.crash && i == 0 {
+                    format!(
+                        "pid 1 · died holding the lock after {} acquisition",
+                        w.acquired()
+                    )
+                } else {
+                    format!("pid {} · acquired {} of {}", i + 1, w.acquired(), p.rounds)
+                },
                 marks,
                 bars: vec![w.acquired() as u64],
                 can_step: sim.can_step(Actor::Thread(i as u16)),

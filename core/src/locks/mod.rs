@@ -94,6 +94,11 @@ pub struct LockParams {
     pub yield_after: u32,
     /// Nanoseconds of work inside the critical section, 0-10000000.
     pub cs_ns: u64,
+    /// For `shmtx`: thread 0 dies inside its first critical section, holding the lock.
+    pub crash: bool,
+    /// With `crash`: a master process reaps the dead worker and runs `ngx_shmtx_force_unlock`
+    /// with its pid (nginx's `ngx_unlock_mutexes`). Without it, the others wait forever.
+    pub master: bool,
     /// The seed.
     pub seed: u64,
 }
@@ -110,6 +115,8 @@ impl Default for LockParams {
             semaphore: true,
             yield_after: SPIN_YIELD_AFTER,
             cs_ns: 100,
+            crash: false,
+            master: true,
             seed: 1,
         }
     }
@@ -118,6 +125,7 @@ impl Default for LockParams {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Algo {
     Shmtx(Shmtx),
+    Master(Master),
     Ttas(ttas::Ttas),
     Ticket(ticket::Ticket),
     Futex(futex_mutex::FutexMutex),
@@ -132,11 +140,50 @@ pub enum Phase {
     Critical,
     /// Releasing the lock.
     Unlock,
-    /// All rounds done.
+    /// Died holding the lock: the kernel records the exit and wakes the parent (`waitpid`).
+    Dying,
+    /// All rounds done (or dead).
     Done,
 }
 
-/// A thread that takes and releases one lock, `rounds` times.
+/// The word where the kernel records a dead worker's pid for its parent (the exit status
+/// `waitpid` returns); 0 while nobody died.
+pub const DEAD: crate::op::Word = crate::op::Word(3);
+
+/// The master process of a crash scenario: it waits for a worker to die, then runs
+/// `ngx_shmtx_force_unlock(mtx, pid)`: CAS `lock` pid → 0 and, on success, the same wakeup as an
+/// unlock (`src/core/ngx_shmtx.c`; called from `ngx_unlock_mutexes` in `src/os/unix/ngx_process.c`
+/// for every child the master reaps, since nginx 1.1.9).
+///
+/// | stage | op | next |
+/// |---|---|---|
+/// | `Reap` | `futex_wait(&dead, 0)` (waitpid) | `ReadPid` |
+/// | `ReadPid` | load `dead` | `Force` with that pid (or `Reap` if 0) |
+/// | `Force` | the unlock steps of [`Shmtx`] for the dead pid | done |
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Master {
+    cfg: ShmtxConfig,
+    stage: MasterStage,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum MasterStage {
+    Reap,
+    ReadPid,
+    Force(Shmtx),
+    Done,
+}
+
+const MASTER_LISTING: &[&str] = &[
+    "// master process",
+    "pid = waitpid()                              // sleep until a worker dies",
+    "// ngx_unlock_mutexes(pid) -> ngx_shmtx_force_unlock(mtx, pid):",
+    "if cas(lock, pid, 0):                        // it died holding the lock",
+    "  w = wait; while w > 0 (signed):            // the unlock's wakeup",
+    "    if cas(wait, w, w - 1): sem_post(sem); stop",
+];
+
+/// A thread that takes and releases one lock, `rounds` times (or, in a crash scenario, the master).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct LockWorker {
     algo: Algo,
@@ -144,6 +191,9 @@ pub struct LockWorker {
     rounds_left: u32,
     cs_ns: u64,
     acquired: u32,
+    pid: u32,
+    crash: bool,
+    dying_step: u8,
 }
 
 impl LockWorker {
@@ -174,7 +224,37 @@ impl LockWorker {
             rounds_left: p.rounds,
             cs_ns: p.cs_ns,
             acquired: 0,
+            pid: index + 1,
+            crash: p.crash && index == 0 && p.lock == LockKind::Shmtx,
+            dying_step: 0,
         }
+    }
+
+    /// The master process of a crash scenario.
+    pub fn master(p: &LockParams) -> Self {
+        LockWorker {
+            algo: Algo::Master(Master {
+                cfg: ShmtxConfig {
+                    spin: p.spin,
+                    ncpu: p.cpus,
+                    semaphore: p.semaphore,
+                    variant: p.variant,
+                },
+                stage: MasterStage::Reap,
+            }),
+            phase: Phase::Unlock,
+            rounds_left: 1,
+            cs_ns: 0,
+            acquired: 0,
+            pid: 0,
+            crash: false,
+            dying_step: 0,
+        }
+    }
+
+    /// True for the master process of a crash scenario.
+    pub fn is_master(&self) -> bool {
+        matches!(self.algo, Algo::Master(_))
     }
 
     /// Where it is.
@@ -197,13 +277,22 @@ impl LockWorker {
         matches!(self.algo, Algo::Shmtx(s) if s.is_announced())
     }
 
-    /// `ngx_shmtx` only: between the `wait` CAS and the `sem_post` (invariant 2's set F).
+    /// `ngx_shmtx` only: between the `wait` CAS and the `sem_post` (invariant 2's set F), in an
+    /// unlock or in the master's force_unlock.
     pub fn is_posting(&self) -> bool {
-        self.phase == Phase::Unlock && matches!(self.algo, Algo::Shmtx(s) if s.is_posting())
+        match self.algo {
+            Algo::Shmtx(s) => self.phase == Phase::Unlock && s.is_posting(),
+            Algo::Master(Master {
+                stage: MasterStage::Force(s),
+                ..
+            }) => s.is_posting(),
+            _ => false,
+        }
     }
 
     fn start_lock(&mut self) {
         match &mut self.algo {
+            Algo::Master(_) => {}
             Algo::Shmtx(s) => s.start_lock(),
             Algo::Ttas(s) => s.start_lock(),
             Algo::Ticket(s) => s.start_lock(),
@@ -213,6 +302,7 @@ impl LockWorker {
 
     fn start_unlock(&mut self) {
         match &mut self.algo {
+            Algo::Master(_) => {}
             Algo::Shmtx(s) => s.start_unlock(),
             Algo::Futex(s) => s.start_unlock(),
             Algo::Ttas(_) | Algo::Ticket(_) => {}
@@ -221,7 +311,7 @@ impl LockWorker {
 
     fn critical_line(&self) -> u16 {
         match &self.algo {
-            Algo::Shmtx(_) => 16,
+            Algo::Shmtx(_) | Algo::Master(_) => 16,
             Algo::Ttas(t) => t.critical_line(),
             Algo::Ticket(_) => 4,
             Algo::Futex(_) => 5,
@@ -229,17 +319,69 @@ impl LockWorker {
     }
 }
 
+impl Master {
+    fn next_op(&self) -> Op {
+        match self.stage {
+            MasterStage::Reap => Op::FutexWait {
+                word: DEAD,
+                expected: 0,
+            },
+            MasterStage::ReadPid => Op::Load(DEAD),
+            MasterStage::Force(s) => s.unlock_op(),
+            MasterStage::Done => Op::Exit,
+        }
+    }
+
+    fn complete(&mut self, r: OpResult) {
+        self.stage = match (self.stage, r) {
+            (MasterStage::Reap, _) => MasterStage::ReadPid,
+            (MasterStage::ReadPid, OpResult::Value(0)) => MasterStage::Reap,
+            (MasterStage::ReadPid, OpResult::Value(pid)) => {
+                let mut s = Shmtx::new(self.cfg, pid);
+                s.start_unlock();
+                MasterStage::Force(s)
+            }
+            (MasterStage::Force(mut s), r) => match s.unlock_complete(r) {
+                Progress::Finished => MasterStage::Done,
+                Progress::Pending => MasterStage::Force(s),
+            },
+            (st, _) => st,
+        };
+    }
+
+    fn line(&self) -> u16 {
+        match self.stage {
+            MasterStage::Reap | MasterStage::ReadPid => 2,
+            MasterStage::Force(s) => match s.unlock_line() {
+                18 => 4,
+                19 => 5,
+                _ => 6,
+            },
+            MasterStage::Done => 1,
+        }
+    }
+}
+
 impl Machine for LockWorker {
     fn next_op(&self) -> Op {
+        if let Algo::Master(m) = &self.algo {
+            return m.next_op();
+        }
         match self.phase {
             Phase::Lock => match &self.algo {
+                Algo::Master(m) => m.next_op(),
                 Algo::Shmtx(s) => s.lock_op(),
                 Algo::Ttas(s) => s.lock_op(),
                 Algo::Ticket(s) => s.lock_op(),
                 Algo::Futex(s) => s.lock_op(),
             },
             Phase::Critical => Op::Work(self.cs_ns),
+            Phase::Dying => match self.dying_step {
+                0 => Op::Store(DEAD, self.pid),
+                _ => Op::FutexWake(DEAD, crate::op::WakeCount::All),
+            },
             Phase::Unlock => match &self.algo {
+                Algo::Master(m) => m.next_op(),
                 Algo::Shmtx(s) => s.unlock_op(),
                 Algo::Ttas(s) => s.unlock_op(),
                 Algo::Ticket(s) => s.unlock_op(),
@@ -250,9 +392,17 @@ impl Machine for LockWorker {
     }
 
     fn complete(&mut self, r: OpResult) {
+        if let Algo::Master(m) = &mut self.algo {
+            m.complete(r);
+            if m.stage == MasterStage::Done {
+                self.phase = Phase::Done;
+            }
+            return;
+        }
         match self.phase {
             Phase::Lock => {
                 let p = match &mut self.algo {
+                    Algo::Master(_) => Progress::Pending,
                     Algo::Shmtx(s) => s.lock_complete(r),
                     Algo::Ttas(s) => s.lock_complete(r),
                     Algo::Ticket(s) => s.lock_complete(r),
@@ -264,11 +414,23 @@ impl Machine for LockWorker {
                 }
             }
             Phase::Critical => {
+                if self.crash && self.acquired == 1 {
+                    // dies here, holding the lock
+                    self.phase = Phase::Dying;
+                    return;
+                }
                 self.start_unlock();
                 self.phase = Phase::Unlock;
             }
+            Phase::Dying => {
+                self.dying_step += 1;
+                if self.dying_step >= 2 {
+                    self.phase = Phase::Done;
+                }
+            }
             Phase::Unlock => {
                 let p = match &mut self.algo {
+                    Algo::Master(_) => Progress::Pending,
                     Algo::Shmtx(s) => s.unlock_complete(r),
                     Algo::Futex(s) => s.unlock_complete(r),
                     Algo::Ttas(_) | Algo::Ticket(_) => Progress::Finished,
@@ -288,8 +450,13 @@ impl Machine for LockWorker {
     }
 
     fn line(&self) -> u16 {
+        if let Algo::Master(m) = &self.algo {
+            return m.line();
+        }
         match self.phase {
+            Phase::Dying => self.critical_line(),
             Phase::Lock => match &self.algo {
+                Algo::Master(_) => 1,
                 Algo::Shmtx(s) => s.lock_line(),
                 Algo::Ttas(s) => s.lock_line(),
                 Algo::Ticket(s) => s.lock_line(),
@@ -297,6 +464,7 @@ impl Machine for LockWorker {
             },
             Phase::Critical => self.critical_line(),
             Phase::Unlock => match &self.algo {
+                Algo::Master(_) => 1,
                 Algo::Shmtx(s) => s.unlock_line(),
                 Algo::Ttas(s) => s.unlock_line(),
                 Algo::Ticket(_) => 5,
@@ -308,6 +476,7 @@ impl Machine for LockWorker {
 
     fn listing(&self) -> &'static [&'static str] {
         match &self.algo {
+            Algo::Master(_) => MASTER_LISTING,
             Algo::Shmtx(s) => s.listing(),
             Algo::Ttas(s) => s.listing(),
             Algo::Ticket(s) => s.listing(),
@@ -322,9 +491,13 @@ pub type LockSim = Simulation<LockWorker>;
 impl LockParams {
     /// The threads of this scenario.
     pub fn threads(&self) -> Vec<(LockWorker, Role)> {
-        (0..self.threads)
+        let mut v: Vec<(LockWorker, Role)> = (0..self.threads)
             .map(|i| (LockWorker::new(self, i), Role::Peer))
-            .collect()
+            .collect();
+        if self.crash && self.master && self.lock == LockKind::Shmtx {
+            v.push((LockWorker::master(self), Role::Peer));
+        }
+        v
     }
 
     /// A fresh simulation with the default cost model.
@@ -335,7 +508,7 @@ impl LockParams {
     /// A fresh simulation with an explicit cost model.
     pub fn simulate_with(&self, cost: CostModel) -> LockSim {
         let world = WorldSpec {
-            words: 2,
+            words: 4,
             mutexes: 0,
             condvars: 0,
             sems: 1,
