@@ -142,7 +142,7 @@ pub fn set_herd_param(p: &mut HerdParams, key: &str, value: &str) -> Result<(), 
 }
 
 /// The lock scenario's parameter keys, in display order.
-pub const LOCK_KEYS: [&str; 10] = [
+pub const LOCK_KEYS: [&str; 12] = [
     "lock",
     "variant",
     "threads",
@@ -152,6 +152,8 @@ pub const LOCK_KEYS: [&str; 10] = [
     "semaphore",
     "yield",
     "cs",
+    "crash",
+    "master",
     "seed",
 ];
 

@@ -19,7 +19,7 @@ pub const VARIANT_NAMES: [&str; 6] = [
 ];
 
 /// The lock form's fields, in display order (`input-<key>` / `select-<key>`).
-pub const LOCK_FIELDS: [Field; 10] = [
+pub const LOCK_FIELDS: [Field; 12] = [
     Field {
         key: "lock",
         label: "lock",
@@ -75,6 +75,18 @@ pub const LOCK_FIELDS: [Field; 10] = [
         hint: None,
     },
     Field {
+        key: "crash",
+        label: "thread 0 dies holding the lock (shmtx)",
+        kind: FieldKind::Choice(&["off", "on"]),
+        hint: None,
+    },
+    Field {
+        key: "master",
+        label: "master force-unlocks (with crash)",
+        kind: FieldKind::Choice(&["on", "off"]),
+        hint: None,
+    },
+    Field {
         key: "seed",
         label: "seed",
         kind: FieldKind::Number("0-18446744073709551615"),
@@ -96,6 +108,8 @@ impl FormParams for LockParams {
             "semaphore" => if self.semaphore { "on" } else { "off" }.to_string(),
             "yield" => self.yield_after.to_string(),
             "cs" => self.cs_ns.to_string(),
+            "crash" => if self.crash { "on" } else { "off" }.to_string(),
+            "master" => if self.master { "on" } else { "off" }.to_string(),
             "seed" => self.seed.to_string(),
             _ => String::new(),
         }
