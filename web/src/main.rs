@@ -14,9 +14,13 @@ mod components;
 mod describe;
 mod dom;
 mod form;
+mod frame_loop;
+mod key_action;
 #[cfg(test)]
 mod lesson_text;
 mod lessons;
+mod live;
+mod live_model;
 mod lock_blocks;
 mod lock_describe;
 mod lock_form;
@@ -25,6 +29,7 @@ mod lock_snapshot;
 #[cfg(test)]
 mod markdown;
 mod model;
+mod pair;
 mod playback;
 mod route;
 mod snapshot;

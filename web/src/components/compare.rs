@@ -2,24 +2,22 @@
 
 use std::rc::Rc;
 
-use gloo_events::EventListener;
-use gloo_render::{request_animation_frame, AnimationFrame};
 use yew::prelude::*;
 
 use crate::blocks::CompareSpec;
+use crate::components::announce::announce;
+use crate::components::block_errors::block_errors;
 use crate::components::controls::Controls;
 use crate::components::counters::{counter_values, CounterGrid};
 use crate::components::diff_table::DiffTable;
 use crate::components::lanes::Lanes;
 use crate::components::status::StatusBar;
 use crate::components::wait_queue::WaitQueuePanel;
-use crate::components::worker_bars::WorkerBars;
-use crate::dom::{self, Shortcut};
-use crate::model::{Action, SimModel};
-use crate::playback::Player;
+use crate::components::widget_head::widget_head;
+use crate::components::worker_bars::{bar_scale, WorkerBars};
+use crate::model::SimModel;
+use crate::pair::{Pair, PairMsg};
 use crate::snapshot::Snapshot;
-
-const FRAME_BUDGET_MS: f64 = 8.0;
 
 /// Props of [`CompareWidget`].
 #[derive(Properties, PartialEq)]
@@ -31,57 +29,13 @@ pub struct CompareProps {
     pub keyboard: bool,
 }
 
-/// Messages of [`CompareWidget`].
-pub enum Msg {
-    /// A shared button.
-    Act(Action),
-    /// An animation frame.
-    Frame(f64),
-    /// A keyboard shortcut.
-    Key(Shortcut),
-}
-
 /// The widget.
 pub struct CompareWidget {
-    left: SimModel,
-    right: SimModel,
-    raf: Option<AnimationFrame>,
-    last_ts: Option<f64>,
-    announce: String,
-    on_action: Callback<Action>,
-    _keys: Option<EventListener>,
-    root: NodeRef,
-}
-
-impl CompareWidget {
-    fn playing(&self) -> bool {
-        self.left.play.playing || self.right.play.playing
-    }
-
-    fn sync_play(&mut self, ctx: &Context<Self>) {
-        if self.playing() {
-            if self.raf.is_none() {
-                let link = ctx.link().clone();
-                self.raf = Some(request_animation_frame(move |ts| {
-                    link.send_message(Msg::Frame(ts))
-                }));
-            }
-        } else {
-            self.raf = None;
-            self.last_ts = None;
-        }
-    }
-
-    fn say(&mut self) {
-        self.announce = format!(
-            "left: {} · right: {}",
-            self.left.announce, self.right.announce
-        );
-    }
+    pair: Pair<SimModel>,
 }
 
 impl Component for CompareWidget {
-    type Message = Msg;
+    type Message = PairMsg;
     type Properties = CompareProps;
 
     fn create(ctx: &Context<Self>) -> Self {
@@ -93,93 +47,33 @@ impl Component for CompareWidget {
             ),
             _ => (SimModel::new(spec.left), SimModel::new(spec.right)),
         };
-        let root = NodeRef::default();
-        let keys = {
-            let link = ctx.link().clone();
-            dom::widget_keys(root.clone(), ctx.props().keyboard, move |s| {
-                link.send_message(Msg::Key(s))
-            })
-        };
         CompareWidget {
-            left,
-            right,
-            raf: None,
-            last_ts: None,
-            announce: String::new(),
-            on_action: ctx.link().callback(Msg::Act),
-            _keys: keys,
-            root,
+            pair: Pair::new(ctx, left, right, ctx.props().keyboard),
         }
     }
 
-    fn update(&mut self, ctx: &Context<Self>, msg: Msg) -> bool {
-        match msg {
-            Msg::Act(Action::TogglePlay) => {
-                if self.playing() {
-                    self.left.apply(Action::Pause);
-                    self.right.apply(Action::Pause);
-                } else {
-                    self.left.apply(Action::TogglePlay);
-                    self.right.apply(Action::TogglePlay);
-                }
-                self.say();
-                self.sync_play(ctx);
-                true
-            }
-            Msg::Act(a) => {
-                let l = self.left.apply(a);
-                let r = self.right.apply(a);
-                self.say();
-                self.sync_play(ctx);
-                l || r
-            }
-            Msg::Key(s) => {
-                let a = match s {
-                    Shortcut::PlayPause => Action::TogglePlay,
-                    Shortcut::Step => Action::Step,
-                    Shortcut::Back => Action::Back,
-                    Shortcut::Faster => Action::Faster,
-                    Shortcut::Slower => Action::Slower,
-                    Shortcut::Help | Shortcut::Close => return false,
-                };
-                Component::update(self, ctx, Msg::Act(a))
-            }
-            Msg::Frame(ts) => {
-                self.raf = None;
-                let dt = self.last_ts.map(|l| ts - l).unwrap_or(1000.0 / 60.0);
-                self.last_ts = Some(ts);
-                let start = dom::now_ms();
-                let half = FRAME_BUDGET_MS / 2.0;
-                let l = self.left.advance(dt, &mut || dom::now_ms() - start > half);
-                let start = dom::now_ms();
-                let r = self.right.advance(dt, &mut || dom::now_ms() - start > half);
-                if !self.playing() {
-                    self.say();
-                }
-                self.sync_play(ctx);
-                l || r
-            }
-        }
+    fn update(&mut self, ctx: &Context<Self>, msg: PairMsg) -> bool {
+        self.pair.update(ctx.link(), msg)
     }
 
     fn view(&self, ctx: &Context<Self>) -> Html {
         let spec = &ctx.props().spec;
         let id = &spec.id;
-        let ls = Snapshot::of(&self.left);
-        let rs = Snapshot::of(&self.right);
-        let scale = ls
-            .lanes
-            .iter()
-            .chain(rs.lanes.iter())
-            .flat_map(|l| l.bars.iter().copied())
-            .max()
-            .unwrap_or(0)
-            .max(1);
+        let pair = &self.pair;
+        let ls = Snapshot::of(&pair.left);
+        let rs = Snapshot::of(&pair.right);
+        let scale = bar_scale(&ls.lanes, &rs.lanes);
         let lc = counter_values(&ls.metrics);
         let rc = counter_values(&rs.metrics);
-        let both_back = self.left.position() > 0 || self.right.position() > 0;
-        let can_step = self.left.can_step() || self.right.can_step();
-        let play = &self.left.play;
+        let caption = spec.caption.clone().unwrap_or_else(|| {
+            format!(
+                "{} (left) against {} (right), same seed {}, stepped together",
+                spec.left.mode.name(),
+                spec.right.mode.name(),
+                spec.left.seed
+            )
+        });
+        let controls = pair.controls(id);
         let half = |side: &str, m: &SimModel, s: &Snapshot| {
             html! {
                 <div class="half" data-testid={format!("sim-{id}-{side}")}>
@@ -195,39 +89,17 @@ impl Component for CompareWidget {
             }
         };
         html! {
-            <section class="widget compare" data-testid={format!("sim-{id}")} data-widget="compare" ref={self.root.clone()} aria-labelledby={format!("sim-{id}-caption")}>
-                <header class="widget-head">
-                    <p class="caption" id={format!("sim-{id}-caption")}>
-                        <span class="kicker">{ "Compare" }</span>
-                        { spec.caption.clone().unwrap_or_else(|| format!(
-                            "{} (left) against {} (right), same seed {}, stepped together",
-                            spec.left.mode.name(), spec.right.mode.name(), spec.left.seed)) }
-                    </p>
-                </header>
-                if !spec.errors.is_empty() {
-                    <div class="block-error" role="alert" data-testid="block-error">
-                        <p>{ "This comparison block has problems; it runs with defaults for them:" }</p>
-                        <ul>{ for spec.errors.iter().map(|e| html! { <li>{ e }</li> }) }</ul>
-                    </div>
-                }
-                <Controls
-                    label={format!("controls of comparison {id}")}
-                    on_action={self.on_action.clone()}
-                    playing={self.playing()}
-                    can_step={can_step}
-                    can_back={both_back}
-                    speed={play.speed_value()}
-                    can_faster={play.can_faster()}
-                    can_slower={play.can_slower()}
-                    run_to_end=true
-                />
-                <p class="announce" data-testid="announce" aria-live="polite">{ &self.announce }</p>
+            <section class="widget compare" data-testid={format!("sim-{id}")} data-widget="compare" ref={pair.root.clone()} aria-labelledby={format!("sim-{id}-caption")}>
+                { widget_head(format!("sim-{id}-caption"), "Compare", caption, false) }
+                { block_errors("comparison", &spec.errors) }
+                <Controls ..controls />
+                { announce(&pair.announce, false) }
                 <DiffTable left={format!("left: {}", spec.left.mode.name())}
                     right={format!("right: {}", spec.right.mode.name())}
                     rows={lc.iter().zip(rc.iter()).map(|(&(k, l), &(_, r))| (k, l, r)).collect::<Vec<_>>()} />
                 <div class="halves">
-                    { half("left", &self.left, &ls) }
-                    { half("right", &self.right, &rs) }
+                    { half("left", &pair.left, &ls) }
+                    { half("right", &pair.right, &rs) }
                 </div>
             </section>
         }

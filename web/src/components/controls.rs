@@ -3,6 +3,7 @@
 use yew::prelude::*;
 
 use crate::model::Action;
+use crate::playback::Playback;
 
 /// Props of [`Controls`].
 #[derive(Properties, PartialEq)]
@@ -47,6 +48,35 @@ pub struct ControlsProps {
     pub link_ref: NodeRef,
     /// The group's label.
     pub label: AttrValue,
+}
+
+impl ControlsProps {
+    /// The stepping buttons and the speed ladder of `play`, with no optional buttons.
+    pub fn of(
+        label: AttrValue,
+        on_action: Callback<Action>,
+        [playing, can_step, can_back]: [bool; 3],
+        play: &Playback,
+    ) -> Self {
+        ControlsProps {
+            on_action,
+            playing,
+            can_step,
+            can_back,
+            speed: play.speed_value(),
+            can_faster: play.can_faster(),
+            can_slower: play.can_slower(),
+            connect: None,
+            run_to_end: false,
+            run_to_end_note: None,
+            next_wakeup: true,
+            on_copy: None,
+            link: None,
+            link_note: AttrValue::default(),
+            link_ref: NodeRef::default(),
+            label,
+        }
+    }
 }
 
 /// The controls.

@@ -4,34 +4,27 @@
 
 use std::rc::Rc;
 
-use gloo_events::EventListener;
-use gloo_render::{request_animation_frame, AnimationFrame};
 use herdlab_core::locks::LockParams;
-use herdlab_core::sim::Actor;
-use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
 use crate::blocks::Controls as ControlSet;
+use crate::components::announce::announce;
+use crate::components::block_errors::{block_errors, replay_error};
 use crate::components::code_panel::CodePanel;
 use crate::components::controls::Controls;
 use crate::components::counters::CounterGrid;
 use crate::components::invariant_status::InvariantStatus;
 use crate::components::lanes::Lanes;
 use crate::components::lock_words::LockWords;
+use crate::components::main_sim::main_wrap;
 use crate::components::param_form::ParamForm;
 use crate::components::status::StatusBar;
-use crate::dom::{self, Shortcut};
-use crate::form::{FormParams, FormState};
+use crate::components::widget_head::widget_head;
+use crate::form::FormParams;
+use crate::live::{Live, LiveMsg, Place};
 use crate::lock_blocks::{LockMainInit, LockSimSpec};
 use crate::lock_model::{LockModel, Script};
 use crate::lock_snapshot::LockSnapshot;
-use crate::model::Action;
-use crate::playback::Player;
-
-/// While playing, the playground rewrites the address at most this often.
-const URL_EVERY_MS: f64 = 1000.0;
-/// Stepping stops for a frame after this long, to keep 60 frames per second.
-const FRAME_BUDGET_MS: f64 = 8.0;
 
 /// Props of [`LockWidget`].
 #[derive(Properties, PartialEq)]
@@ -51,37 +44,10 @@ pub struct LockWidgetProps {
     pub counterexample: Option<Rc<Vec<u16>>>,
 }
 
-/// Messages of [`LockWidget`].
-pub enum Msg {
-    /// A button.
-    Act(Action),
-    /// An animation frame, with its timestamp.
-    Frame(f64),
-    /// A form field changed.
-    Edit(&'static str, String),
-    /// "Copy link".
-    Copy,
-    /// A keyboard shortcut.
-    Key(Shortcut),
-}
-
 /// The widget.
 pub struct LockWidget {
-    model: LockModel,
-    form: FormState,
-    raf: Option<AnimationFrame>,
-    last_ts: Option<f64>,
-    last_url: f64,
-    link: Option<AttrValue>,
-    link_ref: NodeRef,
-    select_link: bool,
+    live: Live<LockModel>,
     replay_error: Option<String>,
-    on_action: Callback<Action>,
-    on_thread: Callback<u16>,
-    on_copy: Callback<()>,
-    on_edit: Callback<(&'static str, String)>,
-    _keys: Option<EventListener>,
-    root: NodeRef,
 }
 
 /// The model a widget opens with, and what could not be replayed.
@@ -134,177 +100,42 @@ impl LockWidget {
     fn main(ctx: &Context<Self>) -> bool {
         ctx.props().init.is_some()
     }
-
-    fn sync_play(&mut self, ctx: &Context<Self>) {
-        if self.model.play.playing {
-            if self.raf.is_none() {
-                let link = ctx.link().clone();
-                self.raf = Some(request_animation_frame(move |ts| {
-                    link.send_message(Msg::Frame(ts))
-                }));
-            }
-        } else {
-            self.raf = None;
-            self.last_ts = None;
-        }
-    }
-
-    fn link_for(&self, ctx: &Context<Self>) -> String {
-        format!(
-            "{}#/lesson/{}?{}",
-            dom::page_base(),
-            ctx.props().slug,
-            self.model.link_query()
-        )
-    }
-
-    /// Write the state into the address (playground only; throttled while playing).
-    fn write_url(&mut self, ctx: &Context<Self>, force: bool) {
-        if !Self::main(ctx) {
-            return;
-        }
-        let now = dom::now_ms();
-        if force || !self.model.play.playing || now - self.last_url >= URL_EVERY_MS {
-            dom::replace_url(&self.link_for(ctx));
-            self.last_url = now;
-        }
-    }
 }
 
 impl Component for LockWidget {
-    type Message = Msg;
+    type Message = LiveMsg;
     type Properties = LockWidgetProps;
 
     fn create(ctx: &Context<Self>) -> Self {
-        let (mut model, replay_error, autoplay) = open(ctx.props());
-        if autoplay && !dom::prefers_reduced_motion() {
-            model.apply(Action::TogglePlay);
-            model.announce.clear();
-        }
-        let root = NodeRef::default();
-        let keys = {
-            let link = ctx.link().clone();
-            dom::widget_keys(root.clone(), ctx.props().keyboard, move |s| {
-                link.send_message(Msg::Key(s))
-            })
-        };
-        let link = ctx.link();
-        let mut w = LockWidget {
-            form: FormState::of(model.params()),
-            model,
-            raf: None,
-            last_ts: None,
-            last_url: 0.0,
-            link: None,
-            link_ref: NodeRef::default(),
-            select_link: false,
+        let (model, replay_error, autoplay) = open(ctx.props());
+        LockWidget {
+            live: Live::new(ctx, model, autoplay, ctx.props().keyboard),
             replay_error,
-            on_action: link.callback(Msg::Act),
-            on_thread: link.callback(|i: u16| Msg::Act(Action::StepActor(Actor::Thread(i)))),
-            on_copy: link.callback(|_| Msg::Copy),
-            on_edit: link.callback(|(k, v)| Msg::Edit(k, v)),
-            _keys: keys,
-            root,
-        };
-        w.sync_play(ctx);
-        w
+        }
     }
 
-    fn update(&mut self, ctx: &Context<Self>, msg: Msg) -> bool {
-        match msg {
-            Msg::Act(a) => {
-                let changed = self.model.apply(a);
-                self.sync_play(ctx);
-                if changed {
-                    self.write_url(ctx, false);
-                }
-                changed
-            }
-            Msg::Key(s) => {
-                let a = match s {
-                    Shortcut::PlayPause => Action::TogglePlay,
-                    Shortcut::Step => Action::Step,
-                    Shortcut::Back => Action::Back,
-                    Shortcut::Faster => Action::Faster,
-                    Shortcut::Slower => Action::Slower,
-                    Shortcut::Help | Shortcut::Close => return false,
-                };
-                Component::update(self, ctx, Msg::Act(a))
-            }
-            Msg::Frame(ts) => {
-                self.raf = None;
-                let dt = self.last_ts.map(|l| ts - l).unwrap_or(1000.0 / 60.0);
-                self.last_ts = Some(ts);
-                let start = dom::now_ms();
-                let changed = self
-                    .model
-                    .advance(dt, &mut || dom::now_ms() - start > FRAME_BUDGET_MS);
-                self.sync_play(ctx);
-                if changed {
-                    self.write_url(ctx, false);
-                }
-                changed
-            }
-            Msg::Edit(key, value) => {
-                let good = *self.model.params();
-                match self.form.edit(key, &value, &good) {
-                    Some(p) => {
-                        self.model.rebuild(p);
-                        self.model.announce =
-                            format!("{key} is now {value}; the simulation restarted at step 0.");
-                        self.write_url(ctx, true);
-                    }
-                    None => {
-                        if let Some(e) = self.form.error_of::<LockParams>(key) {
-                            self.model.announce = format!("{key}: {e}");
-                        }
-                    }
-                }
-                true
-            }
-            Msg::Copy => {
-                let link = self.link_for(ctx);
-                dom::copy_to_clipboard(&link);
-                self.link = Some(link.into());
-                self.select_link = true;
-                self.model.announce = "Link made: it reopens this state (it is on the clipboard if the browser allowed it).".into();
-                self.write_url(ctx, true);
-                true
-            }
-        }
+    fn update(&mut self, ctx: &Context<Self>, msg: LiveMsg) -> bool {
+        let at = Place {
+            slug: &ctx.props().slug,
+            main: Self::main(ctx),
+        };
+        self.live.update(ctx.link(), &at, msg)
     }
 
     fn rendered(&mut self, _ctx: &Context<Self>, _first: bool) {
-        if self.select_link {
-            self.select_link = false;
-            if let Some(el) = self.link_ref.cast::<HtmlInputElement>() {
-                el.select();
-            }
-        }
+        self.live.rendered();
     }
 
     fn view(&self, ctx: &Context<Self>) -> Html {
         let props = ctx.props();
         let spec = &props.spec;
-        let m = &self.model;
+        let live = &self.live;
+        let m = &live.model;
         let snap = LockSnapshot::of(m);
         let id = &spec.id;
         let main = Self::main(ctx);
         let caption_id = format!("sim-{id}-caption");
         let full = spec.controls == ControlSet::Full;
-        let errors = (!spec.errors.is_empty()).then(|| {
-            html! {
-                <div class="block-error" role="alert" data-testid="block-error">
-                    <p>{ "This simulation block has problems; it runs with defaults for them:" }</p>
-                    <ul>{ for spec.errors.iter().map(|e| html! { <li>{ e }</li> }) }</ul>
-                </div>
-            }
-        });
-        let replay = self.replay_error.as_ref().map(|e| {
-            html! {
-                <p class="block-error" role="alert" data-testid="replay-error">{ e }</p>
-            }
-        });
         let script = m.script().map(|s| {
             let total = s.steps.len();
             let pos = m.position();
@@ -334,57 +165,42 @@ impl Component for LockWidget {
         } else {
             "Simulation"
         };
+        let caption = spec.caption.clone().unwrap_or_else(|| {
+            format!(
+                "{} ({}): {} threads × {} rounds on {} CPUs",
+                p.lock.name(),
+                p.variant.name(),
+                p.threads,
+                p.rounds,
+                p.cpus
+            )
+        });
+        let mut controls = live.controls(id, main);
+        controls.next_wakeup = false;
+        controls.run_to_end = true;
+        controls.run_to_end_note = Some(AttrValue::Static(if props.counterexample.is_some() {
+            "step to the end of the counterexample"
+        } else {
+            "step until the run ends (at most 2,000,000 steps at a time)"
+        }));
         let widget = html! {
             <section class="widget sim lock-sim" data-testid={format!("sim-{id}")} id={format!("sim-{id}")}
-                data-widget="sim" data-mechanism="locks" ref={self.root.clone()}
+                data-widget="sim" data-mechanism="locks" ref={live.root.clone()}
                 aria-labelledby={caption_id.clone()}>
-                <header class="widget-head">
-                    <p class="caption" id={caption_id}>
-                        <span class="kicker">{ kicker }</span>
-                        { spec.caption.clone().unwrap_or_else(|| format!(
-                            "{} ({}): {} threads × {} rounds on {} CPUs",
-                            p.lock.name(), p.variant.name(), p.threads, p.rounds, p.cpus)) }
-                    </p>
-                    if props.keyboard {
-                        <p class="keys-hint">{ "Keys (here unless you are working in another simulation): space play · → step · ← back · + / − speed · ? help" }</p>
-                    }
-                </header>
-                { for errors }
-                { for replay }
+                { widget_head(caption_id, kicker, caption, props.keyboard) }
+                { block_errors("simulation", &spec.errors) }
+                { replay_error(self.replay_error.as_deref()) }
                 if full {
-                    <ParamForm wid={format!("sim-{id}")} fields={LockParams::FIELDS} form={self.form.clone()} on_edit={self.on_edit.clone()} />
+                    <ParamForm wid={format!("sim-{id}")} fields={LockParams::FIELDS} form={live.form.clone()} on_edit={live.on_edit.clone()} />
                 }
-                <Controls
-                    label={format!("controls of simulation {id}")}
-                    on_action={self.on_action.clone()}
-                    playing={m.play.playing}
-                    can_step={m.can_step()}
-                    can_back={m.position() > 0}
-                    speed={m.play.speed_value()}
-                    can_faster={m.play.can_faster()}
-                    can_slower={m.play.can_slower()}
-                    next_wakeup={false}
-                    run_to_end={true}
-                    run_to_end_note={Some(AttrValue::Static(if props.counterexample.is_some() {
-                        "step to the end of the counterexample"
-                    } else {
-                        "step until the run ends (at most 2,000,000 steps at a time)"
-                    }))}
-                    on_copy={Some(self.on_copy.clone())}
-                    link={self.link.clone()}
-                    link_ref={self.link_ref.clone()}
-                    link_note={if main { "copy a link that reopens this state" } else { "copy a link that opens this state in the playground" }}
-                />
-                <p class="announce" data-testid="announce" aria-live="polite">{ &m.announce }</p>
-                if m.announce.is_empty() {
-                    <p class="announce-hint">{ "Press step (or →) to take one step; each step is described here." }</p>
-                }
+                <Controls ..controls />
+                { announce(&m.announce, true) }
                 { for script }
                 <StatusBar status={snap.status.clone()} />
                 <InvariantStatus inv={snap.invariants.clone()} />
                 <div class={classes!("board", "lock-board", (snap.lanes.len() > 8).then_some("many"))}>
                     <div class="b-lanes">
-                        <Lanes lanes={snap.lanes.clone()} on_step={Some(self.on_thread.clone())} />
+                        <Lanes lanes={snap.lanes.clone()} on_step={Some(live.on_thread.clone())} />
                     </div>
                     <div class="b-counters">
                         <CounterGrid values={snap.counters.clone()} />
@@ -398,10 +214,6 @@ impl Component for LockWidget {
                 </div>
             </section>
         };
-        if main && id != "main" {
-            html! { <div class="main-sim" data-testid="sim-main">{ widget }</div> }
-        } else {
-            widget
-        }
+        main_wrap(main, id, widget)
     }
 }

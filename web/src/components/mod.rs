@@ -2,7 +2,9 @@
 //! ([`crate::snapshot`]) and turn clicks and keys into [`crate::model::Action`]s.
 
 pub mod accept_queue;
+pub mod announce;
 pub mod bench;
+pub mod block_errors;
 pub mod check_page;
 pub mod check_widget;
 pub mod code_panel;
@@ -19,10 +21,12 @@ pub mod lesson_page;
 pub mod lock_compare;
 pub mod lock_widget;
 pub mod lock_words;
+pub mod main_sim;
 pub mod not_found;
 pub mod param_form;
 pub mod predict;
 pub mod sim_widget;
 pub mod status;
 pub mod wait_queue;
+pub mod widget_head;
 pub mod worker_bars;

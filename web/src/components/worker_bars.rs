@@ -60,3 +60,13 @@ pub fn worker_bars(p: &WorkerBarsProps) -> Html {
         </table>
     }
 }
+
+/// The bar scale shared by two sides: the longest bar of either (at least 1).
+pub fn bar_scale(left: &[LaneView], right: &[LaneView]) -> u64 {
+    left.iter()
+        .chain(right.iter())
+        .flat_map(|l| l.bars.iter().copied())
+        .max()
+        .unwrap_or(0)
+        .max(1)
+}
