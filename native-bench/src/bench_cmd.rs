@@ -141,25 +141,31 @@ pub fn render(rows: &[BenchRow]) -> String {
             ]
         })
         .collect();
-    let mut w = head.map(str::len);
+    let line = table_lines(&head, &cells);
+    let mut out = line(&head.map(String::from));
     for c in &cells {
-        for (i, s) in c.iter().enumerate() {
+        out.push_str(&line(c));
+    }
+    out
+}
+
+/// The line maker of an aligned table with columns `head` over `cells`: the first column
+/// left-aligned, the others right-aligned, each as wide as its widest cell.
+fn table_lines<C: AsRef<[String]>>(head: &[&str], cells: &[C]) -> impl Fn(&[String]) -> String {
+    let mut w: Vec<usize> = head.iter().map(|h| h.len()).collect();
+    for c in cells {
+        for (i, s) in c.as_ref().iter().enumerate() {
             w[i] = w[i].max(s.len());
         }
     }
-    let line = |c: &[String]| {
+    move |c: &[String]| {
         let mut s = format!("{:<w0$}", c[0], w0 = w[0]);
         for i in 1..c.len() {
             s.push_str(&format!("  {:>wi$}", c[i], wi = w[i]));
         }
         s.push('\n');
         s
-    };
-    let mut out = line(&head.map(String::from));
-    for c in &cells {
-        out.push_str(&line(c));
     }
-    out
 }
 
 /// The critical-section lengths of `bench locks`, nanoseconds.
@@ -395,20 +401,7 @@ pub fn render_locks(rows: &[LockBenchRow]) -> String {
             ]
         })
         .collect();
-    let mut w: Vec<usize> = head.iter().map(|h| h.len()).collect();
-    for c in &cells {
-        for (i, s) in c.iter().enumerate() {
-            w[i] = w[i].max(s.len());
-        }
-    }
-    let line = |c: &[String]| {
-        let mut s = format!("{:<w0$}", c[0], w0 = w[0]);
-        for i in 1..c.len() {
-            s.push_str(&format!("  {:>wi$}", c[i], wi = w[i]));
-        }
-        s.push('\n');
-        s
-    };
+    let line = table_lines(&head, &cells);
     let mut out = line(&head.map(String::from));
     let mut last: Option<(bool, u64, u32)> = None;
     for (r, c) in rows.iter().zip(&cells) {

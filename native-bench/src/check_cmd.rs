@@ -7,11 +7,12 @@
 //! breaks the same invariant; the link opens the lesson at that schedule.
 
 use std::io::{IsTerminal, Write};
+use std::ops::Deref;
 use std::time::Instant;
 
 use serde::Serialize;
 
-use herdlab_core::check::{explore, CheckConfig, CheckReport};
+use herdlab_core::check::{explore, CheckConfig, CheckReport, Counterexample};
 use herdlab_core::locks::invariants::{check_state, check_terminal, check_world};
 use herdlab_core::locks::{LockKind, LockParams};
 use herdlab_core::machine::Machine;
@@ -58,17 +59,18 @@ pub struct Step {
     pub text: String,
 }
 
-/// A broken invariant, with the schedule that breaks it.
+/// A broken invariant, with the schedule that breaks it (`S`: how a step is reported; the herd's
+/// steps name an actor where the locks' name a thread).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct ViolationReport {
+pub struct ViolationReport<S = Step> {
     /// The invariant's name.
     pub invariant: String,
     /// What the checker saw.
     pub message: String,
-    /// The threads to step, in order.
+    /// The checker indices (threads, or the herd's network) to step, in order.
     pub schedule: Vec<u16>,
     /// The schedule's steps with their lines.
-    pub steps: Vec<Step>,
+    pub steps: Vec<S>,
     /// The lesson at this scenario and schedule.
     pub link: String,
     /// Whether the simulator's replay broke the same invariant.
@@ -77,15 +79,33 @@ pub struct ViolationReport {
     pub replay: String,
 }
 
-/// What `herdlab check` reports.
+/// What a replay in the simulator gives: the steps, and the first invariant it saw broken
+/// (`Err`: it saw none, or the schedule could not be replayed: the string says which).
+pub type Replay<S> = (Vec<S>, Result<(String, String), String>);
+
+impl<S> ViolationReport<S> {
+    /// The report of the counterexample `c`, with its simulator replay and its lesson link.
+    pub fn new(c: Counterexample, (steps, seen): Replay<S>, link: String) -> Self {
+        let (replay_agrees, replay) = match seen {
+            Ok((inv, msg)) => (inv == c.violation.invariant, format!("{inv}: {msg}")),
+            Err(why) => (false, why),
+        };
+        ViolationReport {
+            invariant: c.violation.invariant,
+            message: c.violation.message,
+            schedule: c.schedule,
+            steps,
+            link,
+            replay_agrees,
+            replay,
+        }
+    }
+}
+
+/// What a search reports, whatever it searched: the bounds, the statistics, the invariants and
+/// the counterexample (the report of each `check` command adds its scenario's fields first).
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct CheckOutput {
-    /// The lock.
-    pub lock: String,
-    /// Its variant.
-    pub variant: String,
-    /// The scenario as a query string.
-    pub scenario: String,
+pub struct Search<S = Step> {
     /// The preemption bound, if any.
     pub preemption_bound: Option<u32>,
     /// Whether a preemption bound limited the search (then `complete` means the bounded search
@@ -109,10 +129,52 @@ pub struct CheckOutput {
     /// The invariants checked.
     pub invariants: Vec<&'static str>,
     /// The shortest counterexample, or null.
-    pub violation: Option<ViolationReport>,
+    pub violation: Option<ViolationReport<S>>,
 }
 
-impl CheckOutput {
+impl<S> Search<S> {
+    /// Run `search` under `cfg`, timed (`progress` prints the state count on stderr while it
+    /// runs), and report a counterexample through `report`.
+    pub fn run(
+        cfg: &CheckConfig,
+        progress: bool,
+        invariants: Vec<&'static str>,
+        search: impl FnOnce(&mut dyn FnMut(u64) -> bool) -> CheckReport,
+        report: impl FnOnce(Counterexample) -> ViolationReport<S>,
+    ) -> Self {
+        let t0 = Instant::now();
+        let mut err = std::io::stderr();
+        let mut tick = |states: u64| {
+            if progress {
+                let _ = write!(
+                    err,
+                    "\r{states} states, {:.1} s",
+                    t0.elapsed().as_secs_f64()
+                );
+                let _ = err.flush();
+            }
+            true
+        };
+        let r = search(&mut tick);
+        let elapsed_ns = (t0.elapsed().as_nanos() as u64).max(1);
+        if progress && r.states >= 65_536 {
+            let _ = write!(std::io::stderr(), "\r{:<40}\r", "");
+        }
+        Search {
+            preemption_bound: cfg.preemption_bound,
+            bounded: cfg.preemption_bound.is_some(),
+            max_states: cfg.max_states,
+            states: r.states,
+            transitions: r.transitions,
+            max_depth: r.max_depth,
+            complete: r.complete,
+            elapsed_ns,
+            states_per_sec: r.states as f64 * 1e9 / elapsed_ns as f64,
+            invariants,
+            violation: r.violation.map(report),
+        }
+    }
+
     /// The exit status: 0 when every invariant holds and the search was complete, else 1.
     pub fn exit_code(&self) -> u8 {
         if self.violation.is_none() && self.complete {
@@ -120,6 +182,68 @@ impl CheckOutput {
         } else {
             1
         }
+    }
+
+    /// The report as text: `herdlab check <description>`, the verdict (or the counterexample,
+    /// each step as `step k: <who(step)>`), the statistics.
+    pub fn render(&self, description: &str, who: impl Fn(&S) -> String) -> String {
+        let mut out = format!("herdlab check {description}\n");
+        match &self.violation {
+            None => out.push_str(&verdict_text(
+                self.complete,
+                self.bounded,
+                self.max_states,
+                &self.invariants,
+            )),
+            Some(v) => {
+                out.push_str(&format!(
+                    "VIOLATION of {} ({} steps, the shortest schedule that breaks it):\n",
+                    v.invariant,
+                    v.steps.len()
+                ));
+                for (k, s) in v.steps.iter().enumerate() {
+                    out.push_str(&format!("step {}: {}\n", k + 1, who(s)));
+                }
+                out.push_str(&format!("{}: {}\n", v.invariant, v.message));
+                if !v.replay_agrees {
+                    out.push_str(&format!(
+                        "warning: the simulator's replay of this schedule disagrees ({})\n",
+                        v.replay
+                    ));
+                }
+                out.push_str(&format!("{}\n", v.link));
+            }
+        }
+        out.push_str(&stats_line(
+            self.states,
+            self.transitions,
+            self.max_depth,
+            self.elapsed_ns,
+            self.states_per_sec,
+        ));
+        out.push('\n');
+        out
+    }
+}
+
+/// What `herdlab check` reports.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CheckOutput {
+    /// The lock.
+    pub lock: String,
+    /// Its variant.
+    pub variant: String,
+    /// The scenario as a query string.
+    pub scenario: String,
+    /// The search's bounds, statistics and verdict.
+    #[serde(flatten)]
+    pub search: Search<Step>,
+}
+
+impl Deref for CheckOutput {
+    type Target = Search<Step>;
+    fn deref(&self) -> &Search<Step> {
+        &self.search
     }
 }
 
@@ -156,7 +280,7 @@ pub fn tidy(line: &str) -> String {
 /// Replay `schedule` in the simulator: the steps with their lines, and the first invariant the
 /// simulator sees broken (`None`: it saw none, or the schedule could not be replayed: the string
 /// says which).
-pub fn replay(p: &LockParams, schedule: &[u16]) -> (Vec<Step>, Result<(String, String), String>) {
+pub fn replay(p: &LockParams, schedule: &[u16]) -> Replay<Step> {
     let mut sim = p.simulate();
     let mut steps = Vec::with_capacity(schedule.len());
     let mut seen: Option<(String, String)> = None;
@@ -210,61 +334,29 @@ pub fn replay(p: &LockParams, schedule: &[u16]) -> (Vec<Step>, Result<(String, S
 
 /// Run the checker. `progress` prints the state count on stderr while it runs.
 pub fn run(p: &LockParams, cfg: &CheckConfig, progress: bool) -> CheckOutput {
-    let t0 = Instant::now();
-    let mut err = std::io::stderr();
-    let mut tick = |states: u64| {
-        if progress {
-            let _ = write!(
-                err,
-                "\r{states} states, {:.1} s",
-                t0.elapsed().as_secs_f64()
-            );
-            let _ = err.flush();
-        }
-        true
-    };
-    let r: CheckReport = explore(
-        check_world(p),
+    let search = Search::run(
         cfg,
-        &|s| check_state(p, s),
-        &|s| check_terminal(p, s),
-        &mut tick,
+        progress,
+        invariants(p),
+        |tick| {
+            explore(
+                check_world(p),
+                cfg,
+                &|s| check_state(p, s),
+                &|s| check_terminal(p, s),
+                tick,
+            )
+        },
+        |c| {
+            let (steps, link) = (replay(p, &c.schedule), link(p, &c.schedule));
+            ViolationReport::new(c, steps, link)
+        },
     );
-    let elapsed_ns = (t0.elapsed().as_nanos() as u64).max(1);
-    if progress && r.states >= 65_536 {
-        let _ = write!(std::io::stderr(), "\r{:<40}\r", "");
-    }
-    let violation = r.violation.map(|c| {
-        let (steps, seen) = replay(p, &c.schedule);
-        let (replay_agrees, replay) = match seen {
-            Ok((inv, msg)) => (inv == c.violation.invariant, format!("{inv}: {msg}")),
-            Err(why) => (false, why),
-        };
-        ViolationReport {
-            invariant: c.violation.invariant,
-            message: c.violation.message,
-            link: link(p, &c.schedule),
-            schedule: c.schedule,
-            steps,
-            replay_agrees,
-            replay,
-        }
-    });
     CheckOutput {
         lock: p.lock.name().to_string(),
         variant: p.variant.name().to_string(),
         scenario: Scenario::Locks(*p).to_query(),
-        preemption_bound: cfg.preemption_bound,
-        bounded: cfg.preemption_bound.is_some(),
-        max_states: cfg.max_states,
-        states: r.states,
-        transitions: r.transitions,
-        max_depth: r.max_depth,
-        complete: r.complete,
-        elapsed_ns,
-        states_per_sec: r.states as f64 * 1e9 / elapsed_ns as f64,
-        invariants: invariants(p),
-        violation,
+        search,
     }
 }
 
@@ -292,13 +384,19 @@ pub fn describe(p: &LockParams, cfg: &CheckConfig) -> String {
         LockKind::SpinYield => s.push_str(&format!(", yield after {}", p.yield_after)),
         _ => {}
     }
-    if let Some(b) = cfg.preemption_bound {
-        s.push_str(&format!(
+    s.push_str(&bound_text(cfg));
+    s
+}
+
+/// `, at most K preemption(s) per schedule` where the search is bounded, else nothing.
+pub fn bound_text(cfg: &CheckConfig) -> String {
+    match cfg.preemption_bound {
+        Some(b) => format!(
             ", at most {b} preemption{} per schedule",
             if b == 1 { "" } else { "s" }
-        ));
+        ),
+        None => String::new(),
     }
-    s
 }
 
 /// The statistics line of a check report.
@@ -338,48 +436,9 @@ pub fn verdict_text(complete: bool, bounded: bool, max_states: u64, invariants: 
 
 /// The report as text.
 pub fn render(p: &LockParams, cfg: &CheckConfig, o: &CheckOutput) -> String {
-    let mut out = format!("herdlab check {}\n", describe(p, cfg));
-    let stats = stats_line(
-        o.states,
-        o.transitions,
-        o.max_depth,
-        o.elapsed_ns,
-        o.states_per_sec,
-    );
-    match &o.violation {
-        None => out.push_str(&verdict_text(
-            o.complete,
-            cfg.preemption_bound.is_some(),
-            o.max_states,
-            &o.invariants,
-        )),
-        Some(v) => {
-            out.push_str(&format!(
-                "VIOLATION of {} ({} steps, the shortest schedule that breaks it):\n",
-                v.invariant,
-                v.steps.len()
-            ));
-            for (k, s) in v.steps.iter().enumerate() {
-                out.push_str(&format!(
-                    "step {}: thread {}: {}\n",
-                    k + 1,
-                    s.thread,
-                    s.text
-                ));
-            }
-            out.push_str(&format!("{}: {}\n", v.invariant, v.message));
-            if !v.replay_agrees {
-                out.push_str(&format!(
-                    "warning: the simulator's replay of this schedule disagrees ({})\n",
-                    v.replay
-                ));
-            }
-            out.push_str(&format!("{}\n", v.link));
-        }
-    }
-    out.push_str(&stats);
-    out.push('\n');
-    out
+    o.render(&describe(p, cfg), |s| {
+        format!("thread {}: {}", s.thread, s.text)
+    })
 }
 
 #[cfg(test)]

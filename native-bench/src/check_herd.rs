@@ -14,12 +14,11 @@
 //! line) and confirms that the simulator breaks the same invariant; the link opens the
 //! thundering-herd lesson at that schedule (`step` and `picks`, which the herd widget replays).
 
-use std::io::Write;
-use std::time::Instant;
+use std::ops::Deref;
 
 use serde::Serialize;
 
-use herdlab_core::check::{CheckConfig, CheckReport, Model, SimModel};
+use herdlab_core::check::{CheckConfig, Model, SimModel};
 use herdlab_core::herd::invariants::{check, check_state, check_terminal};
 use herdlab_core::herd::{HerdParams, HerdSim, HerdThread, Primitive, WakeMode};
 use herdlab_core::machine::Machine;
@@ -27,7 +26,7 @@ use herdlab_core::scenario::Scenario;
 use herdlab_core::sim::arrivals::ArrivalPattern;
 use herdlab_core::sim::{Actor, Note, Role, StepRecord};
 
-use crate::check_cmd::{self, tidy};
+use crate::check_cmd::{self, tidy, Replay, Search};
 
 /// Where the herd lesson is served (`cargo xtask serve`).
 pub const LESSON_BASE: &str = "http://127.0.0.1:8080/#/lesson/thundering-herd?";
@@ -81,25 +80,9 @@ pub struct Step {
     pub text: String,
 }
 
-/// A broken invariant, with the schedule that breaks it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct ViolationReport {
-    /// The invariant's name (`lost-wakeup`, `conservation`, `deadlock`).
-    pub invariant: String,
-    /// What the checker saw.
-    pub message: String,
-    /// The checker indices to step, in order (`0..n`: threads; `n`: the network, where there is
-    /// one).
-    pub schedule: Vec<u16>,
-    /// The schedule's steps with their lines.
-    pub steps: Vec<Step>,
-    /// The lesson at this scenario and schedule.
-    pub link: String,
-    /// Whether the simulator's replay broke the same invariant.
-    pub replay_agrees: bool,
-    /// What the simulator's replay saw (`invariant: message`, or why it saw nothing).
-    pub replay: String,
-}
+/// A broken invariant, with the schedule that breaks it: the checker indices to step, in order
+/// (`0..n`: threads; `n`: the network, where there is one), each with its line.
+pub type ViolationReport = check_cmd::ViolationReport<Step>;
 
 /// What `herdlab check herd` reports.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -118,40 +101,15 @@ pub struct CheckOutput {
     pub connections: u32,
     /// The scenario as a query string (as checked: see [`checked_params`]).
     pub scenario: String,
-    /// The preemption bound, if any.
-    pub preemption_bound: Option<u32>,
-    /// Whether a preemption bound limited the search (then `complete` means the bounded search
-    /// ended, which finds bugs but proves nothing).
-    pub bounded: bool,
-    /// The state limit.
-    pub max_states: u64,
-    /// Distinct states visited.
-    pub states: u64,
-    /// Transitions taken.
-    pub transitions: u64,
-    /// The longest schedule explored.
-    pub max_depth: u32,
-    /// Every reachable state (within the bounds) was visited, or a violation was found.
-    pub complete: bool,
-    /// Wall time of the search (the breadth-first search for the shortest counterexample
-    /// included), nanoseconds.
-    pub elapsed_ns: u64,
-    /// States per wall-clock second.
-    pub states_per_sec: f64,
-    /// The invariants checked.
-    pub invariants: Vec<&'static str>,
-    /// The shortest counterexample, or null.
-    pub violation: Option<ViolationReport>,
+    /// The search's bounds, statistics and verdict.
+    #[serde(flatten)]
+    pub search: Search<Step>,
 }
 
-impl CheckOutput {
-    /// The exit status: 0 when every invariant holds and the search was complete, else 1.
-    pub fn exit_code(&self) -> u8 {
-        if self.violation.is_none() && self.complete {
-            0
-        } else {
-            1
-        }
+impl Deref for CheckOutput {
+    type Target = Search<Step>;
+    fn deref(&self) -> &Search<Step> {
+        &self.search
     }
 }
 
@@ -252,7 +210,7 @@ fn step_text(sim: &HerdSim, rec: &StepRecord) -> String {
 /// Replay `schedule` in the simulator: the steps with their lines, and the first invariant the
 /// simulator sees broken (`Err`: it saw none, or the schedule could not be replayed: the string
 /// says which).
-pub fn replay(p: &HerdParams, schedule: &[u16]) -> (Vec<Step>, Result<(String, String), String>) {
+pub fn replay(p: &HerdParams, schedule: &[u16]) -> Replay<Step> {
     let mut m: SimModel<HerdThread> = SimModel { sim: p.simulate() };
     let n = m.thread_count();
     let mut steps = Vec::with_capacity(schedule.len());
@@ -294,40 +252,16 @@ pub fn replay(p: &HerdParams, schedule: &[u16]) -> (Vec<Step>, Result<(String, S
 /// on stderr while it runs.
 pub fn run(p: &HerdParams, cfg: &CheckConfig, progress: bool) -> CheckOutput {
     let p = checked_params(p);
-    let t0 = Instant::now();
-    let mut err = std::io::stderr();
-    let mut tick = |states: u64| {
-        if progress {
-            let _ = write!(
-                err,
-                "\r{states} states, {:.1} s",
-                t0.elapsed().as_secs_f64()
-            );
-            let _ = err.flush();
-        }
-        true
-    };
-    let r: CheckReport = check(&p, cfg, &mut tick);
-    let elapsed_ns = (t0.elapsed().as_nanos() as u64).max(1);
-    if progress && r.states >= 65_536 {
-        let _ = write!(std::io::stderr(), "\r{:<40}\r", "");
-    }
-    let violation = r.violation.map(|c| {
-        let (steps, seen) = replay(&p, &c.schedule);
-        let (replay_agrees, replay) = match seen {
-            Ok((inv, msg)) => (inv == c.violation.invariant, format!("{inv}: {msg}")),
-            Err(why) => (false, why),
-        };
-        ViolationReport {
-            invariant: c.violation.invariant,
-            message: c.violation.message,
-            link: link(&p, &c.schedule),
-            schedule: c.schedule,
-            steps,
-            replay_agrees,
-            replay,
-        }
-    });
+    let search = Search::run(
+        cfg,
+        progress,
+        invariants(&p),
+        |tick| check(&p, cfg, tick),
+        |c| {
+            let (steps, link) = (replay(&p, &c.schedule), link(&p, &c.schedule));
+            ViolationReport::new(c, steps, link)
+        },
+    );
     CheckOutput {
         mechanism: "herd",
         primitive: p.primitive.name().to_string(),
@@ -336,17 +270,7 @@ pub fn run(p: &HerdParams, cfg: &CheckConfig, progress: bool) -> CheckOutput {
         workers: p.workers,
         connections: p.connections,
         scenario: Scenario::Herd(p).to_query(),
-        preemption_bound: cfg.preemption_bound,
-        bounded: cfg.preemption_bound.is_some(),
-        max_states: cfg.max_states,
-        states: r.states,
-        transitions: r.transitions,
-        max_depth: r.max_depth,
-        complete: r.complete,
-        elapsed_ns,
-        states_per_sec: r.states as f64 * 1e9 / elapsed_ns as f64,
-        invariants: invariants(&p),
-        violation,
+        search,
     }
 }
 
@@ -363,59 +287,21 @@ pub fn describe(p: &HerdParams, cfg: &CheckConfig) -> String {
         if p.connections == 1 { "" } else { "s" },
         p.cpus
     );
-    if let Some(b) = cfg.preemption_bound {
-        s.push_str(&format!(
-            ", at most {b} preemption{} per schedule",
-            if b == 1 { "" } else { "s" }
-        ));
-    }
+    s.push_str(&check_cmd::bound_text(cfg));
     s
 }
 
 /// The report as text.
 pub fn render(p: &HerdParams, cfg: &CheckConfig, o: &CheckOutput) -> String {
-    let mut out = format!("herdlab check {}\n", describe(p, cfg));
-    let stats = check_cmd::stats_line(
-        o.states,
-        o.transitions,
-        o.max_depth,
-        o.elapsed_ns,
-        o.states_per_sec,
-    );
-    match &o.violation {
-        None => out.push_str(&check_cmd::verdict_text(
-            o.complete,
-            cfg.preemption_bound.is_some(),
-            o.max_states,
-            &o.invariants,
-        )),
-        Some(v) => {
-            out.push_str(&format!(
-                "VIOLATION of {} ({} steps, the shortest schedule that breaks it):\n",
-                v.invariant,
-                v.steps.len()
-            ));
-            let sim = p.simulate();
-            for (k, s) in v.steps.iter().enumerate() {
-                let who = match s.actor.strip_prefix('t').and_then(|t| t.parse().ok()) {
-                    Some(t) => thread_name(&sim, t),
-                    None => "network".to_string(),
-                };
-                out.push_str(&format!("step {}: {who}: {}\n", k + 1, s.text));
-            }
-            out.push_str(&format!("{}: {}\n", v.invariant, v.message));
-            if !v.replay_agrees {
-                out.push_str(&format!(
-                    "warning: the simulator's replay of this schedule disagrees ({})\n",
-                    v.replay
-                ));
-            }
-            out.push_str(&format!("{}\n", v.link));
-        }
-    }
-    out.push_str(&stats);
-    out.push('\n');
-    out
+    // the simulator names the threads; only a counterexample needs it
+    let sim = std::cell::OnceCell::new();
+    o.render(&describe(p, cfg), |s| {
+        let who = match s.actor.strip_prefix('t').and_then(|t| t.parse().ok()) {
+            Some(t) => thread_name(sim.get_or_init(|| p.simulate()), t),
+            None => "network".to_string(),
+        };
+        format!("{who}: {}", s.text)
+    })
 }
 
 #[cfg(test)]
@@ -469,7 +355,7 @@ mod tests {
             ..default_params()
         };
         let o = run(&p, &CheckConfig::default(), false);
-        let v = o.violation.expect("a violation");
+        let v = o.search.violation.expect("a violation");
         let (query, picks) = v.link.split_once("&picks=").unwrap();
         let step: u64 = query.rsplit_once("&step=").unwrap().1.parse().unwrap();
         assert_eq!(step, v.schedule.len() as u64);

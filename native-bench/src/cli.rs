@@ -10,7 +10,7 @@ use herdlab_core::herd::HerdParams;
 use herdlab_core::locks::shmtx::ShmtxVariant;
 use herdlab_core::locks::{LockKind, LockParams};
 use herdlab_core::scenario::{
-    set_herd_param, set_lock_param, validate_herd, validate_locks, HERD_KEYS,
+    set_herd_param, set_lock_param, validate_herd, validate_locks, ParamError, HERD_KEYS,
 };
 
 use crate::bench_cmd::{
@@ -364,16 +364,50 @@ fn split_flags(rest: &[String], what: &str) -> Result<Vec<(String, Option<String
     Ok(out)
 }
 
-/// The allowed values of a herd key, as core's own message states them.
-fn herd_allowed(key: &str) -> String {
-    let mut p = HerdParams::default();
-    match set_herd_param(&mut p, key, "") {
+/// The allowed values of a key, as core's own message for an empty value states them.
+fn allowed_in(empty_value: Result<(), ParamError>) -> String {
+    match empty_value {
         Err(e) => match e.message.rsplit_once("allowed") {
             Some((_, a)) => a.trim_start_matches(':').trim().to_string(),
             None => e.message,
         },
         Ok(()) => String::new(),
     }
+}
+
+/// A flag's value, or the refusal `<flag>: missing value; allowed: <allowed>`.
+fn value_of(flag: &str, value: Option<String>, allowed: &str) -> Result<String, CliError> {
+    value.ok_or_else(|| CliError(format!("{flag}: missing value; allowed: {allowed}")))
+}
+
+/// A whole-number flag in `lo..=hi` (a missing value is refused with the range).
+fn ranged(flag: &str, value: Option<String>, lo: u64, hi: u64) -> Result<u64, CliError> {
+    let v = value.ok_or_else(|| CliError(format!("{flag}: missing value; allowed {lo}-{hi}")))?;
+    range_u64(flag, &v, lo, hi)
+}
+
+/// Core's refusal of a field, as a flag's.
+fn param_error(e: &ParamError) -> String {
+    format!("--{}: {}", e.field, e.message)
+}
+
+/// Core's validation: nothing, or every problem, one line each.
+fn all_valid(errs: Vec<ParamError>) -> Result<(), CliError> {
+    if errs.is_empty() {
+        return Ok(());
+    }
+    err(errs.iter().map(param_error).collect::<Vec<_>>().join("\n"))
+}
+
+/// Set a herd field from `--key value` through core's `set_herd_param`.
+fn set_herd_flag(p: &mut HerdParams, flag: &str, value: Option<String>) -> Result<(), CliError> {
+    let key = flag.trim_start_matches("--");
+    let v = value_of(
+        flag,
+        value,
+        &allowed_in(set_herd_param(&mut HerdParams::default(), key, "")),
+    )?;
+    set_herd_param(p, key, &v).map_err(|e| CliError(param_error(&e)))
 }
 
 fn range_u64(flag: &str, v: &str, lo: u64, hi: u64) -> Result<u64, CliError> {
@@ -393,40 +427,19 @@ fn parse_sim(flags: Vec<(String, Option<String>)>) -> Result<Command, CliError> 
     for (flag, value) in flags {
         match flag.as_str() {
             "--json" => json = true,
-            "--max-steps" => {
-                let lo_hi = format!("1-{}", u64::MAX);
-                let v = value.ok_or_else(|| {
-                    CliError(format!("--max-steps: missing value; allowed {lo_hi}"))
-                })?;
-                max_steps = range_u64("--max-steps", &v, 1, u64::MAX)?;
-            }
+            "--max-steps" => max_steps = max_steps_of(value)?,
             f => {
-                let key = f.trim_start_matches("--");
-                if !HERD_KEYS.contains(&key) {
+                if !HERD_KEYS.contains(&f.trim_start_matches("--")) {
                     return err(format!(
                         "sim herd: unknown flag '{f}'; allowed: {}",
                         sim_flags().join(", ")
                     ));
                 }
-                let v = value.ok_or_else(|| {
-                    CliError(format!(
-                        "{f}: missing value; allowed: {}",
-                        herd_allowed(key)
-                    ))
-                })?;
-                set_herd_param(&mut params, key, &v)
-                    .map_err(|e| CliError(format!("--{}: {}", e.field, e.message)))?;
+                set_herd_flag(&mut params, f, value)?;
             }
         }
     }
-    let errs = validate_herd(&params);
-    if !errs.is_empty() {
-        return err(errs
-            .iter()
-            .map(|e| format!("--{}: {}", e.field, e.message))
-            .collect::<Vec<_>>()
-            .join("\n"));
-    }
+    all_valid(validate_herd(&params))?;
     Ok(Command::SimHerd {
         params,
         max_steps,
@@ -434,8 +447,15 @@ fn parse_sim(flags: Vec<(String, Option<String>)>) -> Result<Command, CliError> 
     })
 }
 
-fn parse_threads(v: &str) -> Result<Vec<u32>, CliError> {
-    parse_threads_upto(v, MAX_THREADS)
+/// `--threads LIST`, each count `1..=max` (`example` shows a list in the refusal of a missing
+/// value).
+fn threads_flag(value: Option<String>, max: u32, example: &str) -> Result<Vec<u32>, CliError> {
+    let v = value_of(
+        "--threads",
+        value,
+        &format!("a comma-separated list of counts, each 1-{max} (e.g. {example})"),
+    )?;
+    parse_threads_upto(&v, max)
 }
 
 fn parse_threads_upto(v: &str, max: u32) -> Result<Vec<u32>, CliError> {
@@ -472,20 +492,8 @@ fn parse_bench(flags: Vec<(String, Option<String>)>) -> Result<Command, CliError
         match flag.as_str() {
             "--json" => json = true,
             "--quick" => quick = true,
-            "--threads" => {
-                let v = value.ok_or_else(|| {
-                    CliError(format!(
-                        "--threads: missing value; allowed: a comma-separated list of counts, each 1-{MAX_THREADS} (e.g. 2,8,32,128)"
-                    ))
-                })?;
-                threads = Some(parse_threads(&v)?);
-            }
-            "--events" => {
-                let v = value.ok_or_else(|| {
-                    CliError(format!("--events: missing value; allowed 1-{MAX_EVENTS}"))
-                })?;
-                events = Some(range_u64("--events", &v, 1, MAX_EVENTS as u64)? as u32);
-            }
+            "--threads" => threads = Some(threads_flag(value, MAX_THREADS, "2,8,32,128")?),
+            "--events" => events = Some(ranged("--events", value, 1, MAX_EVENTS as u64)? as u32),
             f => {
                 return err(format!(
                     "bench herd: unknown flag '{f}'; allowed: {}",
@@ -506,50 +514,23 @@ fn parse_bench(flags: Vec<(String, Option<String>)>) -> Result<Command, CliError
     })
 }
 
-/// The allowed values of a lock key, as core's own message states them.
-fn lock_allowed(key: &str) -> String {
-    let mut p = LockParams::default();
-    match set_lock_param(&mut p, key, "") {
-        Err(e) => match e.message.rsplit_once("allowed") {
-            Some((_, a)) => a.trim_start_matches(':').trim().to_string(),
-            None => e.message,
-        },
-        Ok(()) => String::new(),
-    }
-}
-
 /// Set a lock field from `--key value` through core's `set_lock_param`.
 fn set_lock_flag(p: &mut LockParams, flag: &str, value: Option<String>) -> Result<(), CliError> {
     let key = flag.trim_start_matches("--");
-    let v = value.ok_or_else(|| {
-        CliError(format!(
-            "{flag}: missing value; allowed: {}",
-            lock_allowed(key)
-        ))
-    })?;
-    set_lock_param(p, key, &v).map_err(|e| CliError(format!("--{}: {}", e.field, e.message)))
+    let v = value_of(
+        flag,
+        value,
+        &allowed_in(set_lock_param(&mut LockParams::default(), key, "")),
+    )?;
+    set_lock_param(p, key, &v).map_err(|e| CliError(param_error(&e)))
 }
 
 fn validated(p: &LockParams) -> Result<(), CliError> {
-    let errs = validate_locks(p);
-    if errs.is_empty() {
-        return Ok(());
-    }
-    err(errs
-        .iter()
-        .map(|e| format!("--{}: {}", e.field, e.message))
-        .collect::<Vec<_>>()
-        .join("\n"))
+    all_valid(validate_locks(p))
 }
 
 fn max_steps_of(value: Option<String>) -> Result<u64, CliError> {
-    let v = value.ok_or_else(|| {
-        CliError(format!(
-            "--max-steps: missing value; allowed 1-{}",
-            u64::MAX
-        ))
-    })?;
-    range_u64("--max-steps", &v, 1, u64::MAX)
+    ranged("--max-steps", value, 1, u64::MAX)
 }
 
 fn parse_sim_locks(flags: Vec<(String, Option<String>)>) -> Result<Command, CliError> {
@@ -586,7 +567,7 @@ fn parse_list<T>(
     allowed: &str,
     one: impl Fn(&str) -> Option<T>,
 ) -> Result<Vec<T>, CliError> {
-    let v = v.ok_or_else(|| CliError(format!("{flag}: missing value; allowed: {allowed}")))?;
+    let v = value_of(flag, v, allowed)?;
     let mut out = Vec::new();
     for part in v.split(',') {
         match one(part.trim()) {
@@ -615,14 +596,7 @@ fn parse_bench_locks(flags: Vec<(String, Option<String>)>) -> Result<Command, Cl
         match flag.as_str() {
             "--json" => json = true,
             "--quick" => quick = true,
-            "--threads" => {
-                let v = value.ok_or_else(|| {
-                    CliError(format!(
-                        "--threads: missing value; allowed: a comma-separated list of counts, each 1-{max} (e.g. 1,2,8)"
-                    ))
-                })?;
-                threads = Some(parse_threads_upto(&v, max)?);
-            }
+            "--threads" => threads = Some(threads_flag(value, max, "1,2,8")?),
             "--locks" => {
                 locks = Some(parse_list(
                     "--locks",
@@ -640,9 +614,7 @@ fn parse_bench_locks(flags: Vec<(String, Option<String>)>) -> Result<Command, Cl
                 )?)
             }
             "--layout" => {
-                let v = value.ok_or_else(|| {
-                    CliError("--layout: missing value; allowed: padded, packed, both".into())
-                })?;
+                let v = value_of("--layout", value, "padded, packed, both")?;
                 layout = Some(match v.as_str() {
                     "padded" => vec![true],
                     "packed" => vec![false],
@@ -654,11 +626,7 @@ fn parse_bench_locks(flags: Vec<(String, Option<String>)>) -> Result<Command, Cl
                     }
                 });
             }
-            "--ms" => {
-                let v =
-                    value.ok_or_else(|| CliError("--ms: missing value; allowed 1-60000".into()))?;
-                ms = Some(range_u64("--ms", &v, 1, 60_000)?);
-            }
+            "--ms" => ms = Some(ranged("--ms", value, 1, 60_000)?),
             f => {
                 return err(format!(
                     "bench locks: unknown flag '{f}'; allowed: {}",
@@ -763,19 +731,9 @@ fn parse_check(lock: LockKind, flags: Vec<(String, Option<String>)>) -> Result<C
 /// Set `--preemption-bound` or `--max-states`.
 fn set_bound(config: &mut CheckConfig, f: &str, value: Option<String>) -> Result<(), CliError> {
     if f == "--preemption-bound" {
-        let v = value.ok_or_else(|| {
-            CliError(format!(
-                "--preemption-bound: missing value; allowed 0-{MAX_PREEMPTION_BOUND}"
-            ))
-        })?;
-        config.preemption_bound = Some(range_u64(f, &v, 0, MAX_PREEMPTION_BOUND)? as u32);
+        config.preemption_bound = Some(ranged(f, value, 0, MAX_PREEMPTION_BOUND)? as u32);
     } else {
-        let v = value.ok_or_else(|| {
-            CliError(format!(
-                "--max-states: missing value; allowed 1-{MAX_CHECK_STATES}"
-            ))
-        })?;
-        config.max_states = range_u64(f, &v, 1, MAX_CHECK_STATES)?;
+        config.max_states = ranged(f, value, 1, MAX_CHECK_STATES)?;
     }
     Ok(())
 }
@@ -799,17 +757,7 @@ fn parse_check_herd(flags: Vec<(String, Option<String>)>) -> Result<Command, Cli
                      sleeps); drop {f} (sim herd takes --arrival, --burst and --rate)"
                 ))
             }
-            _ if CHECK_HERD_FLAGS.contains(&f) => {
-                let key = f.trim_start_matches("--");
-                let v = value.ok_or_else(|| {
-                    CliError(format!(
-                        "{f}: missing value; allowed: {}",
-                        herd_allowed(key)
-                    ))
-                })?;
-                set_herd_param(&mut params, key, &v)
-                    .map_err(|e| CliError(format!("--{}: {}", e.field, e.message)))?;
-            }
+            _ if CHECK_HERD_FLAGS.contains(&f) => set_herd_flag(&mut params, f, value)?,
             _ => {
                 return err(format!(
                     "check herd: unknown flag '{f}'; allowed: {}",
@@ -818,14 +766,7 @@ fn parse_check_herd(flags: Vec<(String, Option<String>)>) -> Result<Command, Cli
             }
         }
     }
-    let errs = validate_herd(&params);
-    if !errs.is_empty() {
-        return err(errs
-            .iter()
-            .map(|e| format!("--{}: {}", e.field, e.message))
-            .collect::<Vec<_>>()
-            .join("\n"));
-    }
+    all_valid(validate_herd(&params))?;
     Ok(Command::CheckHerd {
         params,
         config,

@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
+use herdlab_core::check::Violation;
 use herdlab_core::herd::HerdParams;
 use herdlab_core::locks::invariants::{check_state, check_terminal};
 use herdlab_core::locks::LockParams;
@@ -70,13 +71,9 @@ pub fn run(params: &HerdParams, max_steps: u64) -> SimReport {
     let mut sim = params.simulate();
     let t0 = Instant::now();
     sim.run(max_steps);
-    let wall_ns = (t0.elapsed().as_nanos() as u64).max(1);
+    let wall_ns = wall_ns_since(t0);
     let m = *sim.metrics();
-    let (status, stuck) = match sim.status() {
-        Status::Running => ("running".to_string(), None),
-        Status::Finished => ("finished".to_string(), None),
-        Status::Stuck(why) => ("stuck".to_string(), Some(why.clone())),
-    };
+    let (status, stuck) = status_fields(sim.status());
     let workers: Vec<_> = sim
         .threads()
         .iter()
@@ -105,7 +102,26 @@ pub fn run(params: &HerdParams, max_steps: u64) -> SimReport {
         worker_wakeups: workers.iter().map(|w| w.wakeups).collect(),
         worker_wasted_wakeups: workers.iter().map(|w| w.wasted_wakeups).collect(),
         wall_ns,
-        steps_per_sec: m.steps as f64 * 1e9 / wall_ns as f64,
+        steps_per_sec: per_sec(m.steps, wall_ns),
+    }
+}
+
+/// Wall-clock nanoseconds since `t0` (at least 1, so rates stay finite).
+fn wall_ns_since(t0: Instant) -> u64 {
+    (t0.elapsed().as_nanos() as u64).max(1)
+}
+
+/// `n` per wall-clock second over `wall_ns`.
+fn per_sec(n: u64, wall_ns: u64) -> f64 {
+    n as f64 * 1e9 / wall_ns as f64
+}
+
+/// A simulation's status as the report spells it, with what is stuck.
+fn status_fields(s: &Status) -> (String, Option<String>) {
+    match s {
+        Status::Running => ("running".to_string(), None),
+        Status::Finished => ("finished".to_string(), None),
+        Status::Stuck(why) => ("stuck".to_string(), Some(why.clone())),
     }
 }
 
@@ -113,16 +129,39 @@ fn list(v: &[u64]) -> String {
     v.iter().map(u64::to_string).collect::<Vec<_>>().join(" ")
 }
 
+/// A report's table: the scenario, the status (and what is stuck), the `body` rows, then the
+/// timing, keys aligned.
+fn table(
+    scenario: &str,
+    status: &str,
+    stuck: Option<&String>,
+    body: Vec<(&str, String)>,
+    wall_ns: u64,
+    steps_per_sec: f64,
+) -> String {
+    let mut rows: Vec<(&str, String)> = vec![
+        ("scenario", scenario.to_string()),
+        ("status", status.to_string()),
+    ];
+    if let Some(s) = stuck {
+        rows.push(("stuck", s.clone()));
+    }
+    rows.extend(body);
+    rows.extend([
+        ("wall_ns", wall_ns.to_string()),
+        ("steps_per_sec", format!("{steps_per_sec:.0}")),
+    ]);
+    let w = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+    let mut out = String::new();
+    for (k, v) in rows {
+        out.push_str(&format!("{k:<w$}  {v}\n"));
+    }
+    out
+}
+
 /// The report as an aligned, readable table.
 pub fn render(r: &SimReport) -> String {
     let mut rows: Vec<(&str, String)> = vec![
-        ("scenario", r.scenario.clone()),
-        ("status", r.status.clone()),
-    ];
-    if let Some(s) = &r.stuck {
-        rows.push(("stuck", s.clone()));
-    }
-    rows.extend([
         ("steps", r.steps.to_string()),
         ("wakeups", r.wakeups.to_string()),
         ("wasted_wakeups", r.wasted_wakeups.to_string()),
@@ -136,7 +175,7 @@ pub fn render(r: &SimReport) -> String {
         ("spins", r.spins.to_string()),
         ("lock_sleeps", r.lock_sleeps.to_string()),
         ("lost_wakeups", r.lost_wakeups.to_string()),
-    ]);
+    ];
     if let Some((step, conn)) = r.first_violation {
         rows.push(("first_violation", format!("step {step}, connection {conn}")));
     }
@@ -144,15 +183,15 @@ pub fn render(r: &SimReport) -> String {
         ("accepted/worker", list(&r.worker_accepted)),
         ("wakeups/worker", list(&r.worker_wakeups)),
         ("wasted/worker", list(&r.worker_wasted_wakeups)),
-        ("wall_ns", r.wall_ns.to_string()),
-        ("steps_per_sec", format!("{:.0}", r.steps_per_sec)),
     ]);
-    let w = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
-    let mut out = String::new();
-    for (k, v) in rows {
-        out.push_str(&format!("{k:<w$}  {v}\n"));
-    }
-    out
+    table(
+        &r.scenario,
+        &r.status,
+        r.stuck.as_ref(),
+        rows,
+        r.wall_ns,
+        r.steps_per_sec,
+    )
 }
 
 /// The first broken lock invariant of a simulation.
@@ -164,6 +203,17 @@ pub struct SimViolation {
     pub invariant: String,
     /// What was seen.
     pub message: String,
+}
+
+impl SimViolation {
+    /// `v`, seen after step `step`.
+    fn at(step: u64, v: Violation) -> Self {
+        SimViolation {
+            step,
+            invariant: v.invariant,
+            message: v.message,
+        }
+    }
 }
 
 /// What one headless lock simulation reports.
@@ -228,31 +278,15 @@ pub fn run_locks(p: &LockParams, max_steps: u64) -> SimLocksReport {
     while n < max_steps && sim.step().is_some() {
         n += 1;
         if violation.is_none() {
-            if let Some(v) = check_state(p, &sim) {
-                violation = Some(SimViolation {
-                    step: sim.metrics().steps,
-                    invariant: v.invariant,
-                    message: v.message,
-                });
-            }
+            violation = check_state(p, &sim).map(|v| SimViolation::at(sim.metrics().steps, v));
         }
     }
     if violation.is_none() && sim.runnable().is_empty() {
-        if let Some(v) = check_terminal(p, &sim) {
-            violation = Some(SimViolation {
-                step: sim.metrics().steps,
-                invariant: v.invariant,
-                message: v.message,
-            });
-        }
+        violation = check_terminal(p, &sim).map(|v| SimViolation::at(sim.metrics().steps, v));
     }
-    let wall_ns = (t0.elapsed().as_nanos() as u64).max(1);
+    let wall_ns = wall_ns_since(t0);
     let m = *sim.metrics();
-    let (status, stuck) = match sim.status() {
-        Status::Running => ("running".to_string(), None),
-        Status::Finished => ("finished".to_string(), None),
-        Status::Stuck(why) => ("stuck".to_string(), Some(why.clone())),
-    };
+    let (status, stuck) = status_fields(sim.status());
     let acquisitions: Vec<u64> = sim
         .threads()
         .iter()
@@ -286,20 +320,13 @@ pub fn run_locks(p: &LockParams, max_steps: u64) -> SimLocksReport {
         sem_value: sim.sem_count(0),
         violation,
         wall_ns,
-        steps_per_sec: m.steps as f64 * 1e9 / wall_ns as f64,
+        steps_per_sec: per_sec(m.steps, wall_ns),
     }
 }
 
 /// The lock report as an aligned, readable table.
 pub fn render_locks(r: &SimLocksReport) -> String {
     let mut rows: Vec<(&str, String)> = vec![
-        ("scenario", r.scenario.clone()),
-        ("status", r.status.clone()),
-    ];
-    if let Some(s) = &r.stuck {
-        rows.push(("stuck", s.clone()));
-    }
-    rows.extend([
         ("steps", r.steps.to_string()),
         ("work_items", r.work_items.to_string()),
         ("cas_failures", r.cas_failures.to_string()),
@@ -317,7 +344,7 @@ pub fn render_locks(r: &SimLocksReport) -> String {
         ("min_share", format!("{:.3}", r.min_share)),
         ("max_share", format!("{:.3}", r.max_share)),
         ("sem_value", r.sem_value.to_string()),
-    ]);
+    ];
     match &r.violation {
         Some(v) => rows.push((
             "violation",
@@ -325,16 +352,14 @@ pub fn render_locks(r: &SimLocksReport) -> String {
         )),
         None => rows.push(("violation", "none".to_string())),
     }
-    rows.extend([
-        ("wall_ns", r.wall_ns.to_string()),
-        ("steps_per_sec", format!("{:.0}", r.steps_per_sec)),
-    ]);
-    let w = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
-    let mut out = String::new();
-    for (k, v) in rows {
-        out.push_str(&format!("{k:<w$}  {v}\n"));
-    }
-    out
+    table(
+        &r.scenario,
+        &r.status,
+        r.stuck.as_ref(),
+        rows,
+        r.wall_ns,
+        r.steps_per_sec,
+    )
 }
 
 #[cfg(test)]

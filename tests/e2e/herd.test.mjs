@@ -7,90 +7,34 @@
 // own browser context, so tests share no state; stepping tests emulate prefers-reduced-motion so
 // nothing autoplays under them.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
-
-const BASE = (process.env.HERDLAB_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
-const CHROMIUM = process.env.HERDLAB_CHROMIUM ?? '/usr/bin/chromium';
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const SCREENSHOTS = path.join(HERE, 'screenshots');
+import {
+  BASE,
+  SCREENSHOTS,
+  useBrowser,
+  openPage,
+  sel,
+  waitForSim,
+  waitForSteps as waitForSimSteps,
+} from './support.mjs';
 
 const SLUG = 'thundering-herd';
 const LESSON = `${BASE}/#/lesson/${SLUG}`;
 const PERF_QUERY = '?workers=64&cpus=4&mode=wake-all&arrival=poisson&rate=20000&connections=100000';
 
 const TEST_TIMEOUT = 90_000;
-const WAIT = 20_000; // for selectors and conditions; the first load compiles the wasm
 
-let browser;
+useBrowser();
 
-before(async () => {
-  // launch() gives the browser a fresh temporary profile (user-data-dir) and removes it on close.
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-});
-
-after(async () => {
-  await browser?.close();
-});
-
-/** A fresh, isolated context and page. Uncaught page errors (a wasm panic, say) fail the test. */
-async function openPage(t, { reducedMotion = 'reduce' } = {}) {
-  const context = await browser.newContext({
-    reducedMotion,
-    viewport: { width: 1280, height: 900 },
-  });
-  const page = await context.newPage();
-  page.setDefaultTimeout(WAIT);
-  const errors = [];
-  page.on('pageerror', (err) => errors.push(err));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') console.error(`[browser console] ${msg.text()}`);
-  });
-  t.after(async () => {
-    await context.close();
-  });
-  return {
-    context,
-    page,
-    assertNoPageErrors() {
-      assert.deepEqual(
-        errors.map((e) => String(e)),
-        [],
-        'the page threw uncaught errors',
-      );
-    },
-  };
-}
-
-const inSim = (testid, sim = 'main') => `[data-testid="sim-${sim}"] [data-testid="${testid}"]`;
+const inSim = (testid, sim = 'main') => sel(testid, sim);
 
 /** Opens the lesson (optionally with a scenario query) and waits for the main simulation. */
 async function openLesson(page, query = '') {
   await page.goto(`${LESSON}${query}`);
   await waitForSim(page);
-}
-
-async function waitForSim(page) {
-  await page.waitForSelector('[data-testid="sim-main"]');
-  await page.waitForSelector(inSim('counter-steps'));
-  await page.waitForSelector(inSim('code-line-1'));
 }
 
 async function steps(page) {
@@ -100,17 +44,8 @@ async function steps(page) {
   return n;
 }
 
-async function waitForSteps(page, n) {
-  await page.waitForFunction(
-    (want) =>
-      Number(
-        document
-          .querySelector('[data-testid="sim-main"] [data-testid="counter-steps"]')
-          ?.textContent.trim(),
-      ) === want,
-    n,
-  );
-}
+/** Waits until the main simulation's step counter shows `n`. */
+const waitForSteps = (page, n) => waitForSimSteps(page, 'main', n);
 
 /** Counters, active code lines and lane states of a simulation, read in one go. */
 async function snapshot(page, sim = 'main') {

@@ -8,12 +8,9 @@
 // must be the one `herdlab check herd --variant broken-sleeper` prints natively (9 steps), and the
 // herd widget it loads must step from step 0 to a lost wakeup.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chromium } from 'playwright-core';
-
-const BASE = (process.env.HERDLAB_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
-const CHROMIUM = process.env.HERDLAB_CHROMIUM ?? '/usr/bin/chromium';
+import { BASE, useBrowser, openPage, sel } from './support.mjs';
 
 const SLUG = 'thundering-herd';
 const LESSON = `${BASE}/#/lesson/${SLUG}`;
@@ -25,61 +22,9 @@ const NATIVE_QUERY =
   'mechanism=herd&workers=2&cpus=2&mode=exclusive&arrival=on-demand&burst=4&rate=10000&connections=2&service=5000&variant=broken-sleeper&primitive=accept&seed=1';
 
 const TEST_TIMEOUT = 120_000;
-const WAIT = 20_000;
 const CHECK_WAIT = 60_000;
 
-let browser;
-
-before(async () => {
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-});
-
-after(async () => {
-  await browser?.close();
-});
-
-/** A fresh, isolated context and page. Uncaught page errors (a wasm panic, say) fail the test. */
-async function openPage(t) {
-  const context = await browser.newContext({
-    reducedMotion: 'reduce',
-    viewport: { width: 1280, height: 900 },
-  });
-  const page = await context.newPage();
-  page.setDefaultTimeout(WAIT);
-  const errors = [];
-  page.on('pageerror', (err) => errors.push(err));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') console.error(`[browser console] ${msg.text()}`);
-  });
-  t.after(async () => {
-    await context.close();
-  });
-  return {
-    page,
-    assertNoPageErrors() {
-      assert.deepEqual(
-        errors.map((e) => String(e)),
-        [],
-        'the page threw uncaught errors',
-      );
-    },
-  };
-}
-
-const sel = (testid, sim) => `[data-testid="sim-${sim}"] [data-testid="${testid}"]`;
+useBrowser();
 
 async function num(page, testid, sim) {
   const text = await page.locator(sel(testid, sim)).textContent();

@@ -7,17 +7,19 @@
 // Drives the system chromium through playwright-core (no browser download). Every test gets its
 // own browser context; stepping tests emulate prefers-reduced-motion so nothing autoplays.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
-
-const BASE = (process.env.HERDLAB_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
-const CHROMIUM = process.env.HERDLAB_CHROMIUM ?? '/usr/bin/chromium';
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const SCREENSHOTS = path.join(HERE, 'screenshots');
+import {
+  BASE,
+  SCREENSHOTS,
+  useBrowser,
+  openPage as openBrowserPage,
+  sel,
+  waitForSim,
+  waitForSteps,
+} from './support.mjs';
 
 const SLUG = 'nginx-shmtx';
 const LESSON = `${BASE}/#/lesson/${SLUG}`;
@@ -28,90 +30,18 @@ const CHECK_LINK =
 const CHECK_PAGE = `${BASE}/#/check?mechanism=locks&lock=shmtx&variant=correct&threads=3&rounds=2&spin=4`;
 
 const TEST_TIMEOUT = 120_000;
-const WAIT = 20_000; // for selectors and conditions; the first load compiles the wasm
 const CHECK_WAIT = 90_000; // a whole search in the worker
 
-let browser;
+useBrowser();
 
-// The launch helper of herd.test.mjs, copied.
-before(async () => {
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-});
-
-after(async () => {
-  await browser?.close();
-});
-
-/** A fresh, isolated context and page. Uncaught page errors (a wasm panic, say) fail the test. */
-async function openPage(t, { reducedMotion = 'reduce' } = {}) {
-  const context = await browser.newContext({
-    reducedMotion,
-    viewport: { width: 1280, height: 900 },
-  });
-  const page = await context.newPage();
-  page.setDefaultTimeout(WAIT);
-  const errors = [];
-  page.on('pageerror', (err) => errors.push(err));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error' && !/favicon|status of 404/.test(msg.text())) {
-      console.error(`[browser console] ${msg.text()}`);
-    }
-  });
-  t.after(async () => {
-    await context.close();
-  });
-  return {
-    context,
-    page,
-    assertNoPageErrors() {
-      assert.deepEqual(
-        errors.map((e) => String(e)),
-        [],
-        'the page threw uncaught errors',
-      );
-    },
-  };
-}
-
-const sel = (testid, sim) =>
-  sim ? `[data-testid="sim-${sim}"] [data-testid="${testid}"]` : `[data-testid="${testid}"]`;
-
-async function waitForSim(page, sim = 'main') {
-  await page.waitForSelector(`[data-testid="sim-${sim}"]`);
-  await page.waitForSelector(sel('counter-steps', sim));
-  await page.waitForSelector(sel('code-line-1', sim));
-}
+/** openPage of support.mjs, not echoing the console errors of missing files (the favicon). */
+const openPage = (t, options) => openBrowserPage(t, { quietConsole: /favicon|status of 404/, ...options });
 
 async function num(page, testid, sim) {
   const text = (await page.locator(sel(testid, sim)).first().textContent()).trim();
   const n = Number(text);
   assert.ok(Number.isFinite(n), `${testid} should be a plain number, got ${JSON.stringify(text)}`);
   return n;
-}
-
-async function waitForSteps(page, sim, n) {
-  await page.waitForFunction(
-    ([sim, want]) =>
-      Number(
-        document
-          .querySelector(`[data-testid="sim-${sim}"] [data-testid="counter-steps"]`)
-          ?.textContent.trim(),
-      ) === want,
-    [sim, n],
-  );
 }
 
 /** One press of step-forward in a simulation; returns what the board shows after it. */
