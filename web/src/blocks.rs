@@ -97,6 +97,124 @@ pub fn parse_stop(v: &str, errors: &mut Vec<String>) -> Option<u64> {
     }
 }
 
+/// How one mechanism's widget block names its keys: the block (`herdlab-sim`), the keys the block
+/// itself takes (for the error), the mechanism's scenario keys and the setter for them.
+pub(crate) struct KeySet<'a, P> {
+    /// The block's name, for "not a … key".
+    pub block: &'a str,
+    /// The block's own keys, listed before the scenario keys in the error.
+    pub own: &'a str,
+    /// The mechanism's scenario keys.
+    pub keys: &'a [&'a str],
+    /// Sets one scenario key.
+    pub set: fn(&mut P, &str, &str) -> Result<(), ParamError>,
+}
+
+/// What [`parse_keys`] gathers besides the scenario.
+pub(crate) struct BlockKeys {
+    /// The `id`, unchecked.
+    pub id: Option<String>,
+    /// The caption, decoded.
+    pub caption: Option<String>,
+    /// What was wrong with the block's own keys.
+    pub errors: Vec<String>,
+    /// What was wrong with the scenario's keys.
+    pub perr: Vec<ParamError>,
+}
+
+/// The key loop every widget block shares: `own` takes the block's own keys first (returning
+/// whether it took the key), then `id`, `caption` and `mechanism` (`mechanism` says what is wrong
+/// with a value), a page-only key is reported, and anything else goes to the scenario `p`.
+pub(crate) fn parse_keys<P>(
+    body: &str,
+    set: &KeySet<'_, P>,
+    p: &mut P,
+    mechanism: impl Fn(&str) -> Option<String>,
+    mut own: impl FnMut(&str, &str, &mut Vec<String>) -> bool,
+) -> BlockKeys {
+    let mut out = BlockKeys {
+        id: None,
+        caption: None,
+        errors: Vec::new(),
+        perr: Vec::new(),
+    };
+    for (k, v) in query_pairs(body.trim()) {
+        if own(&k, &v, &mut out.errors) {
+            continue;
+        }
+        match k.as_str() {
+            "id" => out.id = Some(v),
+            "caption" => out.caption = Some(v),
+            "mechanism" => out.errors.extend(mechanism(&v)),
+            key if UI_KEYS.contains(&key) => out.errors.push(format!(
+                "{key}: not a {} key; allowed: {}, {}",
+                set.block,
+                set.own,
+                set.keys.join(", ")
+            )),
+            key => {
+                if let Err(e) = (set.set)(p, key, &v) {
+                    out.perr.push(e);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The keys a ```` ```herdlab-sim ```` block takes besides `id` and `caption`.
+pub(crate) struct SimKeys {
+    /// `main`.
+    pub main: bool,
+    /// `controls`.
+    pub controls: Controls,
+    /// `stop`.
+    pub stop: Option<u64>,
+}
+
+impl SimKeys {
+    /// The defaults: not the playground, stepping controls, no stop.
+    pub fn new() -> Self {
+        SimKeys {
+            main: false,
+            controls: Controls::Step,
+            stop: None,
+        }
+    }
+
+    /// Take `main`, `controls` or `stop`; whether `k` was one of them.
+    pub fn take(&mut self, k: &str, v: &str, errors: &mut Vec<String>) -> bool {
+        match k {
+            "main" => self.main = parse_bool("main", v, errors),
+            "controls" => match v {
+                "full" => self.controls = Controls::Full,
+                "step" => self.controls = Controls::Step,
+                _ => errors.push(format!(
+                    "controls: '{v}' is not allowed; allowed: full, step"
+                )),
+            },
+            "stop" => self.stop = parse_stop(v, errors),
+            _ => return false,
+        }
+        true
+    }
+}
+
+/// A ```` ```herdlab-check ```` block's `mechanism` error.
+pub(crate) fn check_mechanism(v: &str) -> String {
+    format!("mechanism: '{v}' is not allowed in a herdlab-check block; allowed: locks, herd")
+}
+
+/// A herd block's `mechanism` error.
+fn herd_mechanism(v: &str) -> Option<String> {
+    (!MECHANISMS.contains(&v)).then(|| {
+        format!(
+            "mechanism: '{v}' is not allowed; allowed: {}",
+            MECHANISMS.join(", ")
+        )
+    })
+}
+
 /// Check the combinations; put back the defaults of the fields that break one, and say so.
 fn settle(p: &mut HerdParams, base: &HerdParams, errors: &mut Vec<ParamError>) {
     for e in validate_herd(p) {
@@ -116,48 +234,22 @@ fn settle(p: &mut HerdParams, base: &HerdParams, errors: &mut Vec<ParamError>) {
 
 /// Parse a ```` ```herdlab-sim ```` body. `fallback_id` names the widget when `id` is missing.
 pub fn parse_sim(body: &str, fallback_id: &str) -> SimSpec {
-    let mut errors = Vec::new();
-    let mut perr = Vec::new();
-    let mut id = None;
-    let mut main = false;
-    let mut controls = Controls::Step;
-    let mut stop = None;
-    let mut caption = None;
     let mut p = HerdParams::default();
-    for (k, v) in query_pairs(body.trim()) {
-        match k.as_str() {
-            "id" => id = Some(v),
-            "main" => main = parse_bool("main", &v, &mut errors),
-            "controls" => match v.as_str() {
-                "full" => controls = Controls::Full,
-                "step" => controls = Controls::Step,
-                _ => errors.push(format!(
-                    "controls: '{v}' is not allowed; allowed: full, step"
-                )),
-            },
-            "stop" => stop = parse_stop(&v, &mut errors),
-            "caption" => caption = Some(v),
-            "mechanism" => {
-                if !MECHANISMS.contains(&v.as_str()) {
-                    errors.push(format!(
-                        "mechanism: '{v}' is not allowed; allowed: {}",
-                        MECHANISMS.join(", ")
-                    ));
-                }
-            }
-            key if UI_KEYS.contains(&key) => {
-                errors.push(format!(
-                    "{key}: not a herdlab-sim key; allowed: id, main, controls, stop, caption, {}",
-                    HERD_KEYS.join(", ")
-                ));
-            }
-            key => {
-                if let Err(e) = set_herd_param(&mut p, key, &v) {
-                    perr.push(e);
-                }
-            }
-        }
-    }
+    let mut sim = SimKeys::new();
+    let keys = KeySet {
+        block: "herdlab-sim",
+        own: "id, main, controls, stop, caption",
+        keys: &HERD_KEYS,
+        set: set_herd_param,
+    };
+    let BlockKeys {
+        id,
+        caption,
+        mut errors,
+        mut perr,
+    } = parse_keys(body, &keys, &mut p, herd_mechanism, |k, v, e| {
+        sim.take(k, v, e)
+    });
     settle(&mut p, &HerdParams::default(), &mut perr);
     errors.extend(perr.iter().map(|e| e.to_string()));
     let id = match id.filter(|s| valid_id(s)) {
@@ -169,9 +261,9 @@ pub fn parse_sim(body: &str, fallback_id: &str) -> SimSpec {
     };
     SimSpec {
         id,
-        main,
-        controls,
-        stop,
+        main: sim.main,
+        controls: sim.controls,
+        stop: sim.stop,
         caption,
         params: p,
         errors,
@@ -188,13 +280,9 @@ pub fn valid_id(s: &str) -> bool {
 
 /// Parse a ```` ```herdlab-compare ```` body.
 pub fn parse_compare(body: &str, fallback_id: &str) -> CompareSpec {
-    let mut errors = Vec::new();
-    let mut perr = Vec::new();
-    let mut id = None;
     let mut left = None;
     let mut right = None;
     let mut stop = None;
-    let mut caption = None;
     let mut p = HerdParams::default();
     let mode = |v: &str, key: &str, errors: &mut Vec<String>| match WakeMode::from_name(v) {
         Some(m) => Some(m),
@@ -206,32 +294,26 @@ pub fn parse_compare(body: &str, fallback_id: &str) -> CompareSpec {
             None
         }
     };
-    for (k, v) in query_pairs(body.trim()) {
-        match k.as_str() {
-            "id" => id = Some(v),
-            "left" => left = mode(&v, "left", &mut errors),
-            "right" => right = mode(&v, "right", &mut errors),
-            "stop" => stop = parse_stop(&v, &mut errors),
-            "caption" => caption = Some(v),
-            "mechanism" => {
-                if !MECHANISMS.contains(&v.as_str()) {
-                    errors.push(format!(
-                        "mechanism: '{v}' is not allowed; allowed: {}",
-                        MECHANISMS.join(", ")
-                    ));
-                }
-            }
-            key if UI_KEYS.contains(&key) => errors.push(format!(
-                "{key}: not a herdlab-compare key; allowed: id, left, right, stop, caption, {}",
-                HERD_KEYS.join(", ")
-            )),
-            key => {
-                if let Err(e) = set_herd_param(&mut p, key, &v) {
-                    perr.push(e);
-                }
-            }
+    let keys = KeySet {
+        block: "herdlab-compare",
+        own: "id, left, right, stop, caption",
+        keys: &HERD_KEYS,
+        set: set_herd_param,
+    };
+    let BlockKeys {
+        id,
+        caption,
+        mut errors,
+        mut perr,
+    } = parse_keys(body, &keys, &mut p, herd_mechanism, |k, v, errors| {
+        match k {
+            "left" => left = mode(v, "left", errors),
+            "right" => right = mode(v, "right", errors),
+            "stop" => stop = parse_stop(v, errors),
+            _ => return false,
         }
-    }
+        true
+    });
     settle(&mut p, &HerdParams::default(), &mut perr);
     let side = |m: Option<WakeMode>, fallback: WakeMode, name: &str, errors: &mut Vec<String>| {
         let mut s = p;
@@ -299,34 +381,26 @@ pub fn herd_check_defaults() -> HerdParams {
 /// [`herd_check_defaults`]). The browser's checker takes at most [`BROWSER_MAX_HERD_WORKERS`]
 /// workers and [`BROWSER_MAX_HERD_CONNECTIONS`] connections: more is reported and capped.
 pub fn parse_herd_check(body: &str, fallback_id: &str) -> CheckSpec {
-    let mut errors = Vec::new();
-    let mut perr = Vec::new();
-    let mut id = None;
-    let mut caption = None;
     let base = herd_check_defaults();
     let mut p = base;
-    for (k, v) in query_pairs(body.trim()) {
-        match k.as_str() {
-            "id" => id = Some(v),
-            "caption" => caption = Some(v),
-            "mechanism" => {
-                if v != "herd" {
-                    errors.push(format!(
-                        "mechanism: '{v}' is not allowed in a herdlab-check block; allowed: locks, herd"
-                    ));
-                }
-            }
-            key if UI_KEYS.contains(&key) => errors.push(format!(
-                "{key}: not a herdlab-check key; allowed: id, caption, mechanism, {}",
-                HERD_KEYS.join(", ")
-            )),
-            key => {
-                if let Err(e) = set_herd_param(&mut p, key, &v) {
-                    perr.push(e);
-                }
-            }
-        }
-    }
+    let keys = KeySet {
+        block: "herdlab-check",
+        own: "id, caption, mechanism",
+        keys: &HERD_KEYS,
+        set: set_herd_param,
+    };
+    let BlockKeys {
+        id,
+        caption,
+        mut errors,
+        mut perr,
+    } = parse_keys(
+        body,
+        &keys,
+        &mut p,
+        |v| (v != "herd").then(|| check_mechanism(v)),
+        |_, _, _| false,
+    );
     settle(&mut p, &base, &mut perr);
     let cap = |field: &str, v: &mut u32, max: u32, perr: &mut Vec<ParamError>| {
         if *v > max {

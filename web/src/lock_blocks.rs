@@ -13,7 +13,10 @@ use herdlab_core::scenario::{
 };
 use herdlab_core::sim::Actor;
 
-use crate::blocks::{parse_bool, parse_herd_check, parse_picks, parse_stop, valid_id, Controls};
+use crate::blocks::{
+    check_mechanism, parse_herd_check, parse_keys, parse_picks, parse_stop, valid_id, BlockKeys,
+    Controls, KeySet, SimKeys,
+};
 use crate::model::MAX_STEPS;
 
 /// The longest `schedule` a link may carry.
@@ -119,47 +122,30 @@ pub(crate) fn checked_id(id: Option<String>, fallback: &str, errors: &mut Vec<St
 
 /// Parse a lock ```` ```herdlab-sim ```` body. `fallback_id` names the widget when `id` is missing.
 pub fn parse_lock_sim(body: &str, fallback_id: &str) -> LockSimSpec {
-    let mut errors = Vec::new();
-    let mut perr = Vec::new();
-    let mut id = None;
-    let mut main = false;
-    let mut controls = Controls::Step;
-    let mut stop = None;
-    let mut caption = None;
     let mut p = LockParams::default();
-    for (k, v) in query_pairs(body.trim()) {
-        match k.as_str() {
-            "id" => id = Some(v),
-            "main" => main = parse_bool("main", &v, &mut errors),
-            "controls" => match v.as_str() {
-                "full" => controls = Controls::Full,
-                "step" => controls = Controls::Step,
-                _ => errors.push(format!(
-                    "controls: '{v}' is not allowed; allowed: full, step"
-                )),
-            },
-            "stop" => stop = parse_stop(&v, &mut errors),
-            "caption" => caption = Some(v),
-            "mechanism" => errors.extend(mechanism_error(&v)),
-            key if UI_KEYS.contains(&key) => errors.push(format!(
-                "{key}: not a herdlab-sim key; allowed: id, main, controls, stop, caption, mechanism, {}",
-                LOCK_KEYS.join(", ")
-            )),
-            key => {
-                if let Err(e) = set_lock_param(&mut p, key, &v) {
-                    perr.push(e);
-                }
-            }
-        }
-    }
+    let mut sim = SimKeys::new();
+    let keys = KeySet {
+        block: "herdlab-sim",
+        own: "id, main, controls, stop, caption, mechanism",
+        keys: &LOCK_KEYS,
+        set: set_lock_param,
+    };
+    let BlockKeys {
+        id,
+        caption,
+        mut errors,
+        mut perr,
+    } = parse_keys(body, &keys, &mut p, mechanism_error, |k, v, e| {
+        sim.take(k, v, e)
+    });
     settle(&mut p, &LockParams::default(), &mut perr);
     errors.extend(perr.iter().map(|e| e.to_string()));
     let id = checked_id(id, fallback_id, &mut errors);
     LockSimSpec {
         id,
-        main,
-        controls,
-        stop,
+        main: sim.main,
+        controls: sim.controls,
+        stop: sim.stop,
         caption,
         params: p,
         errors,
@@ -172,12 +158,8 @@ fn lock_names() -> String {
 
 /// Parse a lock ```` ```herdlab-compare ```` body (`left`/`right`: lock names).
 pub fn parse_lock_compare(body: &str, fallback_id: &str) -> LockCompareSpec {
-    let mut errors = Vec::new();
-    let mut perr = Vec::new();
-    let mut id = None;
     let (mut left, mut right) = (None, None);
     let mut stop = None;
-    let mut caption = None;
     let mut p = LockParams::default();
     let kind = |v: &str, key: &str, errors: &mut Vec<String>| {
         let k = LockKind::from_name(v);
@@ -189,28 +171,29 @@ pub fn parse_lock_compare(body: &str, fallback_id: &str) -> LockCompareSpec {
         }
         k
     };
-    for (k, v) in query_pairs(body.trim()) {
-        match k.as_str() {
-            "id" => id = Some(v),
-            "left" => left = kind(&v, "left", &mut errors),
-            "right" => right = kind(&v, "right", &mut errors),
-            "stop" => stop = parse_stop(&v, &mut errors),
-            "caption" => caption = Some(v),
-            "mechanism" => errors.extend(mechanism_error(&v)),
-            "lock" => errors.push(
-                "lock: not a herdlab-compare key; left and right name the locks".into(),
-            ),
-            key if UI_KEYS.contains(&key) => errors.push(format!(
-                "{key}: not a herdlab-compare key; allowed: id, left, right, stop, caption, mechanism, {}",
-                LOCK_KEYS.join(", ")
-            )),
-            key => {
-                if let Err(e) = set_lock_param(&mut p, key, &v) {
-                    perr.push(e);
-                }
+    let keys = KeySet {
+        block: "herdlab-compare",
+        own: "id, left, right, stop, caption, mechanism",
+        keys: &LOCK_KEYS,
+        set: set_lock_param,
+    };
+    let BlockKeys {
+        id,
+        caption,
+        mut errors,
+        mut perr,
+    } = parse_keys(body, &keys, &mut p, mechanism_error, |k, v, errors| {
+        match k {
+            "left" => left = kind(v, "left", errors),
+            "right" => right = kind(v, "right", errors),
+            "stop" => stop = parse_stop(v, errors),
+            "lock" => {
+                errors.push("lock: not a herdlab-compare key; left and right name the locks".into())
             }
+            _ => return false,
         }
-    }
+        true
+    });
     for (side, val) in [("left", &left), ("right", &right)] {
         if val.is_none() && !errors.iter().any(|e| e.starts_with(side)) {
             errors.push(format!("{side}: missing; allowed: {}", lock_names()));
@@ -258,33 +241,25 @@ pub fn parse_check(body: &str, fallback_id: &str) -> CheckSpec {
     if named.as_deref() == Some("herd") {
         return parse_herd_check(body, fallback_id);
     }
-    let mut errors = Vec::new();
-    let mut perr = Vec::new();
-    let mut id = None;
-    let mut caption = None;
     let mut p = LockParams::default();
-    for (k, v) in query_pairs(body.trim()) {
-        match k.as_str() {
-            "id" => id = Some(v),
-            "caption" => caption = Some(v),
-            "mechanism" => {
-                if v != "locks" {
-                    errors.push(format!(
-                        "mechanism: '{v}' is not allowed in a herdlab-check block; allowed: locks, herd"
-                    ));
-                }
-            }
-            key if UI_KEYS.contains(&key) => errors.push(format!(
-                "{key}: not a herdlab-check key; allowed: id, caption, mechanism, {}",
-                LOCK_KEYS.join(", ")
-            )),
-            key => {
-                if let Err(e) = set_lock_param(&mut p, key, &v) {
-                    perr.push(e);
-                }
-            }
-        }
-    }
+    let keys = KeySet {
+        block: "herdlab-check",
+        own: "id, caption, mechanism",
+        keys: &LOCK_KEYS,
+        set: set_lock_param,
+    };
+    let BlockKeys {
+        id,
+        caption,
+        mut errors,
+        mut perr,
+    } = parse_keys(
+        body,
+        &keys,
+        &mut p,
+        |v| (v != "locks").then(|| check_mechanism(v)),
+        |_, _, _| false,
+    );
     settle(&mut p, &LockParams::default(), &mut perr);
     if p.threads as usize > MAX_THREADS {
         perr.push(ParamError {

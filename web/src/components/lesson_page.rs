@@ -66,13 +66,50 @@ fn unique(id: String, seen: &mut HashSet<String>, errors: &mut Vec<String>) -> S
     }
 }
 
+/// Where the lesson's widgets stand, while its parts are built.
+#[derive(Default)]
+struct Placing {
+    seen: HashSet<String>,
+    main_at: Option<usize>,
+    first_widget: Option<usize>,
+    url_errors: Vec<String>,
+}
+
+impl Placing {
+    /// Place a simulation block at part `at`: make its id unique, keep only the first playground
+    /// (`fields`: the spec's id, main flag and errors), and resolve the page query over it
+    /// (`resolve`: the link's errors and the playground's start).
+    fn playground<S, I>(
+        &mut self,
+        spec: &mut S,
+        at: usize,
+        fields: fn(&mut S) -> (&mut String, &mut bool, &mut Vec<String>),
+        resolve: impl FnOnce(&S) -> (Vec<String>, I),
+    ) -> Option<Rc<I>> {
+        let (id, main, errors) = fields(spec);
+        *id = unique(id.clone(), &mut self.seen, errors);
+        if *main && self.main_at.is_some() {
+            errors.push(
+                "main: only one playground per lesson; this block is not the main one".into(),
+            );
+            *main = false;
+        }
+        let main = *main;
+        self.first_widget.get_or_insert(at);
+        if !main {
+            return None;
+        }
+        self.main_at = Some(at);
+        let (url_errors, init) = resolve(spec);
+        self.url_errors = url_errors;
+        Some(Rc::new(init))
+    }
+}
+
 fn build(slug: &str, query: &str) -> Option<Page> {
     let lesson = lessons::find(slug)?;
     let mut parts = Vec::new();
-    let mut seen = HashSet::new();
-    let mut main_at = None;
-    let mut first_widget = None;
-    let mut url_errors = Vec::new();
+    let mut place = Placing::default();
     let (mut nsim, mut npredict) = (0, 0);
     for block in lesson.blocks {
         match *block {
@@ -80,65 +117,49 @@ fn build(slug: &str, query: &str) -> Option<Page> {
             Block::Sim(body) if mechanism_of(body) == "locks" => {
                 nsim += 1;
                 let mut spec = parse_lock_sim(body, &format!("block-{nsim}"));
-                spec.id = unique(spec.id.clone(), &mut seen, &mut spec.errors);
-                if spec.main && main_at.is_some() {
-                    spec.errors.push(
-                        "main: only one playground per lesson; this block is not the main one"
-                            .into(),
-                    );
-                    spec.main = false;
-                }
-                let init = spec.main.then(|| {
-                    let init = resolve_lock_main(&spec, query);
-                    url_errors = init.errors.iter().map(|e| e.to_string()).collect();
-                    Rc::new(init)
-                });
-                if spec.main {
-                    main_at = Some(parts.len());
-                }
-                first_widget.get_or_insert(parts.len());
+                let init = place.playground(
+                    &mut spec,
+                    parts.len(),
+                    |s| (&mut s.id, &mut s.main, &mut s.errors),
+                    |s| {
+                        let init = resolve_lock_main(s, query);
+                        (init.errors.iter().map(|e| e.to_string()).collect(), init)
+                    },
+                );
                 parts.push(Part::LockSim(Rc::new(spec), init, false));
             }
             Block::Sim(body) => {
                 nsim += 1;
                 let mut spec = parse_sim(body, &format!("block-{nsim}"));
-                spec.id = unique(spec.id.clone(), &mut seen, &mut spec.errors);
-                if spec.main && main_at.is_some() {
-                    spec.errors.push(
-                        "main: only one playground per lesson; this block is not the main one"
-                            .into(),
-                    );
-                    spec.main = false;
-                }
-                let init = spec.main.then(|| {
-                    let init = resolve_main(&spec, query);
-                    url_errors = init.errors.iter().map(|e| e.to_string()).collect();
-                    Rc::new(init)
-                });
-                if spec.main {
-                    main_at = Some(parts.len());
-                }
-                first_widget.get_or_insert(parts.len());
+                let init = place.playground(
+                    &mut spec,
+                    parts.len(),
+                    |s| (&mut s.id, &mut s.main, &mut s.errors),
+                    |s| {
+                        let init = resolve_main(s, query);
+                        (init.errors.iter().map(|e| e.to_string()).collect(), init)
+                    },
+                );
                 parts.push(Part::Sim(Rc::new(spec), init, false));
             }
             Block::Compare(body) if mechanism_of(body) == "locks" => {
                 nsim += 1;
                 let mut spec = parse_lock_compare(body, &format!("block-{nsim}"));
-                spec.id = unique(spec.id.clone(), &mut seen, &mut spec.errors);
-                first_widget.get_or_insert(parts.len());
+                spec.id = unique(spec.id.clone(), &mut place.seen, &mut spec.errors);
+                place.first_widget.get_or_insert(parts.len());
                 parts.push(Part::LockCompare(Rc::new(spec), false));
             }
             Block::Compare(body) => {
                 nsim += 1;
                 let mut spec = parse_compare(body, &format!("block-{nsim}"));
-                spec.id = unique(spec.id.clone(), &mut seen, &mut spec.errors);
-                first_widget.get_or_insert(parts.len());
+                spec.id = unique(spec.id.clone(), &mut place.seen, &mut spec.errors);
+                place.first_widget.get_or_insert(parts.len());
                 parts.push(Part::Compare(Rc::new(spec), false));
             }
             Block::Check(body) => {
                 nsim += 1;
                 let mut spec = parse_check(body, &format!("block-{nsim}"));
-                spec.id = unique(spec.id.clone(), &mut seen, &mut spec.errors);
+                spec.id = unique(spec.id.clone(), &mut place.seen, &mut spec.errors);
                 parts.push(Part::Check(Rc::new(spec)));
             }
             Block::Predict(body) => {
@@ -147,6 +168,12 @@ fn build(slug: &str, query: &str) -> Option<Page> {
             }
         }
     }
+    let Placing {
+        main_at,
+        first_widget,
+        mut url_errors,
+        ..
+    } = place;
     if main_at.is_none() && !query.trim().is_empty() {
         url_errors
             .push("this lesson has no playground, so the link's values were not used".to_string());
