@@ -11,7 +11,9 @@
 //! - [`waitqueue`]: the Linux wait queue and its `__wake_up_common` walk.
 //! - [`sim`]: the simulated platform (CPUs, scheduler, kernel model, cost model, arrivals, step back).
 //!   The native platform lives in `herdlab-bench` and drives the same machines on real threads.
-//! - Mechanisms: [`herd`] (the thundering herd on wait queues, futexes and condition variables).
+//! - Mechanisms: [`herd`] (the thundering herd on wait queues, futexes and condition variables),
+//!   [`locks`] (nginx's `ngx_shmtx` and its rivals), [`accept`] (the epoll herd, `EPOLLEXCLUSIVE`,
+//!   `SO_REUSEPORT` and nginx's accept mutex).
 //! - [`scenario`]: the serde description of a run, with validation and URL encoding.
 //!
 //! This crate has no web and no OS dependencies; it builds for `wasm32-unknown-unknown`.
@@ -30,9 +32,11 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod accept;
 pub mod check;
 pub mod cost;
 pub mod herd;
+pub mod histogram;
 pub mod locks;
 pub mod machine;
 pub mod metrics;

@@ -54,6 +54,10 @@ pub struct Metrics {
     pub cas_failures: u64,
     /// `sched_yield` calls.
     pub yields: u64,
+    /// Non-blocking `accept4` calls that found the queue empty (`EAGAIN`).
+    pub eagain: u64,
+    /// Wakeups by an `epoll_wait` timeout (counted in `wakeups` too, never in `wasted_wakeups`).
+    pub timer_wakeups: u64,
 }
 
 /// Counters for one thread.
@@ -67,4 +71,10 @@ pub struct ThreadMetrics {
     pub accepted: u64,
     /// Steps this thread executed.
     pub steps: u64,
+    /// `EAGAIN` returns from non-blocking `accept4`.
+    pub eagain: u64,
+    /// Wakeups by an `epoll_wait` timeout.
+    pub timer_wakeups: u64,
+    /// Simulated CPU time this thread used, ns (steps and work, not switching).
+    pub busy_ns: u64,
 }

@@ -12,6 +12,10 @@
 //! | `SemWait`, `SemPost` | a counting semaphore in the kernel model | a POSIX `sem_t` (`sem_wait`, `sem_post`) |
 //! | `MutexLock`, `MutexUnlock`, `CondWait`, `CondNotify` | a model of a sleeping mutex and condition variable | `std::sync::Mutex` and `Condvar` |
 //! | `Accept` | the kernel model of `inet_csk_wait_for_connect` over a wait queue | a real blocking `accept(2)` |
+//! | `AcceptNb` | the accept queue, `EAGAIN` when empty | `accept4(2)` with `SOCK_NONBLOCK` on a non-blocking listener |
+//! | `EpollAdd`, `EpollDel` | the kernel model of `ep_insert` / `ep_remove` (an `ep_poll_callback` entry on the socket's wait queue) | `epoll_ctl(2)` |
+//! | `EpollWait` | the kernel model of `ep_poll` and `ep_send_events` (LIFO sleepers, re-poll, level-triggered re-queue) | `epoll_wait(2)` |
+//! | `ReadNext`, `Recv`, `Respond` | a connection's modelled request stream from the simulated client | `read(2)` / `write(2)` on a real loopback TCP socket |
 //! | `Work` | advances the CPU's clock | spins for that long |
 //! | `AwaitEvent` | the scenario's arrival pattern | the benchmark's load gate |
 //! | `Pause`, `Yield`, `Now` | cost model and simulated clock | `spin_loop`, `sched_yield`, a monotonic clock |
@@ -40,6 +44,49 @@ pub struct SemId(pub u8);
 /// The index of a listening socket.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct ListenerId(pub u8);
+
+/// The index of an epoll instance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct EpId(pub u8);
+
+/// A file descriptor an epoll instance can watch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Fd {
+    /// A listening socket.
+    Listener(ListenerId),
+    /// An accepted connection, by the id [`OpResult::Conn`] gave it.
+    Conn(u32),
+}
+
+/// How a descriptor is registered with `EPOLL_CTL_ADD`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Interest {
+    /// `EPOLLIN`, level-triggered, not exclusive: the entry on the socket's wait queue is queued at the
+    /// head and woken by every walk (nginx's listening sockets without the flag).
+    Level,
+    /// `EPOLLIN | EPOLLEXCLUSIVE`, level-triggered: the entry is queued at the tail with
+    /// `WQ_FLAG_EXCLUSIVE` (Linux 4.5+, nginx 1.11.3+).
+    LevelExclusive,
+    /// `EPOLLIN | EPOLLET`: reported once per new arrival of data (nginx's accepted connections).
+    Edge,
+}
+
+/// What one `epoll_wait` returned: the listening socket if it was reported, and how many connections
+/// were reported readable (read them with [`Op::ReadNext`]). Both empty: the timeout expired.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Ready {
+    /// The listening socket, when it was among the events.
+    pub listener: Option<ListenerId>,
+    /// Readable connections among the events.
+    pub conns: u16,
+}
+
+impl Ready {
+    /// True when the call returned no event (its timeout expired).
+    pub fn is_empty(&self) -> bool {
+        self.listener.is_none() && self.conns == 0
+    }
+}
 
 /// How many sleepers a wake call may wake.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -108,6 +155,42 @@ pub enum Op {
     /// Take one connection from a listening socket, sleeping while its accept queue is empty.
     /// Result: [`OpResult::Conn`], or [`OpResult::Closed`] once the socket is shut down.
     Accept(ListenerId),
+    /// Non-blocking `accept4`: take one connection from the listener's accept queue. Result:
+    /// [`OpResult::Conn`], or [`OpResult::Again`] (`EAGAIN`) when the queue is empty.
+    AcceptNb(ListenerId),
+    /// `epoll_ctl(EPOLL_CTL_ADD)`. Result: [`OpResult::Done`].
+    EpollAdd {
+        /// The epoll instance.
+        ep: EpId,
+        /// The descriptor to watch.
+        fd: Fd,
+        /// How to watch it.
+        interest: Interest,
+    },
+    /// `epoll_ctl(EPOLL_CTL_DEL)`. Result: [`OpResult::Done`].
+    EpollDel {
+        /// The epoll instance.
+        ep: EpId,
+        /// The descriptor to stop watching.
+        fd: Fd,
+    },
+    /// `epoll_wait`: harvest ready events, sleeping until there are some or the timeout expires.
+    /// Result: [`OpResult::Events`].
+    EpollWait {
+        /// The epoll instance.
+        ep: EpId,
+        /// The timeout in nanoseconds (`None`: wait forever, `-1`).
+        timeout_ns: Option<u64>,
+    },
+    /// Read one request from the next connection the last [`Op::EpollWait`] of this thread reported.
+    /// Result: [`OpResult::Request`], [`OpResult::Eof`] (the client closed; the platform closes the
+    /// connection and forgets it), or [`OpResult::Again`] when nothing was there.
+    ReadNext,
+    /// Blocking read of one request from a connection. Result: [`OpResult::Request`] or
+    /// [`OpResult::Eof`] (the connection is then closed).
+    Recv(u32),
+    /// Send the response to the request just read from a connection. Result: [`OpResult::Done`].
+    Respond(u32),
     /// Useful work for this many nanoseconds (handling a request, a critical section).
     Work(u64),
     /// Wait until the scenario delivers its next event (a job, a connection). Result:
@@ -131,6 +214,13 @@ impl Op {
             Op::FutexWait { .. }
                 | Op::FutexWake(..)
                 | Op::Accept(_)
+                | Op::AcceptNb(_)
+                | Op::EpollAdd { .. }
+                | Op::EpollDel { .. }
+                | Op::EpollWait { .. }
+                | Op::ReadNext
+                | Op::Recv(_)
+                | Op::Respond(_)
                 | Op::Yield
                 | Op::CondWait(..)
                 | Op::SemPost(_)
@@ -162,4 +252,12 @@ pub enum OpResult {
     Closed,
     /// A clock reading in nanoseconds.
     Time(u64),
+    /// A non-blocking call found nothing (`EAGAIN`).
+    Again,
+    /// What `epoll_wait` reported.
+    Events(Ready),
+    /// A request was read from this connection.
+    Request(u32),
+    /// The client closed this connection; it is closed on this side too.
+    Eof(u32),
 }

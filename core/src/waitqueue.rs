@@ -174,7 +174,20 @@ impl WaitQueue {
         nr_exclusive: u32,
         autoremove: bool,
         visits: &mut Vec<WalkVisit>,
+        wake_fn: impl FnMut(u16) -> i32,
+    ) -> WalkEnd {
+        self.wake_with(nr_exclusive, visits, wake_fn, |_| autoremove)
+    }
+
+    /// [`WaitQueue::wake`] with the unlink decision per entry: `autoremove(waiter)` says whether
+    /// that entry's wake function is `autoremove_wake_function` (a task's wait) or one that leaves
+    /// the entry linked (`ep_poll_callback`, whose entry stays on the socket until `EPOLL_CTL_DEL`).
+    pub fn wake_with(
+        &mut self,
+        nr_exclusive: u32,
+        visits: &mut Vec<WalkVisit>,
         mut wake_fn: impl FnMut(u16) -> i32,
+        autoremove: impl Fn(u16) -> bool,
     ) -> WalkEnd {
         let unlimited = nr_exclusive == 0;
         let mut budget = nr_exclusive;
@@ -199,7 +212,7 @@ impl WaitQueue {
                 end = WalkEnd::Aborted;
                 break;
             }
-            if !(ret > 0 && autoremove) {
+            if !(ret > 0 && autoremove(entry.waiter)) {
                 self.entries[kept] = entry;
                 kept += 1;
             }

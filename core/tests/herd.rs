@@ -223,7 +223,7 @@ fn same_scenario_same_trace_and_a_golden_trace_shared_by_native_and_wasm() {
     assert_eq!(golden, GOLDEN, "trace changed: {golden:?}");
 }
 
-const GOLDEN: (u64, u64) = (3815, 8047173477004416322);
+const GOLDEN: (u64, u64) = (2733, 2087198555453688271);
 
 #[test]
 fn stepping_back_k_then_forward_k_is_the_same_as_never_stepping_back() {

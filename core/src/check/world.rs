@@ -246,6 +246,13 @@ impl<M: Machine + Copy> CheckWorld<M> {
                 return;
             }
             Op::Accept(_)
+            | Op::AcceptNb(_)
+            | Op::EpollAdd { .. }
+            | Op::EpollDel { .. }
+            | Op::EpollWait { .. }
+            | Op::ReadNext
+            | Op::Recv(_)
+            | Op::Respond(_)
             | Op::MutexLock(_)
             | Op::MutexUnlock(_)
             | Op::CondWait(..)

@@ -336,6 +336,7 @@ impl HerdParams {
                 self.seed,
             ),
             seed: self.seed,
+            net: None,
         };
         Simulation::new(world, self.threads())
     }

@@ -518,6 +518,7 @@ impl LockParams {
             cost,
             arrivals: Arrivals::new(ArrivalPattern::OnDemand, 0, 1, 1, self.seed),
             seed: self.seed,
+            net: None,
         };
         Simulation::new(world, self.threads())
     }

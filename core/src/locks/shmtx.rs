@@ -152,6 +152,17 @@ pub enum Progress {
     Finished,
 }
 
+/// What a trylock step led to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TryOutcome {
+    /// The CAS is still to come.
+    Pending,
+    /// The lock is now held by this thread.
+    Acquired,
+    /// The lock was held by someone else (or the CAS lost a race): `ngx_shmtx_trylock` returned 0.
+    Busy,
+}
+
 /// The configuration of one `ngx_shmtx`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct ShmtxConfig {
@@ -190,6 +201,41 @@ impl Shmtx {
     /// Begin `ngx_shmtx_lock`.
     pub fn start_lock(&mut self) {
         self.lock = L::L1Load;
+    }
+
+    /// Begin `ngx_shmtx_trylock`: `*lock == 0 && CAS(lock, 0, pid)`, never spinning or sleeping
+    /// (how the accept mutex is used: `ngx_trylock_accept_mutex`).
+    pub fn start_trylock(&mut self) {
+        self.lock = L::L1Load;
+    }
+
+    /// The next trylock step's operation (a load, then the take).
+    pub fn trylock_op(&self) -> Op {
+        match self.lock {
+            L::L1Load => Op::Load(LOCK),
+            _ => self.take_op(),
+        }
+    }
+
+    /// Deliver a trylock step's result.
+    pub fn trylock_complete(&mut self, r: OpResult) -> TryOutcome {
+        match self.lock {
+            L::L1Load => match r {
+                OpResult::Value(0) => {
+                    self.lock = L::L1Take;
+                    TryOutcome::Pending
+                }
+                _ => TryOutcome::Busy,
+            },
+            _ => {
+                self.lock = L::L1Load;
+                if self.took(r) {
+                    TryOutcome::Acquired
+                } else {
+                    TryOutcome::Busy
+                }
+            }
+        }
     }
 
     /// Begin `ngx_shmtx_unlock`.

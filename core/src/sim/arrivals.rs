@@ -9,6 +9,7 @@
 //! | [`ArrivalPattern::OnDemand`] | `THINK_NS` after every worker has gone to sleep |
 //! | [`ArrivalPattern::Burst`] | `burst` events at once, each burst `THINK_NS` after every worker sleeps |
 //! | [`ArrivalPattern::Poisson`] | at exponentially distributed gaps with mean `1e9 / rate` ns |
+//! | [`ArrivalPattern::Steady`] | every `1e9 / rate` ns exactly, the first one gap after the start |
 
 use serde::{Deserialize, Serialize};
 
@@ -27,11 +28,13 @@ pub enum ArrivalPattern {
     Burst,
     /// Seeded Poisson arrivals at `rate` per second.
     Poisson,
+    /// One connection every `1e9 / rate` ns (a paced load generator).
+    Steady,
 }
 
 impl ArrivalPattern {
     /// The names the CLI and the URL use, in order.
-    pub const NAMES: [&'static str; 3] = ["on-demand", "burst", "poisson"];
+    pub const NAMES: [&'static str; 4] = ["on-demand", "burst", "poisson", "steady"];
 
     /// The CLI/URL name.
     pub fn name(self) -> &'static str {
@@ -39,6 +42,7 @@ impl ArrivalPattern {
             ArrivalPattern::OnDemand => "on-demand",
             ArrivalPattern::Burst => "burst",
             ArrivalPattern::Poisson => "poisson",
+            ArrivalPattern::Steady => "steady",
         }
     }
 
@@ -48,6 +52,7 @@ impl ArrivalPattern {
             "on-demand" => Some(ArrivalPattern::OnDemand),
             "burst" => Some(ArrivalPattern::Burst),
             "poisson" => Some(ArrivalPattern::Poisson),
+            "steady" => Some(ArrivalPattern::Steady),
             _ => None,
         }
     }
@@ -79,7 +84,10 @@ impl Arrivals {
     ) -> Self {
         let mut rng = Rng::new(seed ^ 0xA5A5_0000_0000_0001);
         let mean_gap_ns = 1_000_000_000 / rate_per_sec.max(1) as u64;
-        let next_time = rng.exponential_ns(mean_gap_ns);
+        let next_time = match pattern {
+            ArrivalPattern::Steady => mean_gap_ns,
+            _ => rng.exponential_ns(mean_gap_ns),
+        };
         Arrivals {
             pattern,
             burst: burst.max(1),
@@ -110,7 +118,7 @@ impl Arrivals {
             return None;
         }
         match self.pattern {
-            ArrivalPattern::Poisson => Some(self.next_time),
+            ArrivalPattern::Poisson | ArrivalPattern::Steady => Some(self.next_time),
             ArrivalPattern::OnDemand => idle_since.map(|t| t + THINK_NS),
             ArrivalPattern::Burst => {
                 if self.burst_left > 0 {
@@ -133,6 +141,9 @@ impl Arrivals {
             ArrivalPattern::Poisson => {
                 let base = self.next_time.max(at);
                 self.next_time = base + self.rng.exponential_ns(self.mean_gap_ns);
+            }
+            ArrivalPattern::Steady => {
+                self.next_time = self.next_time.max(at) + self.mean_gap_ns;
             }
             ArrivalPattern::OnDemand => {}
             ArrivalPattern::Burst => {

@@ -33,6 +33,7 @@
 
 pub mod accept;
 pub mod arrivals;
+pub mod net;
 pub mod stepper;
 
 use std::collections::VecDeque;
@@ -40,9 +41,10 @@ use std::collections::VecDeque;
 use serde::{Deserialize, Serialize};
 
 use crate::cost::CostModel;
+use crate::histogram::LogHistogram;
 use crate::machine::Machine;
 use crate::metrics::{Metrics, ThreadMetrics};
-use crate::op::{Op, OpResult, WakeCount, Word};
+use crate::op::{Fd, Interest, Op, OpResult, Ready, WakeCount, Word};
 use crate::rng::Rng;
 use crate::waitqueue::{WaitQueue, WalkEnd, WalkVisit};
 use accept::{AcceptModel, AcceptPhase, SleeperOrder};
@@ -209,6 +211,77 @@ pub enum Note {
     Other,
     /// The thread exited.
     Exited,
+    /// `epoll_ctl(ADD)`; `ready_now` when the descriptor was already readable (queued at once).
+    EpollAdded {
+        /// The epoll instance.
+        ep: u8,
+        /// The descriptor was readable at registration.
+        ready_now: bool,
+    },
+    /// `epoll_ctl(DEL)`.
+    EpollRemoved {
+        /// The epoll instance.
+        ep: u8,
+    },
+    /// `epoll_wait` returned events.
+    EpollReturned {
+        /// The listening socket was among them.
+        listener: bool,
+        /// Readable connections among them.
+        conns: u16,
+    },
+    /// `epoll_wait` found nothing and slept.
+    EpollSlept {
+        /// The sleep ends a wakeup that found nothing (the re-poll found the socket drained).
+        wasted: bool,
+    },
+    /// `epoll_wait` returned 0: its timeout expired.
+    EpollTimedOut,
+    /// `accept4` took a connection.
+    AcceptedNb {
+        /// The connection's id.
+        conn: u32,
+    },
+    /// `accept4` returned `EAGAIN`.
+    AcceptAgain,
+    /// A request was read.
+    ReadRequest {
+        /// The connection.
+        conn: u32,
+    },
+    /// The client had closed: EOF, and the connection is closed.
+    ReadEof {
+        /// The connection.
+        conn: u32,
+    },
+    /// A read found nothing.
+    ReadNothing,
+    /// A blocking read slept.
+    RecvSlept,
+    /// The response was written.
+    Responded {
+        /// The connection.
+        conn: u32,
+    },
+    /// A client sent a request; the connection's readiness woke `woken` threads.
+    ClientSent {
+        /// The connection.
+        conn: u32,
+        /// Threads woken.
+        woken: u16,
+    },
+    /// A client closed its connection.
+    ClientClosed {
+        /// The connection.
+        conn: u32,
+        /// Threads woken.
+        woken: u16,
+    },
+    /// A thread's `epoll_wait` timeout expired and woke it.
+    TimerFired {
+        /// The thread.
+        thread: u16,
+    },
 }
 
 /// One executed step.
@@ -273,6 +346,14 @@ pub struct SimThread<M> {
     woken_since_work: bool,
     empty_handed: bool,
     metrics: ThreadMetrics,
+    /// Connections its last `epoll_wait` reported and it has not read yet.
+    harvest: VecDeque<u32>,
+    /// Its `epoll_wait` timeout, while it waits with one.
+    deadline: Option<u64>,
+    /// The timeout expired while it slept.
+    timed_out: bool,
+    /// It was woken inside a blocking call that it now resumes (not a new system call).
+    resumed: bool,
 }
 
 impl<M: Machine> SimThread<M> {
@@ -315,6 +396,14 @@ impl<M: Machine> SimThread<M> {
             KPath::Accept(phase, _) => self.machine.kernel_line(phase),
             _ => self.machine.line(),
         }
+    }
+    /// Connections its last `epoll_wait` reported that it has not read yet.
+    pub fn harvest(&self) -> impl Iterator<Item = u32> + '_ {
+        self.harvest.iter().copied()
+    }
+    /// Its pending `epoll_wait` timeout, if it sleeps with one.
+    pub fn deadline(&self) -> Option<u64> {
+        self.deadline
     }
     /// Whether it is inside the modelled kernel's accept path, and where.
     pub fn accept_phase(&self) -> Option<AcceptPhase> {
@@ -372,6 +461,9 @@ pub struct WorldSpec {
     pub arrivals: Arrivals,
     /// The scenario's seed (for the cost jitter).
     pub seed: u64,
+    /// The event-driven network (epoll instances, several listeners, clients that send requests),
+    /// for the accept strategies; `None` for every other mechanism.
+    pub net: Option<net::NetSpec>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -383,8 +475,8 @@ struct Kernel {
     cond_q: Vec<WaitQueue>,
     sem_count: Vec<u32>,
     sem_q: Vec<WaitQueue>,
-    listen_wq: WaitQueue,
-    accept_queue: VecDeque<u32>,
+    /// Listening sockets (at least one): each with its wait queue and accept queue.
+    listeners: Vec<net::Listener>,
 }
 
 /// A running simulation of one mechanism.
@@ -414,6 +506,11 @@ pub struct Simulation<M> {
     last_walk_budget: u32,
     last_walk_end: Option<WalkEnd>,
     trace: u64,
+    net: Option<Box<net::Net>>,
+    accept_latency: LogHistogram,
+    seed: u64,
+    word0_busy_ns: u64,
+    word0_since: Option<u64>,
 }
 
 const FNV_PRIME: u64 = 0x0000_0100_0000_01B3;
@@ -439,6 +536,23 @@ impl<M: Machine> Simulation<M> {
                 KPath::CondRelock(m) => (2, Some(m)),
             };
             (sched, t.task, t.sleep, kpath, t.woken_since_work).hash(h);
+            (&t.harvest, t.deadline.is_some(), t.timed_out, t.resumed).hash(h);
+        }
+        if let Some(n) = &self.net {
+            for l in &self.k.listeners {
+                (&l.wq, l.queue.len()).hash(h);
+            }
+            n.epolls.hash(h);
+            for c in &n.conns {
+                (c.listener, c.accepted, c.closed, c.ep, c.reader).hash(h);
+                (c.pending, c.eof, c.requests_left).hash(h);
+            }
+            for e in &n.client {
+                (e.1, e.2).hash(h);
+            }
+            for t in &n.timers {
+                t.1.hash(h);
+            }
         }
         self.k.mem.hash(h);
         self.k.futex_q.hash(h);
@@ -447,8 +561,8 @@ impl<M: Machine> Simulation<M> {
         self.k.cond_q.hash(h);
         self.k.sem_count.hash(h);
         self.k.sem_q.hash(h);
-        self.k.listen_wq.hash(h);
-        self.k.accept_queue.len().hash(h);
+        self.k.listeners[0].wq.hash(h);
+        self.k.listeners[0].queue.len().hash(h);
         self.arrivals.remaining().hash(h);
         (self.metrics.lost_wakeups > 0).hash(h);
     }
@@ -489,6 +603,10 @@ impl<M: Machine> Simulation<M> {
                 woken_since_work: false,
                 empty_handed: false,
                 metrics: ThreadMetrics::default(),
+                harvest: VecDeque::new(),
+                deadline: None,
+                timed_out: false,
+                resumed: false,
             });
         }
         let workers = sim_threads
@@ -508,8 +626,10 @@ impl<M: Machine> Simulation<M> {
                 cond_q: vec![WaitQueue::new(); world.condvars as usize],
                 sem_count: vec![0; world.sems as usize],
                 sem_q: vec![WaitQueue::new(); world.sems as usize],
-                listen_wq: WaitQueue::new(),
-                accept_queue: VecDeque::new(),
+                listeners: vec![
+                    net::Listener::default();
+                    world.net.map_or(1, |n| n.listeners.max(1) as usize)
+                ],
             },
             network: world.network,
             accept: world.accept,
@@ -531,6 +651,11 @@ impl<M: Machine> Simulation<M> {
             last_walk_budget: 0,
             last_walk_end: None,
             trace: 0xCBF2_9CE4_8422_2325,
+            net: world.net.map(|n| Box::new(net::Net::new(n))),
+            accept_latency: LogHistogram::new(),
+            seed: world.seed,
+            word0_busy_ns: 0,
+            word0_since: None,
         }
     }
 
@@ -554,15 +679,38 @@ impl<M: Machine> Simulation<M> {
     }
     /// The listening socket's wait queue.
     pub fn listen_wait_queue(&self) -> &WaitQueue {
-        &self.k.listen_wq
+        &self.k.listeners[0].wq
+    }
+    /// Every listening socket (one, or one per worker with `SO_REUSEPORT`).
+    pub fn listeners(&self) -> &[net::Listener] {
+        &self.k.listeners
+    }
+    /// The event-driven network (accept strategies only).
+    pub fn net(&self) -> Option<&net::Net> {
+        self.net.as_deref()
+    }
+    /// Time from each connection's arrival to its `accept`.
+    pub fn accept_latency(&self) -> &LogHistogram {
+        &self.accept_latency
+    }
+    /// How long word `w` has held a non-zero value so far (tracked for word 0, the lock word of the
+    /// accept mutex; 0 for other words).
+    pub fn word_busy_ns(&self, w: Word) -> u64 {
+        if w != Word(0) {
+            return 0;
+        }
+        self.word0_busy_ns
+            + self
+                .word0_since
+                .map_or(0, |t| self.metrics.sim_time_ns.saturating_sub(t))
     }
     /// The accept queue's connections, oldest first.
     pub fn accept_queue(&self) -> impl Iterator<Item = u32> + '_ {
-        self.k.accept_queue.iter().copied()
+        self.k.listeners[0].queue.iter().copied()
     }
     /// Length of the accept queue.
     pub fn accept_queue_len(&self) -> usize {
-        self.k.accept_queue.len()
+        self.k.listeners[0].queue.len()
     }
     /// The futex queue of a word.
     pub fn futex_queue(&self, word: Word) -> &WaitQueue {
@@ -649,10 +797,50 @@ impl<M: Machine> Simulation<M> {
         if let Some((p, _)) = self.due_producer() {
             v.push(Actor::Thread(p));
         }
-        if self.network && self.arrivals.remaining() > 0 {
+        if self.network_can_step() {
             v.push(Actor::Network);
         }
         v
+    }
+
+    /// Whether the network actor has something to do: an arrival left, or (event-driven network) a
+    /// client action or an `epoll_wait` timeout pending.
+    fn network_can_step(&self) -> bool {
+        if !self.network {
+            return false;
+        }
+        self.arrivals.remaining() > 0 || self.net_event_due().is_some()
+    }
+
+    /// The event-driven network has delivered and closed everything: timers no longer count.
+    fn net_drained(&self) -> bool {
+        match &self.net {
+            Some(n) => {
+                self.arrivals.remaining() == 0
+                    && n.client.is_empty()
+                    && n.open_conns() == 0
+                    && self.k.listeners.iter().all(|l| l.queue.is_empty())
+            }
+            None => true,
+        }
+    }
+
+    /// The next client action or timer of the event-driven network.
+    fn net_event_due(&self) -> Option<u64> {
+        let n = self.net.as_ref()?;
+        if self.net_drained() {
+            return None;
+        }
+        n.next_event()
+    }
+
+    /// When the network actor's next action is due.
+    fn network_due(&self) -> Option<u64> {
+        let a = self.arrivals.due(self.idle_since);
+        match (a, self.net_event_due()) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, y) => x.or(y),
+        }
     }
 
     /// Whether `actor` may step now.
@@ -664,7 +852,7 @@ impl<M: Machine> Simulation<M> {
                     .is_some_and(|t| matches!(t.sched, Sched::OnCpu | Sched::Queued))
                     || self.due_producer().is_some_and(|(p, _)| p == i)
             }
-            Actor::Network => self.network && self.arrivals.remaining() > 0,
+            Actor::Network => self.network_can_step(),
         }
     }
 
@@ -696,7 +884,7 @@ impl<M: Machine> Simulation<M> {
             }
         }
         if self.network {
-            if let Some(t) = self.arrivals.due(self.idle_since) {
+            if let Some(t) = self.network_due() {
                 if best.is_none_or(|(bt, _)| t < bt) {
                     best = Some((t, Actor::Network));
                 }
@@ -731,10 +919,14 @@ impl<M: Machine> Simulation<M> {
         self.last_walk_end = None;
         let rec = match actor {
             Actor::Network => {
-                if !self.network || self.arrivals.remaining() == 0 {
+                if !self.network_can_step() {
                     return Err(StepError::NoArrival);
                 }
-                self.step_network()
+                if self.net.is_some() {
+                    self.step_net()
+                } else {
+                    self.step_network()
+                }
             }
             Actor::Thread(i) => {
                 let t = self
@@ -784,16 +976,27 @@ impl<M: Machine> Simulation<M> {
     }
 
     fn check_invariants(&mut self) {
+        let waiting = self
+            .k
+            .listeners
+            .iter()
+            .find_map(|l| l.queue.front().copied());
+        // in the event-driven world a worker also wakes for its timer or its connections' clients
+        let timer_pending = self
+            .net
+            .as_ref()
+            .is_some_and(|n| !n.timers.is_empty() || !n.client.is_empty());
         if self.network
             && self.workers > 0
             && self.asleep_workers == self.workers
-            && !self.k.accept_queue.is_empty()
+            && waiting.is_some()
+            && !timer_pending
         {
             if !self.lost_episode {
                 self.lost_episode = true;
                 self.metrics.lost_wakeups += 1;
                 if self.first_violation.is_none() {
-                    self.first_violation = Some((self.metrics.steps, self.k.accept_queue[0]));
+                    self.first_violation = Some((self.metrics.steps, waiting.unwrap_or(0)));
                 }
             }
         } else if self.asleep_workers < self.workers {
@@ -805,15 +1008,17 @@ impl<M: Machine> Simulation<M> {
         let any_cpu = self.cpus.iter().any(|c| c.current.is_some());
         let can_run = any_cpu
             || self.due_producer().is_some()
-            || (self.network && self.arrivals.due(self.idle_since).is_some());
+            || (self.network && self.network_due().is_some());
         if can_run {
             self.status = Status::Running;
             return;
         }
         let handled = self.metrics.connections_accepted;
         let all_done = self.threads.iter().all(|t| t.sched == Sched::Done);
-        let served =
-            self.network && self.arrivals.remaining() == 0 && handled >= self.total_events as u64;
+        let served = self.network
+            && self.arrivals.remaining() == 0
+            && handled >= self.total_events as u64
+            && self.net_drained();
         if all_done || served {
             self.status = Status::Finished;
         } else if !self.network && self.total_events == 0 {
@@ -828,7 +1033,12 @@ impl<M: Machine> Simulation<M> {
                 "every unfinished thread sleeps (threads {}) and nothing can wake them",
                 sleepers.join(", ")
             ));
-        } else if let Some(&c) = self.k.accept_queue.front() {
+        } else if let Some(c) = self
+            .k
+            .listeners
+            .iter()
+            .find_map(|l| l.queue.front().copied())
+        {
             self.status = Status::Stuck(format!(
                 "lost wakeup: connection {c} waits in the accept queue while every worker sleeps"
             ));
@@ -853,6 +1063,9 @@ impl<M: Machine> Simulation<M> {
 
     fn charge(&mut self, cpu: u8, ns: u64) {
         let c = &mut self.cpus[cpu as usize];
+        if let Some(t) = c.current {
+            self.threads[t as usize].metrics.busy_ns += ns;
+        }
         c.clock += ns;
         self.metrics.cpu_time_ns += ns;
         if c.clock > self.metrics.sim_time_ns {
@@ -1020,8 +1233,11 @@ impl<M: Machine> Simulation<M> {
             }
             KPath::CondRelock(_) | KPath::Accept(..) => {}
             KPath::None => {
-                if let Op::FutexWait { .. } = t.machine.next_op() {
-                    t.machine.complete(OpResult::Woken);
+                match t.machine.next_op() {
+                    Op::FutexWait { .. } => t.machine.complete(OpResult::Woken),
+                    // the woken caller goes on inside the same call
+                    Op::EpollWait { .. } | Op::Recv(_) => t.resumed = true,
+                    _ => {}
                 }
                 // a mutex sleeper simply retries its MutexLock
             }
@@ -1058,7 +1274,7 @@ impl<M: Machine> Simulation<M> {
 
     fn queue_mut(&mut self, which: QueueRef) -> &mut WaitQueue {
         match which {
-            QueueRef::Listen => &mut self.k.listen_wq,
+            QueueRef::Listen => &mut self.k.listeners[0].wq,
             QueueRef::Sem(i) => &mut self.k.sem_q[i as usize],
             QueueRef::Futex(w) => &mut self.k.futex_q[w as usize],
             QueueRef::Mutex(m) => &mut self.k.mutex_q[m as usize],
@@ -1072,15 +1288,17 @@ impl<M: Machine> Simulation<M> {
         // The present is the earliest running CPU's clock (every CPU idle: the latest instant
         // reached). Chosen by the default scheduler, the arrival is due no later than that; forced
         // early by the learner, it happens now.
+        // every CPU idle: nothing happens before the due time, so the clock jumps to it
         let present = self
             .cpus
             .iter()
             .filter(|c| c.current.is_some())
             .map(|c| c.clock)
             .min()
-            .unwrap_or(self.metrics.sim_time_ns);
+            .unwrap_or(u64::MAX);
         let at = match self.arrivals.due(self.idle_since) {
             Some(t) => t.min(present),
+            None if present == u64::MAX => self.metrics.sim_time_ns,
             None => present,
         };
         self.arrivals.take(at);
@@ -1090,9 +1308,9 @@ impl<M: Machine> Simulation<M> {
         if at > self.metrics.sim_time_ns {
             self.metrics.sim_time_ns = at;
         }
-        self.k.accept_queue.push_back(conn);
+        self.k.listeners[0].queue.push_back(conn);
         // sock_def_readable: wake_up_interruptible_sync_poll, nr_exclusive = 1
-        let walk_cost = self.cost.wake_entry_ns * self.k.listen_wq.len().max(1) as u64;
+        let walk_cost = self.cost.wake_entry_ns * self.k.listeners[0].wq.len().max(1) as u64;
         let woken = self.wake_queue(QueueRef::Listen, WakeCount::Up(1), at + walk_cost, true);
         StepRecord {
             step: 0,
@@ -1137,10 +1355,20 @@ impl<M: Machine> Simulation<M> {
     }
 
     fn step_op(&mut self, tid: u16, cpu: u8, op: Op) -> Note {
-        if op.is_syscall() {
+        let resumed = std::mem::take(&mut self.threads[tid as usize].resumed);
+        if op.is_syscall() && !resumed {
             self.metrics.syscalls += 1;
         }
         match op {
+            Op::AcceptNb(l) => self.step_accept_nb(tid, cpu, l.0),
+            Op::EpollAdd { ep, fd, interest } => self.step_epoll_add(tid, cpu, ep.0, fd, interest),
+            Op::EpollDel { ep, fd } => self.step_epoll_del(tid, cpu, ep.0, fd),
+            Op::EpollWait { ep, timeout_ns } => {
+                self.step_epoll_wait(tid, cpu, ep.0, timeout_ns, resumed)
+            }
+            Op::ReadNext => self.step_read_next(tid, cpu),
+            Op::Recv(c) => self.step_recv(tid, cpu, c, resumed),
+            Op::Respond(c) => self.step_respond(tid, cpu, c),
             Op::Load(w) => {
                 let c = self.jittered(self.cost.plain_ns);
                 self.charge(cpu, c);
@@ -1157,6 +1385,7 @@ impl<M: Machine> Simulation<M> {
                 self.charge(cpu, c);
                 let old = self.k.mem[w.0 as usize];
                 self.k.mem[w.0 as usize] = v;
+                self.wrote(w, old, v, cpu);
                 self.complete(tid, OpResult::Done);
                 Note::Memory {
                     word: w,
@@ -1175,6 +1404,7 @@ impl<M: Machine> Simulation<M> {
                 let ok = actual == expected;
                 if ok {
                     self.k.mem[word.0 as usize] = new;
+                    self.wrote(word, actual, new, cpu);
                 } else {
                     self.metrics.cas_failures += 1;
                 }
@@ -1190,6 +1420,7 @@ impl<M: Machine> Simulation<M> {
                 self.charge(cpu, c);
                 let old = self.k.mem[w.0 as usize];
                 self.k.mem[w.0 as usize] = old.wrapping_add(d);
+                self.wrote(w, old, old.wrapping_add(d), cpu);
                 self.complete(tid, OpResult::Value(old));
                 Note::Memory {
                     word: w,
@@ -1202,6 +1433,7 @@ impl<M: Machine> Simulation<M> {
                 self.charge(cpu, c);
                 let old = self.k.mem[w.0 as usize];
                 self.k.mem[w.0 as usize] = v;
+                self.wrote(w, old, v, cpu);
                 self.complete(tid, OpResult::Value(old));
                 Note::Memory {
                     word: w,
@@ -1432,8 +1664,8 @@ impl<M: Machine> Simulation<M> {
         };
         match phase {
             AcceptPhase::Fast => {
-                if let Some(c) = self.k.accept_queue.pop_front() {
-                    self.took(tid);
+                if let Some(c) = self.k.listeners[0].queue.pop_front() {
+                    self.took(tid, c);
                     self.threads[tid as usize].kpath = KPath::None;
                     self.complete(tid, OpResult::Conn(c));
                     Note::FastPathTook { conn: c }
@@ -1447,7 +1679,7 @@ impl<M: Machine> Simulation<M> {
                 }
             }
             AcceptPhase::TestFirst => {
-                let empty = self.k.accept_queue.is_empty();
+                let empty = self.k.listeners[0].queue.is_empty();
                 set(
                     self,
                     if empty {
@@ -1461,7 +1693,7 @@ impl<M: Machine> Simulation<M> {
             }
             AcceptPhase::Prepare => {
                 let how = self.accept.enqueue;
-                let added = self.k.listen_wq.add(tid, how);
+                let added = self.k.listeners[0].wq.add(tid, how);
                 self.threads[tid as usize].task = TaskState::Interruptible;
                 let next = match self.accept.order {
                     SleeperOrder::EnqueueThenTest => AcceptPhase::SleepIfEmpty,
@@ -1475,7 +1707,7 @@ impl<M: Machine> Simulation<M> {
             }
             AcceptPhase::SleepIfEmpty | AcceptPhase::Schedule => {
                 let must_test = phase == AcceptPhase::SleepIfEmpty;
-                let queue_empty = self.k.accept_queue.is_empty();
+                let queue_empty = self.k.listeners[0].queue.is_empty();
                 let t = &self.threads[tid as usize];
                 if t.task == TaskState::Interruptible && (!must_test || queue_empty) {
                     // schedule(): give up the CPU; the wake walk moves us on to Take
@@ -1488,8 +1720,8 @@ impl<M: Machine> Simulation<M> {
                 }
             }
             AcceptPhase::Take => {
-                if let Some(c) = self.k.accept_queue.pop_front() {
-                    self.took(tid);
+                if let Some(c) = self.k.listeners[0].queue.pop_front() {
+                    self.took(tid, c);
                     set(self, AcceptPhase::Finish, c);
                     Note::Took { conn: c }
                 } else {
@@ -1505,7 +1737,7 @@ impl<M: Machine> Simulation<M> {
                 }
             }
             AcceptPhase::Finish => {
-                self.k.listen_wq.remove(tid);
+                self.k.listeners[0].wq.remove(tid);
                 let t = &mut self.threads[tid as usize];
                 t.task = TaskState::Running;
                 t.kpath = KPath::None;
@@ -1515,11 +1747,596 @@ impl<M: Machine> Simulation<M> {
         }
     }
 
-    fn took(&mut self, tid: u16) {
+    fn took(&mut self, tid: u16, conn: u32) {
+        if self.net.is_some() {
+            let now = self.cpus[self.threads[tid as usize].cpu as usize].clock;
+            self.net_accepted(tid, conn, now);
+        }
         self.metrics.connections_accepted += 1;
         let t = &mut self.threads[tid as usize];
         t.metrics.accepted += 1;
         t.empty_handed = false;
+        t.woken_since_work = false;
+    }
+}
+
+// ----- the event-driven network (accept strategies): see `net` -----
+impl<M: Machine> Simulation<M> {
+    fn wrote(&mut self, w: Word, old: u32, new: u32, cpu: u8) {
+        if w != Word(0) {
+            return;
+        }
+        let now = self.cpus[cpu as usize].clock;
+        if old == 0 && new != 0 {
+            self.word0_since = Some(now);
+        } else if old != 0 && new == 0 {
+            if let Some(t) = self.word0_since.take() {
+                self.word0_busy_ns += now.saturating_sub(t);
+            }
+        }
+    }
+
+    /// The thread did something useful: it no longer counts as woken for nothing.
+    fn did_work(&mut self, tid: u16) {
+        let t = &mut self.threads[tid as usize];
+        t.woken_since_work = false;
+        t.empty_handed = false;
+    }
+
+    /// Record that `tid` accepted connection `c` (both accept paths).
+    fn net_accepted(&mut self, tid: u16, c: u32, now: u64) {
+        if let Some(n) = self.net.as_mut() {
+            if let Some(conn) = n.conn_mut(c) {
+                conn.accepted = true;
+                let lat = now.saturating_sub(conn.arrived_at);
+                self.accept_latency.record(lat);
+            }
+        }
+        let _ = tid;
+    }
+
+    /// `ep_poll_callback` for `fd` on epoll `ep`: queue the item, wake one sleeper. Returns what the
+    /// callback returns to the socket's wake walk.
+    fn ep_callback(&mut self, ep: u8, fd: Fd, at: u64, woken: &mut u16) -> i32 {
+        let Some(n) = self.net.as_mut() else {
+            return 0;
+        };
+        let Some(e) = n.epolls.get_mut(ep as usize) else {
+            return 0;
+        };
+        let exclusive = e.interest_of(fd) == Some(Interest::LevelExclusive);
+        e.mark_ready(fd);
+        let has_sleeper = !e.wq.is_empty();
+        if has_sleeper {
+            if self.wake_ep_sleeper(ep, at) {
+                *woken += 1;
+            }
+        }
+        if exclusive {
+            has_sleeper as i32
+        } else {
+            1
+        }
+    }
+
+    /// `wake_up(&ep->wq)`: wake the first sleeper of the epoll (head: the newest). True if woken.
+    fn wake_ep_sleeper(&mut self, ep: u8, at: u64) -> bool {
+        let Some(n) = self.net.as_mut() else {
+            return false;
+        };
+        let mut q = std::mem::take(&mut n.epolls[ep as usize].wq);
+        let mut visits = Vec::new();
+        let mut woke = false;
+        q.wake(1, true, &mut visits, |tid| {
+            let r = self.ttwu(tid, at, true);
+            if r > 0 {
+                woke = true;
+            }
+            r
+        });
+        if let Some(n) = self.net.as_mut() {
+            n.epolls[ep as usize].wq = q;
+        }
+        woke
+    }
+
+    /// The wake walk of listener `l`'s wait queue with budget 1 (`sock_def_readable`), recorded as
+    /// the last walk. Epoll entries run `ep_poll_callback`; thread entries are blocked acceptors.
+    fn wake_listener(&mut self, l: u8, at: u64) -> u16 {
+        let mut q = std::mem::take(&mut self.k.listeners[l as usize].wq);
+        let mut visits = std::mem::take(&mut self.last_walk);
+        let mut woken = 0u16;
+        let end = q.wake_with(
+            1,
+            &mut visits,
+            |w| {
+                if w >= net::EP_WAITER {
+                    let ep = (w - net::EP_WAITER) as u8;
+                    let fd = Fd::Listener(crate::op::ListenerId(l));
+                    self.ep_callback(ep, fd, at, &mut woken)
+                } else {
+                    let r = self.ttwu(w, at, true);
+                    if r > 0 {
+                        woken += 1;
+                    }
+                    r
+                }
+            },
+            |w| w < net::EP_WAITER,
+        );
+        self.k.listeners[l as usize].wq = q;
+        self.last_walk = visits;
+        self.last_walk_budget = 1;
+        self.last_walk_end = Some(end);
+        woken
+    }
+
+    /// Readiness of connection `c` changed (data or EOF): its epoll entry, or its blocked reader.
+    fn notify_conn(&mut self, c: u32, at: u64) -> u16 {
+        let Some(conn) = self.net.as_ref().and_then(|n| n.conn(c)).copied() else {
+            return 0;
+        };
+        let mut woken = 0u16;
+        if let Some(ep) = conn.ep {
+            self.ep_callback(ep, Fd::Conn(c), at, &mut woken);
+        }
+        if let Some(r) = conn.reader {
+            if let Some(cm) = self.net.as_mut().and_then(|n| n.conn_mut(c)) {
+                cm.reader = None;
+            }
+            if self.ttwu(r, at, true) > 0 {
+                woken += 1;
+            }
+        }
+        woken
+    }
+
+    /// The network actor of the event-driven world: the earliest of the next arrival, the next client
+    /// action and the next `epoll_wait` timeout.
+    fn step_net(&mut self) -> StepRecord {
+        // every CPU idle: nothing happens before the due time, so the clock jumps to it
+        let present = self
+            .cpus
+            .iter()
+            .filter(|c| c.current.is_some())
+            .map(|c| c.clock)
+            .min()
+            .unwrap_or(u64::MAX);
+        let arrival = self.arrivals.due(self.idle_since);
+        let (client, timer) = {
+            let n = self.net.as_ref().expect("event-driven network");
+            let drained = self.net_drained();
+            (
+                n.client.first().copied(),
+                if drained {
+                    None
+                } else {
+                    n.timers.first().copied()
+                },
+            )
+        };
+        // which comes first (ties: arrival, client, timer); a learner's forced step takes the same
+        // one, now
+        let mut pick = 0u8;
+        let mut best = u64::MAX;
+        if let Some(t) = arrival {
+            if self.arrivals.remaining() > 0 {
+                best = t;
+                pick = 1;
+            }
+        }
+        if let Some((t, _, _)) = client {
+            if t < best {
+                best = t;
+                pick = 2;
+            }
+        }
+        if let Some((t, _)) = timer {
+            if t < best {
+                best = t;
+                pick = 3;
+            }
+        }
+        if pick == 0 && self.arrivals.remaining() > 0 {
+            pick = 1; // forced: on-demand arrival before the workers are idle
+        }
+        let at = match best.min(present) {
+            u64::MAX => self.metrics.sim_time_ns,
+            t => t,
+        };
+        if at > self.metrics.sim_time_ns {
+            self.metrics.sim_time_ns = at;
+        }
+        let note = match pick {
+            1 => self.net_arrival(at),
+            2 => {
+                let (t, c, action) = client.expect("client action");
+                self.net
+                    .as_mut()
+                    .expect("net")
+                    .client
+                    .remove(&(t, c, action));
+                match action {
+                    net::ClientAction::Request => {
+                        if let Some(cm) = self.net.as_mut().and_then(|n| n.conn_mut(c)) {
+                            cm.pending += 1;
+                        }
+                        let woken = self.notify_conn(c, at);
+                        Note::ClientSent { conn: c, woken }
+                    }
+                    net::ClientAction::Close => {
+                        if let Some(cm) = self.net.as_mut().and_then(|n| n.conn_mut(c)) {
+                            cm.eof = true;
+                        }
+                        let woken = self.notify_conn(c, at);
+                        Note::ClientClosed { conn: c, woken }
+                    }
+                }
+            }
+            _ => {
+                let (t, tid) = timer.expect("timer");
+                self.net.as_mut().expect("net").timers.remove(&(t, tid));
+                self.fire_timer(tid, at);
+                Note::TimerFired { thread: tid }
+            }
+        };
+        StepRecord {
+            step: 0,
+            actor: Actor::Network,
+            line: 0,
+            time_ns: at,
+            cpu: None,
+            note,
+        }
+    }
+
+    fn net_arrival(&mut self, at: u64) -> Note {
+        self.arrivals.take(at);
+        let conn = self.next_conn;
+        self.next_conn += 1;
+        self.metrics.connections_arrived += 1;
+        let nl = self.k.listeners.len() as u8;
+        let l = net::reuseport_pick(conn, nl, self.seed);
+        let n = self.net.as_mut().expect("net");
+        let spec = n.spec;
+        n.conns.push_back(net::Conn {
+            listener: l,
+            accepted: false,
+            closed: false,
+            ep: None,
+            reader: None,
+            pending: 0,
+            eof: false,
+            requests_left: spec.requests_per_conn.saturating_sub(1),
+            arrived_at: at,
+        });
+        n.client
+            .insert((at + spec.send_delay_ns, conn, net::ClientAction::Request));
+        self.k.listeners[l as usize].queue.push_back(conn);
+        let walk_cost =
+            self.cost.wake_entry_ns * self.k.listeners[l as usize].wq.len().max(1) as u64;
+        let woken = self.wake_listener(l, at + walk_cost);
+        Note::Arrived { conn, woken }
+    }
+
+    /// An `epoll_wait` timeout expired: the sleeper is woken (a timer wakeup, not a wasted one).
+    fn fire_timer(&mut self, tid: u16, at: u64) {
+        let t = &mut self.threads[tid as usize];
+        if t.sched != Sched::Asleep || t.deadline.is_none() {
+            // already woken by an event: its next look at the ready list sees the timeout expired
+            t.deadline = None;
+            t.timed_out = true;
+            return;
+        }
+        if let Some(n) = self.net.as_mut() {
+            for e in &mut n.epolls {
+                e.wq.remove(tid);
+            }
+        }
+        {
+            let t = &mut self.threads[tid as usize];
+            t.task = TaskState::Running;
+            t.timed_out = true;
+            t.deadline = None;
+        }
+        self.wake_thread(tid, at, false);
+        self.after_wake(tid);
+        self.metrics.wakeups += 1;
+        self.metrics.timer_wakeups += 1;
+        let m = &mut self.threads[tid as usize].metrics;
+        m.wakeups += 1;
+        m.timer_wakeups += 1;
+    }
+
+    fn syscall_cost(&mut self, cpu: u8, resumed: bool) {
+        let base = if resumed {
+            self.cost.kernel_step_ns
+        } else {
+            self.cost.syscall_ns
+        };
+        let c = self.jittered(base);
+        self.charge(cpu, c);
+    }
+
+    fn step_accept_nb(&mut self, tid: u16, cpu: u8, l: u8) -> Note {
+        self.syscall_cost(cpu, false);
+        let now = self.cpus[cpu as usize].clock;
+        match self
+            .k
+            .listeners
+            .get_mut(l as usize)
+            .and_then(|x| x.queue.pop_front())
+        {
+            Some(c) => {
+                self.metrics.connections_accepted += 1;
+                self.threads[tid as usize].metrics.accepted += 1;
+                self.did_work(tid);
+                self.net_accepted(tid, c, now);
+                self.complete(tid, OpResult::Conn(c));
+                Note::AcceptedNb { conn: c }
+            }
+            None => {
+                self.metrics.eagain += 1;
+                let t = &mut self.threads[tid as usize];
+                t.metrics.eagain += 1;
+                if t.woken_since_work {
+                    t.empty_handed = true;
+                }
+                self.complete(tid, OpResult::Again);
+                Note::AcceptAgain
+            }
+        }
+    }
+
+    fn step_epoll_add(&mut self, tid: u16, cpu: u8, ep: u8, fd: Fd, interest: Interest) -> Note {
+        self.syscall_cost(cpu, false);
+        let at = self.cpus[cpu as usize].clock;
+        let mut ready_now = false;
+        let ok = self
+            .net
+            .as_ref()
+            .is_some_and(|n| (ep as usize) < n.epolls.len());
+        if ok {
+            let n = self.net.as_mut().expect("net");
+            let e = &mut n.epolls[ep as usize];
+            if e.interest_of(fd).is_none() {
+                e.interest.push((fd, interest));
+                match fd {
+                    Fd::Listener(l) => {
+                        let how = match interest {
+                            Interest::LevelExclusive => crate::waitqueue::Enqueue::ExclusiveTail,
+                            _ => crate::waitqueue::Enqueue::NonExclusiveHead,
+                        };
+                        if let Some(li) = self.k.listeners.get_mut(l.0 as usize) {
+                            li.wq.add(net::EP_WAITER + ep as u16, how);
+                            ready_now = !li.queue.is_empty();
+                        }
+                    }
+                    Fd::Conn(c) => {
+                        if let Some(cm) = n.conn_mut(c) {
+                            cm.ep = Some(ep);
+                            ready_now = cm.readable();
+                        }
+                    }
+                }
+                if ready_now {
+                    // ep_insert polls the file: already readable, so queue it and wake a waiter
+                    let n = self.net.as_mut().expect("net");
+                    n.epolls[ep as usize].mark_ready(fd);
+                    if !n.epolls[ep as usize].wq.is_empty() {
+                        self.wake_ep_sleeper(ep, at);
+                    }
+                }
+            }
+        }
+        self.complete(tid, OpResult::Done);
+        Note::EpollAdded { ep, ready_now }
+    }
+
+    fn step_epoll_del(&mut self, tid: u16, cpu: u8, ep: u8, fd: Fd) -> Note {
+        self.syscall_cost(cpu, false);
+        if let Some(n) = self.net.as_mut() {
+            if let Some(e) = n.epolls.get_mut(ep as usize) {
+                e.forget(fd);
+            }
+            match fd {
+                Fd::Listener(l) => {
+                    if let Some(li) = self.k.listeners.get_mut(l.0 as usize) {
+                        li.wq.remove(net::EP_WAITER + ep as u16);
+                    }
+                }
+                Fd::Conn(c) => {
+                    if let Some(cm) = n.conn_mut(c) {
+                        cm.ep = None;
+                    }
+                }
+            }
+        }
+        self.complete(tid, OpResult::Done);
+        Note::EpollRemoved { ep }
+    }
+
+    /// `ep_send_events`: re-poll every ready item; report the readable ones (the connections into
+    /// the thread's harvest), keep level-triggered ones that are still readable, and wake the next
+    /// sleeper if some remain (`ep_done_scan`).
+    fn harvest(&mut self, tid: u16, ep: u8, at: u64) -> Ready {
+        let mut ready = Ready::default();
+        let Some(n) = self.net.as_mut() else {
+            return ready;
+        };
+        let Some(e) = n.epolls.get_mut(ep as usize) else {
+            return ready;
+        };
+        let items: Vec<Fd> = e.ready.drain(..).collect();
+        let mut keep = VecDeque::new();
+        let mut conns = Vec::new();
+        for fd in items {
+            match fd {
+                Fd::Listener(l) => {
+                    let readable = self
+                        .k
+                        .listeners
+                        .get(l.0 as usize)
+                        .is_some_and(|li| !li.queue.is_empty());
+                    if readable {
+                        ready.listener = Some(l);
+                        keep.push_back(fd); // level-triggered: back on the list
+                    }
+                }
+                Fd::Conn(c) => {
+                    if n.conn(c).is_some_and(|cm| cm.readable()) {
+                        conns.push(c); // edge-triggered: reported once
+                    }
+                }
+            }
+        }
+        let e = &mut n.epolls[ep as usize];
+        e.ready = keep;
+        let chain = !e.ready.is_empty() && !e.wq.is_empty();
+        ready.conns = conns.len() as u16;
+        self.threads[tid as usize].harvest.extend(conns);
+        if chain {
+            self.wake_ep_sleeper(ep, at);
+        }
+        ready
+    }
+
+    fn step_epoll_wait(
+        &mut self,
+        tid: u16,
+        cpu: u8,
+        ep: u8,
+        timeout: Option<u64>,
+        resumed: bool,
+    ) -> Note {
+        self.syscall_cost(cpu, resumed);
+        let now = self.cpus[cpu as usize].clock;
+        if let Some(n) = self.net.as_mut() {
+            if let Some(e) = n.epolls.get_mut(ep as usize) {
+                e.wq.remove(tid);
+            }
+        }
+        self.threads[tid as usize].task = TaskState::Running;
+        let ready = self.harvest(tid, ep, now);
+        let timed_out = std::mem::take(&mut self.threads[tid as usize].timed_out);
+        if !ready.is_empty() || timed_out || timeout == Some(0) || self.net.is_none() {
+            if let Some(d) = self.threads[tid as usize].deadline.take() {
+                if let Some(n) = self.net.as_mut() {
+                    n.timers.remove(&(d, tid));
+                }
+            }
+            self.complete(tid, OpResult::Events(ready));
+            return if ready.is_empty() {
+                Note::EpollTimedOut
+            } else {
+                Note::EpollReturned {
+                    listener: ready.listener.is_some(),
+                    conns: ready.conns,
+                }
+            };
+        }
+        // nothing: sleep at the head of ep->wq (LIFO), keeping the timer of this call
+        let n = self.net.as_mut().expect("net");
+        if let Some(e) = n.epolls.get_mut(ep as usize) {
+            e.wq.add(tid, crate::waitqueue::Enqueue::ExclusiveHead);
+        }
+        if let (Some(t), None) = (timeout, self.threads[tid as usize].deadline) {
+            let d = now + t;
+            n.timers.insert((d, tid));
+            self.threads[tid as usize].deadline = Some(d);
+        }
+        self.threads[tid as usize].task = TaskState::Interruptible;
+        let wasted = self.threads[tid as usize].woken_since_work;
+        self.block(tid, SleepKind::Work);
+        Note::EpollSlept { wasted }
+    }
+
+    /// Read one request (or EOF) from `c`; `None` when there is nothing to read.
+    fn read_conn(&mut self, tid: u16, c: u32) -> Option<OpResult> {
+        let n = self.net.as_mut()?;
+        let cm = n.conn_mut(c)?;
+        if cm.closed {
+            return None;
+        }
+        if cm.pending > 0 {
+            cm.pending -= 1;
+            self.did_work(tid);
+            return Some(OpResult::Request(c));
+        }
+        if cm.eof {
+            cm.closed = true;
+            if let Some(ep) = cm.ep.take() {
+                if let Some(e) = n.epolls.get_mut(ep as usize) {
+                    e.forget(Fd::Conn(c));
+                }
+            }
+            n.closed += 1;
+            n.compact();
+            self.did_work(tid);
+            return Some(OpResult::Eof(c));
+        }
+        None
+    }
+
+    fn step_read_next(&mut self, tid: u16, cpu: u8) -> Note {
+        self.syscall_cost(cpu, false);
+        let next = self.threads[tid as usize].harvest.pop_front();
+        let r = next.and_then(|c| self.read_conn(tid, c));
+        let note = match r {
+            Some(OpResult::Request(c)) => Note::ReadRequest { conn: c },
+            Some(OpResult::Eof(c)) => Note::ReadEof { conn: c },
+            _ => Note::ReadNothing,
+        };
+        self.complete(tid, r.unwrap_or(OpResult::Again));
+        note
+    }
+
+    fn step_recv(&mut self, tid: u16, cpu: u8, c: u32, resumed: bool) -> Note {
+        self.syscall_cost(cpu, resumed);
+        match self.read_conn(tid, c) {
+            Some(r) => {
+                self.complete(tid, r);
+                match r {
+                    OpResult::Request(c) => Note::ReadRequest { conn: c },
+                    _ => Note::ReadEof { conn: c },
+                }
+            }
+            None => {
+                let known = self
+                    .net
+                    .as_mut()
+                    .and_then(|n| n.conn_mut(c))
+                    .map(|cm| cm.reader = Some(tid))
+                    .is_some();
+                if !known {
+                    self.complete(tid, OpResult::Eof(c));
+                    return Note::ReadNothing;
+                }
+                self.threads[tid as usize].task = TaskState::Interruptible;
+                self.block(tid, SleepKind::Work);
+                Note::RecvSlept
+            }
+        }
+    }
+
+    fn step_respond(&mut self, tid: u16, cpu: u8, c: u32) -> Note {
+        self.syscall_cost(cpu, false);
+        let now = self.cpus[cpu as usize].clock;
+        if let Some(n) = self.net.as_mut() {
+            let think = n.spec.think_ns;
+            if let Some(cm) = n.conn_mut(c) {
+                let action = if cm.requests_left > 0 {
+                    cm.requests_left -= 1;
+                    net::ClientAction::Request
+                } else {
+                    net::ClientAction::Close
+                };
+                n.client.insert((now + think, c, action));
+            }
+        }
+        self.did_work(tid);
+        self.complete(tid, OpResult::Done);
+        Note::Responded { conn: c }
     }
 }
 
@@ -1563,5 +2380,22 @@ fn note_code(n: &Note) -> u64 {
         Note::Exited => 25 << 40,
         Note::SemTook => 26 << 40,
         Note::SemSlept => 27 << 40,
+        Note::EpollAdded { ep, ready_now } => 28 << 40 | (ep as u64) << 1 | ready_now as u64,
+        Note::EpollRemoved { ep } => 29 << 40 | ep as u64,
+        Note::EpollReturned { listener, conns } => {
+            30 << 40 | (listener as u64) << 16 | conns as u64
+        }
+        Note::EpollSlept { wasted } => 31 << 40 | wasted as u64,
+        Note::EpollTimedOut => 32 << 40,
+        Note::AcceptedNb { conn } => 33 << 40 | conn as u64,
+        Note::AcceptAgain => 34 << 40,
+        Note::ReadRequest { conn } => 35 << 40 | conn as u64,
+        Note::ReadEof { conn } => 36 << 40 | conn as u64,
+        Note::ReadNothing => 37 << 40,
+        Note::RecvSlept => 38 << 40,
+        Note::Responded { conn } => 39 << 40 | conn as u64,
+        Note::ClientSent { conn, woken } => 40 << 40 | (conn as u64) << 8 | woken as u64,
+        Note::ClientClosed { conn, woken } => 41 << 40 | (conn as u64) << 8 | woken as u64,
+        Note::TimerFired { thread } => 42 << 40 | thread as u64,
     }
 }

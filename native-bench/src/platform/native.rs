@@ -762,6 +762,18 @@ impl<'w> NativeThread<'w> {
                 }
                 OpResult::Done
             }
+            Op::AcceptNb(_)
+            | Op::EpollAdd { .. }
+            | Op::EpollDel { .. }
+            | Op::EpollWait { .. }
+            | Op::ReadNext
+            | Op::Recv(_)
+            | Op::Respond(_) => {
+                return Err(NativeError::new(format!(
+                    "thread {}: {op:?} needs the event-driven world (platform/net.rs)",
+                    self.index
+                )))
+            }
             Op::Accept(_) => {
                 // the previous connection was handled: close it
                 self.conn = None;

@@ -1,0 +1,1 @@
+//! Invariants of the accept strategies, for the simulator and the model checker.
