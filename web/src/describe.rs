@@ -1,8 +1,8 @@
 //! Words for what the simulation shows: thread names, lane states, one sentence per step.
 
-use herdlab_core::herd::HerdSim;
 use herdlab_core::machine::Machine;
-use herdlab_core::sim::{Actor, Note, Role, Sched, SimThread, Status, StepRecord};
+use herdlab_core::sim::net::EP_WAITER;
+use herdlab_core::sim::{Actor, Note, Role, Sched, SimThread, Simulation, Status, StepRecord};
 
 /// A lane's state, as `data-state` names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,15 +55,19 @@ impl LaneState {
 }
 
 /// "worker 3" or "producer".
-pub fn thread_name(sim: &HerdSim, i: u16) -> String {
+pub fn thread_name<M: Machine>(sim: &Simulation<M>, i: u16) -> String {
     match sim.threads().get(i as usize).map(|t| t.role()) {
         Some(Role::Producer) => "producer".to_string(),
         _ => format!("worker {i}"),
     }
 }
 
-/// "w3" or "P": the short name in queues and code markers.
-pub fn short_name(sim: &HerdSim, i: u16) -> String {
+/// "w3" or "P": the short name in queues and code markers; "ep2" for the wait-queue entry of epoll
+/// instance 2 on a listening socket.
+pub fn short_name<M: Machine>(sim: &Simulation<M>, i: u16) -> String {
+    if i >= EP_WAITER {
+        return format!("ep{}", i - EP_WAITER);
+    }
     match sim.threads().get(i as usize).map(|t| t.role()) {
         Some(Role::Producer) => "P".to_string(),
         _ => format!("w{i}"),
@@ -78,6 +82,14 @@ fn plural(n: u16, one: &str, many: &str) -> String {
     }
 }
 
+fn woke_clause(woken: u16) -> String {
+    if woken == 0 {
+        String::new()
+    } else {
+        format!("; it woke {}", plural(woken, "sleeper", "sleepers"))
+    }
+}
+
 fn word_name(w: u8) -> &'static str {
     match w {
         0 => "tickets",
@@ -87,7 +99,7 @@ fn word_name(w: u8) -> &'static str {
 }
 
 /// The code of a thread's pseudocode line, without its comment.
-fn line_code(sim: &HerdSim, i: u16, line: u16) -> Option<String> {
+fn line_code<M: Machine>(sim: &Simulation<M>, i: u16, line: u16) -> Option<String> {
     let text = sim
         .threads()
         .get(i as usize)?
@@ -105,7 +117,7 @@ fn line_code(sim: &HerdSim, i: u16, line: u16) -> Option<String> {
 }
 
 /// One sentence for a step: "step 12: worker 3 found the accept queue empty".
-pub fn step_sentence(sim: &HerdSim, rec: &StepRecord) -> String {
+pub fn step_sentence<M: Machine>(sim: &Simulation<M>, rec: &StepRecord) -> String {
     let who = match rec.actor {
         Actor::Thread(i) => thread_name(sim, i),
         Actor::Network => "the network".to_string(),
@@ -120,6 +132,27 @@ pub fn step_sentence(sim: &HerdSim, rec: &StepRecord) -> String {
                 } else {
                     plural(woken, "sleeper", "sleepers")
                 }
+            )
+        }
+        Note::ClientSent { conn, woken } => {
+            return format!(
+                "step {}: the client of connection {conn} sent a request{}",
+                rec.step,
+                woke_clause(woken)
+            )
+        }
+        Note::ClientClosed { conn, woken } => {
+            return format!(
+                "step {}: the client of connection {conn} closed it{}",
+                rec.step,
+                woke_clause(woken)
+            )
+        }
+        Note::TimerFired { thread } => {
+            return format!(
+                "step {}: the epoll_wait timeout of {} expired and woke it",
+                rec.step,
+                thread_name(sim, thread)
             )
         }
         Note::FastPathTook { conn } => {
@@ -197,6 +230,40 @@ pub fn step_sentence(sim: &HerdSim, rec: &StepRecord) -> String {
         Note::Exited => "exited".to_string(),
         Note::SemTook => "took a unit from the semaphore (sem_wait)".to_string(),
         Note::SemSlept => "went to sleep in sem_wait".to_string(),
+        Note::EpollAdded { ep, ready_now } => format!(
+            "ran epoll_ctl(ADD) on epoll {ep}{}",
+            if ready_now {
+                ": the descriptor was readable already, so it went straight on the ready list"
+            } else {
+                ""
+            }
+        ),
+        Note::EpollRemoved { ep } => format!("ran epoll_ctl(DEL) on epoll {ep}"),
+        Note::EpollReturned { listener, conns } => {
+            let mut what = Vec::new();
+            if listener {
+                what.push("the listening socket".to_string());
+            }
+            if conns > 0 {
+                what.push(plural(conns, "readable connection", "readable connections"));
+            }
+            format!("returned from epoll_wait with {}", what.join(" and "))
+        }
+        Note::EpollSlept { wasted: true } => {
+            "found nothing left on its ready list and went back to sleep in epoll_wait (a wasted wakeup)"
+                .to_string()
+        }
+        Note::EpollSlept { wasted: false } => "went to sleep in epoll_wait".to_string(),
+        Note::EpollTimedOut => "returned from epoll_wait: its timeout expired".to_string(),
+        Note::AcceptedNb { conn } => format!("accepted connection {conn} (accept4)"),
+        Note::AcceptAgain => {
+            "called accept4 and got EAGAIN: another worker took the connection".to_string()
+        }
+        Note::ReadRequest { conn } => format!("read a request on connection {conn}"),
+        Note::ReadEof { conn } => format!("read EOF on connection {conn} and closed it"),
+        Note::ReadNothing => "found nothing to read".to_string(),
+        Note::RecvSlept => "went to sleep in read, waiting for the request".to_string(),
+        Note::Responded { conn } => format!("wrote the response on connection {conn}"),
     };
     format!("step {}: {who} {what}", rec.step)
 }
