@@ -17,6 +17,29 @@
 //! | `primitive` | `primitive` | `accept`, `futex`, `condvar` | `accept` |
 //! | `seed` | `seed` | 0-18446744073709551615 | 1 |
 //!
+//! # The accept strategies' parameters (`mechanism=accept`)
+//! | key | field | allowed | default |
+//! |---|---|---|---|
+//! | `strategy` | `strategy` | `herd`, `shared-epoll`, `exclusive`, `accept-mutex`, `reuseport`, `blocking` | `herd` |
+//! | `workers` | `workers` | 1-64 | 8 |
+//! | `cpus` | `cpus` | 1-16 | 2 |
+//! | `connections` | `connections` | 1-1000000 | 1000 |
+//! | `rate` | `rate` | 1-10000000 (per second) | 200 |
+//! | `arrival` | `arrival` | `on-demand`, `burst`, `poisson`, `steady` | `steady` |
+//! | `burst` | `burst` | 1-1024 | 4 |
+//! | `requests` | `requests` | 1-1000 (per connection) | 1 |
+//! | `service` | `service_ns` | 0-100000000 (ns) | 20000 |
+//! | `think` | `think_ns` | 0-1000000000 (ns) | 50000 |
+//! | `multi_accept` | `multi_accept` | `on`, `off` | `off` |
+//! | `reorder_every` | `reorder_every` | 0-65536 (exclusive only; 0: never) | 16 |
+//! | `delay` | `mutex_delay_ms` | 1-60000 (ms, `accept_mutex_delay`; accept-mutex only) | 500 |
+//! | `worker_connections` | `worker_connections` | 1-65536 | 512 |
+//! | `variant` | `variant` | `correct`, `unlock-before-accept`, `no-disable`, `no-timer` (accept-mutex only) | `correct` |
+//! | `seed` | `seed` | 0-18446744073709551615 | 1 |
+//!
+//! Keys that only one strategy reads (`reorder_every`, `delay`, `variant`) are accepted with every
+//! strategy, so one query can describe a comparison of strategies; the others ignore them.
+//!
 //! ```
 //! use herdlab_core::scenario::Scenario;
 //! let s = Scenario::from_query("mechanism=herd&workers=4&mode=exclusive&seed=9").unwrap();
@@ -28,6 +51,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::accept::{AcceptParams, MutexVariant, Strategy};
 use crate::herd::{HerdParams, Primitive, Variant, WakeMode};
 use crate::locks::shmtx::ShmtxVariant;
 use crate::locks::{LockKind, LockParams};
@@ -58,7 +82,7 @@ impl ParamError {
 }
 
 /// The mechanisms a scenario can describe.
-pub const MECHANISMS: [&str; 2] = ["herd", "locks"];
+pub const MECHANISMS: [&str; 3] = ["herd", "locks", "accept"];
 
 /// A scenario: a mechanism with its parameters (the seed is one of them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -68,6 +92,9 @@ pub enum Scenario {
     Herd(HerdParams),
     /// A lock: nginx's `ngx_shmtx` or a rival.
     Locks(LockParams),
+    /// Event-loop workers sharing a listening socket: the epoll herd, `EPOLLEXCLUSIVE`,
+    /// `SO_REUSEPORT`, nginx's accept mutex.
+    Accept(AcceptParams),
 }
 
 impl Default for Scenario {
@@ -77,9 +104,19 @@ impl Default for Scenario {
 }
 
 /// Keys that belong to the page or the widget, not to the scenario; the query parser skips them.
-pub const UI_KEYS: [&str; 11] = [
-    "step", "picks", "id", "main", "controls", "stop", "caption", "left", "right", "lesson",
+pub const UI_KEYS: [&str; 12] = [
+    "step",
+    "picks",
+    "id",
+    "main",
+    "controls",
+    "stop",
+    "caption",
+    "left",
+    "right",
+    "lesson",
     "schedule",
+    "strategies",
 ];
 
 fn range_u64(field: &str, v: &str, lo: u64, hi: u64) -> Result<u64, ParamError> {
@@ -264,6 +301,122 @@ pub fn validate_locks(p: &LockParams) -> Vec<ParamError> {
     errs
 }
 
+/// The accept scenario's parameter keys, in display order.
+pub const ACCEPT_KEYS: [&str; 16] = [
+    "strategy",
+    "workers",
+    "cpus",
+    "connections",
+    "rate",
+    "arrival",
+    "burst",
+    "requests",
+    "service",
+    "think",
+    "multi_accept",
+    "reorder_every",
+    "delay",
+    "worker_connections",
+    "variant",
+    "seed",
+];
+
+/// Set one accept parameter from its URL/CLI key and text value (the table in the module docs).
+pub fn set_accept_param(p: &mut AcceptParams, key: &str, value: &str) -> Result<(), ParamError> {
+    match key {
+        "strategy" => p.strategy = one_of(key, value, &Strategy::NAMES, Strategy::from_name)?,
+        "workers" => p.workers = range_u64(key, value, 1, 64)? as u32,
+        "cpus" => p.cpus = range_u64(key, value, 1, 16)? as u32,
+        "connections" => p.connections = range_u64(key, value, 1, 1_000_000)? as u32,
+        "rate" => p.rate = range_u64(key, value, 1, 10_000_000)? as u32,
+        "arrival" => {
+            p.arrival = one_of(
+                key,
+                value,
+                &ArrivalPattern::NAMES,
+                ArrivalPattern::from_name,
+            )?
+        }
+        "burst" => p.burst = range_u64(key, value, 1, 1024)? as u32,
+        "requests" => p.requests = range_u64(key, value, 1, 1000)? as u32,
+        "service" => p.service_ns = range_u64(key, value, 0, 100_000_000)?,
+        "think" => p.think_ns = range_u64(key, value, 0, 1_000_000_000)?,
+        "multi_accept" => p.multi_accept = on_off(key, value)?,
+        "reorder_every" => p.reorder_every = range_u64(key, value, 0, 65_536)? as u32,
+        "delay" => p.mutex_delay_ms = range_u64(key, value, 1, 60_000)? as u32,
+        "worker_connections" => p.worker_connections = range_u64(key, value, 1, 65_536)? as u32,
+        "variant" => {
+            p.variant = one_of(
+                key,
+                value,
+                &names_of(&MutexVariant::ALL, MutexVariant::name),
+                MutexVariant::from_name,
+            )?
+        }
+        "seed" => p.seed = range_u64(key, value, 0, u64::MAX)?,
+        _ => {
+            return Err(ParamError::new(
+                key,
+                format!("unknown parameter; allowed: {}", ACCEPT_KEYS.join(", ")),
+            ))
+        }
+    }
+    Ok(())
+}
+
+/// Check an accept scenario's ranges (a value built in code, or read from JSON, may be out of
+/// them). Every combination of in-range values is valid.
+pub fn validate_accept(p: &AcceptParams) -> Vec<ParamError> {
+    let mut errs = Vec::new();
+    let mut check = |field: &str, ok: bool, range: &str| {
+        if !ok {
+            errs.push(ParamError::new(
+                field,
+                format!("out of range; allowed {range}"),
+            ));
+        }
+    };
+    check("workers", (1..=64).contains(&p.workers), "1-64");
+    check("cpus", (1..=16).contains(&p.cpus), "1-16");
+    check(
+        "connections",
+        (1..=1_000_000).contains(&p.connections),
+        "1-1000000",
+    );
+    check("rate", (1..=10_000_000).contains(&p.rate), "1-10000000");
+    check("burst", (1..=1024).contains(&p.burst), "1-1024");
+    check("requests", (1..=1000).contains(&p.requests), "1-1000");
+    check("service", p.service_ns <= 100_000_000, "0-100000000");
+    check("think", p.think_ns <= 1_000_000_000, "0-1000000000");
+    check("reorder_every", p.reorder_every <= 65_536, "0-65536");
+    check("delay", (1..=60_000).contains(&p.mutex_delay_ms), "1-60000");
+    check(
+        "worker_connections",
+        (1..=65_536).contains(&p.worker_connections),
+        "1-65536",
+    );
+    errs
+}
+
+/// The default of one accept field, for a refused value.
+fn reset_accept_field(p: &mut AcceptParams, field: &str) {
+    let d = AcceptParams::default();
+    match field {
+        "workers" => p.workers = d.workers,
+        "cpus" => p.cpus = d.cpus,
+        "connections" => p.connections = d.connections,
+        "rate" => p.rate = d.rate,
+        "burst" => p.burst = d.burst,
+        "requests" => p.requests = d.requests,
+        "service" => p.service_ns = d.service_ns,
+        "think" => p.think_ns = d.think_ns,
+        "reorder_every" => p.reorder_every = d.reorder_every,
+        "delay" => p.mutex_delay_ms = d.mutex_delay_ms,
+        "worker_connections" => p.worker_connections = d.worker_connections,
+        _ => {}
+    }
+}
+
 /// The herd's parameter keys, in display order.
 pub const HERD_KEYS: [&str; 11] = [
     "workers",
@@ -401,8 +554,8 @@ impl Scenario {
         let mut mechanism = "herd";
         for (k, v) in &pairs {
             if k == "mechanism" {
-                if MECHANISMS.contains(&v.as_str()) {
-                    mechanism = if v == "locks" { "locks" } else { "herd" };
+                if let Some(m) = MECHANISMS.iter().find(|m| **m == v.as_str()) {
+                    mechanism = m;
                 } else {
                     errs.push(ParamError::new(
                         "mechanism",
@@ -431,6 +584,19 @@ impl Scenario {
                 errs.push(e);
             }
             return (Scenario::Locks(p), errs);
+        }
+        if mechanism == "accept" {
+            let mut p = AcceptParams::default();
+            for (k, v) in scenario_pairs {
+                if let Err(e) = set_accept_param(&mut p, k, v) {
+                    errs.push(e);
+                }
+            }
+            for e in validate_accept(&p) {
+                reset_accept_field(&mut p, &e.field);
+                errs.push(e);
+            }
+            return (Scenario::Accept(p), errs);
         }
         let mut p = HerdParams::default();
         for (k, v) in scenario_pairs {
@@ -483,6 +649,25 @@ impl Scenario {
                 if p.master { "on" } else { "off" },
                 p.seed
             ),
+            Scenario::Accept(p) => format!(
+                "mechanism=accept&strategy={}&workers={}&cpus={}&connections={}&rate={}&arrival={}&burst={}&requests={}&service={}&think={}&multi_accept={}&reorder_every={}&delay={}&worker_connections={}&variant={}&seed={}",
+                p.strategy.name(),
+                p.workers,
+                p.cpus,
+                p.connections,
+                p.rate,
+                p.arrival.name(),
+                p.burst,
+                p.requests,
+                p.service_ns,
+                p.think_ns,
+                if p.multi_accept { "on" } else { "off" },
+                p.reorder_every,
+                p.mutex_delay_ms,
+                p.worker_connections,
+                p.variant.name(),
+                p.seed
+            ),
         }
     }
 
@@ -506,6 +691,7 @@ impl Scenario {
         match self {
             Scenario::Herd(p) => validate_herd(p),
             Scenario::Locks(p) => validate_locks(p),
+            Scenario::Accept(p) => validate_accept(p),
         }
     }
 
@@ -523,5 +709,127 @@ impl Scenario {
             Scenario::Locks(p) => Some(p),
             _ => None,
         }
+    }
+
+    /// The accept parameters, if this is an accept scenario.
+    pub fn accept(&self) -> Option<&AcceptParams> {
+        match self {
+            Scenario::Accept(p) => Some(p),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn accept_round_trips_through_the_query_and_json() {
+        let s = Scenario::Accept(AcceptParams {
+            strategy: Strategy::AcceptMutex,
+            workers: 4,
+            cpus: 3,
+            connections: 77,
+            rate: 5000,
+            arrival: ArrivalPattern::Poisson,
+            burst: 9,
+            requests: 3,
+            service_ns: 1234,
+            think_ns: 0,
+            multi_accept: true,
+            reorder_every: 0,
+            mutex_delay_ms: 20,
+            worker_connections: 64,
+            variant: MutexVariant::NoTimer,
+            seed: u64::MAX,
+        });
+        let q = s.to_query();
+        assert!(
+            q.starts_with("mechanism=accept&strategy=accept-mutex&"),
+            "{q}"
+        );
+        assert_eq!(Scenario::from_query(&q), Ok(s));
+        let json = serde_json::to_string(&s).unwrap();
+        assert!(json.contains(r#""mechanism":"accept""#), "{json}");
+        assert_eq!(Scenario::from_json(&json), Ok(s));
+        assert_eq!(s.accept().map(|p| p.workers), Some(4));
+        // every key of the table is read back, and the defaults round-trip too
+        let d = Scenario::Accept(AcceptParams::default());
+        assert_eq!(Scenario::from_query(&d.to_query()), Ok(d));
+        for k in ACCEPT_KEYS {
+            assert!(d.to_query().contains(&format!("&{k}=")), "{k}");
+        }
+        // the page's and the widget's own keys are skipped
+        let (t, errs) = Scenario::from_query_lenient(&format!(
+            "{q}&step=4&picks=1:n&strategies=herd,exclusive"
+        ));
+        assert!(errs.is_empty(), "{errs:?}");
+        assert_eq!(t, s);
+    }
+
+    #[test]
+    fn accept_errors_name_the_field_and_the_allowed_values() {
+        let errs = Scenario::from_query(
+            "mechanism=accept&strategy=bogus&workers=0&delay=0&multi_accept=maybe&variant=x&think=-1&colour=red",
+        )
+        .unwrap_err();
+        let all: Vec<String> = errs.iter().map(|e| e.to_string()).collect();
+        let find = |f: &str| {
+            all.iter()
+                .find(|e| e.starts_with(&format!("{f}: ")))
+                .cloned()
+                .unwrap_or_else(|| panic!("no error for {f} in {all:?}"))
+        };
+        assert!(find("strategy")
+            .contains("herd, shared-epoll, exclusive, accept-mutex, reuseport, blocking"));
+        assert!(find("workers").contains("1-64"));
+        assert!(find("delay").contains("1-60000"));
+        assert!(find("multi_accept").contains("on, off"));
+        assert!(find("variant").contains("unlock-before-accept"));
+        assert!(find("think").contains("0-1000000000"));
+        assert!(find("colour").contains("worker_connections"));
+        // lenient: the good values stay, each bad one takes its default
+        let (s, errs) = Scenario::from_query_lenient(
+            "mechanism=accept&strategy=exclusive&workers=999&connections=3",
+        );
+        assert_eq!(errs.len(), 1);
+        let p = s.accept().copied().unwrap_or_default();
+        assert_eq!(p.strategy, Strategy::Exclusive);
+        assert_eq!(p.workers, AcceptParams::default().workers);
+        assert_eq!(p.connections, 3);
+        // out of range in JSON, or a misspelt key
+        assert!(Scenario::from_json(r#"{"mechanism":"accept","workers":65}"#).is_err());
+        assert!(Scenario::from_json(r#"{"mechanism":"accept","wrkers":6}"#).is_err());
+        let e = Scenario::from_query("mechanism=bogus").unwrap_err();
+        assert!(e[0].message.contains("herd, locks, accept"), "{e:?}");
+    }
+
+    #[test]
+    fn accept_validation_covers_every_range() {
+        let p = AcceptParams {
+            workers: 0,
+            cpus: 17,
+            connections: 0,
+            rate: 0,
+            burst: 0,
+            requests: 0,
+            service_ns: 100_000_001,
+            think_ns: 1_000_000_001,
+            reorder_every: 65_537,
+            mutex_delay_ms: 0,
+            worker_connections: 0,
+            ..AcceptParams::default()
+        };
+        let fields: Vec<String> = validate_accept(&p).into_iter().map(|e| e.field).collect();
+        assert_eq!(fields.len(), 11, "{fields:?}");
+        let mut q = p;
+        for f in &fields {
+            reset_accept_field(&mut q, f);
+        }
+        assert!(validate_accept(&q).is_empty());
+        assert!(validate_accept(&AcceptParams::default()).is_empty());
     }
 }
