@@ -35,6 +35,10 @@ pub struct Field {
 pub enum Hint {
     /// `ShmtxVariant::story` (core).
     ShmtxVariant,
+    /// `MutexVariant::story` (core): the accept mutex's code.
+    MutexVariant,
+    /// The accept strategies (`crate::accept_form::strategy_story`).
+    Strategy,
 }
 
 impl Hint {
@@ -44,6 +48,10 @@ impl Hint {
             Hint::ShmtxVariant => herdlab_core::locks::shmtx::ShmtxVariant::from_name(value)
                 .map(|v| v.story())
                 .unwrap_or(""),
+            Hint::MutexVariant => herdlab_core::accept::MutexVariant::from_name(value)
+                .map(|v| v.story())
+                .unwrap_or(""),
+            Hint::Strategy => crate::accept_form::strategy_story(value),
         }
     }
 }

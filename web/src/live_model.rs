@@ -57,4 +57,8 @@ macro_rules! live_model {
 }
 
 live_model!(SimModel, herdlab_core::herd::HerdParams);
+live_model!(
+    SimModel<herdlab_core::accept::AcceptParams>,
+    herdlab_core::accept::AcceptParams
+);
 live_model!(LockModel, herdlab_core::locks::LockParams);

@@ -7,6 +7,7 @@
 //! [`form`], [`snapshot`], [`describe`]), the browser calls ([`dom`]), and the view ([`app`],
 //! [`components`], one component per file).
 
+mod accept_form;
 mod app;
 mod blocks;
 mod check_proto;

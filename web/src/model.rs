@@ -1,11 +1,16 @@
 //! The state of one simulation widget and the reducer that changes it. The simulation itself is
 //! core's pure [`Stepper`]; the view only turns a learner's action into an [`Action`] and calls
 //! [`SimModel::apply`] (or [`SimModel::advance`] once per animation frame while playing).
+//!
+//! One model serves every mechanism whose scenario is a [`SimParams`]: the herd's
+//! ([`HerdParams`], the default) and the accept strategies' ([`AcceptParams`]).
 
-use herdlab_core::herd::{HerdParams, HerdSim, HerdThread};
+use herdlab_core::accept::{AcceptParams, AcceptThread};
+use herdlab_core::herd::{HerdParams, HerdThread};
+use herdlab_core::machine::Machine;
 use herdlab_core::scenario::Scenario;
 use herdlab_core::sim::stepper::Stepper;
-use herdlab_core::sim::{Actor, StepRecord};
+use herdlab_core::sim::{Actor, Simulation, StepRecord};
 use herdlab_core::waitqueue::WalkVisit;
 
 use crate::blocks::format_picks;
@@ -58,10 +63,40 @@ pub enum Action {
     RunToEnd,
 }
 
+/// A scenario a [`SimModel`] runs: it makes the simulation and the query of the link.
+pub trait SimParams: Copy + PartialEq {
+    /// The machine of each thread.
+    type Thread: Machine + Clone;
+    /// A fresh simulation of this scenario (core's).
+    fn start(&self) -> Simulation<Self::Thread>;
+    /// The scenario as a query (`mechanism=…&…`, core's `Scenario::to_query`).
+    fn query(&self) -> String;
+}
+
+impl SimParams for HerdParams {
+    type Thread = HerdThread;
+    fn start(&self) -> Simulation<HerdThread> {
+        self.simulate()
+    }
+    fn query(&self) -> String {
+        Scenario::Herd(*self).to_query()
+    }
+}
+
+impl SimParams for AcceptParams {
+    type Thread = AcceptThread;
+    fn start(&self) -> Simulation<AcceptThread> {
+        self.simulate()
+    }
+    fn query(&self) -> String {
+        Scenario::Accept(*self).to_query()
+    }
+}
+
 /// One simulation with its history, play state and the sentence for the last change.
-pub struct SimModel {
-    params: HerdParams,
-    stepper: Stepper<HerdThread>,
+pub struct SimModel<P: SimParams = HerdParams> {
+    params: P,
+    stepper: Stepper<P::Thread>,
     walks: Vec<Walk>,
     /// A counterexample to step through (a check block's replay): the actor of every step. While
     /// the history follows it, a default step takes its next actor, and the run stops at its end.
@@ -74,12 +109,12 @@ pub struct SimModel {
     pub revision: u64,
 }
 
-impl SimModel {
+impl<P: SimParams> SimModel<P> {
     /// A fresh simulation of `params` at step 0.
-    pub fn new(params: HerdParams) -> Self {
+    pub fn new(params: P) -> Self {
         SimModel {
             params,
-            stepper: Stepper::new(params.simulate()),
+            stepper: Stepper::new(params.start()),
             walks: Vec::new(),
             script: None,
             play: Playback::default(),
@@ -91,7 +126,7 @@ impl SimModel {
     /// `params` after `steps` steps, with `picks` (0-based step, actor) taken by hand, as
     /// [`Stepper::replay`] does it (this loop also remembers the wake walks on the way). Returns the
     /// first step that could not be replayed, if any.
-    pub fn replayed(params: HerdParams, steps: u64, picks: &[(u64, Actor)]) -> (Self, Option<u64>) {
+    pub fn replayed(params: P, steps: u64, picks: &[(u64, Actor)]) -> (Self, Option<u64>) {
         let mut m = SimModel::new(params);
         let mut bad = None;
         let mut pi = 0;
@@ -121,7 +156,7 @@ impl SimModel {
 
     /// A fresh simulation of `params` at step 0 that steps through `script` (a counterexample:
     /// one actor per step).
-    pub fn scripted(params: HerdParams, script: Vec<Actor>) -> Self {
+    pub fn scripted(params: P, script: Vec<Actor>) -> Self {
         let mut m = SimModel::new(params);
         m.script = Some(script);
         m
@@ -160,12 +195,12 @@ impl SimModel {
     }
 
     /// The scenario.
-    pub fn params(&self) -> &HerdParams {
+    pub fn params(&self) -> &P {
         &self.params
     }
 
     /// The simulation now.
-    pub fn sim(&self) -> &HerdSim {
+    pub fn sim(&self) -> &Simulation<P::Thread> {
         self.stepper.sim()
     }
 
@@ -197,7 +232,7 @@ impl SimModel {
 
     /// The query that reopens this state: the scenario, `step` and the learner's `picks`.
     pub fn link_query(&self) -> String {
-        let mut q = Scenario::Herd(self.params).to_query();
+        let mut q = self.params.query();
         q.push_str(&format!("&step={}", self.position()));
         let picks = self.stepper.picks();
         if !picks.is_empty() {
@@ -208,13 +243,13 @@ impl SimModel {
     }
 
     /// Start over with new parameters (the play state and speed are kept).
-    pub fn rebuild(&mut self, params: HerdParams) {
+    pub fn rebuild(&mut self, params: P) {
         if params != self.params {
             // a counterexample belongs to its scenario
             self.script = None;
         }
         self.params = params;
-        self.stepper = Stepper::new(params.simulate());
+        self.stepper = Stepper::new(params.start());
         self.walks.clear();
         self.revision += 1;
     }
@@ -380,7 +415,7 @@ impl SimModel {
     }
 }
 
-impl Player for SimModel {
+impl<P: SimParams> Player for SimModel<P> {
     type Rec = StepRecord;
     fn playback(&mut self) -> &mut Playback {
         &mut self.play

@@ -35,7 +35,8 @@ pub fn check_page(p: &CheckPageProps) -> Html {
     // a herd scenario's counterexample opens in the herd lesson's playground
     let slug = match spec.scenario {
         Scenario::Herd(_) => HERD_LESSON,
-        Scenario::Locks(_) => LOCK_LESSON,
+        // a check block is a lock or a herd check (`parse_check`); nothing else reaches here
+        Scenario::Locks(_) | Scenario::Accept(_) => LOCK_LESSON,
     };
     html! {
         <article class="check-page prose">

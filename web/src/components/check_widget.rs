@@ -248,6 +248,8 @@ impl Component for CheckWidget {
                     mechanism: match scenario {
                         Scenario::Locks(_) => "locks",
                         Scenario::Herd(_) => "herd",
+                        // never made by `parse_check`: the worker refuses it with a check-error
+                        Scenario::Accept(_) => "accept",
                     }
                     .to_string(),
                     query: scenario.to_query(),
@@ -375,6 +377,7 @@ fn default_caption(scenario: &Scenario) -> String {
             p.connections,
             if p.connections == 1 { "" } else { "s" }
         ),
+        Scenario::Accept(p) => format!("{} with {} workers", p.strategy.name(), p.workers),
     }
 }
 
@@ -388,6 +391,7 @@ fn invariants(scenario: &Scenario) -> Vec<&'static str> {
         }
         // no accept queue: a lost wakeup shows where nothing can run
         Scenario::Herd(_) => vec!["lost-wakeup", "deadlock"],
+        Scenario::Accept(_) => Vec::new(),
     }
 }
 
@@ -492,6 +496,7 @@ fn result(props: &CheckProps, r: &CheckReport, ms: f64, wall_ms: f64) -> Html {
     let replay = r.violation.as_ref().map(|c| match spec.scenario {
         Scenario::Locks(p) => lock_replay(props, p, c),
         Scenario::Herd(p) => herd_replay(props, p, c),
+        Scenario::Accept(_) => Html::default(),
     });
     html! {
         <div class="check-result" data-testid="check-result"
