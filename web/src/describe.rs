@@ -15,6 +15,9 @@ pub enum LaneState {
     Sleeping,
     /// Woken, found nothing, on its way back to sleep.
     WokenEmpty,
+    /// Running or runnable in its accept handler (`accept4`, registering the connection); the
+    /// accept strategies' lanes only.
+    Accepting,
     /// Exited.
     Done,
 }
@@ -38,6 +41,7 @@ impl LaneState {
             LaneState::Runnable => "runnable",
             LaneState::Sleeping => "sleeping",
             LaneState::WokenEmpty => "woken-empty",
+            LaneState::Accepting => "accepting",
             LaneState::Done => "done",
         }
     }
@@ -49,6 +53,7 @@ impl LaneState {
             LaneState::Runnable => "runnable",
             LaneState::Sleeping => "sleeping",
             LaneState::WokenEmpty => "woke: empty",
+            LaneState::Accepting => "in accept",
             LaneState::Done => "done",
         }
     }

@@ -7,7 +7,9 @@
 //! [`form`], [`snapshot`], [`describe`]), the browser calls ([`dom`]), and the view ([`app`],
 //! [`components`], one component per file).
 
+mod accept_blocks;
 mod accept_form;
+mod accept_snapshot;
 mod app;
 mod blocks;
 mod check_proto;

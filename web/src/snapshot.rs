@@ -10,7 +10,7 @@ use herdlab_core::op::Word;
 use herdlab_core::sim::{Actor, Role, Sched, Simulation, Status};
 
 use crate::describe::{short_name, thread_name, LaneState};
-use crate::model::SimModel;
+use crate::model::{SimModel, Walk};
 
 /// The accept queue shows at most this many connections.
 const ACCEPT_SHOWN: usize = 32;
@@ -138,6 +138,8 @@ pub struct CodeLine {
     pub threads: Vec<u16>,
     /// Their short names, shortened.
     pub names: String,
+    /// The line the last step ran, when no thread is on it (the network's).
+    pub hot: bool,
 }
 
 /// A listing with its threads.
@@ -233,10 +235,33 @@ pub fn listing<M: Machine>(
                 text,
                 names: names(&threads, short),
                 threads,
+                hot: false,
             })
             .collect(),
         ran: false,
     })
+}
+
+/// The view of wake walk `w`, seen at step `position`; `short` names each waiter.
+pub fn walk_view(w: &Walk, position: u64, short: &dyn Fn(u16) -> String) -> WalkView {
+    let visits: Vec<VisitView> = w
+        .visits
+        .iter()
+        .map(|v| VisitView {
+            short: short(v.waiter),
+            exclusive: v.exclusive,
+            ret: v.ret,
+            budget_left: v.budget_left,
+        })
+        .collect();
+    let end = visits.last().map(|l| walk_end(w.budget, l)).unwrap_or("");
+    WalkView {
+        step: w.step,
+        fresh: w.step == position,
+        budget: w.budget,
+        visits,
+        end,
+    }
 }
 
 fn walk_end(budget: u32, last: &VisitView) -> &'static str {
@@ -301,26 +326,9 @@ impl Snapshot {
                 exclusive: e.exclusive,
             })
             .collect();
-        let walk = m.last_walk().map(|w| {
-            let visits: Vec<VisitView> = w
-                .visits
-                .iter()
-                .map(|v| VisitView {
-                    short: short_name(sim, v.waiter),
-                    exclusive: v.exclusive,
-                    ret: v.ret,
-                    budget_left: v.budget_left,
-                })
-                .collect();
-            let end = visits.last().map(|l| walk_end(w.budget, l)).unwrap_or("");
-            WalkView {
-                step: w.step,
-                fresh: w.step == m.position(),
-                budget: w.budget,
-                visits,
-                end,
-            }
-        });
+        let walk = m
+            .last_walk()
+            .map(|w| walk_view(w, m.position(), &|t| short_name(sim, t)));
         let mutex = (p.primitive == Primitive::Condvar).then(|| {
             (
                 sim.mutex_owner(0).map(|o| short_name(sim, o)),
@@ -384,6 +392,7 @@ impl Snapshot {
                         text,
                         threads: Vec::new(),
                         names: String::new(),
+                        hot: false,
                     })
                     .collect(),
                 ran: accept.ran_last,

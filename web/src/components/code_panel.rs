@@ -25,7 +25,7 @@ pub fn code_panel(props: &CodeProps) -> Html {
                     <figcaption>{ v.title }</figcaption>
                     <ol class={classes!("code", v.ran.then_some("ran"))}>
                         { for v.lines.iter().map(|l| {
-                            let active = !l.threads.is_empty() || v.ran;
+                            let active = !l.threads.is_empty() || v.ran || l.hot;
                             let threads = l.threads.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(",");
                             html! {
                                 <li class={classes!("line", active.then_some("active"))}

@@ -17,6 +17,7 @@ pub mod help;
 pub mod home;
 pub mod invariant_status;
 pub mod lanes;
+pub mod last_walk;
 pub mod lesson_page;
 pub mod lock_compare;
 pub mod lock_widget;
