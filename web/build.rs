@@ -16,6 +16,8 @@ mod markdown;
 const LESSONS: &[(&str, &str)] = &[
     ("thundering-herd", "thundering-herd.md"),
     ("nginx-shmtx", "nginx-shmtx.md"),
+    ("epoll-herd", "epoll-herd.md"),
+    ("nginx-accept-mutex", "nginx-accept-mutex.md"),
 ];
 
 fn main() {
@@ -40,6 +42,8 @@ fn main() {
                 markdown::Segment::Compare(s) => ("Compare", s),
                 markdown::Segment::Predict(s) => ("Predict", s),
                 markdown::Segment::Check(s) => ("Check", s),
+                markdown::Segment::Accept(s) => ("Accept", s),
+                markdown::Segment::AcceptCompare(s) => ("AcceptCompare", s),
             };
             let _ = writeln!(out, "        Block::{kind}({body:?}),");
         }

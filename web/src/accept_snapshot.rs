@@ -14,7 +14,9 @@ use herdlab_core::sim::{Actor, Note, Role, Sched, SimThread};
 use crate::describe::{fmt_ns, short_name, thread_name, LaneState};
 use crate::lock_snapshot::WordView;
 use crate::model::SimModel;
-use crate::snapshot::{listing, walk_view, CodeLine, CodeView, LaneView, StatusView, WalkView};
+use crate::snapshot::{
+    cpu_views, listing, walk_view, CodeLine, CodeView, CpuView, LaneView, StatusView, WalkView,
+};
 
 /// The accept strategies' simulation model.
 pub type AcceptSimModel = SimModel<AcceptParams>;
@@ -112,6 +114,8 @@ pub struct AcceptSnapshot {
     pub walk: Option<WalkView>,
     /// The network.
     pub net: Rc<NetView>,
+    /// The CPUs.
+    pub cpus: Rc<Vec<CpuView>>,
     /// The accept mutex's word (accept-mutex only).
     pub mutex: Option<Rc<Vec<WordView>>>,
     /// The workers' listing, then the network's.
@@ -445,6 +449,7 @@ impl AcceptSnapshot {
                 .last_walk()
                 .map(|w| walk_view(w, m.position(), &|t| short_name(sim, t))),
             net: Rc::new(net_view(m)),
+            cpus: Rc::new(cpu_views(sim)),
             mutex: mutex_word(m).map(Rc::new),
             code: Rc::new(code(m)),
             counters: accept_counter_values(m),

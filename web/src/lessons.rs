@@ -14,6 +14,10 @@ pub enum Block {
     Predict(&'static str),
     /// The body of a ```` ```herdlab-check ```` block.
     Check(&'static str),
+    /// The body of a ```` ```herdlab-accept ```` block.
+    Accept(&'static str),
+    /// The body of a ```` ```herdlab-accept-compare ```` block.
+    AcceptCompare(&'static str),
 }
 
 /// One lesson.
@@ -46,6 +50,8 @@ pub mod tests {
         match slug {
             "thundering-herd" => include_str!("../../lessons/thundering-herd.md"),
             "nginx-shmtx" => include_str!("../../lessons/nginx-shmtx.md"),
+            "epoll-herd" => include_str!("../../lessons/epoll-herd.md"),
+            "nginx-accept-mutex" => include_str!("../../lessons/nginx-accept-mutex.md"),
             _ => panic!("no lesson {slug}"),
         }
     }
@@ -63,7 +69,15 @@ pub mod tests {
             "{}",
             l.summary
         );
-        assert_eq!(LESSONS.len(), 2);
+        assert_eq!(
+            LESSONS.iter().map(|l| l.slug).collect::<Vec<_>>(),
+            [
+                "thundering-herd",
+                "nginx-shmtx",
+                "epoll-herd",
+                "nginx-accept-mutex"
+            ]
+        );
     }
 
     #[test]
@@ -77,6 +91,8 @@ pub mod tests {
                     Segment::Compare(b) => Block::Compare(b.leak()),
                     Segment::Predict(b) => Block::Predict(b.leak()),
                     Segment::Check(b) => Block::Check(b.leak()),
+                    Segment::Accept(b) => Block::Accept(b.leak()),
+                    Segment::AcceptCompare(b) => Block::AcceptCompare(b.leak()),
                 })
                 .collect();
             assert_eq!(l.blocks, want.as_slice(), "{}", l.slug);

@@ -16,6 +16,10 @@ pub enum Segment {
     Predict(String),
     /// The body of a ```` ```herdlab-check ```` block.
     Check(String),
+    /// The body of a ```` ```herdlab-accept ```` block.
+    Accept(String),
+    /// The body of a ```` ```herdlab-accept-compare ```` block.
+    AcceptCompare(String),
 }
 
 #[derive(Clone, Copy)]
@@ -24,6 +28,8 @@ enum Kind {
     Compare,
     Predict,
     Check,
+    Accept,
+    AcceptCompare,
 }
 
 fn kind_of(info: &str) -> Option<Kind> {
@@ -32,6 +38,8 @@ fn kind_of(info: &str) -> Option<Kind> {
         "herdlab-compare" => Some(Kind::Compare),
         "herdlab-predict" => Some(Kind::Predict),
         "herdlab-check" => Some(Kind::Check),
+        "herdlab-accept" => Some(Kind::Accept),
+        "herdlab-accept-compare" => Some(Kind::AcceptCompare),
         _ => None,
     }
 }
@@ -55,6 +63,8 @@ pub fn segments(src: &str) -> Vec<Segment> {
                         Kind::Compare => Segment::Compare(body),
                         Kind::Predict => Segment::Predict(body),
                         Kind::Check => Segment::Check(body),
+                        Kind::Accept => Segment::Accept(body),
+                        Kind::AcceptCompare => Segment::AcceptCompare(body),
                     });
                     widget = None;
                 }
@@ -137,5 +147,57 @@ mod tests {
         assert_eq!(count(|x| matches!(x, Segment::Check(_))), 3);
         assert_eq!(count(|x| matches!(x, Segment::Compare(_))), 2);
         assert_eq!(count(|x| matches!(x, Segment::Predict(_))), 3);
+    }
+
+    #[test]
+    fn the_accept_lessons_have_the_blocks_the_tests_use() {
+        let body = |slug: &str, f: fn(&Segment) -> Option<&String>| -> Vec<String> {
+            segments(crate::lessons::tests::source(slug))
+                .iter()
+                .filter_map(|x| f(x).cloned())
+                .collect()
+        };
+        fn accept(x: &Segment) -> Option<&String> {
+            match x {
+                Segment::Accept(b) => Some(b),
+                _ => None,
+            }
+        }
+        fn compare(x: &Segment) -> Option<&String> {
+            match x {
+                Segment::AcceptCompare(b) => Some(b),
+                _ => None,
+            }
+        }
+        for (slug, ids, cmp) in [
+            ("epoll-herd", ["epoll-intro", "epoll-playground"], "compare-epoll"),
+            (
+                "nginx-accept-mutex",
+                ["mutex-intro", "mutex-playground"],
+                "compare-mutex",
+            ),
+        ] {
+            let sims = body(slug, accept);
+            for id in ids {
+                assert!(
+                    sims.iter().any(|b| b.contains(&format!("id={id}&"))),
+                    "{slug}: {id} in {sims:?}"
+                );
+            }
+            assert!(sims
+                .iter()
+                .any(|b| b.contains("main=true") && b.contains("controls=full")));
+            assert!(body(slug, compare)
+                .iter()
+                .any(|b| b.contains(&format!("id={cmp}&"))));
+        }
+        let s = segments("```herdlab-accept\nid=a\n```\n\n```herdlab-accept-compare\nid=b\n```\n");
+        assert_eq!(
+            s,
+            [
+                Segment::Accept("id=a\n".into()),
+                Segment::AcceptCompare("id=b\n".into())
+            ]
+        );
     }
 }

@@ -1,5 +1,6 @@
-//! The controller of two simulations side by side ([`Pair`]), over any [`LiveModel`]: same
-//! buttons, same keys, stepped together, one announcement for both.
+//! The controller of simulations side by side ([`Pair`]: two for the herd and lock compares, up to
+//! four for the accept compare), over any [`LiveModel`]: same buttons, same keys, stepped together,
+//! one announcement for all.
 
 use gloo_events::EventListener;
 use yew::html::Scope;
@@ -22,12 +23,12 @@ pub enum PairMsg {
     Key(Shortcut),
 }
 
-/// The two models and their widget state.
+/// The models and their widget state.
 pub struct Pair<M: LiveModel> {
-    /// The left model.
-    pub left: M,
-    /// The right model.
-    pub right: M,
+    /// The models, in order (left, right for two).
+    pub sides: Vec<M>,
+    /// Each side's name in the announcement ("left", "right", or a strategy).
+    labels: Vec<String>,
     frames: FrameLoop,
     /// What the last action did, on both sides.
     pub announce: String,
@@ -39,8 +40,8 @@ pub struct Pair<M: LiveModel> {
 }
 
 impl<M: LiveModel> Pair<M> {
-    /// Open with these two models.
-    pub fn new<C>(ctx: &Context<C>, left: M, right: M, keyboard: bool) -> Self
+    /// Open with these models, each named by its label in the announcement.
+    pub fn new<C>(ctx: &Context<C>, sides: Vec<(String, M)>, keyboard: bool) -> Self
     where
         C: Component<Message = PairMsg>,
     {
@@ -51,9 +52,10 @@ impl<M: LiveModel> Pair<M> {
                 link.send_message(PairMsg::Key(s))
             })
         };
+        let (labels, sides) = sides.into_iter().unzip();
         Pair {
-            left,
-            right,
+            sides,
+            labels,
             frames: FrameLoop::default(),
             announce: String::new(),
             on_action: ctx.link().callback(PairMsg::Act),
@@ -62,19 +64,29 @@ impl<M: LiveModel> Pair<M> {
         }
     }
 
-    /// Either side plays.
+    /// The first side (left).
+    pub fn left(&self) -> &M {
+        &self.sides[0]
+    }
+
+    /// The last side (right, for two).
+    pub fn right(&self) -> &M {
+        &self.sides[self.sides.len() - 1]
+    }
+
+    /// Any side plays.
     pub fn playing(&self) -> bool {
-        self.left.play().playing || self.right.play().playing
+        self.sides.iter().any(|m| m.play().playing)
     }
 
-    /// Either side can step.
+    /// Any side can step.
     pub fn can_step(&self) -> bool {
-        self.left.can_step() || self.right.can_step()
+        self.sides.iter().any(|m| m.can_step())
     }
 
-    /// Either side can step back.
+    /// Any side can step back.
     pub fn can_back(&self) -> bool {
-        self.left.position() > 0 || self.right.position() > 0
+        self.sides.iter().any(|m| m.position() > 0)
     }
 
     /// The shared controls of comparison `id` (with "run to end").
@@ -83,7 +95,7 @@ impl<M: LiveModel> Pair<M> {
             format!("controls of comparison {id}").into(),
             self.on_action.clone(),
             [self.playing(), self.can_step(), self.can_back()],
-            self.left.play(),
+            self.left().play(),
         );
         c.run_to_end = true;
         c
@@ -94,11 +106,13 @@ impl<M: LiveModel> Pair<M> {
     }
 
     fn say(&mut self) {
-        self.announce = format!(
-            "left: {} · right: {}",
-            self.left.announce(),
-            self.right.announce()
-        );
+        self.announce = self
+            .labels
+            .iter()
+            .zip(&self.sides)
+            .map(|(l, m)| format!("{l}: {}", m.announce()))
+            .collect::<Vec<_>>()
+            .join(" · ");
     }
 
     /// Handle a message; whether to render again.
@@ -108,23 +122,26 @@ impl<M: LiveModel> Pair<M> {
     {
         match msg {
             PairMsg::Act(Action::TogglePlay) => {
-                if self.playing() {
-                    self.left.apply(Action::Pause);
-                    self.right.apply(Action::Pause);
+                let a = if self.playing() {
+                    Action::Pause
                 } else {
-                    self.left.apply(Action::TogglePlay);
-                    self.right.apply(Action::TogglePlay);
+                    Action::TogglePlay
+                };
+                for m in &mut self.sides {
+                    m.apply(a);
                 }
                 self.say();
                 self.sync_play(link);
                 true
             }
             PairMsg::Act(a) => {
-                let l = self.left.apply(a);
-                let r = self.right.apply(a);
+                let mut changed = false;
+                for m in &mut self.sides {
+                    changed |= m.apply(a);
+                }
                 self.say();
                 self.sync_play(link);
-                l || r
+                changed
             }
             PairMsg::Key(s) => match key_action(s) {
                 Some(a) => self.update(link, PairMsg::Act(a)),
@@ -132,14 +149,16 @@ impl<M: LiveModel> Pair<M> {
             },
             PairMsg::Frame(ts) => {
                 let dt = self.frames.tick(ts);
-                let half = FRAME_BUDGET_MS / 2.0;
-                let l = advance_within(&mut self.left, dt, half);
-                let r = advance_within(&mut self.right, dt, half);
+                let share = FRAME_BUDGET_MS / self.sides.len().max(1) as f64;
+                let mut changed = false;
+                for m in &mut self.sides {
+                    changed |= advance_within(m, dt, share);
+                }
                 if !self.playing() {
                     self.say();
                 }
                 self.sync_play(link);
-                l || r
+                changed
             }
         }
     }

@@ -242,6 +242,20 @@ pub fn listing<M: Machine>(
     })
 }
 
+/// The CPUs of `sim`: who runs, the run queues, the clocks.
+pub fn cpu_views<M: Machine>(sim: &Simulation<M>) -> Vec<CpuView> {
+    sim.cpus()
+        .iter()
+        .enumerate()
+        .map(|(idx, c)| CpuView {
+            idx,
+            current: c.current().map(|t| short_name(sim, t)),
+            runq: c.run_queue().map(|t| short_name(sim, t)).collect(),
+            clock: c.clock_ns(),
+        })
+        .collect()
+}
+
 /// The view of wake walk `w`, seen at step `position`; `short` names each waiter.
 pub fn walk_view(w: &Walk, position: u64, short: &dyn Fn(u16) -> String) -> WalkView {
     let visits: Vec<VisitView> = w
@@ -360,17 +374,7 @@ impl Snapshot {
             ran_last: sim.last_step().is_some_and(|r| r.actor == Actor::Network),
         };
 
-        let cpus = sim
-            .cpus()
-            .iter()
-            .enumerate()
-            .map(|(idx, c)| CpuView {
-                idx,
-                current: c.current().map(|t| short_name(sim, t)),
-                runq: c.run_queue().map(|t| short_name(sim, t)).collect(),
-                clock: c.clock_ns(),
-            })
-            .collect();
+        let cpus = cpu_views(sim);
 
         let mut code = Vec::new();
         let short = |t: u16| short_name(sim, t);

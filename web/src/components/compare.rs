@@ -48,7 +48,11 @@ impl Component for CompareWidget {
             _ => (SimModel::new(spec.left), SimModel::new(spec.right)),
         };
         CompareWidget {
-            pair: Pair::new(ctx, left, right, ctx.props().keyboard),
+            pair: Pair::new(
+                ctx,
+                vec![("left".into(), left), ("right".into(), right)],
+                ctx.props().keyboard,
+            ),
         }
     }
 
@@ -60,8 +64,8 @@ impl Component for CompareWidget {
         let spec = &ctx.props().spec;
         let id = &spec.id;
         let pair = &self.pair;
-        let ls = Snapshot::of(&pair.left);
-        let rs = Snapshot::of(&pair.right);
+        let ls = Snapshot::of(pair.left());
+        let rs = Snapshot::of(pair.right());
         let scale = bar_scale(&ls.lanes, &rs.lanes);
         let lc = counter_values(&ls.metrics);
         let rc = counter_values(&rs.metrics);
@@ -98,8 +102,8 @@ impl Component for CompareWidget {
                     right={format!("right: {}", spec.right.mode.name())}
                     rows={lc.iter().zip(rc.iter()).map(|(&(k, l), &(_, r))| (k, l, r)).collect::<Vec<_>>()} />
                 <div class="halves">
-                    { half("left", &pair.left, &ls) }
-                    { half("right", &pair.right, &rs) }
+                    { half("left", pair.left(), &ls) }
+                    { half("right", pair.right(), &rs) }
                 </div>
             </section>
         }

@@ -5,10 +5,16 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
+use crate::accept_blocks::{
+    parse_accept_compare, parse_accept_sim, resolve_accept_main, AcceptCompareSpec, AcceptMainInit,
+    AcceptSimSpec,
+};
 use crate::blocks::{
     parse_compare, parse_predict, parse_sim, resolve_main, CompareSpec, MainInit, PredictSpec,
     SimSpec,
 };
+use crate::components::accept_compare::AcceptCompareWidget;
+use crate::components::accept_widget::AcceptWidget;
 use crate::components::check_widget::CheckWidget;
 use crate::components::compare::CompareWidget;
 use crate::components::lock_compare::LockCompareWidget;
@@ -41,6 +47,8 @@ enum Part {
     LockSim(Rc<LockSimSpec>, Option<Rc<LockMainInit>>, bool),
     LockCompare(Rc<LockCompareSpec>, bool),
     Check(Rc<CheckSpec>),
+    Accept(Rc<AcceptSimSpec>, Option<Rc<AcceptMainInit>>, bool),
+    AcceptCompare(Rc<AcceptCompareSpec>, bool),
 }
 
 struct Page {
@@ -156,6 +164,27 @@ fn build(slug: &str, query: &str) -> Option<Page> {
                 place.first_widget.get_or_insert(parts.len());
                 parts.push(Part::Compare(Rc::new(spec), false));
             }
+            Block::Accept(body) => {
+                nsim += 1;
+                let mut spec = parse_accept_sim(body, &format!("block-{nsim}"));
+                let init = place.playground(
+                    &mut spec,
+                    parts.len(),
+                    |s| (&mut s.id, &mut s.main, &mut s.errors),
+                    |s| {
+                        let init = resolve_accept_main(s, query);
+                        (init.errors.iter().map(|e| e.to_string()).collect(), init)
+                    },
+                );
+                parts.push(Part::Accept(Rc::new(spec), init, false));
+            }
+            Block::AcceptCompare(body) => {
+                nsim += 1;
+                let mut spec = parse_accept_compare(body, &format!("block-{nsim}"));
+                spec.id = unique(spec.id.clone(), &mut place.seen, &mut spec.errors);
+                place.first_widget.get_or_insert(parts.len());
+                parts.push(Part::AcceptCompare(Rc::new(spec), false));
+            }
             Block::Check(body) => {
                 nsim += 1;
                 let mut spec = parse_check(body, &format!("block-{nsim}"));
@@ -183,7 +212,9 @@ fn build(slug: &str, query: &str) -> Option<Page> {
             Some(Part::Sim(_, _, k))
             | Some(Part::Compare(_, k))
             | Some(Part::LockSim(_, _, k))
-            | Some(Part::LockCompare(_, k)) => *k = true,
+            | Some(Part::LockCompare(_, k))
+            | Some(Part::Accept(_, _, k))
+            | Some(Part::AcceptCompare(_, k)) => *k = true,
             _ => {}
         }
     }
@@ -239,6 +270,13 @@ pub fn lesson_page(p: &LessonProps) -> Html {
                 },
                 Part::LockCompare(spec, keyboard) => html! {
                     <LockCompareWidget key={format!("c{i}")} spec={spec.clone()} keyboard={*keyboard} />
+                },
+                Part::Accept(spec, init, keyboard) => html! {
+                    <AcceptWidget key={format!("s{i}")} spec={spec.clone()} slug={p.slug.clone()}
+                        init={init.clone()} keyboard={*keyboard} />
+                },
+                Part::AcceptCompare(spec, keyboard) => html! {
+                    <AcceptCompareWidget key={format!("c{i}")} spec={spec.clone()} keyboard={*keyboard} />
                 },
                 Part::Check(spec) => html! {
                     <CheckWidget key={format!("k{i}")} spec={spec.clone()} slug={p.slug.clone()} />

@@ -48,7 +48,11 @@ impl Component for LockCompareWidget {
             right.advance_to(n, &[]);
         }
         LockCompareWidget {
-            pair: Pair::new(ctx, left, right, ctx.props().keyboard),
+            pair: Pair::new(
+                ctx,
+                vec![("left".into(), left), ("right".into(), right)],
+                ctx.props().keyboard,
+            ),
         }
     }
 
@@ -60,8 +64,8 @@ impl Component for LockCompareWidget {
         let spec = &ctx.props().spec;
         let id = &spec.id;
         let pair = &self.pair;
-        let ls = LockSnapshot::of(&pair.left);
-        let rs = LockSnapshot::of(&pair.right);
+        let ls = LockSnapshot::of(pair.left());
+        let rs = LockSnapshot::of(pair.right());
         let scale = bar_scale(&ls.lanes, &rs.lanes);
         let name = |m: &LockModel| m.params().lock.name();
         let caption = spec.caption.clone().unwrap_or_else(|| {
@@ -98,12 +102,12 @@ impl Component for LockCompareWidget {
                 { block_errors("comparison", &spec.errors) }
                 <Controls ..controls />
                 { announce(&pair.announce, false) }
-                <DiffTable left={format!("left: {}", name(&pair.left))}
-                    right={format!("right: {}", name(&pair.right))}
+                <DiffTable left={format!("left: {}", name(pair.left()))}
+                    right={format!("right: {}", name(pair.right()))}
                     rows={ls.counters.iter().zip(rs.counters.iter()).map(|(&(k, l), &(_, r))| (k, l, r)).collect::<Vec<_>>()} />
                 <div class="halves">
-                    { half("left", &pair.left, &ls) }
-                    { half("right", &pair.right, &rs) }
+                    { half("left", pair.left(), &ls) }
+                    { half("right", pair.right(), &rs) }
                 </div>
             </section>
         }

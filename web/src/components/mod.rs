@@ -1,28 +1,35 @@
 //! The view: one component per file. Components hold no simulation logic; they show snapshots
 //! ([`crate::snapshot`]) and turn clicks and keys into [`crate::model::Action`]s.
 
+pub mod accept_compare;
 pub mod accept_queue;
+pub mod accept_widget;
 pub mod announce;
 pub mod bench;
 pub mod block_errors;
 pub mod check_page;
 pub mod check_widget;
 pub mod code_panel;
+pub mod conn_bars;
 pub mod compare;
+pub mod compare_table;
 pub mod controls;
 pub mod counters;
 pub mod cpus;
 pub mod diff_table;
+pub mod epoll_panel;
 pub mod help;
 pub mod home;
 pub mod invariant_status;
 pub mod lanes;
+pub mod listener_panel;
 pub mod last_walk;
 pub mod lesson_page;
 pub mod lock_compare;
 pub mod lock_widget;
 pub mod lock_words;
 pub mod main_sim;
+pub mod network_panel;
 pub mod not_found;
 pub mod param_form;
 pub mod predict;
