@@ -318,10 +318,7 @@ mod tests {
 
     #[test]
     fn main_query_over_the_block() {
-        let spec = parse_accept_sim(
-            "id=p&main=true&controls=full&workers=4&connections=20",
-            "x",
-        );
+        let spec = parse_accept_sim("id=p&main=true&controls=full&workers=4&connections=20", "x");
         let m = resolve_accept_main(
             &spec,
             "mechanism=accept&workers=999&strategy=bogus&connections=7&step=5&picks=1:t2,3:n",

@@ -490,14 +490,20 @@ mod tests {
         assert_eq!(s.epolls.len(), 4);
         assert_eq!(s.listeners.len(), 1);
         assert!(s.mutex.is_none());
-        assert_eq!(s.code[0].lines.len(), m.sim().threads()[0].machine().listing().len());
+        assert_eq!(
+            s.code[0].lines.len(),
+            m.sim().threads()[0].machine().listing().len()
+        );
         assert!(s.code[0].lines.iter().any(|l| !l.threads.is_empty()));
         // every worker registers the listener (non-exclusive, head), then sleeps in epoll_wait
         m.apply(Action::NextWakeup);
         let s = AcceptSnapshot::of(&m);
         let w = s.walk.as_ref().expect("the arrival's walk");
         assert_eq!(w.visits.len(), 4, "{w:?}");
-        assert!(w.visits.iter().all(|v| v.short.starts_with("ep") && !v.exclusive));
+        assert!(w
+            .visits
+            .iter()
+            .all(|v| v.short.starts_with("ep") && !v.exclusive));
         assert_eq!(s.listeners[0].entries.len(), 4);
         assert!(s.listeners[0].entries.iter().all(|e| e.kind == "epoll"));
         assert!(s.code[1].lines[0].hot && s.code[1].lines[1].hot);

@@ -123,8 +123,20 @@ fn line_code<M: Machine>(sim: &Simulation<M>, i: u16, line: u16) -> Option<Strin
 
 /// One sentence for a step: "step 12: worker 3 found the accept queue empty".
 pub fn step_sentence<M: Machine>(sim: &Simulation<M>, rec: &StepRecord) -> String {
+    sentence(rec, &|i| thread_name(sim, i), &|i, line| {
+        line_code(sim, i, line)
+    })
+}
+
+/// [`step_sentence`] with the thread names and the code lines given (one copy for every
+/// machine).
+fn sentence(
+    rec: &StepRecord,
+    thread_name: &dyn Fn(u16) -> String,
+    line_code: &dyn Fn(u16, u16) -> Option<String>,
+) -> String {
     let who = match rec.actor {
-        Actor::Thread(i) => thread_name(sim, i),
+        Actor::Thread(i) => thread_name(i),
         Actor::Network => "the network".to_string(),
     };
     let what = match rec.note {
@@ -157,7 +169,7 @@ pub fn step_sentence<M: Machine>(sim: &Simulation<M>, rec: &StepRecord) -> Strin
             return format!(
                 "step {}: the epoll_wait timeout of {} expired and woke it",
                 rec.step,
-                thread_name(sim, thread)
+                thread_name(thread)
             )
         }
         Note::FastPathTook { conn } => {
@@ -196,7 +208,7 @@ pub fn step_sentence<M: Machine>(sim: &Simulation<M>, rec: &StepRecord) -> Strin
         Note::Worked { ns } => format!("handled its request ({} of work)", fmt_ns(ns)),
         Note::Memory { word, value, ok } => {
             let code = match rec.actor {
-                Actor::Thread(i) => line_code(sim, i, rec.line),
+                Actor::Thread(i) => line_code(i, rec.line),
                 Actor::Network => None,
             };
             let w = word_name(word.0);

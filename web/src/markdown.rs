@@ -170,7 +170,11 @@ mod tests {
             }
         }
         for (slug, ids, cmp) in [
-            ("epoll-herd", ["epoll-intro", "epoll-playground"], "compare-epoll"),
+            (
+                "epoll-herd",
+                ["epoll-intro", "epoll-playground"],
+                "compare-epoll",
+            ),
             (
                 "nginx-accept-mutex",
                 ["mutex-intro", "mutex-playground"],

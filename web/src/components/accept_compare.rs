@@ -10,8 +10,8 @@ use crate::accept_blocks::AcceptCompareSpec;
 use crate::accept_snapshot::{AcceptSimModel, AcceptSnapshot};
 use crate::components::announce::announce;
 use crate::components::block_errors::block_errors;
-use crate::components::compare_table::CompareTable;
-use crate::components::conn_bars::ConnBars;
+use crate::components::compare_table::{compare_table, CompareTableProps};
+use crate::components::conn_bars::{conn_bars, ConnBarsProps};
 use crate::components::controls::Controls;
 use crate::components::counters::CounterGrid;
 use crate::components::lanes::Lanes;
@@ -100,7 +100,7 @@ impl Component for AcceptCompareWidget {
                 { block_errors("comparison", &spec.errors) }
                 <Controls ..controls />
                 { announce(&pair.announce, false) }
-                <CompareTable names={names.clone()} rows={rows} />
+                { compare_table(&CompareTableProps { names: names.clone(), rows }) }
                 <div class="halves">
                     { for pair.sides.iter().zip(&snaps).map(|(m, s)| {
                         let name = m.params().strategy.name();
@@ -109,7 +109,7 @@ impl Component for AcceptCompareWidget {
                                 <h4 class="half-title">{ name }</h4>
                                 <StatusBar status={s.status.clone()} />
                                 <Lanes lanes={s.lanes.clone()} compact=true />
-                                <ConnBars report={s.report.clone()} scale={scale} />
+                                { conn_bars(&ConnBarsProps { report: s.report.clone(), scale }) }
                                 <CounterGrid values={s.counters.clone()} compact=true />
                             </div>
                         }

@@ -15,16 +15,16 @@ use crate::blocks::Controls as ControlSet;
 use crate::components::announce::announce;
 use crate::components::block_errors::{block_errors, replay_error};
 use crate::components::code_panel::CodePanel;
-use crate::components::conn_bars::ConnBars;
+use crate::components::conn_bars::{conn_bars, ConnBarsProps};
 use crate::components::controls::Controls;
 use crate::components::counters::CounterGrid;
 use crate::components::cpus::CpuPanel;
-use crate::components::epoll_panel::EpollPanel;
+use crate::components::epoll_panel::{epoll_panel, EpollPanelProps};
 use crate::components::lanes::Lanes;
-use crate::components::listener_panel::ListenerPanel;
+use crate::components::listener_panel::{listener_panel, ListenerPanelProps};
 use crate::components::lock_words::LockWords;
 use crate::components::main_sim::main_wrap;
-use crate::components::network_panel::NetworkPanel;
+use crate::components::network_panel::{network_panel, NetworkPanelProps};
 use crate::components::param_form::ParamForm;
 use crate::components::status::StatusBar;
 use crate::components::widget_head::widget_head;
@@ -142,19 +142,19 @@ impl Component for AcceptWidget {
                 <div class={classes!("board", "accept-board", (snap.lanes.len() > 16).then_some("many"))}>
                     <div class="b-lanes">
                         <Lanes lanes={snap.lanes.clone()} on_step={Some(live.on_thread.clone())} />
-                        <ConnBars report={snap.report.clone()} scale={scale} />
+                        { conn_bars(&ConnBarsProps { report: snap.report.clone(), scale }) }
                     </div>
                     <div class="b-counters">
                         <CounterGrid values={snap.counters.clone()} />
                     </div>
                     <div class="b-queues queues">
-                        <ListenerPanel listeners={snap.listeners.clone()} walk={snap.walk.clone()} />
-                        <EpollPanel epolls={snap.epolls.clone()} />
+                        { listener_panel(&ListenerPanelProps { listeners: snap.listeners.clone(), walk: snap.walk.clone() }) }
+                        { epoll_panel(&EpollPanelProps { epolls: snap.epolls.clone() }) }
                         <div class="side-panels">
                             if let Some(words) = &snap.mutex {
                                 <LockWords words={words.clone()} />
                             }
-                            <NetworkPanel net={snap.net.clone()} on_network={self.on_network.clone()} />
+                            { network_panel(&NetworkPanelProps { net: snap.net.clone(), on_network: self.on_network.clone() }) }
                             <CpuPanel cpus={snap.cpus.clone()} />
                         </div>
                     </div>

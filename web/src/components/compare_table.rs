@@ -2,8 +2,7 @@
 
 use yew::prelude::*;
 
-/// Props of [`CompareTable`].
-#[derive(Properties, PartialEq)]
+/// What [`compare_table`] shows (a view function, not a component: it has no state of its own).
 pub struct CompareTableProps {
     /// The runs' names (column headings and test ids).
     pub names: Vec<AttrValue>,
@@ -12,7 +11,6 @@ pub struct CompareTableProps {
 }
 
 /// The table.
-#[function_component(CompareTable)]
 pub fn compare_table(p: &CompareTableProps) -> Html {
     html! {
         <table class="diff compare-table">

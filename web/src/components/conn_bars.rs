@@ -8,8 +8,7 @@ use yew::prelude::*;
 use crate::accept_snapshot::ReportView;
 use crate::describe::fmt_ns;
 
-/// Props of [`ConnBars`].
-#[derive(Properties, PartialEq)]
+/// What [`conn_bars`] shows (a view function, not a component: it has no state of its own).
 pub struct ConnBarsProps {
     /// The report.
     pub report: Rc<ReportView>,
@@ -18,7 +17,6 @@ pub struct ConnBarsProps {
 }
 
 /// The bars.
-#[function_component(ConnBars)]
 pub fn conn_bars(p: &ConnBarsProps) -> Html {
     let r = &p.report;
     let scale = p.scale.max(1);

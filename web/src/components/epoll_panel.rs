@@ -7,8 +7,7 @@ use yew::prelude::*;
 
 use crate::accept_snapshot::EpollView;
 
-/// Props of [`EpollPanel`].
-#[derive(Properties, PartialEq)]
+/// What [`epoll_panel`] shows (a view function, not a component: it has no state of its own).
 pub struct EpollPanelProps {
     /// The instances.
     pub epolls: Rc<Vec<EpollView>>,
@@ -19,7 +18,6 @@ fn join<T: ToString>(xs: &[T]) -> String {
 }
 
 /// The epoll instances.
-#[function_component(EpollPanel)]
 pub fn epoll_panel(p: &EpollPanelProps) -> Html {
     if p.epolls.is_empty() {
         return Html::default();

@@ -5,15 +5,13 @@ use yew::prelude::*;
 
 use crate::snapshot::WalkView;
 
-/// Props of [`LastWalk`].
-#[derive(Properties, PartialEq)]
+/// What [`last_walk`] shows (a view function, not a component: it has no state of its own).
 pub struct LastWalkProps {
     /// The walk.
     pub walk: WalkView,
 }
 
 /// The walk.
-#[function_component(LastWalk)]
 pub fn last_walk(p: &LastWalkProps) -> Html {
     let w = &p.walk;
     let budget = if w.budget == 0 {

@@ -7,11 +7,10 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use crate::accept_snapshot::ListenerView;
-use crate::components::last_walk::LastWalk;
+use crate::components::last_walk::{last_walk, LastWalkProps};
 use crate::snapshot::WalkView;
 
-/// Props of [`ListenerPanel`].
-#[derive(Properties, PartialEq)]
+/// What [`listener_panel`] shows (a view function, not a component: it has no state of its own).
 pub struct ListenerPanelProps {
     /// The sockets.
     pub listeners: Rc<Vec<ListenerView>>,
@@ -20,7 +19,6 @@ pub struct ListenerPanelProps {
 }
 
 /// The listening sockets.
-#[function_component(ListenerPanel)]
 pub fn listener_panel(p: &ListenerPanelProps) -> Html {
     let many = p.listeners.len() > 1;
     html! {
@@ -59,7 +57,7 @@ pub fn listener_panel(p: &ListenerPanelProps) -> Html {
                     </div>
                 }
             }) }
-            { for p.walk.as_ref().map(|w| html! { <LastWalk walk={w.clone()} /> }) }
+            { for p.walk.as_ref().map(|w| last_walk(&LastWalkProps { walk: w.clone() })) }
         </section>
     }
 }

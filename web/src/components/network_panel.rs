@@ -7,8 +7,7 @@ use yew::prelude::*;
 
 use crate::accept_snapshot::NetView;
 
-/// Props of [`NetworkPanel`].
-#[derive(Properties, PartialEq)]
+/// What [`network_panel`] shows (a view function, not a component: it has no state of its own).
 pub struct NetworkPanelProps {
     /// The network.
     pub net: Rc<NetView>,
@@ -17,7 +16,6 @@ pub struct NetworkPanelProps {
 }
 
 /// The network.
-#[function_component(NetworkPanel)]
 pub fn network_panel(p: &NetworkPanelProps) -> Html {
     let n = &p.net;
     let cb = p.on_network.clone();

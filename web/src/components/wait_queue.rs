@@ -4,7 +4,7 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::components::last_walk::LastWalk;
+use crate::components::last_walk::{last_walk, LastWalkProps};
 use crate::snapshot::QueueView;
 
 /// Props of [`WaitQueuePanel`].
@@ -45,7 +45,7 @@ pub fn wait_queue(props: &WaitQueueProps) -> Html {
     let walk = q
         .walk
         .as_ref()
-        .map(|w| html! { <LastWalk walk={w.clone()} /> });
+        .map(|w| last_walk(&LastWalkProps { walk: w.clone() }));
     let mutex = q.mutex.as_ref().map(|(owner, waiters)| {
         html! {
             <p class="mutex">
