@@ -1807,10 +1807,8 @@ impl<M: Machine> Simulation<M> {
         let exclusive = e.interest_of(fd) == Some(Interest::LevelExclusive);
         e.mark_ready(fd);
         let has_sleeper = !e.wq.is_empty();
-        if has_sleeper {
-            if self.wake_ep_sleeper(ep, at) {
-                *woken += 1;
-            }
+        if has_sleeper && self.wake_ep_sleeper(ep, at) {
+            *woken += 1;
         }
         if exclusive {
             has_sleeper as i32
