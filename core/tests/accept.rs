@@ -30,26 +30,29 @@ fn idle(strategy: Strategy, workers: u32, cpus: u32, seed: u64) -> AcceptParams 
     }
 }
 
-/// Per connection in an idle server: the wakeups for the listener, then one for the request's data
-/// and one for the client's close (both go to the worker that owns the connection), and the wasted
-/// ones among them.
+/// Per connection in an idle server: the wakeups for the listener, then one for the client's close
+/// (the request's data is already there when the connection is accepted, so reading it costs no
+/// sleep), and the wasted ones among them.
 #[test]
 fn idle_server_wakes_exactly_the_textbook_count_per_connection() {
     for seed in [1, 7] {
         for cpus in [1, 2, 4] {
-            for workers in [2u32, 4, 8] {
+            for workers in [2u32, 3, 4, 8] {
                 let c = 40u64;
                 let w = workers as u64;
+                // shared epoll: the newest sleeper is woken (LIFO); its harvest puts the
+                // level-triggered listener back on the ready list and wakes the next sleeper
+                // (ep_done_scan), and registering the connection, already readable, wakes a third
+                // (ep_insert): with three or more workers both extra wakeups find nothing
+                let shared = if workers >= 3 { (4, 2) } else { (3, 1) };
                 let cases: [(Strategy, u64, u64); 5] = [
                     // every epoll's entry is non-exclusive: all N woken, N-1 for nothing
-                    (Strategy::Herd, w + 2, w - 1),
-                    // one sleeper woken (LIFO), plus one more by the level-triggered re-queue
-                    // (ep_done_scan), which finds the socket drained
-                    (Strategy::SharedEpoll, 4, 1),
-                    (Strategy::Exclusive, 3, 0),
-                    (Strategy::Reuseport, 3, 0),
-                    // accept, then the blocking read's two wakeups
-                    (Strategy::Blocking, 3, 0),
+                    (Strategy::Herd, w + 1, w - 1),
+                    (Strategy::SharedEpoll, shared.0, shared.1),
+                    (Strategy::Exclusive, 2, 0),
+                    (Strategy::Reuseport, 2, 0),
+                    // accept, then the blocking read that sleeps until the close
+                    (Strategy::Blocking, 2, 0),
                 ];
                 for (s, wake, wasted) in cases {
                     let (r, status) = run(&idle(s, workers, cpus, seed));
@@ -67,7 +70,7 @@ fn idle_server_wakes_exactly_the_textbook_count_per_connection() {
                 assert_eq!(r.eagain, 0);
                 assert_eq!(
                     r.wakeups - r.timer_wakeups,
-                    3 * c,
+                    2 * c,
                     "accept-mutex w{workers}"
                 );
                 // losers wake every 500 ms; 40 connections at 200/s are over in 200 ms
@@ -223,6 +226,7 @@ fn exclusive_without_reorder_gives_the_first_registered_worker_nearly_everything
 fn accept_mutex_holder_keeps_most_connections() {
     let (r, _) = run(&AcceptParams {
         connections: 400,
+        arrival: ArrivalPattern::Poisson,
         ..idle(Strategy::AcceptMutex, 8, 2, 1)
     });
     assert!(r.busiest_share > 0.5, "{:?}", r.per_worker_connections);

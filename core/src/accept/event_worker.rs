@@ -334,7 +334,13 @@ impl EventWorker {
     }
 
     fn wait_timeout(&self) -> Option<u64> {
-        if self.mutex_on() && !self.held && self.cfg.variant != MutexVariant::NoTimer {
+        // S2: only a worker that tried the lock and lost caps its timer (one that skipped the
+        // trylock because it is overloaded waits for its nearest timer, here none)
+        if self.mutex_on()
+            && !self.held
+            && !self.skipped_trylock
+            && self.cfg.variant != MutexVariant::NoTimer
+        {
             Some(self.cfg.mutex_delay_ns)
         } else {
             None

@@ -184,7 +184,8 @@ pub struct AcceptParams {
     pub requests: u32,
     /// Service time per request, ns, 0-100,000,000.
     pub service_ns: u64,
-    /// Gap between a response and the client's next request (or its close), ns.
+    /// Extra gap between a response and the client's next request (or its close), ns, on top of the
+    /// client's turnaround ([`NetSpec::client_turn_ns`]).
     pub think_ns: u64,
     /// `multi_accept`.
     pub multi_accept: bool,
@@ -208,11 +209,11 @@ impl Default for AcceptParams {
             cpus: 2,
             connections: 1000,
             rate: 200,
-            arrival: ArrivalPattern::Steady,
+            arrival: ArrivalPattern::Poisson,
             burst: 4,
             requests: 1,
             service_ns: 20_000,
-            think_ns: 50_000,
+            think_ns: 0,
             multi_accept: false,
             reorder_every: 16,
             mutex_delay_ms: 500,
