@@ -232,7 +232,9 @@ pub fn reuseport_pick(conn: u32, n: u8, seed: u64) -> u8 {
     if n <= 1 {
         return 0;
     }
-    let mut r = crate::rng::Rng::new(seed ^ 0x7E05_E9A0_0000_0000 ^ conn as u64);
+    // the run's key, then the connection's hash under it (distinct seeds give unrelated placements)
+    let key = crate::rng::Rng::new(seed ^ 0x7E05_E9A0_0000_0000).next_u64();
+    let mut r = crate::rng::Rng::new(key ^ (conn as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
     let h = (r.next_u64() >> 32) as u32;
     ((h as u64 * n as u64) >> 32) as u8
 }
@@ -835,6 +837,17 @@ mod tests {
         for &n in &counts {
             assert!((800..1200).contains(&n), "{counts:?}");
         }
+    }
+
+    #[test]
+    fn seeds_give_unrelated_placements() {
+        let place = |seed| {
+            (0..16)
+                .map(|c| reuseport_pick(c, 2, seed))
+                .collect::<Vec<u8>>()
+        };
+        let distinct: std::collections::HashSet<Vec<u8>> = (0..32).map(place).collect();
+        assert!(distinct.len() >= 30, "{}", distinct.len());
     }
 
     #[test]
