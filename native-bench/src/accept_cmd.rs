@@ -295,6 +295,10 @@ pub fn render_bench(rows: &[AcceptBenchRow]) -> String {
             p.requests_per_connection,
             machine_cpus()
         ));
+        out.push_str(
+            ";\naccept p50/p99: from the client's connect() returning to the server's accept4() \
+             returning, 0 when the server accepted first",
+        );
         if rows.iter().any(|r| r.sim.is_some()) {
             out.push_str(";\nsim rows: the simulator's prediction for the same parameters, (±%) its difference from the measurement");
         }

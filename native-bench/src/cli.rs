@@ -152,7 +152,8 @@ usage:
       Wakeups are the workers' voluntary context switches around each blocking call (getrusage
       RUSAGE_THREAD), split into useful, wasted and timer wakeups as the simulator counts them;
       accept latency runs from the client's connect() returning to the server's accept4()
-      returning. Columns as sim accept. --compare-sim: under each measured row the simulator's
+      returning (0 when the server accepted first: woken workers preempted the client on its
+      CPU). Columns as sim accept. --compare-sim: under each measured row the simulator's
       prediction for the same parameters (cpus = this machine's), with its difference from the
       measurement; in JSON a `sim` field. Default: every strategy, 8 workers, 600 connections
       each at 200/s (3 s), poisson arrivals, 1 request; --quick: 200 connections. Ranges:
