@@ -170,9 +170,14 @@ pub fn run_bench(
             time_limit: cfg.time_limit,
         })
         .map_err(|e| NativeError(format!("{}: {e}", strategy.name())))?;
+        // the load generator runs on this machine's CPUs: the prediction models local clients
+        let predicted = AcceptParams {
+            local_clients: true,
+            ..params
+        };
         let sim = cfg
             .compare_sim
-            .then(|| simulate(&params, DEFAULT_MAX_STEPS).report);
+            .then(|| simulate(&predicted, DEFAULT_MAX_STEPS).report);
         rows.push(AcceptBenchRow {
             report: run.report,
             load: run.load,

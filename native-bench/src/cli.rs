@@ -59,7 +59,7 @@ usage:
                      [--service-ns NS] [--think-ns NS] [--multi-accept] [--reorder-every K]
                      [--mutex-delay-ms MS] [--worker-connections N]
                      [--variant correct|unlock-before-accept|no-disable|no-timer] [--seed S]
-                     [--max-steps N] [--json]
+                     [--local-clients] [--max-steps N] [--json]
       Simulate event-loop workers sharing a listening socket (nginx's epoll loop, or threads
       blocked in accept) and print, per strategy: wakeups, wasted wakeups and EAGAIN per
       connection, the busiest worker's share, Jain's index, connections per second, accept
@@ -71,7 +71,9 @@ usage:
       connections 1-1000000, rate 1-10000000, burst 1-1024, requests 1-1000, service-ns and
       think-ns 0-100000000, reorder-every 0-1000000, mutex-delay-ms 1-10000,
       worker-connections 1-65536. --variant (a broken accept mutex) needs
-      --strategy accept-mutex.
+      --strategy accept-mutex. --local-clients: the clients run on the server's CPUs, as the
+      load generator of bench accept does (a response wakes the client onto the worker's CPU,
+      which it takes for 5 us, so its next request or close lands before the worker sleeps).
 
   herdlab check shmtx [--variant NAME] [--threads N] [--rounds M] [--spin N] [--cpus C]
                       [--no-semaphore] [--crash [--no-master]] [--preemption-bound K]
@@ -154,7 +156,7 @@ usage:
       accept latency runs from the client's connect() returning to the server's accept4()
       returning (0 when the server accepted first: woken workers preempted the client on its
       CPU). Columns as sim accept. --compare-sim: under each measured row the simulator's
-      prediction for the same parameters (cpus = this machine's), with its difference from the
+      prediction for the same parameters (cpus = this machine's, --local-clients), with its difference from the
       measurement; in JSON a `sim` field. Default: every strategy, 8 workers, 600 connections
       each at 200/s (3 s), poisson arrivals, 1 request; --quick: 200 connections. Ranges:
       workers 1-64, connections 1-200000, rate 1-10000000, requests 1-1000, concurrency 1-256
@@ -276,7 +278,7 @@ const BENCH_LOCK_FLAGS: [&str; 7] = [
     "--layout",
     "--ms",
 ];
-const SIM_ACCEPT_FLAGS: [&str; 18] = [
+const SIM_ACCEPT_FLAGS: [&str; 19] = [
     "--strategy",
     "--workers",
     "--cpus",
@@ -292,6 +294,7 @@ const SIM_ACCEPT_FLAGS: [&str; 18] = [
     "--mutex-delay-ms",
     "--worker-connections",
     "--variant",
+    "--local-clients",
     "--seed",
     "--max-steps",
     "--json",
@@ -807,6 +810,7 @@ fn set_accept_flag(
         "--worker-connections" => p.worker_connections = ranged(f, value, 1, 65_536)? as u32,
         "--seed" => p.seed = ranged(f, value, 0, u64::MAX)?,
         "--multi-accept" => p.multi_accept = true,
+        "--local-clients" => p.local_clients = true,
         "--arrival" => {
             p.arrival = named(f, value, &ArrivalPattern::NAMES, ArrivalPattern::from_name)?
         }

@@ -197,9 +197,16 @@ pub struct AcceptParams {
     pub worker_connections: u32,
     /// The accept mutex's code.
     pub variant: MutexVariant,
+    /// The clients run on the server's CPUs (as `herdlab bench accept`'s load generator does):
+    /// see [`NetSpec::client_cpu_ns`].
+    pub local_clients: bool,
     /// The seed of every random choice.
     pub seed: u64,
 }
+
+/// CPU time a local client takes between a response and its next action (read, then write or
+/// close: two system calls on loopback TCP and the wakeup), ns.
+pub const LOCAL_CLIENT_CPU_NS: u64 = 5_000;
 
 impl Default for AcceptParams {
     fn default() -> Self {
@@ -219,6 +226,7 @@ impl Default for AcceptParams {
             mutex_delay_ms: 500,
             worker_connections: 512,
             variant: MutexVariant::Correct,
+            local_clients: false,
             seed: 1,
         }
     }
@@ -332,6 +340,7 @@ impl AcceptParams {
             epolls: self.strategy.epolls(w) as u8,
             requests_per_conn: self.requests.max(1),
             think_ns: self.think_ns,
+            client_cpu_ns: self.local_clients.then_some(LOCAL_CLIENT_CPU_NS),
             ..NetSpec::default()
         }
     }

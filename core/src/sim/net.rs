@@ -60,6 +60,12 @@ pub struct NetSpec {
     pub send_delay_ns: u64,
     /// The client's turnaround after a response (its thread wakes and reads), ns.
     pub client_turn_ns: u64,
+    /// `Some(ns)` when the clients run on the server's CPUs (a load generator on the same machine,
+    /// as `herdlab bench accept` runs it): the response wakes the client onto the worker's CPU, where
+    /// it preempts the worker for this long (read the response, send the next request or close), so
+    /// its action lands before the worker goes back to `epoll_wait`. `None`: the clients are
+    /// elsewhere and answer after `client_turn_ns`.
+    pub client_cpu_ns: Option<u64>,
 }
 
 impl Default for NetSpec {
@@ -71,6 +77,7 @@ impl Default for NetSpec {
             think_ns: 0,
             send_delay_ns: 2_000,
             client_turn_ns: 10_000,
+            client_cpu_ns: None,
         }
     }
 }
@@ -805,9 +812,24 @@ impl<M: Machine> Simulation<M> {
 
     pub(super) fn step_respond(&mut self, tid: u16, cpu: u8, c: u32) -> Note {
         self.syscall_cost(cpu, false);
-        let now = self.cpus[cpu as usize].clock;
-        if let Some(n) = self.net.as_mut() {
-            let think = n.spec.think_ns + n.spec.client_turn_ns;
+        let mut now = self.cpus[cpu as usize].clock;
+        let spec = self.net.as_ref().map(|n| n.spec);
+        if let Some(spec) = spec {
+            let turn = match spec.client_cpu_ns {
+                Some(client) => {
+                    // the woken client preempts the worker on this CPU, acts, and switches back
+                    let cs = self.cost.context_switch_ns;
+                    let cpu_c = &mut self.cpus[cpu as usize];
+                    cpu_c.clock += client + 2 * cs;
+                    self.metrics.cpu_time_ns += client + 2 * cs;
+                    self.metrics.context_switches += 2;
+                    self.metrics.sim_time_ns = self.metrics.sim_time_ns.max(cpu_c.clock);
+                    now += cs + client;
+                    0
+                }
+                None => spec.client_turn_ns,
+            };
+            let n = self.net.as_mut().expect("net");
             if let Some(cm) = n.conn_mut(c) {
                 let action = if cm.requests_left > 0 {
                     cm.requests_left -= 1;
@@ -815,7 +837,7 @@ impl<M: Machine> Simulation<M> {
                 } else {
                     ClientAction::Close
                 };
-                n.client.insert((now + think, c, action));
+                n.client.insert((now + spec.think_ns + turn, c, action));
             }
         }
         self.did_work(tid);
