@@ -25,16 +25,17 @@
 //! | `cpus` | `cpus` | 1-16 | 2 |
 //! | `connections` | `connections` | 1-1000000 | 1000 |
 //! | `rate` | `rate` | 1-10000000 (per second) | 200 |
-//! | `arrival` | `arrival` | `on-demand`, `burst`, `poisson`, `steady` | `steady` |
+//! | `arrival` | `arrival` | `on-demand`, `burst`, `poisson`, `steady` | `poisson` |
 //! | `burst` | `burst` | 1-1024 | 4 |
 //! | `requests` | `requests` | 1-1000 (per connection) | 1 |
 //! | `service` | `service_ns` | 0-100000000 (ns) | 20000 |
-//! | `think` | `think_ns` | 0-1000000000 (ns) | 50000 |
-//! | `multi_accept` | `multi_accept` | `on`, `off` | `off` |
+//! | `think` | `think_ns` | 0-1000000000 (ns, on top of the client's turnaround) | 0 |
+//! | `multi_accept` | `multi_accept` | `true`, `false` (or nginx's `on`, `off`) | `false` |
 //! | `reorder_every` | `reorder_every` | 0-65536 (exclusive only; 0: never) | 16 |
 //! | `delay` | `mutex_delay_ms` | 1-60000 (ms, `accept_mutex_delay`; accept-mutex only) | 500 |
 //! | `worker_connections` | `worker_connections` | 1-65536 | 512 |
 //! | `variant` | `variant` | `correct`, `unlock-before-accept`, `no-disable`, `no-timer` (accept-mutex only) | `correct` |
+//! | `local_clients` | `local_clients` | `true`, `false` (or `on`, `off`): the clients run on the server's CPUs | `false` |
 //! | `seed` | `seed` | 0-18446744073709551615 | 1 |
 //!
 //! Keys that only one strategy reads (`reorder_every`, `delay`, `variant`) are accepted with every
@@ -206,6 +207,15 @@ fn on_off(key: &str, value: &str) -> Result<bool, ParamError> {
     })
 }
 
+/// An accept switch: `true`/`false`, or nginx's `on`/`off`.
+fn switch(key: &str, value: &str) -> Result<bool, ParamError> {
+    one_of(key, value, &["true", "false", "on", "off"], |v| match v {
+        "true" | "on" => Some(true),
+        "false" | "off" => Some(false),
+        _ => None,
+    })
+}
+
 /// Set one lock parameter from its URL/CLI key and text value.
 ///
 /// | key | allowed | default |
@@ -302,7 +312,7 @@ pub fn validate_locks(p: &LockParams) -> Vec<ParamError> {
 }
 
 /// The accept scenario's parameter keys, in display order.
-pub const ACCEPT_KEYS: [&str; 16] = [
+pub const ACCEPT_KEYS: [&str; 17] = [
     "strategy",
     "workers",
     "cpus",
@@ -318,6 +328,7 @@ pub const ACCEPT_KEYS: [&str; 16] = [
     "delay",
     "worker_connections",
     "variant",
+    "local_clients",
     "seed",
 ];
 
@@ -341,7 +352,7 @@ pub fn set_accept_param(p: &mut AcceptParams, key: &str, value: &str) -> Result<
         "requests" => p.requests = range_u64(key, value, 1, 1000)? as u32,
         "service" => p.service_ns = range_u64(key, value, 0, 100_000_000)?,
         "think" => p.think_ns = range_u64(key, value, 0, 1_000_000_000)?,
-        "multi_accept" => p.multi_accept = on_off(key, value)?,
+        "multi_accept" => p.multi_accept = switch(key, value)?,
         "reorder_every" => p.reorder_every = range_u64(key, value, 0, 65_536)? as u32,
         "delay" => p.mutex_delay_ms = range_u64(key, value, 1, 60_000)? as u32,
         "worker_connections" => p.worker_connections = range_u64(key, value, 1, 65_536)? as u32,
@@ -353,6 +364,7 @@ pub fn set_accept_param(p: &mut AcceptParams, key: &str, value: &str) -> Result<
                 MutexVariant::from_name,
             )?
         }
+        "local_clients" => p.local_clients = switch(key, value)?,
         "seed" => p.seed = range_u64(key, value, 0, u64::MAX)?,
         _ => {
             return Err(ParamError::new(
@@ -650,7 +662,7 @@ impl Scenario {
                 p.seed
             ),
             Scenario::Accept(p) => format!(
-                "mechanism=accept&strategy={}&workers={}&cpus={}&connections={}&rate={}&arrival={}&burst={}&requests={}&service={}&think={}&multi_accept={}&reorder_every={}&delay={}&worker_connections={}&variant={}&seed={}",
+                "mechanism=accept&strategy={}&workers={}&cpus={}&connections={}&rate={}&arrival={}&burst={}&requests={}&service={}&think={}&multi_accept={}&reorder_every={}&delay={}&worker_connections={}&variant={}&local_clients={}&seed={}",
                 p.strategy.name(),
                 p.workers,
                 p.cpus,
@@ -661,11 +673,12 @@ impl Scenario {
                 p.requests,
                 p.service_ns,
                 p.think_ns,
-                if p.multi_accept { "on" } else { "off" },
+                p.multi_accept,
                 p.reorder_every,
                 p.mutex_delay_ms,
                 p.worker_connections,
                 p.variant.name(),
+                p.local_clients,
                 p.seed
             ),
         }
@@ -744,6 +757,7 @@ mod tests {
             mutex_delay_ms: 20,
             worker_connections: 64,
             variant: MutexVariant::NoTimer,
+            local_clients: true,
             seed: u64::MAX,
         });
         let q = s.to_query();
@@ -787,7 +801,15 @@ mod tests {
             .contains("herd, shared-epoll, exclusive, accept-mutex, reuseport, blocking"));
         assert!(find("workers").contains("1-64"));
         assert!(find("delay").contains("1-60000"));
-        assert!(find("multi_accept").contains("on, off"));
+        assert!(find("multi_accept").contains("true, false, on, off"));
+        let (t, errs) =
+            Scenario::from_query_lenient("mechanism=accept&multi_accept=on&local_clients=true");
+        assert!(errs.is_empty(), "{errs:?}");
+        let t = t.accept().copied().unwrap_or_default();
+        assert!(t.multi_accept && t.local_clients);
+        assert!(Scenario::Accept(t)
+            .to_query()
+            .contains("&multi_accept=true&"));
         assert!(find("variant").contains("unlock-before-accept"));
         assert!(find("think").contains("0-1000000000"));
         assert!(find("colour").contains("worker_connections"));

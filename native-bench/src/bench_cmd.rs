@@ -151,7 +151,10 @@ pub fn render(rows: &[BenchRow]) -> String {
 
 /// The line maker of an aligned table with columns `head` over `cells`: the first column
 /// left-aligned, the others right-aligned, each as wide as its widest cell.
-fn table_lines<C: AsRef<[String]>>(head: &[&str], cells: &[C]) -> impl Fn(&[String]) -> String {
+pub(crate) fn table_lines<C: AsRef<[String]>>(
+    head: &[&str],
+    cells: &[C],
+) -> impl Fn(&[String]) -> String {
     let mut w: Vec<usize> = head.iter().map(|h| h.len()).collect();
     for c in cells {
         for (i, s) in c.as_ref().iter().enumerate() {
@@ -352,7 +355,7 @@ pub fn run_locks(cfg: &LockBenchConfig, progress: bool) -> Result<Vec<LockBenchR
     Ok(rows)
 }
 
-fn si(x: f64) -> String {
+pub(crate) fn si(x: f64) -> String {
     if x >= 1e9 {
         format!("{:.2}G", x / 1e9)
     } else if x >= 1e6 {

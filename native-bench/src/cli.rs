@@ -5,6 +5,7 @@
 //! `set_lock_param` and `validate_locks`, so their messages are the ones the web page shows for the
 //! same keys.
 
+use herdlab_core::accept::{AcceptParams, MutexVariant, Strategy};
 use herdlab_core::check::CheckConfig;
 use herdlab_core::herd::HerdParams;
 use herdlab_core::locks::shmtx::ShmtxVariant;
@@ -13,18 +14,24 @@ use herdlab_core::scenario::{
     set_herd_param, set_lock_param, validate_herd, validate_locks, ParamError, HERD_KEYS,
 };
 
+use crate::accept_cmd::{self, AcceptBenchConfig};
 use crate::bench_cmd::{
     LockBenchConfig, DEFAULT_EVENTS, DEFAULT_THREADS, QUICK_EVENTS, QUICK_THREADS,
 };
 use crate::check_cmd::default_params;
 use crate::check_herd;
+use crate::native_accept::{
+    MAX_CONCURRENCY, MAX_CONNECTIONS as MAX_NATIVE_CONNECTIONS, MAX_REQUEST_SIZE, MAX_TIME_LIMIT_S,
+};
 use crate::native_herd::{MAX_EVENTS, MAX_THREADS};
 use crate::native_locks::{self, BenchLock};
 use crate::sim_cmd::DEFAULT_MAX_STEPS;
+use herdlab_core::sim::arrivals::ArrivalPattern;
 
 /// The usage text (`herdlab --help`).
 pub const USAGE: &str = "\
-herdlab: the thundering herd and nginx's ngx_shmtx, simulated, model-checked and on real threads
+herdlab: the thundering herd, nginx's ngx_shmtx and accept strategies, simulated, model-checked and
+on real threads
 
 usage:
   herdlab sim herd [--workers N] [--cpus C] [--mode wake-all|exclusive|lifo-exclusive]
@@ -45,6 +52,28 @@ usage:
       --crash (shmtx): thread 0 dies holding the lock in its first round; a master process reaps
       it and runs ngx_shmtx_force_unlock with its pid (--no-master: nobody does, and the others
       wait forever).
+
+  herdlab sim accept [--strategy herd|shared-epoll|exclusive|accept-mutex|reuseport|blocking]
+                     [--workers N] [--cpus C] [--connections C] [--rate PER_SECOND]
+                     [--arrival steady|poisson|burst|on-demand] [--burst K] [--requests K]
+                     [--service-ns NS] [--think-ns NS] [--multi-accept] [--reorder-every K]
+                     [--mutex-delay-ms MS] [--worker-connections N]
+                     [--variant correct|unlock-before-accept|no-disable|no-timer] [--seed S]
+                     [--local-clients] [--max-steps N] [--json]
+      Simulate event-loop workers sharing a listening socket (nginx's epoll loop, or threads
+      blocked in accept) and print, per strategy: wakeups, wasted wakeups and EAGAIN per
+      connection, the busiest worker's share, Jain's index, connections per second, accept
+      latency p50/p99 and connections per worker. Without --strategy every strategy runs (JSON:
+      an array; one strategy: one object; --strategy also takes a comma-separated list).
+      Defaults: 8 workers, 2 cpus, 1000 connections at 200/s, poisson arrivals, 1 request each,
+      service 20000 ns, think 0, reorder every 16 (exclusive only; 0 = never), accept_mutex_delay
+      500 ms, worker_connections 512, correct, seed 1. Ranges: workers 1-64, cpus 1-16,
+      connections 1-1000000, rate 1-10000000, burst 1-1024, requests 1-1000, service-ns and
+      think-ns 0-100000000, reorder-every 0-1000000, mutex-delay-ms 1-10000,
+      worker-connections 1-65536. --variant (a broken accept mutex) needs
+      --strategy accept-mutex. --local-clients: the clients run on the server's CPUs, as the
+      load generator of bench accept does (a response wakes the client onto the worker's CPU,
+      which it takes for 5 us, so its next request or close lands before the worker sleeps).
 
   herdlab check shmtx [--variant NAME] [--threads N] [--rounds M] [--spin N] [--cpus C]
                       [--no-semaphore] [--crash [--no-master]] [--preemption-bound K]
@@ -110,6 +139,29 @@ usage:
       std and parking_lot their voluntary context switches), spins (pauses), yields, nvcsw,
       wait p50/p99 (ns from starting to lock to holding it, one acquisition in 16 timed).
 
+  herdlab bench accept [--strategy LIST] [--workers N] [--connections C] [--rate PER_SECOND]
+                       [--arrival steady|poisson] [--requests K] [--service-ns NS]
+                       [--think-ns NS] [--reorder-every K] [--multi-accept] [--mutex-delay-ms MS]
+                       [--concurrency N] [--request-size BYTES] [--time-limit S] [--seed S]
+                       [--json] [--quick] [--compare-sim]
+      Run core's accept workers on real threads (Linux): real epoll instances (EPOLLEXCLUSIVE,
+      a shared epoll, SO_REUSEPORT listeners, a blocking accept) on 127.0.0.1, against a load
+      generator on its own threads that opens --connections connections at --rate per second
+      (core's arrival times for the scenario), at most --concurrency open at once, each sending
+      --requests requests of --request-size bytes (keep-alive) and reading a 64-byte response,
+      waiting --think-ns after each, then closing. The generator stops after the last
+      connection or after --time-limit seconds (default 60; it says so); errors are reported.
+      Wakeups are the workers' voluntary context switches around each blocking call (getrusage
+      RUSAGE_THREAD), split into useful, wasted and timer wakeups as the simulator counts them;
+      accept latency runs from the client's connect() returning to the server's accept4()
+      returning (0 when the server accepted first: woken workers preempted the client on its
+      CPU). Columns as sim accept. --compare-sim: under each measured row the simulator's
+      prediction for the same parameters (cpus = this machine's, --local-clients), with its difference from the
+      measurement; in JSON a `sim` field. Default: every strategy, 8 workers, 600 connections
+      each at 200/s (3 s), poisson arrivals, 1 request; --quick: 200 connections. Ranges:
+      workers 1-64, connections 1-200000, rate 1-10000000, requests 1-1000, concurrency 1-256
+      (default 64), request-size 12-65536 (default 64), time-limit 1-600.
+
   herdlab help | --help | -h
       This text.
 ";
@@ -134,6 +186,28 @@ pub enum Command {
         params: LockParams,
         /// The step bound.
         max_steps: u64,
+        /// Print JSON instead of a table.
+        json: bool,
+    },
+    /// `sim accept`.
+    SimAccept {
+        /// The scenario (its strategy is each row's).
+        params: AcceptParams,
+        /// The strategies to simulate, in order.
+        strategies: Vec<Strategy>,
+        /// Whether the strategies were named (one named strategy prints one JSON object).
+        named: bool,
+        /// The step bound.
+        max_steps: u64,
+        /// Print JSON instead of a table.
+        json: bool,
+    },
+    /// `bench accept`.
+    BenchAccept {
+        /// What to run.
+        config: AcceptBenchConfig,
+        /// Whether the strategies were named (one named strategy prints one JSON object).
+        named: bool,
         /// Print JSON instead of a table.
         json: bool,
     },
@@ -193,7 +267,7 @@ fn err<T>(msg: impl Into<String>) -> Result<T, CliError> {
 }
 
 const COMMANDS: &str = "sim, bench, check, help";
-const MECHANISMS: &str = "herd, locks";
+const MECHANISMS: &str = "herd, locks, accept";
 const BENCH_FLAGS: [&str; 4] = ["--threads", "--events", "--quick", "--json"];
 const BENCH_LOCK_FLAGS: [&str; 7] = [
     "--quick",
@@ -203,6 +277,47 @@ const BENCH_LOCK_FLAGS: [&str; 7] = [
     "--cs",
     "--layout",
     "--ms",
+];
+const SIM_ACCEPT_FLAGS: [&str; 19] = [
+    "--strategy",
+    "--workers",
+    "--cpus",
+    "--connections",
+    "--rate",
+    "--arrival",
+    "--burst",
+    "--requests",
+    "--service-ns",
+    "--think-ns",
+    "--multi-accept",
+    "--reorder-every",
+    "--mutex-delay-ms",
+    "--worker-connections",
+    "--variant",
+    "--local-clients",
+    "--seed",
+    "--max-steps",
+    "--json",
+];
+const BENCH_ACCEPT_FLAGS: [&str; 18] = [
+    "--strategy",
+    "--workers",
+    "--connections",
+    "--rate",
+    "--arrival",
+    "--requests",
+    "--service-ns",
+    "--think-ns",
+    "--reorder-every",
+    "--multi-accept",
+    "--mutex-delay-ms",
+    "--concurrency",
+    "--request-size",
+    "--time-limit",
+    "--seed",
+    "--json",
+    "--quick",
+    "--compare-sim",
 ];
 const SIM_LOCK_FLAGS: [&str; 14] = [
     "--lock",
@@ -282,7 +397,7 @@ where
     let mech = match args.get(1).map(String::as_str) {
         None => return err(format!("{cmd}: missing mechanism; allowed: {MECHANISMS}")),
         Some(h) if is_help(h) => return Ok(Command::Help),
-        Some(m @ ("herd" | "locks")) => m,
+        Some(m @ ("herd" | "locks" | "accept")) => m,
         Some(m) => {
             return err(format!(
                 "{cmd}: '{m}' is not a mechanism; allowed: {MECHANISMS}"
@@ -295,8 +410,10 @@ where
     }
     match (cmd.as_str(), mech) {
         ("sim", "herd") => parse_sim(flags),
+        ("sim", "accept") => parse_sim_accept(flags),
         ("sim", _) => parse_sim_locks(flags),
         (_, "herd") => parse_bench(flags),
+        (_, "accept") => parse_bench_accept(flags),
         _ => parse_bench_locks(flags),
     }
 }
@@ -319,6 +436,8 @@ fn takes_value(flag: &str) -> bool {
             | "--crash"
             | "--no-master"
             | "--list-variants"
+            | "--multi-accept"
+            | "--compare-sim"
     )
 }
 
@@ -654,6 +773,185 @@ fn parse_bench_locks(flags: Vec<(String, Option<String>)>) -> Result<Command, Cl
     Ok(Command::BenchLocks { config, json })
 }
 
+fn strategy_names() -> String {
+    Strategy::NAMES.join(", ")
+}
+
+/// `--name value` for a field with named values.
+fn named<T>(
+    flag: &str,
+    value: Option<String>,
+    names: &[&str],
+    parse: impl Fn(&str) -> Option<T>,
+) -> Result<T, CliError> {
+    let allowed = names.join(", ");
+    let v = value_of(flag, value, &allowed)?;
+    parse(&v).ok_or_else(|| CliError(format!("{flag}: '{v}' is not allowed; allowed: {allowed}")))
+}
+
+/// Set one field of an accept scenario from its flag. `Ok(false)`: not a scenario flag.
+fn set_accept_flag(
+    p: &mut AcceptParams,
+    flag: &str,
+    value: Option<String>,
+) -> Result<bool, CliError> {
+    let f = flag;
+    match f {
+        "--workers" => p.workers = ranged(f, value, 1, 64)? as u32,
+        "--cpus" => p.cpus = ranged(f, value, 1, 16)? as u32,
+        "--connections" => p.connections = ranged(f, value, 1, 1_000_000)? as u32,
+        "--rate" => p.rate = ranged(f, value, 1, 10_000_000)? as u32,
+        "--burst" => p.burst = ranged(f, value, 1, 1024)? as u32,
+        "--requests" => p.requests = ranged(f, value, 1, 1000)? as u32,
+        "--service-ns" => p.service_ns = ranged(f, value, 0, 100_000_000)?,
+        "--think-ns" => p.think_ns = ranged(f, value, 0, 100_000_000)?,
+        "--reorder-every" => p.reorder_every = ranged(f, value, 0, 1_000_000)? as u32,
+        "--mutex-delay-ms" => p.mutex_delay_ms = ranged(f, value, 1, 10_000)? as u32,
+        "--worker-connections" => p.worker_connections = ranged(f, value, 1, 65_536)? as u32,
+        "--seed" => p.seed = ranged(f, value, 0, u64::MAX)?,
+        "--multi-accept" => p.multi_accept = true,
+        "--local-clients" => p.local_clients = true,
+        "--arrival" => {
+            p.arrival = named(f, value, &ArrivalPattern::NAMES, ArrivalPattern::from_name)?
+        }
+        "--variant" => {
+            let names: Vec<&str> = MutexVariant::ALL.iter().map(|v| v.name()).collect();
+            p.variant = named(f, value, &names, MutexVariant::from_name)?
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+fn strategies_flag(value: Option<String>) -> Result<Vec<Strategy>, CliError> {
+    let allowed = format!("{} (or a comma-separated list)", strategy_names());
+    let v = value_of("--strategy", value, &allowed)?;
+    let mut out = Vec::new();
+    for part in v.split(',') {
+        match Strategy::from_name(part.trim()) {
+            Some(s) => out.push(s),
+            None => {
+                return err(format!(
+                    "--strategy: '{}' is not allowed; allowed: {}",
+                    part.trim(),
+                    strategy_names()
+                ))
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn parse_sim_accept(flags: Vec<(String, Option<String>)>) -> Result<Command, CliError> {
+    let mut params = AcceptParams::default();
+    let mut strategies = None;
+    let mut max_steps = accept_cmd::DEFAULT_MAX_STEPS;
+    let mut json = false;
+    for (flag, value) in flags {
+        match flag.as_str() {
+            "--json" => json = true,
+            "--max-steps" => max_steps = max_steps_of(value)?,
+            "--strategy" => strategies = Some(strategies_flag(value)?),
+            f => {
+                if !set_accept_flag(&mut params, f, value)? {
+                    return err(format!(
+                        "sim accept: unknown flag '{f}'; allowed: {}",
+                        SIM_ACCEPT_FLAGS.join(", ")
+                    ));
+                }
+            }
+        }
+    }
+    let named = strategies.is_some();
+    let strategies = strategies.unwrap_or_else(|| Strategy::ALL.to_vec());
+    if params.variant != MutexVariant::Correct
+        && strategies.iter().any(|&s| s != Strategy::AcceptMutex)
+    {
+        return err(format!(
+            "--variant: {} is a broken accept mutex; it needs --strategy accept-mutex (the other strategies take correct)",
+            params.variant.name()
+        ));
+    }
+    Ok(Command::SimAccept {
+        params,
+        strategies,
+        named,
+        max_steps,
+        json,
+    })
+}
+
+fn parse_bench_accept(flags: Vec<(String, Option<String>)>) -> Result<Command, CliError> {
+    let quick = flags.iter().any(|(f, _)| f == "--quick");
+    let mut config = AcceptBenchConfig::new(quick);
+    let mut json = false;
+    let mut named = false;
+    for (flag, value) in flags {
+        let f = flag.as_str();
+        match f {
+            "--json" => json = true,
+            "--quick" => {}
+            "--compare-sim" => config.compare_sim = true,
+            "--strategy" => {
+                config.strategies = strategies_flag(value)?;
+                named = true;
+            }
+            "--connections" => {
+                config.params.connections =
+                    ranged(f, value, 1, MAX_NATIVE_CONNECTIONS as u64)? as u32
+            }
+            "--arrival" => {
+                config.params.arrival = named_arrival(value)?;
+            }
+            "--concurrency" => {
+                config.concurrency = ranged(f, value, 1, MAX_CONCURRENCY as u64)? as u32
+            }
+            "--request-size" => {
+                config.request_size = ranged(f, value, 12, MAX_REQUEST_SIZE as u64)? as u32
+            }
+            "--time-limit" => {
+                config.time_limit =
+                    std::time::Duration::from_secs(ranged(f, value, 1, MAX_TIME_LIMIT_S)?)
+            }
+            "--cpus" | "--burst" | "--variant" | "--worker-connections" | "--max-steps" => {
+                return err(format!(
+                    "{f}: bench accept does not take it (sim accept does); allowed: {}",
+                    BENCH_ACCEPT_FLAGS.join(", ")
+                ))
+            }
+            _ => {
+                if !set_accept_flag(&mut config.params, f, value)? {
+                    return err(format!(
+                        "bench accept: unknown flag '{f}'; allowed: {}",
+                        BENCH_ACCEPT_FLAGS.join(", ")
+                    ));
+                }
+            }
+        }
+    }
+    Ok(Command::BenchAccept {
+        config,
+        named,
+        json,
+    })
+}
+
+/// `bench accept --arrival`: only the paced patterns.
+fn named_arrival(value: Option<String>) -> Result<ArrivalPattern, CliError> {
+    let paced = ["steady", "poisson"];
+    let v = value_of("--arrival", value, &paced.join(", "))?;
+    match ArrivalPattern::from_name(&v) {
+        Some(a @ (ArrivalPattern::Steady | ArrivalPattern::Poisson)) => Ok(a),
+        Some(_) => err(format!(
+            "--arrival: {v} waits for every worker to be asleep, which only the simulator sees \
+             (sim accept takes it); allowed: steady, poisson"
+        )),
+        None => err(format!(
+            "--arrival: '{v}' is not allowed; allowed: steady, poisson"
+        )),
+    }
+}
+
 fn parse_check_command(rest: &[String]) -> Result<Command, CliError> {
     let allowed = format!("{}, herd", lock_names());
     let lock = match rest.first().map(String::as_str) {
@@ -911,10 +1209,13 @@ mod tests {
             "'bogus' is not a command; allowed: sim, bench, check, help"
         );
         assert!(msg("").contains("missing command"));
-        assert_eq!(msg("sim"), "sim: missing mechanism; allowed: herd, locks");
+        assert_eq!(
+            msg("sim"),
+            "sim: missing mechanism; allowed: herd, locks, accept"
+        );
         assert_eq!(
             msg("bench lock"),
-            "bench: 'lock' is not a mechanism; allowed: herd, locks"
+            "bench: 'lock' is not a mechanism; allowed: herd, locks, accept"
         );
         let m = msg("sim herd --bogus 1");
         assert!(
@@ -1209,5 +1510,155 @@ mod tests {
         assert!(msg("bench locks --threads 0").contains("out of range"));
         assert!(msg("bench locks --layout diagonal").contains("allowed: padded, packed, both"));
         assert!(msg("bench locks --events 3").contains("unknown flag '--events'"));
+    }
+    #[test]
+    fn sim_accept_defaults_flags_and_refusals() {
+        let Command::SimAccept {
+            params,
+            strategies,
+            named,
+            max_steps,
+            json,
+        } = p("sim accept").unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(params, AcceptParams::default());
+        assert_eq!(strategies, Strategy::ALL.to_vec());
+        assert!(!named && !json);
+        assert_eq!(max_steps, accept_cmd::DEFAULT_MAX_STEPS);
+        let Command::SimAccept {
+            params,
+            strategies,
+            named,
+            json,
+            ..
+        } = p(
+            "sim accept --strategy exclusive --workers 4 --cpus 3 --connections 50 --rate 900 \
+             --arrival steady --burst 2 --requests 3 --service-ns 0 --think-ns 7 --multi-accept \
+             --reorder-every 0 --mutex-delay-ms 20 --worker-connections 64 --seed 9 --json",
+        )
+        .unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(strategies, vec![Strategy::Exclusive]);
+        assert!(named && json);
+        assert_eq!(
+            (params.workers, params.cpus, params.connections, params.rate),
+            (4, 3, 50, 900)
+        );
+        assert_eq!(params.arrival, ArrivalPattern::Steady);
+        assert_eq!((params.burst, params.requests), (2, 3));
+        assert_eq!((params.service_ns, params.think_ns), (0, 7));
+        assert!(params.multi_accept);
+        assert_eq!((params.reorder_every, params.mutex_delay_ms), (0, 20));
+        assert_eq!((params.worker_connections, params.seed), (64, 9));
+        let Command::SimAccept { params, .. } =
+            p("sim accept --strategy accept-mutex --variant no-timer").unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(params.variant, MutexVariant::NoTimer);
+        assert_eq!(
+            msg("sim accept --strategy bogus"),
+            "--strategy: 'bogus' is not allowed; allowed: herd, shared-epoll, exclusive, \
+             accept-mutex, reuseport, blocking"
+        );
+        assert!(msg("sim accept --strategy")
+            .starts_with("--strategy: missing value; allowed: herd, shared-epoll"));
+        assert_eq!(
+            msg("sim accept --workers 65"),
+            "--workers: 65 is out of range; allowed 1-64"
+        );
+        assert!(msg("sim accept --cpus 17").contains("allowed 1-16"));
+        assert!(msg("sim accept --connections 0").contains("allowed 1-1000000"));
+        assert!(msg("sim accept --rate 10000001").contains("allowed 1-10000000"));
+        assert!(msg("sim accept --requests 1001").contains("allowed 1-1000"));
+        assert!(msg("sim accept --service-ns x").contains("not a whole number"));
+        assert_eq!(
+            msg("sim accept --arrival sometimes"),
+            "--arrival: 'sometimes' is not allowed; allowed: on-demand, burst, poisson, steady"
+        );
+        assert!(msg("sim accept --variant no-timer").starts_with(
+            "--variant: no-timer is a broken accept mutex; it needs --strategy accept-mutex"
+        ));
+        assert!(msg("sim accept --variant nope")
+            .contains("allowed: correct, unlock-before-accept, no-disable, no-timer"));
+        let m = msg("sim accept --threads 2");
+        assert!(
+            m.starts_with("sim accept: unknown flag '--threads'") && m.contains("--mutex-delay-ms"),
+            "{m}"
+        );
+        assert_eq!(
+            msg("sim accept --multi-accept=1"),
+            "--multi-accept: takes no value"
+        );
+        assert_eq!(p("sim accept --help"), Ok(Command::Help));
+    }
+
+    #[test]
+    fn bench_accept_defaults_quick_and_refusals() {
+        let Command::BenchAccept {
+            config,
+            named,
+            json,
+        } = p("bench accept").unwrap()
+        else {
+            panic!()
+        };
+        assert!(!named && !json && !config.compare_sim);
+        assert_eq!(config.strategies, Strategy::ALL.to_vec());
+        assert_eq!(
+            (
+                config.params.workers,
+                config.params.rate,
+                config.params.connections
+            ),
+            (8, 200, 600)
+        );
+        assert_eq!(config.params.cpus, accept_cmd::machine_cpus());
+        assert_eq!((config.concurrency, config.request_size), (64, 64));
+        assert_eq!(config.time_limit.as_secs(), 60);
+        let Command::BenchAccept {
+            config,
+            named,
+            json,
+        } = p(
+            "bench accept --strategy herd,blocking --workers 4 --rate 300 --requests 2 \
+             --service-ns 0 --think-ns 5 --reorder-every 0 --multi-accept --mutex-delay-ms 50 \
+             --concurrency 8 --request-size 100 --time-limit 9 --seed 3 --arrival steady \
+             --json --quick --compare-sim",
+        )
+        .unwrap()
+        else {
+            panic!()
+        };
+        assert!(named && json && config.compare_sim);
+        assert_eq!(config.strategies, vec![Strategy::Herd, Strategy::Blocking]);
+        let q = config.params;
+        assert_eq!(
+            (q.workers, q.rate, q.requests, q.connections),
+            (4, 300, 2, 200)
+        );
+        assert_eq!((q.service_ns, q.think_ns, q.reorder_every), (0, 5, 0));
+        assert!(q.multi_accept);
+        assert_eq!((q.mutex_delay_ms, q.seed), (50, 3));
+        assert_eq!(q.arrival, ArrivalPattern::Steady);
+        assert_eq!((config.concurrency, config.request_size), (8, 100));
+        assert_eq!(config.time_limit.as_secs(), 9);
+        assert!(msg("bench accept --connections 200001").contains("allowed 1-200000"));
+        assert!(msg("bench accept --concurrency 0").contains("allowed 1-256"));
+        assert!(msg("bench accept --request-size 11").contains("allowed 12-65536"));
+        assert!(msg("bench accept --time-limit 601").contains("allowed 1-600"));
+        assert!(msg("bench accept --arrival burst")
+            .starts_with("--arrival: burst waits for every worker to be asleep"));
+        assert_eq!(
+            msg("bench accept --arrival x"),
+            "--arrival: 'x' is not allowed; allowed: steady, poisson"
+        );
+        assert!(msg("bench accept --cpus 2").starts_with("--cpus: bench accept does not take it"));
+        assert!(msg("bench accept --strategy herd,nope").contains("'nope' is not allowed"));
+        assert!(msg("bench accept --events 3").contains("bench accept: unknown flag '--events'"));
     }
 }

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use herdlab_bench::cli::{self, Command};
-use herdlab_bench::{bench_cmd, check_cmd, check_herd, sim_cmd};
+use herdlab_bench::{accept_cmd, bench_cmd, check_cmd, check_herd, native_accept, sim_cmd};
 
 fn print_json<T: serde::Serialize>(v: &T, pretty: bool) -> ExitCode {
     match if pretty {
@@ -62,6 +62,54 @@ fn main() -> ExitCode {
             } else {
                 print!("{}", sim_cmd::render_locks(&report));
                 ExitCode::SUCCESS
+            }
+        }
+        Command::SimAccept {
+            params,
+            strategies,
+            named,
+            max_steps,
+            json,
+        } => {
+            let rows = accept_cmd::run_sim(&params, &strategies, max_steps);
+            if json {
+                match (named, rows.as_slice()) {
+                    (true, [one]) => print_json(one, false),
+                    _ => print_json(&rows, false),
+                }
+            } else {
+                print!("{}", accept_cmd::render_sim(&rows));
+                ExitCode::SUCCESS
+            }
+        }
+        Command::BenchAccept {
+            config,
+            named,
+            json,
+        } => {
+            if let Err(e) = native_accept::supported() {
+                eprintln!("herdlab: bench accept: {e}");
+                return ExitCode::from(2);
+            }
+            match accept_cmd::run_bench(&config, true) {
+                Ok(rows) => {
+                    for w in accept_cmd::warnings(&rows) {
+                        eprintln!("herdlab: warning: {w}");
+                    }
+                    if json {
+                        match (named, rows.as_slice()) {
+                            (true, [one]) => print_json(one, true),
+                            _ => print_json(&rows, true),
+                        }
+                    } else {
+                        print!("{}", accept_cmd::render_bench(&rows));
+                        ExitCode::SUCCESS
+                    }
+                }
+                Err(e) => {
+                    eprintln!("herdlab: bench accept: {e}");
+                    ExitCode::FAILURE
+                }
             }
         }
         Command::BenchHerd {

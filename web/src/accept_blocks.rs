@@ -317,6 +317,24 @@ mod tests {
     }
 
     #[test]
+    fn every_accept_block_of_the_lessons_parses_cleanly() {
+        use crate::markdown::{segments, Segment};
+        let mut n = 0;
+        for slug in ["epoll-herd", "nginx-accept-mutex"] {
+            for seg in segments(crate::lessons::tests::source(slug)) {
+                let errors = match &seg {
+                    Segment::Accept(b) => parse_accept_sim(b, "x").errors,
+                    Segment::AcceptCompare(b) => parse_accept_compare(b, "x").errors,
+                    _ => continue,
+                };
+                n += 1;
+                assert!(errors.is_empty(), "{slug}: {seg:?}: {errors:?}");
+            }
+        }
+        assert!(n >= 6, "{n} accept blocks");
+    }
+
+    #[test]
     fn main_query_over_the_block() {
         let spec = parse_accept_sim("id=p&main=true&controls=full&workers=4&connections=20", "x");
         let m = resolve_accept_main(

@@ -23,7 +23,7 @@ const fn number(key: &'static str, label: &'static str, range: &'static str) -> 
 }
 
 /// The accept form's fields, in display order (`input-<key>` / `select-<key>`).
-pub const ACCEPT_FIELDS: [Field; 16] = [
+pub const ACCEPT_FIELDS: [Field; 17] = [
     Field {
         key: "strategy",
         label: "strategy",
@@ -53,7 +53,7 @@ pub const ACCEPT_FIELDS: [Field; 16] = [
     Field {
         key: "multi_accept",
         label: "multi_accept",
-        kind: FieldKind::Choice(&["off", "on"]),
+        kind: FieldKind::Choice(&["false", "true"]),
         hint: None,
     },
     number(
@@ -63,6 +63,12 @@ pub const ACCEPT_FIELDS: [Field; 16] = [
     ),
     number("delay", "accept_mutex_delay (ms)", "1-60000"),
     number("worker_connections", "worker_connections", "1-65536"),
+    Field {
+        key: "local_clients",
+        label: "clients on the server's CPUs",
+        kind: FieldKind::Choice(&["false", "true"]),
+        hint: None,
+    },
     number("seed", "seed", "0-18446744073709551615"),
 ];
 
@@ -82,10 +88,11 @@ impl FormParams for AcceptParams {
             "requests" => self.requests.to_string(),
             "service" => self.service_ns.to_string(),
             "think" => self.think_ns.to_string(),
-            "multi_accept" => if self.multi_accept { "on" } else { "off" }.to_string(),
+            "multi_accept" => self.multi_accept.to_string(),
             "reorder_every" => self.reorder_every.to_string(),
             "delay" => self.mutex_delay_ms.to_string(),
             "worker_connections" => self.worker_connections.to_string(),
+            "local_clients" => self.local_clients.to_string(),
             "seed" => self.seed.to_string(),
             _ => String::new(),
         }

@@ -605,6 +605,7 @@ mod tests {
                 mutex_delay_ms: 1 + rnd(600) as u32,
                 worker_connections: 1 + rnd(600) as u32,
                 variant: MutexVariant::ALL[rnd(4) as usize],
+                local_clients: rnd(2) == 0,
                 seed: rnd(u64::MAX),
             };
             assert!(herdlab_core::scenario::validate_accept(&p).is_empty());

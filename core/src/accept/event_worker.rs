@@ -121,6 +121,7 @@ pub struct EventWorker {
     requests_seen: u32,
     listener_ready: bool,
     conns_left: u16,
+    skipped_trylock: bool,
     stats: WorkerStats,
 }
 
@@ -147,6 +148,7 @@ type Key = (
     u32,
     bool,
     u16,
+    bool,
 );
 
 /// The listing of the loop without the accept mutex (herd, shared epoll, exclusive, reuseport).
@@ -209,6 +211,7 @@ impl EventWorker {
             requests_seen: 0,
             listener_ready: false,
             conns_left: 0,
+            skipped_trylock: false,
             stats: WorkerStats::default(),
         };
         if !(cfg.registers && cfg.strategy != Strategy::AcceptMutex) {
@@ -229,6 +232,7 @@ impl EventWorker {
             self.requests_seen,
             self.listener_ready,
             self.conns_left,
+            self.skipped_trylock,
         )
     }
 
@@ -267,6 +271,15 @@ impl EventWorker {
     pub fn is_accepting(&self) -> bool {
         matches!(self.pc, Pc::Accept | Pc::AddConn(_))
     }
+    /// True when this iteration skipped the trylock because `accept_disabled > 0` (S2): its accept
+    /// handlers then run without the lock (`nginx-accept-mutex.md` §5, invariant 7).
+    pub fn skipped_trylock(&self) -> bool {
+        self.skipped_trylock
+    }
+    /// True between the trylock and the matching `epoll_ctl` (registration is being switched).
+    pub fn is_switching(&self) -> bool {
+        matches!(self.pc, Pc::Try | Pc::Enable | Pc::Disable)
+    }
     /// True while it sleeps or is about to sleep in `epoll_wait`.
     pub fn is_waiting(&self) -> bool {
         self.pc == Pc::Wait
@@ -281,6 +294,7 @@ impl EventWorker {
         if !self.mutex_on() {
             return Pc::Wait;
         }
+        self.skipped_trylock = self.disabled > 0;
         if self.disabled > 0 {
             self.disabled -= 1;
             return Pc::Wait;
@@ -295,10 +309,10 @@ impl EventWorker {
             self.mutex.start_unlock();
             return Pc::Unlock;
         }
-        self.to_read()
+        self.read_or_top()
     }
 
-    fn to_read(&mut self) -> Pc {
+    fn read_or_top(&mut self) -> Pc {
         if self.conns_left > 0 {
             Pc::Read
         } else {
@@ -320,7 +334,13 @@ impl EventWorker {
     }
 
     fn wait_timeout(&self) -> Option<u64> {
-        if self.mutex_on() && !self.held && self.cfg.variant != MutexVariant::NoTimer {
+        // S2: only a worker that tried the lock and lost caps its timer (one that skipped the
+        // trylock because it is overloaded waits for its nearest timer, here none)
+        if self.mutex_on()
+            && !self.held
+            && !self.skipped_trylock
+            && self.cfg.variant != MutexVariant::NoTimer
+        {
             Some(self.cfg.mutex_delay_ns)
         } else {
             None
@@ -473,7 +493,7 @@ impl Machine for EventWorker {
                 if self.cfg.variant == MutexVariant::UnlockBeforeAccept && self.listener_ready {
                     Pc::Accept
                 } else {
-                    self.to_read()
+                    self.read_or_top()
                 }
             }
             Pc::Read => {
@@ -483,15 +503,15 @@ impl Machine for EventWorker {
                     OpResult::Eof(_) => {
                         self.stats.closed += 1;
                         self.active = self.active.saturating_sub(1);
-                        self.to_read()
+                        self.read_or_top()
                     }
-                    _ => self.to_read(),
+                    _ => self.read_or_top(),
                 }
             }
             Pc::Handle(c) => Pc::Respond(c),
             Pc::Respond(_) => {
                 self.stats.requests += 1;
-                self.to_read()
+                self.read_or_top()
             }
         };
     }

@@ -184,7 +184,8 @@ pub struct AcceptParams {
     pub requests: u32,
     /// Service time per request, ns, 0-100,000,000.
     pub service_ns: u64,
-    /// Gap between a response and the client's next request (or its close), ns.
+    /// Extra gap between a response and the client's next request (or its close), ns, on top of the
+    /// client's turnaround ([`NetSpec::client_turn_ns`]).
     pub think_ns: u64,
     /// `multi_accept`.
     pub multi_accept: bool,
@@ -196,9 +197,16 @@ pub struct AcceptParams {
     pub worker_connections: u32,
     /// The accept mutex's code.
     pub variant: MutexVariant,
+    /// The clients run on the server's CPUs (as `herdlab bench accept`'s load generator does):
+    /// see [`NetSpec::client_cpu_ns`].
+    pub local_clients: bool,
     /// The seed of every random choice.
     pub seed: u64,
 }
+
+/// CPU time a local client takes between a response and its next action (read, then write or
+/// close: two system calls on loopback TCP and the wakeup), ns.
+pub const LOCAL_CLIENT_CPU_NS: u64 = 5_000;
 
 impl Default for AcceptParams {
     fn default() -> Self {
@@ -208,16 +216,17 @@ impl Default for AcceptParams {
             cpus: 2,
             connections: 1000,
             rate: 200,
-            arrival: ArrivalPattern::Steady,
+            arrival: ArrivalPattern::Poisson,
             burst: 4,
             requests: 1,
             service_ns: 20_000,
-            think_ns: 50_000,
+            think_ns: 0,
             multi_accept: false,
             reorder_every: 16,
             mutex_delay_ms: 500,
             worker_connections: 512,
             variant: MutexVariant::Correct,
+            local_clients: false,
             seed: 1,
         }
     }
@@ -331,6 +340,7 @@ impl AcceptParams {
             epolls: self.strategy.epolls(w) as u8,
             requests_per_conn: self.requests.max(1),
             think_ns: self.think_ns,
+            client_cpu_ns: self.local_clients.then_some(LOCAL_CLIENT_CPU_NS),
             ..NetSpec::default()
         }
     }

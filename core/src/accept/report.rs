@@ -49,6 +49,8 @@ pub struct AcceptReport {
     pub strategy: String,
     /// Workers.
     pub workers: u32,
+    /// CPUs (simulated, or this machine's).
+    pub cpus: u32,
     /// Connections the run sent.
     pub connections: u32,
     /// New connections per second asked for.
@@ -153,6 +155,7 @@ impl AcceptReport {
             platform: platform.to_string(),
             strategy: p.strategy.name().to_string(),
             workers: p.workers,
+            cpus,
             connections: p.connections,
             rate: p.rate,
             requests_per_connection: p.requests,

@@ -3,9 +3,13 @@
 //! The simulated platform lives in `herdlab_core::sim`; this crate adds the native one
 //! ([`native`]), which runs the very same [`herdlab_core::machine::Machine`] values on real OS
 //! threads: every [`herdlab_core::op::Op`] becomes the real thing (an atomic word, `futex(2)`, a
-//! `std::sync::Mutex`/`Condvar`, a blocking `accept(2)`, a spin on the monotonic clock).
+//! `std::sync::Mutex`/`Condvar`, a blocking `accept(2)`, a spin on the monotonic clock), and the
+//! event world ([`net`], Linux only), where the event-driven operations run on real loopback TCP
+//! sockets and real epoll instances.
 
 pub mod native;
+#[cfg(target_os = "linux")]
+pub mod net;
 
 pub use native::{
     drive, supported, thread_nvcsw, thread_state, EventGate, NativeError, NativeWorld,
