@@ -317,37 +317,44 @@ fn listeners(model: &AcceptSimModel) -> Vec<ListenerView> {
 
 fn net_view(model: &AcceptSimModel) -> NetView {
     let sim = model.sim();
-    let mut pending: Vec<(u64, String)> = Vec::new();
+    let mut pending = Vec::new();
     let mut count = 0;
     if let Some(n) = sim.net() {
         count = n.client.len() + n.timers.len();
-        for &(t, c, a) in n.client.iter().take(SHOWN) {
-            let what = match a {
-                ClientAction::Request => "sends a request",
-                ClientAction::Close => "closes",
+        // both sets are ordered by time: merge them, soonest first
+        let mut client = n.client.iter().peekable();
+        let mut timers = n.timers.iter().peekable();
+        while pending.len() < SHOWN {
+            let take_client = match (client.peek(), timers.peek()) {
+                (Some(c), Some(t)) => c.0 <= t.0,
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (None, None) => break,
             };
-            pending.push((t, format!("the client of #{c} {what} at {}", fmt_ns(t))));
-        }
-        for &(t, w) in n.timers.iter().take(SHOWN) {
-            pending.push((
-                t,
+            pending.push(if take_client {
+                let &(t, c, a) = client.next().expect("peeked");
+                let what = match a {
+                    ClientAction::Request => "sends a request",
+                    ClientAction::Close => "closes",
+                };
+                format!("the client of #{c} {what} at {}", fmt_ns(t))
+            } else {
+                let &(t, w) = timers.next().expect("peeked");
                 format!(
                     "{}'s epoll_wait timeout at {}",
                     short_name(sim, w),
                     fmt_ns(t)
-                ),
-            ));
+                )
+            });
         }
     }
-    pending.sort();
-    pending.truncate(SHOWN);
     let m = sim.metrics();
     NetView {
         sent: m.connections_arrived,
         total: sim.events_total(),
         open: sim.net().map_or(0, |n| n.open_conns()),
         more: count.saturating_sub(pending.len()),
-        pending: pending.into_iter().map(|(_, s)| s).collect(),
+        pending,
         can_step: model.can_connect(),
         ran_last: sim.last_step().is_some_and(|r| r.actor == Actor::Network),
     }
@@ -568,6 +575,13 @@ mod tests {
                 .any(|l| l.marks.iter().any(|(c, _)| *c == "held"));
         }
         assert!(saw_holder && saw_held);
+        // the losers sleep with accept_mutex_delay timers, listed soonest first
+        let net = AcceptSnapshot::of(&m).net;
+        assert!(
+            net.pending.iter().any(|s| s.contains("timeout")),
+            "{:?}",
+            net.pending
+        );
         assert!(count(&AcceptSnapshot::of(&m), "mutex_acquisitions") > 0);
     }
 
