@@ -370,6 +370,7 @@ impl AcceptParams {
             ),
             seed: self.seed,
             net: Some(self.net_spec()),
+            sched: crate::sim::SchedPolicy::Fair,
         };
         Simulation::new(world, self.threads())
     }

@@ -337,6 +337,7 @@ impl HerdParams {
             ),
             seed: self.seed,
             net: None,
+            sched: crate::sim::SchedPolicy::Fifo,
         };
         Simulation::new(world, self.threads())
     }

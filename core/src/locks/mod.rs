@@ -519,6 +519,7 @@ impl LockParams {
             arrivals: Arrivals::new(ArrivalPattern::OnDemand, 0, 1, 1, self.seed),
             seed: self.seed,
             net: None,
+            sched: crate::sim::SchedPolicy::Fifo,
         };
         Simulation::new(world, self.threads())
     }

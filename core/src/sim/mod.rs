@@ -10,8 +10,13 @@
 //!   gives up its CPU).
 //! - **Scheduler** (kept simple on purpose): a woken thread goes to its previous CPU if that CPU is
 //!   idle, else to the first idle CPU (after `cross_cpu_wake_ns`), else to its previous CPU's run queue.
-//!   There is no wakeup preemption: a queued thread runs when the running one sleeps or has used its
-//!   time slice (`time_slice_ns`) while others wait. A context switch costs `context_switch_ns`.
+//!   With [`SchedPolicy::Fifo`] (the herd and the locks) there is no wakeup preemption and run queues
+//!   are FIFO: a queued thread runs when the running one sleeps or has used its time slice
+//!   (`time_slice_ns`) while others wait. With [`SchedPolicy::Fair`] (the accept strategies) a CPU
+//!   picks the queued thread that has used the least CPU time, and a woken thread preempts the
+//!   running one when it has used at least the wakeup granularity less (CFS's
+//!   `check_preempt_wakeup`: 1 ms × (1 + log2 CPUs), at most 8 CPUs counted); that is what spreads a
+//!   herd's wins over the workers on a real kernel. A context switch costs `context_switch_ns`.
 //! - **Kernel model.** Words of memory, a futex queue per word, sleeping mutexes, condition variables,
 //!   one listening socket with its accept queue and its wait queue ([`WaitQueue`]), and the arrival
 //!   stream ([`arrivals::Arrivals`]) whose connections the *network* actor delivers. For the accept
@@ -444,6 +449,28 @@ impl Cpu {
     }
 }
 
+/// How a CPU chooses among runnable threads (see the module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum SchedPolicy {
+    /// FIFO run queues, no wakeup preemption.
+    #[default]
+    Fifo,
+    /// Least CPU time first, with CFS-style wakeup preemption.
+    Fair,
+}
+
+/// CFS's wakeup granularity for `cpus` CPUs: 1 ms × (1 + log2(min(cpus, 8)))
+/// (`sysctl_sched_wakeup_granularity`, scaled by `SCHED_TUNABLESCALING_LOG`).
+///
+/// ```
+/// use herdlab_core::sim::wakeup_granularity_ns as g;
+/// assert_eq!([g(1), g(2), g(4), g(8), g(16)], [1_000_000, 2_000_000, 3_000_000, 4_000_000, 4_000_000]);
+/// ```
+pub fn wakeup_granularity_ns(cpus: u8) -> u64 {
+    let n = cpus.clamp(1, 8) as u32;
+    1_000_000 * (1 + (31 - n.leading_zeros()) as u64)
+}
+
 /// The shape of the simulated world a mechanism needs.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct WorldSpec {
@@ -470,6 +497,8 @@ pub struct WorldSpec {
     /// The event-driven network (epoll instances, several listeners, clients that send requests),
     /// for the accept strategies; `None` for every other mechanism.
     pub net: Option<net::NetSpec>,
+    /// The scheduler's policy.
+    pub sched: SchedPolicy,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -517,6 +546,8 @@ pub struct Simulation<M> {
     seed: u64,
     word0_busy_ns: u64,
     word0_since: Option<u64>,
+    policy: SchedPolicy,
+    wakeup_gran_ns: u64,
 }
 
 const FNV_PRIME: u64 = 0x0000_0100_0000_01B3;
@@ -662,6 +693,8 @@ impl<M: Machine> Simulation<M> {
             seed: world.seed,
             word0_busy_ns: 0,
             word0_since: None,
+            policy: world.sched,
+            wakeup_gran_ns: wakeup_granularity_ns(ncpu as u8),
         }
     }
 
@@ -1130,8 +1163,55 @@ impl<M: Machine> Simulation<M> {
             None => {
                 self.cpus[prev].runq.push_back(tid);
                 self.threads[tid as usize].sched = Sched::Queued;
+                self.maybe_preempt_on_wake(prev as u8, tid, at);
             }
         }
+    }
+
+    /// [`SchedPolicy::Fair`]: the woken thread `tid`, queued on `cpu`, preempts the running thread
+    /// when it has used at least the wakeup granularity less CPU time.
+    fn maybe_preempt_on_wake(&mut self, cpu: u8, tid: u16, at: u64) {
+        if self.policy != SchedPolicy::Fair {
+            return;
+        }
+        let Some(cur) = self.cpus[cpu as usize].current else {
+            return;
+        };
+        let woken = self.threads[tid as usize].metrics.busy_ns;
+        let running = self.threads[cur as usize].metrics.busy_ns;
+        if woken + self.wakeup_gran_ns >= running {
+            return;
+        }
+        let cs = self.cost.context_switch_ns;
+        let c = &mut self.cpus[cpu as usize];
+        c.runq.retain(|&x| x != tid);
+        c.runq.push_front(cur);
+        c.current = Some(tid);
+        c.clock = c.clock.max(at) + cs;
+        c.slice_start = c.clock;
+        let clock = c.clock;
+        self.metrics.cpu_time_ns += cs;
+        self.metrics.context_switches += 1;
+        self.metrics.sim_time_ns = self.metrics.sim_time_ns.max(clock);
+        self.threads[cur as usize].sched = Sched::Queued;
+        self.threads[tid as usize].sched = Sched::OnCpu;
+    }
+
+    /// The next thread `cpu` runs from its run queue: the front (FIFO), or the one that has used the
+    /// least CPU time (fair; ties: the front-most).
+    fn pop_next(&mut self, cpu: u8) -> Option<u16> {
+        let q = &self.cpus[cpu as usize].runq;
+        let i = match self.policy {
+            SchedPolicy::Fifo => 0,
+            SchedPolicy::Fair => {
+                let threads = &self.threads;
+                q.iter()
+                    .enumerate()
+                    .min_by_key(|&(i, &t)| (threads[t as usize].metrics.busy_ns, i))
+                    .map(|(i, _)| i)?
+            }
+        };
+        self.cpus[cpu as usize].runq.remove(i)
     }
 
     /// The running thread `tid` leaves its CPU to sleep.
@@ -1173,9 +1253,9 @@ impl<M: Machine> Simulation<M> {
 
     fn leave_cpu(&mut self, cpu: u8) {
         self.metrics.context_switches += 1;
-        let c = &mut self.cpus[cpu as usize];
-        c.current = None;
-        if let Some(next) = c.runq.pop_front() {
+        self.cpus[cpu as usize].current = None;
+        if let Some(next) = self.pop_next(cpu) {
+            let c = &mut self.cpus[cpu as usize];
             c.current = Some(next);
             self.threads[next as usize].sched = Sched::OnCpu;
             let cs = self.cost.context_switch_ns;
@@ -1616,10 +1696,9 @@ impl<M: Machine> Simulation<M> {
                         self.idle_since = Some(self.cpus[cpu as usize].clock);
                     }
                 }
-                let c = &mut self.cpus[cpu as usize];
-                c.current = None;
-                if let Some(next) = c.runq.pop_front() {
-                    c.current = Some(next);
+                self.cpus[cpu as usize].current = None;
+                if let Some(next) = self.pop_next(cpu) {
+                    self.cpus[cpu as usize].current = Some(next);
                     self.threads[next as usize].sched = Sched::OnCpu;
                     let cs = self.cost.context_switch_ns;
                     self.charge(cpu, cs);
