@@ -18,6 +18,7 @@ use crate::accept_cmd::{self, AcceptBenchConfig};
 use crate::bench_cmd::{
     LockBenchConfig, DEFAULT_EVENTS, DEFAULT_THREADS, QUICK_EVENTS, QUICK_THREADS,
 };
+use crate::check_accept;
 use crate::check_cmd::default_params;
 use crate::check_herd;
 use crate::native_accept::{
@@ -117,6 +118,27 @@ usage:
       Defaults: 2 workers, --cpus 2, --mode exclusive, 2 connections, correct, accept,
       --service 5000, --seed 1, no preemption bound, --max-states 20000000. Sizes: 2 workers x
       2 connections ~900 states; 3 x 3 ~70000 states, well under a second.
+
+  herdlab check accept-mutex [--workers N] [--connections C] [--requests K]
+                             [--variant correct|unlock-before-accept|no-disable|no-timer]
+                             [--multi-accept] [--worker-connections N]
+                             [--preemption-bound K] [--max-states N] [--json]
+  herdlab check accept --strategy herd|shared-epoll|exclusive|accept-mutex|reuseport|blocking
+                       [the same flags]
+      Model-check nginx's accept mutex (or another accept strategy) on the simulator: every
+      interleaving of the workers' steps and of the network (arrivals, the clients' requests
+      and closes, epoll_wait timeouts), states compared without their time. Invariants (accept
+      mutex): mutual-exclusion (one holder, the lock word is its pid), accept-under-lock (accept
+      handlers run only under the lock, or after skipping the trylock while overloaded),
+      registration-follows-held (the listener is in a worker's epoll exactly when its held flag
+      is set), retry-bound (a loser never sleeps without the accept_mutex_delay timeout); every
+      strategy: lost-connection (a connection waits and nothing can wake a worker) and
+      conservation (every connection accepted once and closed). Exit 0: every invariant holds
+      and the search was complete; 1: one broke (the shortest schedule, each step with its
+      line, and a link to the lesson at that schedule) or the state limit came first; 2: bad
+      arguments. Defaults: 2 workers, 2 connections, 1 request, correct. Ranges: workers 1-4,
+      connections 1-6, requests 1-4. Sizes: 2 x 2 ~13000 states; 3 workers x 2 ~220000 states
+      (about a second).
 
   herdlab bench herd [--threads 2,8,32,128] [--events E] [--quick] [--json]
       Run core's herd machines on real threads (Linux): futex wake-all/wake-one,
@@ -241,6 +263,15 @@ pub enum Command {
         /// The lock.
         lock: LockKind,
     },
+    /// `check accept-mutex` / `check accept`.
+    CheckAccept {
+        /// The scenario (its arrival pattern is ignored: the network may act at any point).
+        params: AcceptParams,
+        /// The search's bounds.
+        config: CheckConfig,
+        /// Print JSON instead of text.
+        json: bool,
+    },
     /// `check herd`.
     CheckHerd {
         /// The scenario (its arrival pattern is ignored: the checker explores every arrival time).
@@ -349,6 +380,19 @@ const CHECK_FLAGS: [&str; 13] = [
     "--max-states",
     "--json",
     "--list-variants",
+];
+const CHECK_ACCEPT_FLAGS: [&str; 11] = [
+    "--strategy",
+    "--workers",
+    "--connections",
+    "--requests",
+    "--variant",
+    "--multi-accept",
+    "--worker-connections",
+    "--reorder-every",
+    "--preemption-bound",
+    "--max-states",
+    "--json",
 ];
 const CHECK_HERD_FLAGS: [&str; 11] = [
     "--workers",
@@ -953,10 +997,17 @@ fn named_arrival(value: Option<String>) -> Result<ArrivalPattern, CliError> {
 }
 
 fn parse_check_command(rest: &[String]) -> Result<Command, CliError> {
-    let allowed = format!("{}, herd", lock_names());
+    let allowed = format!("{}, herd, accept-mutex, accept", lock_names());
     let lock = match rest.first().map(String::as_str) {
         None => return err(format!("check: missing lock; allowed: {allowed}")),
         Some(h) if is_help(h) => return Ok(Command::Help),
+        Some(m @ ("accept-mutex" | "accept")) => {
+            let flags = split_flags(&rest[1..], &format!("check {m}"))?;
+            if flags.iter().any(|(f, _)| f == "--help") {
+                return Ok(Command::Help);
+            }
+            return parse_check_accept(m, flags);
+        }
         Some("herd") => {
             let flags = split_flags(&rest[1..], "check herd")?;
             if flags.iter().any(|(f, _)| f == "--help") {
@@ -1034,6 +1085,61 @@ fn set_bound(config: &mut CheckConfig, f: &str, value: Option<String>) -> Result
         config.max_states = ranged(f, value, 1, MAX_CHECK_STATES)?;
     }
     Ok(())
+}
+
+/// `check accept-mutex` (the accept mutex) and `check accept` (any strategy, `--strategy`): small
+/// scenarios, every interleaving of the workers and the network.
+fn parse_check_accept(
+    name: &str,
+    flags: Vec<(String, Option<String>)>,
+) -> Result<Command, CliError> {
+    let mut params = check_accept::default_params();
+    let mut config = CheckConfig::default();
+    let mut json = false;
+    for (flag, value) in flags {
+        let f = flag.as_str();
+        match f {
+            "--json" => json = true,
+            "--preemption-bound" | "--max-states" => set_bound(&mut config, f, value)?,
+            "--strategy" if name == "accept-mutex" => {
+                return err(format!(
+                    "--strategy: check accept-mutex checks the accept mutex; use check accept --strategy NAME for another strategy (allowed: {})",
+                    Strategy::NAMES.join(", ")
+                ))
+            }
+            "--strategy" => {
+                params.strategy = named(f, value, &Strategy::NAMES, Strategy::from_name)?;
+            }
+            "--workers" => params.workers = ranged(f, value, 1, 4)? as u32,
+            "--connections" => params.connections = ranged(f, value, 1, 6)? as u32,
+            "--requests" => params.requests = ranged(f, value, 1, 4)? as u32,
+            _ if CHECK_ACCEPT_FLAGS.contains(&f) => {
+                set_accept_flag(&mut params, f, value)?;
+            }
+            _ => {
+                return err(format!(
+                    "check {name}: unknown flag '{f}'; allowed: {}",
+                    CHECK_ACCEPT_FLAGS
+                        .iter()
+                        .filter(|x| name == "accept" || **x != "--strategy")
+                        .copied()
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            }
+        }
+    }
+    if params.variant != MutexVariant::Correct && params.strategy != Strategy::AcceptMutex {
+        return err(format!(
+            "--variant: {} is a broken accept mutex; it needs --strategy accept-mutex",
+            params.variant.name()
+        ));
+    }
+    Ok(Command::CheckAccept {
+        params,
+        config,
+        json,
+    })
 }
 
 /// `check herd`: the herd's flags through core's `set_herd_param` and `validate_herd`, without the

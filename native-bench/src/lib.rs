@@ -20,6 +20,7 @@
 
 pub mod accept_cmd;
 pub mod bench_cmd;
+pub mod check_accept;
 pub mod check_cmd;
 pub mod check_herd;
 pub mod cli;

@@ -3,7 +3,9 @@
 use std::process::ExitCode;
 
 use herdlab_bench::cli::{self, Command};
-use herdlab_bench::{accept_cmd, bench_cmd, check_cmd, check_herd, native_accept, sim_cmd};
+use herdlab_bench::{
+    accept_cmd, bench_cmd, check_accept, check_cmd, check_herd, native_accept, sim_cmd,
+};
 
 fn print_json<T: serde::Serialize>(v: &T, pretty: bool) -> ExitCode {
     match if pretty {
@@ -165,6 +167,22 @@ fn main() -> ExitCode {
                 println!("{l}");
             }
             ExitCode::SUCCESS
+        }
+        Command::CheckAccept {
+            params,
+            config,
+            json,
+        } => {
+            let out = check_accept::run(&params, &config, check_cmd::progress_wanted());
+            let code = ExitCode::from(out.exit_code());
+            if json {
+                if print_json(&out, false) != ExitCode::SUCCESS {
+                    return ExitCode::FAILURE;
+                }
+            } else {
+                print!("{}", check_accept::render(&params, &config, &out));
+            }
+            code
         }
         Command::CheckHerd {
             params,
