@@ -11,7 +11,8 @@ use herdlab_core::herd::HerdParams;
 use herdlab_core::locks::shmtx::ShmtxVariant;
 use herdlab_core::locks::{LockKind, LockParams};
 use herdlab_core::scenario::{
-    set_herd_param, set_lock_param, validate_herd, validate_locks, ParamError, HERD_KEYS,
+    set_accept_param, set_herd_param, set_lock_param, validate_herd, validate_locks, ParamError,
+    HERD_KEYS,
 };
 
 use crate::accept_cmd::{self, AcceptBenchConfig};
@@ -68,9 +69,9 @@ usage:
       an array; one strategy: one object; --strategy also takes a comma-separated list).
       Defaults: 8 workers, 2 cpus, 1000 connections at 200/s, poisson arrivals, 1 request each,
       service 20000 ns, think 0, reorder every 16 (exclusive only; 0 = never), accept_mutex_delay
-      500 ms, worker_connections 512, correct, seed 1. Ranges: workers 1-64, cpus 1-16,
-      connections 1-1000000, rate 1-10000000, burst 1-1024, requests 1-1000, service-ns and
-      think-ns 0-100000000, reorder-every 0-1000000, mutex-delay-ms 1-10000,
+      500 ms, worker_connections 512, correct, seed 1. Ranges (the site's): workers 1-64, cpus
+      1-16, connections 1-1000000, rate 1-10000000, burst 1-1024, requests 1-1000, service-ns
+      0-100000000, think-ns 0-1000000000, reorder-every 0-65536, mutex-delay-ms 1-60000,
       worker-connections 1-65536. --variant (a broken accept mutex) needs
       --strategy accept-mutex. --local-clients: the clients run on the server's CPUs, as the
       load generator of bench accept does (a response wakes the client onto the worker's CPU,
@@ -839,31 +840,38 @@ fn set_accept_flag(
     flag: &str,
     value: Option<String>,
 ) -> Result<bool, CliError> {
-    let f = flag;
-    match f {
-        "--workers" => p.workers = ranged(f, value, 1, 64)? as u32,
-        "--cpus" => p.cpus = ranged(f, value, 1, 16)? as u32,
-        "--connections" => p.connections = ranged(f, value, 1, 1_000_000)? as u32,
-        "--rate" => p.rate = ranged(f, value, 1, 10_000_000)? as u32,
-        "--burst" => p.burst = ranged(f, value, 1, 1024)? as u32,
-        "--requests" => p.requests = ranged(f, value, 1, 1000)? as u32,
-        "--service-ns" => p.service_ns = ranged(f, value, 0, 100_000_000)?,
-        "--think-ns" => p.think_ns = ranged(f, value, 0, 100_000_000)?,
-        "--reorder-every" => p.reorder_every = ranged(f, value, 0, 1_000_000)? as u32,
-        "--mutex-delay-ms" => p.mutex_delay_ms = ranged(f, value, 1, 10_000)? as u32,
-        "--worker-connections" => p.worker_connections = ranged(f, value, 1, 65_536)? as u32,
-        "--seed" => p.seed = ranged(f, value, 0, u64::MAX)?,
-        "--multi-accept" => p.multi_accept = true,
-        "--local-clients" => p.local_clients = true,
-        "--arrival" => {
-            p.arrival = named(f, value, &ArrivalPattern::NAMES, ArrivalPattern::from_name)?
+    // each flag is one of core's scenario keys, so the ranges and messages are the site's
+    let key = match flag {
+        "--workers" => "workers",
+        "--cpus" => "cpus",
+        "--connections" => "connections",
+        "--rate" => "rate",
+        "--burst" => "burst",
+        "--requests" => "requests",
+        "--service-ns" => "service",
+        "--think-ns" => "think",
+        "--reorder-every" => "reorder_every",
+        "--mutex-delay-ms" => "delay",
+        "--worker-connections" => "worker_connections",
+        "--seed" => "seed",
+        "--arrival" => "arrival",
+        "--variant" => "variant",
+        "--multi-accept" => {
+            p.multi_accept = true;
+            return Ok(true);
         }
-        "--variant" => {
-            let names: Vec<&str> = MutexVariant::ALL.iter().map(|v| v.name()).collect();
-            p.variant = named(f, value, &names, MutexVariant::from_name)?
+        "--local-clients" => {
+            p.local_clients = true;
+            return Ok(true);
         }
         _ => return Ok(false),
-    }
+    };
+    let v = value_of(
+        flag,
+        value,
+        &allowed_in(set_accept_param(&mut AcceptParams::default(), key, "")),
+    )?;
+    set_accept_param(p, key, &v).map_err(|e| CliError(format!("{flag}: {}", e.message)))?;
     Ok(true)
 }
 
@@ -1017,7 +1025,11 @@ fn parse_check_command(rest: &[String]) -> Result<Command, CliError> {
         }
         Some(l) => match LockKind::from_name(l) {
             Some(k) => k,
-            None => return err(format!("check: '{l}' is not a lock; allowed: {allowed}")),
+            None => {
+                return err(format!(
+                    "check: '{l}' is not a lock or mechanism; allowed: {allowed}"
+                ))
+            }
         },
     };
     let flags = split_flags(&rest[1..], &format!("check {}", lock.name()))?;
@@ -1550,11 +1562,11 @@ mod tests {
     fn check_refusals() {
         assert_eq!(
             msg("check"),
-            "check: missing lock; allowed: shmtx, ttas, spin-yield, ticket, futex, herd"
+            "check: missing lock; allowed: shmtx, ttas, spin-yield, ticket, futex, herd, accept-mutex, accept"
         );
         assert_eq!(
             msg("check mcs"),
-            "check: 'mcs' is not a lock; allowed: shmtx, ttas, spin-yield, ticket, futex, herd"
+            "check: 'mcs' is not a lock or mechanism; allowed: shmtx, ttas, spin-yield, ticket, futex, herd, accept-mutex, accept"
         );
         assert!(msg("check shmtx --variant nope").contains("allowed: correct, no-wait-decrement"));
         assert!(msg("check ttas --variant seed-listing").contains("ttas takes correct"));
