@@ -332,3 +332,37 @@ fn checker_finds_nothing_wrong_with_the_other_strategies() {
         );
     }
 }
+
+#[test]
+fn mutex_variant_names_follow_all() {
+    let names: Vec<&str> = MutexVariant::ALL.iter().map(|v| v.name()).collect();
+    assert_eq!(names, MutexVariant::NAMES);
+    for n in MutexVariant::NAMES {
+        assert_eq!(MutexVariant::from_name(n).map(|v| v.name()), Some(n));
+    }
+}
+
+#[test]
+fn the_last_walk_names_its_listener_and_the_network_says_when_it_acts() {
+    let p = AcceptParams {
+        strategy: Strategy::Reuseport,
+        workers: 4,
+        connections: 20,
+        ..idle(Strategy::Reuseport, 4, 2, 3)
+    };
+    let mut sim = p.simulate();
+    let mut listeners = std::collections::HashSet::new();
+    while let Some(due) = sim.network_due_ns().or_else(|| sim.next_actor().map(|_| 0)) {
+        let r = sim.step().expect("runs");
+        if let Note::Arrived { conn, .. } = r.note {
+            assert_eq!(r.time_ns, due, "the arrival came when announced");
+            let l = sim.last_walk_listener();
+            assert!(
+                sim.listeners()[l as usize].queue.contains(&conn),
+                "connection {conn} on listener {l}"
+            );
+            listeners.insert(l);
+        }
+    }
+    assert!(listeners.len() > 1, "{listeners:?}");
+}

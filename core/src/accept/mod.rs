@@ -128,6 +128,10 @@ impl MutexVariant {
         MutexVariant::NoTimer,
     ];
 
+    /// The names the CLI and the URL use, in the order of [`MutexVariant::ALL`].
+    pub const NAMES: [&'static str; 4] =
+        ["correct", "unlock-before-accept", "no-disable", "no-timer"];
+
     /// The CLI/URL name.
     pub fn name(self) -> &'static str {
         match self {

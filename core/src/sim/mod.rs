@@ -540,6 +540,7 @@ pub struct Simulation<M> {
     last_walk: Vec<WalkVisit>,
     last_walk_budget: u32,
     last_walk_end: Option<WalkEnd>,
+    last_walk_listener: u8,
     trace: u64,
     net: Option<Box<net::Net>>,
     accept_latency: LogHistogram,
@@ -687,6 +688,7 @@ impl<M: Machine> Simulation<M> {
             last_walk: Vec::new(),
             last_walk_budget: 0,
             last_walk_end: None,
+            last_walk_listener: 0,
             trace: 0xCBF2_9CE4_8422_2325,
             net: world.net.map(|n| Box::new(net::Net::new(n))),
             accept_latency: LogHistogram::new(),
@@ -806,6 +808,19 @@ impl<M: Machine> Simulation<M> {
     /// The `nr_exclusive` budget the last wake walk started with (0: no limit).
     pub fn last_walk_budget(&self) -> u32 {
         self.last_walk_budget
+    }
+    /// The listening socket whose wait queue the last wake walk ran on (0 for every other walk).
+    pub fn last_walk_listener(&self) -> u8 {
+        self.last_walk_listener
+    }
+    /// When the network actor acts next with the default scheduler (an arrival, a client's
+    /// request or close, or an `epoll_wait` timeout), if it has anything left to do.
+    pub fn network_due_ns(&self) -> Option<u64> {
+        if self.network {
+            self.network_due()
+        } else {
+            None
+        }
     }
     /// Why the last wake walk stopped (`None` when the last step ran no walk).
     pub fn last_walk_end(&self) -> Option<WalkEnd> {

@@ -351,6 +351,7 @@ impl<M: Machine> Simulation<M> {
         self.k.listeners[l as usize].wq = q;
         self.last_walk = visits;
         self.last_walk_budget = 1;
+        self.last_walk_listener = l;
         self.last_walk_end = Some(end);
         woken
     }
