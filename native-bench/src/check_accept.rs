@@ -17,15 +17,15 @@ use std::ops::Deref;
 use serde::Serialize;
 
 use herdlab_core::accept::invariants::{check, check_state, check_terminal};
-use herdlab_core::accept::{AcceptParams, AcceptSim, AcceptThread, MutexVariant, Strategy};
-use herdlab_core::check::{CheckConfig, Model, SimModel};
-use herdlab_core::machine::Machine;
+use herdlab_core::accept::{AcceptParams, AcceptSim, MutexVariant, Strategy};
+use herdlab_core::check::CheckConfig;
 use herdlab_core::scenario::Scenario;
 use herdlab_core::sim::arrivals::ArrivalPattern;
 use herdlab_core::sim::net::EP_WAITER;
 use herdlab_core::sim::{Actor, Note, StepRecord};
 
-use crate::check_cmd::{self, tidy, Replay, Search};
+use crate::check_cmd::{self, Replay, Search};
+use crate::check_sim::{self, SimStep};
 
 /// Where the lessons are served (`cargo xtask serve`).
 pub const SITE_BASE: &str = "http://127.0.0.1:8080/#/lesson/";
@@ -57,15 +57,7 @@ pub fn checked_params(p: &AcceptParams) -> AcceptParams {
 }
 
 /// One step of a counterexample.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Step {
-    /// Who stepped: `t<k>` (worker `k`) or `n` (the network).
-    pub actor: String,
-    /// The 1-based line of the worker's listing that the step executed (0 for the network).
-    pub line: u16,
-    /// That line's text (trimmed), or what the network did.
-    pub text: String,
-}
+pub type Step = SimStep;
 
 /// A broken invariant with its schedule.
 pub type ViolationReport = check_cmd::ViolationReport<Step>;
@@ -115,19 +107,7 @@ pub fn invariants(p: &AcceptParams) -> Vec<&'static str> {
 
 /// The picks that make the web widget replay `schedule` (`i:t<k>` or `i:n`).
 pub fn picks(p: &AcceptParams, schedule: &[u16]) -> String {
-    let n = p.workers as usize;
-    schedule
-        .iter()
-        .enumerate()
-        .map(|(i, &t)| {
-            if (t as usize) < n {
-                format!("{i}:t{t}")
-            } else {
-                format!("{i}:n")
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(",")
+    check_sim::picks(p.workers as usize, schedule)
 }
 
 /// The lesson a scenario belongs to.
@@ -150,8 +130,8 @@ pub fn link(p: &AcceptParams, schedule: &[u16]) -> String {
     )
 }
 
-/// The text of a step just taken.
-fn step_text(sim: &AcceptSim, rec: &StepRecord) -> String {
+/// What a network step did.
+fn network_text(sim: &AcceptSim, rec: &StepRecord) -> String {
     match (rec.actor, rec.note) {
         (Actor::Network, Note::Arrived { conn, .. }) => {
             let woken: Vec<String> = sim
@@ -186,56 +166,19 @@ fn step_text(sim: &AcceptSim, rec: &StepRecord) -> String {
         (Actor::Network, Note::TimerFired { thread }) => {
             format!("worker {thread}'s epoll_wait timeout expires")
         }
-        (Actor::Network, _) => "the network acts".to_string(),
-        (Actor::Thread(t), _) => sim
-            .threads()
-            .get(t as usize)
-            .and_then(|th| {
-                th.machine()
-                    .listing()
-                    .get((rec.line as usize).checked_sub(1)?)
-            })
-            .map_or_else(|| format!("(line {})", rec.line), |s| tidy(s)),
+        _ => "the network acts".to_string(),
     }
 }
 
 /// Replay `schedule` in the simulator: the steps with their lines, and the first invariant the
 /// simulator sees broken.
 pub fn replay(p: &AcceptParams, schedule: &[u16]) -> Replay<Step> {
-    let mut m: SimModel<AcceptThread> = SimModel { sim: p.simulate() };
-    let n = m.thread_count();
-    let mut steps = Vec::with_capacity(schedule.len());
-    let mut seen: Option<(String, String)> = None;
-    for (k, &t) in schedule.iter().enumerate() {
-        if t as usize >= n {
-            return (
-                steps,
-                Err(format!("step {}: actor {t} does not exist", k + 1)),
-            );
-        }
-        let actor = m.actor(t as usize);
-        let rec = match m.sim.step_actor(actor) {
-            Ok(r) => r,
-            Err(e) => return (steps, Err(format!("step {}: actor {t}: {e}", k + 1))),
-        };
-        steps.push(Step {
-            actor: match actor {
-                Actor::Thread(i) => format!("t{i}"),
-                Actor::Network => "n".to_string(),
-            },
-            line: rec.line,
-            text: step_text(&m.sim, &rec),
-        });
-        if seen.is_none() {
-            seen = check_state(&m).map(|v| (v.invariant, v.message));
-        }
-    }
-    if seen.is_none() && (0..n).all(|t| !m.is_runnable(t)) {
-        seen = check_terminal(&m).map(|v| (v.invariant, v.message));
-    }
-    (
-        steps,
-        seen.ok_or_else(|| "the simulator saw no invariant broken".to_string()),
+    check_sim::replay(
+        p.simulate(),
+        schedule,
+        network_text,
+        check_state,
+        check_terminal,
     )
 }
 
@@ -362,7 +305,7 @@ mod tests {
             .collect();
         let (s, bad) = Stepper::replay(checked_params(&p).simulate(), step, &picks);
         assert_eq!(bad, None);
-        let m = SimModel {
+        let m = herdlab_core::check::SimModel {
             sim: s.sim().clone(),
         };
         assert_eq!(

@@ -18,15 +18,15 @@ use std::ops::Deref;
 
 use serde::Serialize;
 
-use herdlab_core::check::{CheckConfig, Model, SimModel};
+use herdlab_core::check::CheckConfig;
 use herdlab_core::herd::invariants::{check, check_state, check_terminal};
-use herdlab_core::herd::{HerdParams, HerdSim, HerdThread, Primitive, WakeMode};
-use herdlab_core::machine::Machine;
+use herdlab_core::herd::{HerdParams, HerdSim, Primitive, WakeMode};
 use herdlab_core::scenario::Scenario;
 use herdlab_core::sim::arrivals::ArrivalPattern;
 use herdlab_core::sim::{Actor, Note, Role, StepRecord};
 
-use crate::check_cmd::{self, tidy, Replay, Search};
+use crate::check_cmd::{self, Replay, Search};
+use crate::check_sim::{self, and_list, SimStep};
 
 /// Where the herd lesson is served (`cargo xtask serve`).
 pub const LESSON_BASE: &str = "http://127.0.0.1:8080/#/lesson/thundering-herd?";
@@ -70,15 +70,7 @@ pub fn checked_params(p: &HerdParams) -> HerdParams {
 }
 
 /// One step of a counterexample.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Step {
-    /// Who stepped, as the link's picks spell it: `t<k>` (thread `k`) or `n` (the network).
-    pub actor: String,
-    /// The 1-based line of the thread's listing that the step executed (0 for the network).
-    pub line: u16,
-    /// That line's text (trimmed), or what the network did.
-    pub text: String,
-}
+pub type Step = SimStep;
 
 /// A broken invariant, with the schedule that breaks it: the checker indices to step, in order
 /// (`0..n`: threads; `n`: the network, where there is one), each with its line.
@@ -126,19 +118,7 @@ pub fn invariants(p: &HerdParams) -> Vec<&'static str> {
 /// The picks that make the web widget replay `schedule` (every step chosen: `i:t<k>` or `i:n`,
 /// `i` the 0-based step).
 pub fn picks(p: &HerdParams, schedule: &[u16]) -> String {
-    let n = thread_count(p);
-    schedule
-        .iter()
-        .enumerate()
-        .map(|(i, &t)| {
-            if (t as usize) < n {
-                format!("{i}:t{t}")
-            } else {
-                format!("{i}:n")
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(",")
+    check_sim::picks(thread_count(p), schedule)
 }
 
 /// The lesson link for a scenario (as checked) and schedule.
@@ -156,15 +136,6 @@ fn thread_count(p: &HerdParams) -> usize {
     p.workers as usize + (p.primitive != Primitive::Accept) as usize
 }
 
-/// `worker 0, worker 1 and worker 3` style lists.
-fn and_list(items: &[String]) -> String {
-    match items {
-        [] => String::new(),
-        [one] => one.clone(),
-        [init @ .., last] => format!("{} and {last}", init.join(", ")),
-    }
-}
-
 /// What a thread is called in a step line.
 fn thread_name(sim: &HerdSim, t: u16) -> String {
     match sim.threads().get(t as usize).map(|th| th.role()) {
@@ -173,8 +144,8 @@ fn thread_name(sim: &HerdSim, t: u16) -> String {
     }
 }
 
-/// The text of a step just taken.
-fn step_text(sim: &HerdSim, rec: &StepRecord) -> String {
+/// What a network step did.
+fn network_text(sim: &HerdSim, rec: &StepRecord) -> String {
     match (rec.actor, rec.note) {
         (Actor::Network, Note::Arrived { conn, woken }) => {
             let names: Vec<String> = sim
@@ -194,16 +165,7 @@ fn step_text(sim: &HerdSim, rec: &StepRecord) -> String {
             };
             format!("connection {conn} arrives; the wake walk wakes {whom}")
         }
-        (Actor::Network, _) => "the network delivers a connection".to_string(),
-        (Actor::Thread(t), _) => sim
-            .threads()
-            .get(t as usize)
-            .and_then(|th| {
-                th.machine()
-                    .listing()
-                    .get((rec.line as usize).checked_sub(1)?)
-            })
-            .map_or_else(|| format!("(line {})", rec.line), |s| tidy(s)),
+        _ => "the network delivers a connection".to_string(),
     }
 }
 
@@ -211,40 +173,12 @@ fn step_text(sim: &HerdSim, rec: &StepRecord) -> String {
 /// simulator sees broken (`Err`: it saw none, or the schedule could not be replayed: the string
 /// says which).
 pub fn replay(p: &HerdParams, schedule: &[u16]) -> Replay<Step> {
-    let mut m: SimModel<HerdThread> = SimModel { sim: p.simulate() };
-    let n = m.thread_count();
-    let mut steps = Vec::with_capacity(schedule.len());
-    let mut seen: Option<(String, String)> = None;
-    for (k, &t) in schedule.iter().enumerate() {
-        if t as usize >= n {
-            return (
-                steps,
-                Err(format!("step {}: actor {t} does not exist", k + 1)),
-            );
-        }
-        let actor = m.actor(t as usize);
-        let rec = match m.sim.step_actor(actor) {
-            Ok(r) => r,
-            Err(e) => return (steps, Err(format!("step {}: actor {t}: {e}", k + 1))),
-        };
-        steps.push(Step {
-            actor: match actor {
-                Actor::Thread(i) => format!("t{i}"),
-                Actor::Network => "n".to_string(),
-            },
-            line: rec.line,
-            text: step_text(&m.sim, &rec),
-        });
-        if seen.is_none() {
-            seen = check_state(&m).map(|v| (v.invariant, v.message));
-        }
-    }
-    if seen.is_none() && (0..n).all(|t| !m.is_runnable(t)) {
-        seen = check_terminal(&m).map(|v| (v.invariant, v.message));
-    }
-    (
-        steps,
-        seen.ok_or_else(|| "the simulator saw no invariant broken".to_string()),
+    check_sim::replay(
+        p.simulate(),
+        schedule,
+        network_text,
+        check_state,
+        check_terminal,
     )
 }
 

@@ -23,6 +23,7 @@ pub mod bench_cmd;
 pub mod check_accept;
 pub mod check_cmd;
 pub mod check_herd;
+pub mod check_sim;
 pub mod cli;
 pub mod native_accept;
 pub mod native_herd;

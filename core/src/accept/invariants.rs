@@ -108,8 +108,7 @@ pub fn check_state(s: &SimModel<AcceptThread>) -> Option<Violation> {
 
 /// The invariants checked where nothing can run.
 pub fn check_terminal(s: &SimModel<AcceptThread>) -> Option<Violation> {
-    let mut sim = s.sim.clone();
-    sim.step();
+    let sim = s.settled();
     match sim.status() {
         Status::Stuck(msg) => v("lost-connection", msg.clone()),
         _ => {
@@ -141,10 +140,5 @@ pub fn check(
 
 /// Replay a counterexample (checker indices: the workers, then the network) in a fresh simulation.
 pub fn replay(p: &AcceptParams, schedule: &[u16]) -> AcceptSim {
-    let mut m = SimModel { sim: p.simulate() };
-    for &t in schedule {
-        let a = m.actor(t as usize);
-        let _ = m.sim.step_actor(a);
-    }
-    m.sim
+    SimModel::replay(p.simulate(), schedule)
 }

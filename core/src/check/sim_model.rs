@@ -21,6 +21,25 @@ pub struct SimModel<M> {
 }
 
 impl<M: Machine> SimModel<M> {
+    /// Replay a schedule of checker indices (threads, then the network) from `sim`; steps that
+    /// cannot be taken are skipped.
+    pub fn replay(sim: Simulation<M>, schedule: &[u16]) -> Simulation<M> {
+        let mut m = SimModel { sim };
+        for &t in schedule {
+            let a = m.actor(t as usize);
+            let _ = m.sim.step_actor(a);
+        }
+        m.sim
+    }
+
+    /// The status once it has settled (a step attempted where nothing can run), and the
+    /// simulation in that state; for the checks made where no actor can step.
+    pub fn settled(&self) -> Simulation<M> {
+        let mut sim = self.sim.clone();
+        sim.step();
+        sim
+    }
+
     /// The actor behind a checker thread index.
     pub fn actor(&self, t: usize) -> Actor {
         if t < self.sim.threads().len() {

@@ -6,7 +6,7 @@
 
 use super::{HerdParams, HerdSim, HerdThread};
 use crate::check::{CheckConfig, CheckReport, SimModel, Violation};
-use crate::sim::{Simulation, Status};
+use crate::sim::Status;
 
 /// The invariants checked on every state.
 pub fn check_state(s: &SimModel<HerdThread>) -> Option<Violation> {
@@ -34,9 +34,7 @@ pub fn check_state(s: &SimModel<HerdThread>) -> Option<Violation> {
 
 /// The invariants checked where nothing can run.
 pub fn check_terminal(s: &SimModel<HerdThread>) -> Option<Violation> {
-    let mut sim = s.sim.clone();
-    // let the status settle (a step attempt with nothing runnable does it)
-    sim.step();
+    let sim = s.settled();
     match sim.status() {
         Status::Stuck(msg) => Some(Violation {
             invariant: if msg.contains("lost wakeup") {
@@ -63,11 +61,5 @@ pub fn check(
 
 /// Replay a herd counterexample (checker indices: threads, then the network) in a fresh simulation.
 pub fn replay(p: &HerdParams, schedule: &[u16]) -> HerdSim {
-    let mut m = SimModel { sim: p.simulate() };
-    for &t in schedule {
-        let a = m.actor(t as usize);
-        let _ = m.sim.step_actor(a);
-    }
-    let _: &Simulation<HerdThread> = &m.sim;
-    m.sim
+    SimModel::replay(p.simulate(), schedule)
 }
