@@ -1,5 +1,5 @@
-// Helpers shared by the browser tests in this folder (herd.test.mjs, locks.test.mjs,
-// herd_check.test.mjs). Not a test file itself: `cargo xtask test` runs only *.test.mjs.
+// Helpers shared by the browser tests in this folder (herd.test.mjs, locks.test.mjs, accept.test.mjs,
+// herd_check.test.mjs, lessons.test.mjs). Not a test file itself: `cargo xtask test` runs only *.test.mjs.
 //
 // Drives the system chromium through playwright-core (no browser download). Every test gets its
 // own browser context, so tests share no state; pages emulate prefers-reduced-motion by default

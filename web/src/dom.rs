@@ -65,6 +65,38 @@ pub fn now_ms() -> f64 {
         .unwrap_or(0.0)
 }
 
+/// GET `url` (relative to the page) and return its body as text; an error says why not (the
+/// network's message, or the HTTP status).
+pub async fn fetch_text(url: &str) -> Result<String, String> {
+    use wasm_bindgen_futures::JsFuture;
+    let window = web_sys::window().ok_or("there is no window")?;
+    let response = JsFuture::from(window.fetch_with_str(url))
+        .await
+        .map_err(js_message)?;
+    let response: web_sys::Response = response
+        .dyn_into()
+        .map_err(|_| "fetch did not return a response".to_string())?;
+    if !response.ok() {
+        let status = response.status_text();
+        return Err(format!("HTTP {} {status}", response.status())
+            .trim_end()
+            .to_string());
+    }
+    let text = JsFuture::from(response.text().map_err(js_message)?)
+        .await
+        .map_err(js_message)?;
+    text.as_string()
+        .ok_or_else(|| "the response is not text".to_string())
+}
+
+/// The message of a JavaScript error (or its string form).
+fn js_message(e: JsValue) -> String {
+    e.dyn_ref::<js_sys::Error>()
+        .map(|e| String::from(e.message()))
+        .or_else(|| e.as_string())
+        .unwrap_or_else(|| "unknown error".to_string())
+}
+
 /// Set the document's title.
 pub fn set_title(title: &str) {
     if let Some(d) = web_sys::window().and_then(|w| w.document()) {

@@ -13,6 +13,7 @@ use herdlab_core::op::Op;
 use herdlab_core::scenario::Scenario;
 use herdlab_core::sim::stepper::Stepper;
 use herdlab_core::sim::{Actor, StepRecord};
+use herdlab_web_engine::{FastSim, FastStepper};
 
 use crate::blocks::format_picks;
 use crate::lock_blocks::format_schedule;
@@ -49,7 +50,7 @@ impl Script {
             }
             loop {
                 let pause = sim.threads()[t as usize].machine().next_op() == Op::Pause;
-                sim.step_actor(Actor::Thread(t))
+                sim.step_actor_fast(Actor::Thread(t))
                     .map_err(|e| bad(format!("cannot be replayed: {e}")))?;
                 steps.push(t);
                 if !pause {
@@ -60,7 +61,7 @@ impl Script {
         for t in 0..sim.threads().len() as u16 {
             if sim.threads()[t as usize].machine().next_op() == Op::Exit
                 && sim.can_step(Actor::Thread(t))
-                && sim.step_actor(Actor::Thread(t)).is_ok()
+                && sim.step_actor_fast(Actor::Thread(t)).is_ok()
             {
                 steps.push(t);
             }
@@ -222,13 +223,13 @@ impl LockModel {
                 }
                 rec_before = thread_of(a).and_then(|t| before(self.sim(), t));
                 self.stepper
-                    .step_actor(a)
+                    .step_actor_fast(a)
                     .map_err(|e| format!("Cannot step: {e}."))?
             }
             (None, Some(t)) => {
                 rec_before = before(self.sim(), t);
                 self.stepper
-                    .step_actor(Actor::Thread(t))
+                    .step_actor_fast(Actor::Thread(t))
                     .map_err(|e| format!("Cannot step: {e}."))?
             }
             (None, None) => {
@@ -239,7 +240,9 @@ impl LockModel {
                     Some(Actor::Thread(t)) => before(self.sim(), t),
                     _ => None,
                 };
-                self.stepper.step().ok_or_else(|| self.stopped_sentence())?
+                self.stepper
+                    .step_fast()
+                    .ok_or_else(|| self.stopped_sentence())?
             }
         };
         if self.first_broken.is_none() {
@@ -356,7 +359,7 @@ impl LockModel {
                 Err(e) => self.announce = e,
             },
             Action::Back => {
-                if self.stepper.step_back() {
+                if self.stepper.step_back_fast() {
                     self.after_back();
                     self.announce = match self.sim().last_step() {
                         Some(r) => format!("Back to {}", self.sentence_for(r, None)),

@@ -1,6 +1,7 @@
-//! herdlab-web: the teaching site. Lessons are Markdown compiled in; their ```` ```herdlab-sim ````,
-//! ```` ```herdlab-compare ```` and ```` ```herdlab-predict ```` blocks become live widgets over
-//! herdlab-core's simulator. The names shared with the lessons and the browser tests are fixed in
+//! herdlab-web: the teaching site. Lessons are Markdown, split into HTML and widget blocks at build
+//! time and fetched by the lesson page (`lessons/<slug>.txt`, see [`lessons`]); their
+//! ```` ```herdlab-sim ````, ```` ```herdlab-compare ```` and ```` ```herdlab-predict ```` blocks
+//! (and the others in the contract) become live widgets over herdlab-core's simulator. The names shared with the lessons and the browser tests are fixed in
 //! `docs/site-contract.md`.
 //!
 //! Layout: pure state and parsing ([`route`], [`lessons`], [`markdown`], [`blocks`], [`model`],
@@ -19,6 +20,10 @@ mod dom;
 mod form;
 mod frame_loop;
 mod key_action;
+#[cfg(test)]
+mod lesson_file;
+#[cfg(test)]
+mod lesson_list;
 #[cfg(test)]
 mod lesson_text;
 mod lessons;

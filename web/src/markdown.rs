@@ -1,5 +1,6 @@
 //! Splitting a lesson's Markdown into HTML segments and live-widget segments. This runs at build
-//! time (`build.rs` includes this file), so the site itself carries no Markdown parser.
+//! time (`cargo xtask lessons` includes this file and writes the segments into the lesson files the
+//! site fetches, see `lesson_file.rs`), so the site itself carries no Markdown parser.
 
 use pulldown_cmark::{html, CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
@@ -20,6 +21,22 @@ pub enum Segment {
     Accept(String),
     /// The body of a ```` ```herdlab-accept-compare ```` block.
     AcceptCompare(String),
+}
+
+impl Segment {
+    /// The segment's kind, as the lesson files name it (`html`, or the info string without
+    /// `herdlab-`), and its text.
+    pub fn parts(&self) -> (&'static str, &str) {
+        match self {
+            Segment::Html(s) => ("html", s),
+            Segment::Sim(s) => ("sim", s),
+            Segment::Compare(s) => ("compare", s),
+            Segment::Predict(s) => ("predict", s),
+            Segment::Check(s) => ("check", s),
+            Segment::Accept(s) => ("accept", s),
+            Segment::AcceptCompare(s) => ("accept-compare", s),
+        }
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -111,97 +128,5 @@ mod tests {
         assert_eq!(s[1], Segment::Sim("id=a&workers=2\n".into()));
         assert!(matches!(&s[2], Segment::Html(h) if h.contains("<code") && h.contains("More")));
         assert!(matches!(&s[3], Segment::Predict(b) if b.contains("options: a | b")));
-    }
-
-    #[test]
-    fn the_herd_lesson_has_its_widgets() {
-        let s = segments(crate::lessons::tests::source("thundering-herd"));
-        let sims = s.iter().filter(|x| matches!(x, Segment::Sim(_))).count();
-        let cmp = s
-            .iter()
-            .filter(|x| matches!(x, Segment::Compare(_)))
-            .count();
-        let pr = s
-            .iter()
-            .filter(|x| matches!(x, Segment::Predict(_)))
-            .count();
-        assert!(sims >= 7, "{sims}");
-        assert_eq!(cmp, 1);
-        assert_eq!(pr, 2);
-        let checks: Vec<&String> = s
-            .iter()
-            .filter_map(|x| match x {
-                Segment::Check(b) => Some(b),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(checks.len(), 1);
-        assert!(checks[0].contains("id=find-lost-wakeup&mechanism=herd"));
-    }
-
-    #[test]
-    fn the_lock_lesson_has_its_widgets() {
-        let s = segments(crate::lessons::tests::source("nginx-shmtx"));
-        let count = |f: fn(&Segment) -> bool| s.iter().filter(|x| f(x)).count();
-        assert!(count(|x| matches!(x, Segment::Sim(_))) >= 8);
-        assert_eq!(count(|x| matches!(x, Segment::Check(_))), 3);
-        assert_eq!(count(|x| matches!(x, Segment::Compare(_))), 2);
-        assert_eq!(count(|x| matches!(x, Segment::Predict(_))), 3);
-    }
-
-    #[test]
-    fn the_accept_lessons_have_the_blocks_the_tests_use() {
-        let body = |slug: &str, f: fn(&Segment) -> Option<&String>| -> Vec<String> {
-            segments(crate::lessons::tests::source(slug))
-                .iter()
-                .filter_map(|x| f(x).cloned())
-                .collect()
-        };
-        fn accept(x: &Segment) -> Option<&String> {
-            match x {
-                Segment::Accept(b) => Some(b),
-                _ => None,
-            }
-        }
-        fn compare(x: &Segment) -> Option<&String> {
-            match x {
-                Segment::AcceptCompare(b) => Some(b),
-                _ => None,
-            }
-        }
-        for (slug, ids, cmp) in [
-            (
-                "epoll-herd",
-                ["epoll-intro", "epoll-playground"],
-                "compare-epoll",
-            ),
-            (
-                "nginx-accept-mutex",
-                ["mutex-intro", "mutex-playground"],
-                "compare-mutex",
-            ),
-        ] {
-            let sims = body(slug, accept);
-            for id in ids {
-                assert!(
-                    sims.iter().any(|b| b.contains(&format!("id={id}&"))),
-                    "{slug}: {id} in {sims:?}"
-                );
-            }
-            assert!(sims
-                .iter()
-                .any(|b| b.contains("main=true") && b.contains("controls=full")));
-            assert!(body(slug, compare)
-                .iter()
-                .any(|b| b.contains(&format!("id={cmp}&"))));
-        }
-        let s = segments("```herdlab-accept\nid=a\n```\n\n```herdlab-accept-compare\nid=b\n```\n");
-        assert_eq!(
-            s,
-            [
-                Segment::Accept("id=a\n".into()),
-                Segment::AcceptCompare("id=b\n".into())
-            ]
-        );
     }
 }

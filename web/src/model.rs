@@ -12,6 +12,7 @@ use herdlab_core::scenario::Scenario;
 use herdlab_core::sim::stepper::Stepper;
 use herdlab_core::sim::{Actor, Simulation, StepRecord};
 use herdlab_core::waitqueue::WalkVisit;
+use herdlab_web_engine::{Engine, FastStepper};
 
 use crate::blocks::format_picks;
 use crate::describe::{status_sentence, step_sentence};
@@ -65,8 +66,8 @@ pub enum Action {
 
 /// A scenario a [`SimModel`] runs: it makes the simulation and the query of the link.
 pub trait SimParams: Copy + PartialEq {
-    /// The machine of each thread.
-    type Thread: Machine + Clone;
+    /// The machine of each thread (with its stepping compiled for speed, see herdlab-web-engine).
+    type Thread: Machine + Clone + Engine;
     /// A fresh simulation of this scenario (core's).
     fn start(&self) -> Simulation<Self::Thread>;
     /// The scenario as a query (`mechanism=…&…`, core's `Scenario::to_query`).
@@ -135,9 +136,9 @@ impl<P: SimParams> SimModel<P> {
                 pi += 1;
             }
             let rec = if pi < picks.len() && picks[pi].0 == i {
-                m.stepper.step_actor(picks[pi].1).ok()
+                m.stepper.step_actor_fast(picks[pi].1).ok()
             } else {
-                m.stepper.step()
+                m.stepper.step_fast()
             };
             match rec {
                 Some(r) => m.record(&r),
@@ -273,8 +274,8 @@ impl<P: SimParams> SimModel<P> {
             return None;
         }
         let rec = match self.script_next() {
-            Some(a) => self.stepper.step_actor(a).ok()?,
-            None => self.stepper.step()?,
+            Some(a) => self.stepper.step_actor_fast(a).ok()?,
+            None => self.stepper.step_fast()?,
         };
         self.record(&rec);
         Some(rec)
@@ -331,7 +332,7 @@ impl<P: SimParams> SimModel<P> {
                     self.announce = self.stopped_sentence();
                     return true;
                 }
-                match self.stepper.step_actor(actor) {
+                match self.stepper.step_actor_fast(actor) {
                     Ok(rec) => {
                         self.record(&rec);
                         self.announce = self.sentence(&rec);
@@ -346,7 +347,7 @@ impl<P: SimParams> SimModel<P> {
                 self.announce = "No connection is left to send.".to_string();
             }
             Action::Back => {
-                if self.stepper.step_back() {
+                if self.stepper.step_back_fast() {
                     let pos = self.position();
                     self.walks.retain(|w| w.step <= pos);
                     self.announce = match self.sim().last_step() {
@@ -377,8 +378,9 @@ impl<P: SimParams> SimModel<P> {
                     }
                     n
                 } else {
-                    self.stepper
-                        .step_to_next_wakeup(NEXT_WAKEUP_LIMIT.min(MAX_STEPS - self.position()))
+                    self.stepper.step_to_next_wakeup_fast(
+                        NEXT_WAKEUP_LIMIT.min(MAX_STEPS - self.position()),
+                    )
                 };
                 self.announce = match self.sim().last_step().copied() {
                     Some(rec) if n > 0 => {

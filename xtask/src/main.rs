@@ -1,7 +1,11 @@
-//! herdlab's set-up, build, serve and test tasks: `cargo xtask <setup|build|serve|test>`.
+//! herdlab's set-up, build, serve and test tasks: `cargo xtask <setup|build|serve|test|lessons>`.
 //!
-//! std only. Tool versions are pinned in `Trunk.toml` (see `pins.rs`).
+//! std only, besides pulldown-cmark for the site's Markdown splitter (`lessons.rs`). Tool versions
+//! are pinned in `Trunk.toml` (see `pins.rs`).
 
+mod lessons;
+#[path = "../../web/src/markdown.rs"]
+mod markdown;
 mod pins;
 mod server;
 mod setup;
@@ -22,8 +26,15 @@ commands:
   build               setup, then `trunk build --release` into dist/
   serve [--port N]    setup, build, then serve dist/ on http://127.0.0.1:N (default 8080)
   test                setup, fmt, clippy (native and wasm), cargo test, core's tests on wasm,
-                      trunk build, browser tests; stops at the first failure
+                      trunk build (and the wasm size budget), browser tests; stops at the first
+                      failure
+  lessons             write the lesson files the site fetches (web/generated/lessons/*.txt);
+                      trunk runs this itself before each build (Trunk.toml's pre_build hook)
 ";
+
+/// The most the site's main wasm (`dist/herdlab-web-*_bg.wasm`) may weigh gzipped (`gzip -9`):
+/// 300 KiB, a target of the project's foundation issue. `cargo xtask test` fails above it.
+pub const MAIN_WASM_BUDGET: u64 = 300 * 1024;
 
 pub const DEFAULT_PORT: u16 = 8080;
 
@@ -35,6 +46,7 @@ fn main() -> ExitCode {
         Some("build") => build(&ctx),
         Some("serve") => parse_port(&args[1..]).and_then(|port| serve(&ctx, port)),
         Some("test") => test(&ctx),
+        Some("lessons") => lessons::write(&ctx).map(|_| ()),
         Some("help" | "-h" | "--help") => {
             print!("{USAGE}");
             Ok(())
@@ -152,8 +164,9 @@ fn parse_port(args: &[String]) -> Result<u16, String> {
     Ok(port)
 }
 
-/// `trunk build --release` (offline, tools from PATH) into dist/.
-fn trunk_build(ctx: &Ctx) -> Result<(), String> {
+/// `trunk build --release` (offline, tools from PATH) into dist/, then the wasm sizes: over
+/// [`MAIN_WASM_BUDGET`] is an error when `enforce_budget`, else a warning.
+fn trunk_build(ctx: &Ctx, enforce_budget: bool) -> Result<(), String> {
     // trunk passes --offline to cargo (Trunk.toml `offline = true`), so fetch crates first.
     run(ctx.cargo().arg("fetch"))?;
     run(ctx
@@ -164,8 +177,9 @@ fn trunk_build(ctx: &Ctx) -> Result<(), String> {
     if !index.is_file() {
         return Err(format!("trunk finished but {} is missing", index.display()));
     }
-    report_dist(&ctx.root.join("dist"));
-    Ok(())
+    let dist = ctx.root.join("dist");
+    report_dist(&dist);
+    wasm_budget(&dist, enforce_budget)
 }
 
 fn report_dist(dist: &Path) {
@@ -175,10 +189,19 @@ fn report_dist(dist: &Path) {
     let mut files: Vec<(String, u64)> = entries
         .flatten()
         .filter_map(|e| {
-            Some((
-                e.file_name().to_string_lossy().into_owned(),
-                e.metadata().ok()?.len(),
-            ))
+            let mut name = e.file_name().to_string_lossy().into_owned();
+            let meta = e.metadata().ok()?;
+            if !meta.is_dir() {
+                return Some((name, meta.len()));
+            }
+            // A folder (lessons/): its files' total.
+            let (mut n, mut len) = (0, 0);
+            for f in std::fs::read_dir(e.path()).ok()?.flatten() {
+                n += 1;
+                len += f.metadata().map_or(0, |m| m.len());
+            }
+            name.push_str(&format!("/ ({n} files)"));
+            Some((name, len))
         })
         .collect();
     files.sort();
@@ -188,9 +211,90 @@ fn report_dist(dist: &Path) {
     }
 }
 
+/// Prints the raw and gzipped (`gzip -9`) sizes of the main wasm and the check worker's, and checks
+/// the main one against [`MAIN_WASM_BUDGET`].
+fn wasm_budget(dist: &Path, enforce: bool) -> Result<(), String> {
+    let entries =
+        std::fs::read_dir(dist).map_err(|e| format!("cannot read {}: {e}", dist.display()))?;
+    let mut mains: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("herdlab-web-") && n.ends_with("_bg.wasm"))
+        })
+        .collect();
+    let main = match mains.as_mut_slice() {
+        [one] => one.clone(),
+        [] => return Err(format!("no herdlab-web-*_bg.wasm in {}", dist.display())),
+        many => {
+            many.sort();
+            return Err(format!(
+                "several herdlab-web-*_bg.wasm in {}: {many:?}",
+                dist.display()
+            ));
+        }
+    };
+    let worker = dist.join("check_worker_bg.wasm");
+    println!("wasm sizes (gzip -9):");
+    let mut main_gz = 0;
+    for (path, is_main) in [(&main, true), (&worker, false)] {
+        let raw = std::fs::metadata(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?
+            .len();
+        let gz = gzip_size(path)?;
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        let note = if is_main {
+            main_gz = gz;
+            format!("  (budget {MAIN_WASM_BUDGET} B gzipped)")
+        } else {
+            String::new()
+        };
+        println!("  {name:<40} {raw:>9} B raw {gz:>9} B gzipped{note}");
+    }
+    if main_gz <= MAIN_WASM_BUDGET {
+        println!(
+            "wasm budget: ok, the main wasm is {} B under {MAIN_WASM_BUDGET} B gzipped",
+            MAIN_WASM_BUDGET - main_gz
+        );
+        return Ok(());
+    }
+    let message = format!(
+        "the main wasm {} is {main_gz} B gzipped (gzip -9), {} B over its budget of {MAIN_WASM_BUDGET} B \
+         (300 KiB; see \"Size budget\" in README.md)",
+        main.display(),
+        main_gz - MAIN_WASM_BUDGET
+    );
+    if enforce {
+        Err(message)
+    } else {
+        println!("wasm budget: warning: {message}");
+        Ok(())
+    }
+}
+
+/// The size of `path` compressed by `gzip -9`.
+fn gzip_size(path: &Path) -> Result<u64, String> {
+    let out = Command::new("gzip")
+        .args(["-9", "-c"])
+        .arg(path)
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| format!("cannot run gzip (needed for the wasm size budget): {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "`gzip -9 -c {}` failed ({})",
+            path.display(),
+            out.status
+        ));
+    }
+    Ok(out.stdout.len() as u64)
+}
+
 fn build(ctx: &Ctx) -> Result<(), String> {
     setup::ensure(ctx, setup::Need::Build)?;
-    trunk_build(ctx)
+    trunk_build(ctx, false)
 }
 
 fn serve(ctx: &Ctx, port: u16) -> Result<(), String> {
@@ -259,7 +363,7 @@ fn test(ctx: &Ctx) -> Result<(), String> {
             "core tests (wasm32, node)",
             Box::new(|| core_wasm_tests(ctx)),
         ),
-        ("trunk build", Box::new(|| trunk_build(ctx))),
+        ("trunk build", Box::new(|| trunk_build(ctx, true))),
         ("browser tests", Box::new(|| browser_tests(ctx))),
     ];
 

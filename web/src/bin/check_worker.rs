@@ -14,12 +14,12 @@ mod check_proto;
 use check_proto::{
     CheckReply, CheckRequest, BROWSER_MAX_HERD_CONNECTIONS, BROWSER_MAX_HERD_WORKERS,
 };
-use herdlab_core::check::{explore, CheckConfig};
+use herdlab_core::check::CheckConfig;
 use herdlab_core::herd::{invariants as herd_invariants, HerdParams};
-use herdlab_core::locks::invariants::{check_state, check_terminal, check_world};
 use herdlab_core::locks::LockParams;
 use herdlab_core::scenario::Scenario;
 use herdlab_core::sim::arrivals::ArrivalPattern;
+use herdlab_web_engine::check_locks;
 
 /// Run one request; `progress` gets the states so far (every 65,536), `now_ms` reads a clock.
 pub fn run(
@@ -64,16 +64,11 @@ fn run_locks(
     progress: &mut dyn FnMut(u64, f64),
 ) -> CheckReply {
     let t0 = now_ms();
-    let report = explore(
-        check_world(p),
-        cfg,
-        &|s| check_state(p, s),
-        &|s| check_terminal(p, s),
-        &mut |states| {
-            progress(states, now_ms() - t0);
-            true
-        },
-    );
+    // core's explore, instantiated in herdlab-web-engine (compiled for speed, this crate for size)
+    let report = check_locks(p, cfg, &mut |states| {
+        progress(states, now_ms() - t0);
+        true
+    });
     CheckReply::Done {
         report,
         ms: now_ms() - t0,

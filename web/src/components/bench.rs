@@ -4,6 +4,7 @@ use gloo_timers::callback::Timeout;
 use herdlab_core::herd::{HerdParams, WakeMode};
 use herdlab_core::scenario::Scenario;
 use herdlab_core::sim::arrivals::ArrivalPattern;
+use herdlab_web_engine::FastSim;
 use yew::prelude::*;
 
 use crate::dom;
@@ -56,7 +57,7 @@ fn run() -> (u64, f64) {
     let mut steps = 0u64;
     loop {
         let mut n = 0;
-        while n < CHUNK && sim.step().is_some() {
+        while n < CHUNK && sim.step_fast().is_some() {
             n += 1;
         }
         steps += n;

@@ -1,6 +1,9 @@
-//! A lesson: its Markdown as HTML, with the widget blocks replaced by live widgets.
+//! A lesson: its Markdown as HTML, with the widget blocks replaced by live widgets. The page
+//! fetches the lesson's file (`lessons/<slug>.txt`, see [`crate::lessons`]) and shows a loading
+//! line until it has it, or why it could not get it.
 
-use std::collections::HashSet;
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use yew::prelude::*;
@@ -24,7 +27,7 @@ use crate::components::predict::PredictWidget;
 use crate::components::sim_widget::SimWidget;
 use crate::dom;
 use crate::lessons;
-use crate::lessons::Block;
+use crate::lessons::{Block, Lesson};
 use crate::lock_blocks::{
     mechanism_of, parse_check, parse_lock_compare, parse_lock_sim, resolve_lock_main, CheckSpec,
     LockCompareSpec, LockMainInit, LockSimSpec,
@@ -52,7 +55,6 @@ enum Part {
 }
 
 struct Page {
-    title: String,
     parts: Vec<Part>,
     url_errors: Vec<String>,
 }
@@ -114,14 +116,13 @@ impl Placing {
     }
 }
 
-fn build(slug: &str, query: &str) -> Option<Page> {
-    let lesson = lessons::find(slug)?;
+fn build(blocks: &[Block], query: &str) -> Page {
     let mut parts = Vec::new();
     let mut place = Placing::default();
     let (mut nsim, mut npredict) = (0, 0);
-    for block in lesson.blocks {
-        match *block {
-            Block::Html(h) => parts.push(Part::Html(AttrValue::Static(h))),
+    for block in blocks {
+        match block {
+            Block::Html(h) => parts.push(Part::Html(AttrValue::Rc(h.clone()))),
             Block::Sim(body) if mechanism_of(body) == "locks" => {
                 nsim += 1;
                 let mut spec = parse_lock_sim(body, &format!("block-{nsim}"));
@@ -218,28 +219,113 @@ fn build(slug: &str, query: &str) -> Option<Page> {
             _ => {}
         }
     }
-    Some(Page {
-        title: lesson.title.to_string(),
-        parts,
-        url_errors,
-    })
+    Page { parts, url_errors }
+}
+
+/// Where the page stands with its lesson file.
+enum Text {
+    /// Being fetched.
+    Loading,
+    /// Fetched and decoded.
+    Ready(Rc<Vec<Block>>),
+    /// Not to be had: why (a sentence without its full stop).
+    Failed(String),
+}
+
+thread_local! {
+    /// The lesson files fetched so far, by slug. Every change of the address mounts the page anew
+    /// (a playground's link, a counterexample's), so a lesson once fetched renders at once.
+    static FETCHED: RefCell<HashMap<&'static str, Rc<Vec<Block>>>> = RefCell::new(HashMap::new());
+}
+
+fn fetched(slug: &str) -> Option<Rc<Vec<Block>>> {
+    FETCHED.with(|f| f.borrow().get(slug).cloned())
+}
+
+/// Fetch and decode `lesson`'s file, and remember it.
+async fn load(lesson: &'static Lesson) -> Text {
+    let file = lesson.file();
+    let text = match dom::fetch_text(&lesson.url()).await {
+        Ok(t) => t,
+        Err(e) => return Text::Failed(format!("Fetching {file} failed ({e})")),
+    };
+    match lessons::decode(lesson.slug, &text) {
+        Ok(blocks) => {
+            let blocks = Rc::new(blocks);
+            FETCHED.with(|f| f.borrow_mut().insert(lesson.slug, blocks.clone()));
+            Text::Ready(blocks)
+        }
+        Err(e) => Text::Failed(format!("The file {file} could not be read: {e}")),
+    }
 }
 
 /// The lesson page.
 #[function_component(LessonPage)]
 pub fn lesson_page(p: &LessonProps) -> Html {
-    let page = use_memo((p.slug.clone(), p.query.clone()), |(slug, query)| {
-        build(slug, query)
+    let lesson = lessons::find(&p.slug);
+    let text = use_state(|| {
+        lesson
+            .and_then(|l| fetched(l.slug))
+            .map_or(Text::Loading, Text::Ready)
     });
-    let title = page.as_ref().as_ref().map(|pg| pg.title.clone());
+    // Bumped by "try again".
+    let attempt = use_state(|| 0u32);
+    {
+        let text = text.clone();
+        use_effect_with((p.slug.clone(), *attempt), move |_| {
+            if let (Some(lesson), Text::Loading) = (lesson, &*text) {
+                wasm_bindgen_futures::spawn_local(async move { text.set(load(lesson).await) });
+            }
+        });
+    }
+    let blocks = match &*text {
+        Text::Ready(b) => Some(b.clone()),
+        _ => None,
+    };
+    let page = use_memo((p.query.clone(), blocks), |(query, blocks)| {
+        blocks.as_ref().map(|b| build(b, query))
+    });
+    let title = lesson.map(|l| l.title);
     use_effect_with(title, |t| {
         dom::set_title(&match t {
             Some(t) => format!("{t} · herdlab"),
             None => "No such lesson · herdlab".to_string(),
         });
     });
-    let Some(page) = page.as_ref() else {
+    let Some(lesson) = lesson else {
         return html! { <NotFound what={p.slug.clone()} lesson=true /> };
+    };
+    let Some(page) = page.as_ref() else {
+        return match &*text {
+            Text::Failed(why) => {
+                let retry = {
+                    let (text, attempt) = (text.clone(), attempt.clone());
+                    Callback::from(move |_| {
+                        text.set(Text::Loading);
+                        attempt.set(*attempt + 1);
+                    })
+                };
+                html! {
+                    <article class="lesson">
+                        <div class="lesson-error" data-testid="lesson-error" role="alert">
+                            <p><strong>{ format!("“{}” could not be loaded.", lesson.title) }</strong></p>
+                            <p>{ format!("{why}.") }</p>
+                            <p>
+                                <button type="button" data-testid="lesson-retry" onclick={retry}>{ "Try again" }</button>
+                                { " or go back to " }<a href="#/" data-testid="home-link">{ "the home page" }</a>{ "." }
+                            </p>
+                        </div>
+                    </article>
+                }
+            }
+            _ => html! {
+                <article class="lesson" aria-busy="true">
+                    <p class="lesson-loading" data-testid="lesson-loading" role="status">
+                        { format!("Loading “{}”…", lesson.title) }
+                    </p>
+                </article>
+            },
+        };
     };
     html! {
         <article class="lesson">
