@@ -1850,7 +1850,7 @@ impl<M: Machine> Simulation<M> {
     fn took(&mut self, tid: u16, conn: u32) {
         if self.net.is_some() {
             let now = self.cpus[self.threads[tid as usize].cpu as usize].clock;
-            self.net_accepted(tid, conn, now);
+            self.net_accepted(conn, now);
         }
         self.metrics.connections_accepted += 1;
         let t = &mut self.threads[tid as usize];

@@ -269,8 +269,8 @@ impl<M: Machine> Simulation<M> {
         t.empty_handed = false;
     }
 
-    /// Record that `tid` accepted connection `c` (both accept paths).
-    pub(super) fn net_accepted(&mut self, tid: u16, c: u32, now: u64) {
+    /// Record that connection `c` was accepted at `now` (both accept paths).
+    pub(super) fn net_accepted(&mut self, c: u32, now: u64) {
         if let Some(n) = self.net.as_mut() {
             if let Some(conn) = n.conn_mut(c) {
                 conn.accepted = true;
@@ -278,7 +278,6 @@ impl<M: Machine> Simulation<M> {
                 self.accept_latency.record(lat);
             }
         }
-        let _ = tid;
     }
 
     /// `ep_poll_callback` for `fd` on epoll `ep`: queue the item, wake one sleeper. Returns what the
@@ -556,7 +555,7 @@ impl<M: Machine> Simulation<M> {
                 self.metrics.connections_accepted += 1;
                 self.threads[tid as usize].metrics.accepted += 1;
                 self.did_work(tid);
-                self.net_accepted(tid, c, now);
+                self.net_accepted(c, now);
                 self.complete(tid, OpResult::Conn(c));
                 Note::AcceptedNb { conn: c }
             }
