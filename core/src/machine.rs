@@ -31,4 +31,24 @@ pub trait Machine: Clone + core::fmt::Debug + PartialEq + Eq + core::hash::Hash 
     fn is_done(&self) -> bool {
         matches!(self.next_op(), Op::Exit)
     }
+    /// True while the machine is inside a spin that has already failed a probe, before its next
+    /// probe: the probes left are loads of the same word (and `pause`s), and a failed one changes
+    /// nothing but this thread's own spin counter. The model checker runs the rest of such a spin as
+    /// part of the step that failed it ([`crate::check::world`] gives the argument); the default is
+    /// false (no spin to merge).
+    fn in_failed_spin(&self) -> bool {
+        false
+    }
+    /// Complete every `pause` due now at once and return how many there were (the checker folds
+    /// pauses into the next visible operation). The default completes them one by one; a machine
+    /// with long pause runs may jump over them, as long as it ends in the state that completing
+    /// them one by one reaches.
+    fn skip_pauses(&mut self) -> u32 {
+        let mut n = 0;
+        while self.next_op() == Op::Pause {
+            self.complete(OpResult::Done);
+            n += 1;
+        }
+        n
+    }
 }

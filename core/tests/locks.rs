@@ -4,7 +4,7 @@
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
-use herdlab_core::check::{explore, replay, CheckConfig, CheckReport};
+use herdlab_core::check::{explore, replay, replay_with, CheckConfig, CheckReport, SpinSteps};
 use herdlab_core::locks::invariants::{check_state, check_terminal, check_world, LockView};
 use herdlab_core::locks::shmtx::ShmtxVariant;
 use herdlab_core::locks::{LockKind, LockParams};
@@ -109,9 +109,85 @@ fn the_checker_finds_every_broken_shmtx_variant_and_the_replay_breaks_the_same_i
     }
 }
 
+fn check_with(p: &LockParams, spins: SpinSteps) -> CheckReport {
+    explore(
+        check_world(p).with_spin_steps(spins),
+        &CheckConfig::default(),
+        &|s| check_state(p, s),
+        &|s| check_terminal(p, s),
+        &mut |_| true,
+    )
+}
+
+#[test]
+fn merged_spins_find_what_probe_by_probe_finds() {
+    // the reduction of check::world: a failed probe and the rest of its spin as one step. It must
+    // keep every verdict: the same proofs, the same broken invariant, never a longer counterexample
+    for variant in ShmtxVariant::ALL {
+        for spin in [2, 4, 8, 16] {
+            let p = LockParams {
+                spin,
+                ..params(LockKind::Shmtx, variant, 2, 2)
+            };
+            let merged = check_with(&p, SpinSteps::Merged);
+            let single = check_with(&p, SpinSteps::OneByOne);
+            let what = format!("{variant:?} spin {spin}");
+            assert!(merged.complete || merged.violation.is_some(), "{what}");
+            assert_eq!(
+                merged.violation.as_ref().map(|c| &c.violation.invariant),
+                single.violation.as_ref().map(|c| &c.violation.invariant),
+                "{what}"
+            );
+            assert_eq!(merged.complete, single.complete, "{what}");
+            if let (Some(m), Some(s)) = (&merged.violation, &single.violation) {
+                assert!(m.schedule.len() <= s.schedule.len(), "{what}");
+                // each replays in the simulator as its world steps, to the same broken invariant
+                for (cx, spins) in [(m, SpinSteps::Merged), (s, SpinSteps::OneByOne)] {
+                    let mut sim = p.simulate();
+                    replay_with(&mut sim, &cx.schedule, spins).unwrap();
+                    let seen = check_state(&p, &sim).or_else(|| {
+                        sim.run(100_000);
+                        check_terminal(&p, &sim)
+                    });
+                    assert_eq!(
+                        seen.map(|v| v.invariant),
+                        Some(cx.violation.invariant.clone()),
+                        "{what} {spins:?}"
+                    );
+                }
+            } else {
+                assert!(merged.states <= single.states, "{what}");
+            }
+        }
+    }
+}
+
+#[test]
+fn merged_spins_make_every_spin_of_two_or_more_the_same_state_space() {
+    // after merging, the probes left in a spin are never states of their own: nginx's spin of 2048
+    // (11 probes, 2047 pauses) is checked at the cost of a spin of 2 (one probe)
+    let counts = |spin, spins| {
+        let p = LockParams {
+            spin,
+            ..params(LockKind::Shmtx, ShmtxVariant::Correct, 2, 2)
+        };
+        let r = check_with(&p, spins);
+        assert!(r.violation.is_none() && r.complete, "spin {spin}");
+        (r.states, r.transitions, r.max_depth)
+    };
+    let two = counts(2, SpinSteps::Merged);
+    for spin in [3, 4, 16, 2048] {
+        assert_eq!(counts(spin, SpinSteps::Merged), two, "spin {spin}");
+    }
+    // without merging, every probe is a state: more of them, the more probes
+    let (s4, ..) = counts(4, SpinSteps::OneByOne);
+    let (s16, ..) = counts(16, SpinSteps::OneByOne);
+    assert!(two.0 < s4 && s4 < s16, "{} {s4} {s16}", two.0);
+}
+
 #[test]
 fn nginx_spin_2048_is_checked_too() {
-    // (3 threads x 2 rounds at spin 2048 is about 10 million states: `herdlab check shmtx --spin 2048`)
+    // (3 threads x 2 rounds at spin 2048: `herdlab check shmtx --spin 2048`, a third of a second)
     let p = LockParams {
         spin: 2048,
         ..params(LockKind::Shmtx, ShmtxVariant::Correct, 2, 2)

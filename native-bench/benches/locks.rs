@@ -40,15 +40,22 @@ fn world() -> NativeWorld {
     .expect("a native world")
 }
 
-/// One lock → critical section → unlock round of `w`, every operation executed natively.
+/// One whole lock → critical section → unlock round of `w`, every operation executed natively: the
+/// lock's steps (the machine stays in `Phase::Lock` across them), then the critical section and the
+/// unlock's steps until it is back in `Phase::Lock`.
 fn one_round(th: &mut NativeThread<'_>, w: &mut LockWorker) {
-    loop {
-        let r = th.exec(w.next_op(), None).expect("an operation");
-        w.complete(r);
-        if w.phase() == Phase::Lock || w.phase() == Phase::Done {
-            return;
-        }
+    while w.phase() == Phase::Lock {
+        step(th, w);
     }
+    while w.phase() != Phase::Lock && w.phase() != Phase::Done {
+        step(th, w);
+    }
+}
+
+#[inline(always)]
+fn step(th: &mut NativeThread<'_>, w: &mut LockWorker) {
+    let r = th.exec(w.next_op(), None).expect("an operation");
+    w.complete(r);
 }
 
 /// Time `iters` rounds of `mine` while a second thread runs rounds of the closure that `other`
@@ -90,6 +97,16 @@ fn uncontended(c: &mut Criterion) {
         let p = params(lock);
         let mut th = NativeThread::new(&wd, 0).unwrap();
         let mut w = LockWorker::new(&p, 0);
+        // an iteration is one whole round: one acquisition, and back to taking the lock
+        for n in 1..=3 {
+            one_round(&mut th, &mut w);
+            assert_eq!(
+                (w.acquired(), w.phase()),
+                (n, Phase::Lock),
+                "{}",
+                lock.name()
+            );
+        }
         g.bench_function(lock.name(), |b| b.iter(|| one_round(&mut th, &mut w)));
     }
     let m = std::sync::Mutex::new(());

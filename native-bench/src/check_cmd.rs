@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use herdlab_core::check::{explore, CheckConfig, CheckReport, Counterexample};
+use herdlab_core::check::{explore, CheckConfig, CheckReport, Counterexample, SpinSteps};
 use herdlab_core::locks::invariants::{check_state, check_terminal, check_world};
 use herdlab_core::locks::{LockKind, LockParams};
 use herdlab_core::machine::Machine;
@@ -23,9 +23,10 @@ use herdlab_core::sim::{Actor, Sched};
 /// Where the lesson is served (`cargo xtask serve`).
 pub const LESSON_BASE: &str = "http://127.0.0.1:8080/#/lesson/nginx-shmtx?";
 
-/// `--spin` when checking: 4 probes' worth of the protocol, not nginx's 2048 (which only adds
-/// probes: the same interleavings of the shared words, many more states).
-pub const CHECK_SPIN: u32 = 4;
+/// `--spin` when checking: nginx's own 2048. The checker merges a failed probe with the rest of its
+/// spin (`herdlab_core::check::SpinSteps`), so every spin of 2 or more has the same state space and
+/// nginx's costs no more to check than a small one.
+pub const CHECK_SPIN: u32 = herdlab_core::locks::shmtx::NGINX_SPIN;
 /// `--cpus` when checking (more than one, so the spin phase exists).
 pub const CHECK_CPUS: u32 = 2;
 /// `--yield` when checking spin-yield.
@@ -57,6 +58,9 @@ pub struct Step {
     pub line: u16,
     /// That line's text (trimmed).
     pub text: String,
+    /// The probes that the step ran after its own and that failed too: the rest of a failed
+    /// spin, which the checker runs as part of this step (0 for every other step).
+    pub merged_probes: u32,
 }
 
 /// A broken invariant, with the schedule that breaks it (`S`: how a step is reported; the herd's
@@ -303,14 +307,24 @@ pub fn replay(p: &LockParams, schedule: &[u16]) -> Replay<Step> {
             .listing()
             .get((line as usize).wrapping_sub(1))
             .map_or_else(|| format!("(line {line})"), |s| tidy(s));
+        // the visible operation, and the rest of a spin it failed (one checker step)
+        let mut visible = 0u32;
+        loop {
+            let ran = sim.threads()[t as usize].machine().next_op();
+            if let Err(e) = sim.step_actor(Actor::Thread(t)) {
+                return (steps, Err(format!("step {}: thread {t}: {e}", k + 1)));
+            }
+            visible += u32::from(ran != Op::Pause);
+            if !SpinSteps::Merged.goes_on(ran, sim.threads()[t as usize].machine()) {
+                break;
+            }
+        }
         steps.push(Step {
             thread: t,
             line,
             text,
+            merged_probes: visible - 1,
         });
-        if let Err(e) = sim.step_actor(Actor::Thread(t)) {
-            return (steps, Err(format!("step {}: thread {t}: {e}", k + 1)));
-        }
         if seen.is_none() {
             seen = check_state(p, &sim).map(|v| (v.invariant, v.message));
         }
@@ -436,8 +450,15 @@ pub fn verdict_text(complete: bool, bounded: bool, max_states: u64, invariants: 
 
 /// The report as text.
 pub fn render(p: &LockParams, cfg: &CheckConfig, o: &CheckOutput) -> String {
-    o.render(&describe(p, cfg), |s| {
-        format!("thread {}: {}", s.thread, s.text)
+    o.render(&describe(p, cfg), |s| match s.merged_probes {
+        0 => format!("thread {}: {}", s.thread, s.text),
+        n => format!(
+            "thread {}: {}  [fails; so {} its {n} later probe{}, run in this step]",
+            s.thread,
+            s.text,
+            if n == 1 { "does" } else { "do" },
+            if n == 1 { "" } else { "s" }
+        ),
     })
 }
 
@@ -476,6 +497,44 @@ mod tests {
         let t = render(&p, &CheckConfig::default(), &o);
         assert!(t.contains("step 1: thread "), "{t}");
         assert!(t.contains("sem_wait(sem)"), "{t}");
+    }
+
+    #[test]
+    fn a_failed_spin_is_one_step_that_names_its_other_probes() {
+        // nginx's spin 2048: n = 1, 2, 4, ..., 1024 is 11 probes; the step that fails the first
+        // runs the other 10 (and the 2046 pauses between them), which the step reports
+        let p = LockParams {
+            threads: 2,
+            variant: ShmtxVariant::UnlockReadsWaitFirst,
+            ..default_params(LockKind::Shmtx)
+        };
+        assert_eq!(p.spin, 2048);
+        let o = run(&p, &CheckConfig::default(), false);
+        let v = o.violation.as_ref().expect("a violation");
+        assert!(v.replay_agrees, "{}", v.replay);
+        let merged: Vec<u32> = v
+            .steps
+            .iter()
+            .map(|s| s.merged_probes)
+            .filter(|&n| n > 0)
+            .collect();
+        assert_eq!(merged, [10], "{:?}", v.steps);
+        let t = render(&p, &CheckConfig::default(), &o);
+        assert!(
+            t.contains("so do its 10 later probes, run in this step"),
+            "{t}"
+        );
+        // with spin 4 (probes n = 1, 2) the same step runs one more probe
+        let o4 = run(&LockParams { spin: 4, ..p }, &CheckConfig::default(), false);
+        let v4 = o4.violation.as_ref().expect("a violation");
+        assert_eq!(v4.schedule, v.schedule);
+        let merged4: Vec<u32> = v4
+            .steps
+            .iter()
+            .map(|s| s.merged_probes)
+            .filter(|&n| n > 0)
+            .collect();
+        assert_eq!(merged4, [1]);
     }
 
     #[test]

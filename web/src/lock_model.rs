@@ -5,7 +5,7 @@
 
 use std::rc::Rc;
 
-use herdlab_core::check::Violation;
+use herdlab_core::check::{SpinSteps, Violation};
 use herdlab_core::locks::invariants::{check_state, check_terminal};
 use herdlab_core::locks::{LockParams, LockSim, LockWorker};
 use herdlab_core::machine::Machine;
@@ -26,8 +26,9 @@ use crate::playback::{Playback, Player};
 pub struct Script {
     /// The checker's schedule (one entry per checker step).
     pub schedule: Vec<u16>,
-    /// The thread of each simulator step: a checker step is the thread's pending pauses and then its
-    /// next visible operation; after the schedule, the exits the checker folds into a thread's last
+    /// The thread of each simulator step: a checker step is the thread's pending pauses, then its
+    /// next visible operation, and the rest of a spin that operation failed (core's
+    /// `SpinSteps::goes_on`); after the schedule, the exits the checker folds into a thread's last
     /// step (as core's `check::replay` runs them).
     pub steps: Vec<u16>,
     /// After the script, go on with the default scheduler (the playground) or stop (a replay).
@@ -48,12 +49,13 @@ impl Script {
                     sim.threads().len() - 1
                 )));
             }
+            // pauses, the visible operation, and the rest of a spin it failed (one checker step)
             loop {
-                let pause = sim.threads()[t as usize].machine().next_op() == Op::Pause;
+                let ran = sim.threads()[t as usize].machine().next_op();
                 sim.step_actor_fast(Actor::Thread(t))
                     .map_err(|e| bad(format!("cannot be replayed: {e}")))?;
                 steps.push(t);
-                if !pause {
+                if !SpinSteps::Merged.goes_on(ran, sim.threads()[t as usize].machine()) {
                     break;
                 }
             }

@@ -24,4 +24,4 @@ pub mod world;
 
 pub use search::{explore, CheckConfig, CheckReport, Counterexample, Model, Violation};
 pub use sim_model::SimModel;
-pub use world::{replay, CheckWorld};
+pub use world::{replay, replay_with, CheckWorld, SpinSteps};

@@ -9,9 +9,33 @@
 //!   wakes the front sleeper, which runs its `SemWait` again (a newcomer may take the unit first).
 //! - `Pause`, `Yield`, `Work`, `Now`: one step that changes nothing shared.
 //!
+//!
+//! # One checker step
+//! A checker step of thread `t` is its pending `pause`s and then its next visible operation, and,
+//! with [`SpinSteps::Merged`] (the default), when that operation failed a spin probe
+//! ([`Machine::in_failed_spin`] afterwards), the rest of the spin too: the probes left, up to the
+//! step that leaves the spin (for `ngx_shmtx`, to the announce of L3). Nothing else runs meanwhile.
+//!
+//! Why merging loses nothing (for invariants over shared state and the threads' positions, which
+//! is what every invariant here reads): a failed probe is a load that found the lock taken, or a CAS
+//! that found it taken and wrote nothing. It changes no shared word and no other thread; only the
+//! spinning thread's own probe counter. So
+//! 1. every schedule of the unmerged world maps onto a merged one with the same sequence of shared
+//!    states: drop the failed probes (they change nothing others see) except those of a spin that
+//!    fails all the way, which run together where its last one ran (the lock was taken then, so they
+//!    all fail again); a later probe that wins becomes the first probe winning at that moment (the
+//!    first probe, right after L1, is never merged, so it may run at any later time);
+//! 2. every merged schedule is an unmerged one, with the merged probes run back to back.
+//!
+//! So nginx's spin of 2048 (11 probes, 2047 pauses) reaches exactly the states of a spin of 2 once
+//! merged, and is checked at that cost. [`SpinSteps::OneByOne`] turns merging off (the tests check
+//! that both find the same verdicts).
+//!
 //! Bounds: at most [`MAX_THREADS`] threads. Operations this platform does not model (`Accept`,
 //! `MutexLock`, `CondWait`, `CondNotify`, `AwaitEvent`) make the thread stop with
 //! [`CheckWorld::unsupported`] set.
+
+use serde::{Deserialize, Serialize};
 
 use crate::machine::Machine;
 use crate::op::{Op, OpResult};
@@ -46,6 +70,25 @@ impl Queue {
     }
 }
 
+/// Whether a checker step runs the rest of a failed spin (see the module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum SpinSteps {
+    /// A failed probe and the rest of its spin are one step (the default).
+    #[default]
+    Merged,
+    /// Every probe is a step of its own.
+    OneByOne,
+}
+
+impl SpinSteps {
+    /// Whether a checker step that just ran `ran` goes on with machine `m` (as it is now): through a
+    /// `pause`, and, merging, through the rest of a failed spin. [`replay`] and every other expansion
+    /// of a schedule into simulator steps follow this rule.
+    pub fn goes_on<M: Machine>(self, ran: Op, m: &M) -> bool {
+        ran == Op::Pause || (self == SpinSteps::Merged && m.in_failed_spin())
+    }
+}
+
 /// Machines on the checking platform.
 ///
 /// The machines live inline (no allocation per copy: the search copies a world on every transition);
@@ -61,6 +104,7 @@ pub struct CheckWorld<M> {
     sem: [u32; SEMS],
     sem_q: [Queue; SEMS],
     unsupported: Option<(u8, Op)>,
+    spins: SpinSteps,
 }
 
 impl<M: Machine + Copy> PartialEq for CheckWorld<M> {
@@ -115,7 +159,19 @@ impl<M: Machine + Copy> CheckWorld<M> {
             sem: [0; SEMS],
             sem_q: [Queue::default(); SEMS],
             unsupported: None,
+            spins: SpinSteps::Merged,
         }
+    }
+
+    /// The same world, with failed spins merged into one step or not.
+    pub fn with_spin_steps(mut self, spins: SpinSteps) -> Self {
+        self.spins = spins;
+        self
+    }
+
+    /// Whether failed spins are merged.
+    pub fn spin_steps(&self) -> SpinSteps {
+        self.spins
     }
 
     /// The machines.
@@ -156,13 +212,22 @@ impl<M: Machine + Copy> CheckWorld<M> {
     /// Run one step of thread `t` (which must be runnable). A run of `pause`s followed by the next
     /// operation counts as one step: a `pause` touches nothing shared, so merging it into the next
     /// visible operation loses no interleaving (and keeps nginx's 2047 pauses per round from
-    /// multiplying the state space). [`replay`] expands the pauses again for the simulator.
+    /// multiplying the state space); so does the rest of a failed spin, when merged (module docs).
+    /// [`replay`] expands the step again for the simulator.
     pub fn step(&mut self, t: usize) {
-        let mut op = self.threads[t].next_op();
-        while op == Op::Pause {
-            self.threads[t].complete(OpResult::Done);
-            op = self.threads[t].next_op();
+        loop {
+            self.threads[t].skip_pauses();
+            self.step_visible(t);
+            let merge = self.spins == SpinSteps::Merged && self.threads[t].in_failed_spin();
+            if !(merge && self.is_runnable(t)) {
+                return;
+            }
         }
+    }
+
+    /// Run thread `t`'s next operation, which is not a `pause`.
+    fn step_visible(&mut self, t: usize) {
+        let op = self.threads[t].next_op();
         let r = match op {
             Op::Load(w) => OpResult::Value(self.mem[w.0 as usize]),
             Op::Store(w, v) => {
@@ -239,7 +304,7 @@ impl<M: Machine + Copy> CheckWorld<M> {
                 OpResult::Done
             }
             Op::Yield | Op::Work(_) => OpResult::Done,
-            Op::Pause => unreachable!("pauses are merged above"),
+            Op::Pause => unreachable!("pauses are skipped before"),
             Op::Now => OpResult::Time(0),
             Op::Exit => {
                 self.done |= 1 << t;
@@ -269,22 +334,34 @@ impl<M: Machine + Copy> CheckWorld<M> {
     }
 }
 
-/// Replay a checker schedule in the simulator: each entry steps that thread through its pending
-/// `pause`s and then its next visible operation, as one checker step does.
+/// Replay a checker schedule (of a [`SpinSteps::Merged`] world) in the simulator: each entry steps
+/// that thread as one checker step does (its pending `pause`s, its next visible operation, and the
+/// rest of a spin that operation failed).
 pub fn replay<M: Machine>(
     sim: &mut crate::sim::Simulation<M>,
     schedule: &[u16],
 ) -> Result<(), crate::sim::StepError> {
+    replay_with(sim, schedule, SpinSteps::Merged)
+}
+
+/// [`replay`] for a schedule of a world with these [`SpinSteps`].
+pub fn replay_with<M: Machine>(
+    sim: &mut crate::sim::Simulation<M>,
+    schedule: &[u16],
+    spins: SpinSteps,
+) -> Result<(), crate::sim::StepError> {
     use crate::sim::Actor;
     for &t in schedule {
-        while sim
-            .threads()
-            .get(t as usize)
-            .is_some_and(|th| th.machine().next_op() == Op::Pause)
-        {
+        loop {
+            let ran = match sim.threads().get(t as usize) {
+                Some(th) => th.machine().next_op(),
+                None => Op::Exit,
+            };
             sim.step_actor(Actor::Thread(t))?;
+            if !spins.goes_on(ran, sim.threads()[t as usize].machine()) {
+                break;
+            }
         }
-        sim.step_actor(Actor::Thread(t))?;
     }
     // The checker retires a thread together with its last operation; the simulator takes one more
     // step to run its `Exit`. Take those steps, so that both end in the same state.

@@ -58,16 +58,19 @@ impl Default for FutexMutex {
 
 impl FutexMutex {
     /// Begin locking.
+    #[inline(always)]
     pub fn start_lock(&mut self) {
         self.s = S::Fast;
     }
 
     /// Begin unlocking.
+    #[inline(always)]
     pub fn start_unlock(&mut self) {
         self.u = U::Swap;
     }
 
     /// The next lock step.
+    #[inline(always)]
     pub fn lock_op(&self) -> Op {
         match self.s {
             S::Fast => Op::Cas {
@@ -84,6 +87,7 @@ impl FutexMutex {
     }
 
     /// Deliver a lock step's result.
+    #[inline(always)]
     pub fn lock_complete(&mut self, r: OpResult) -> Progress {
         self.s = match (self.s, r) {
             (S::Fast, OpResult::Cas { ok: true, .. }) => return Progress::Finished,
@@ -96,6 +100,7 @@ impl FutexMutex {
     }
 
     /// The next unlock step.
+    #[inline(always)]
     pub fn unlock_op(&self) -> Op {
         match self.u {
             U::Swap => Op::Swap(LOCK, 0),
@@ -104,6 +109,7 @@ impl FutexMutex {
     }
 
     /// Deliver an unlock step's result.
+    #[inline(always)]
     pub fn unlock_complete(&mut self, r: OpResult) -> Progress {
         match (self.u, r) {
             (U::Swap, OpResult::Value(2)) => {

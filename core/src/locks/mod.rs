@@ -122,7 +122,10 @@ impl Default for LockParams {
     }
 }
 
+// An explicit tag (no niche in the locks' own fields): the native driver tests it on every step,
+// and decoding a niche cost more instructions than the step's atomic.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
 enum Algo {
     Shmtx(Shmtx),
     Master(Master),
@@ -320,6 +323,7 @@ impl LockWorker {
 }
 
 impl Master {
+    #[inline(always)]
     fn next_op(&self) -> Op {
         match self.stage {
             MasterStage::Reap => Op::FutexWait {
@@ -332,6 +336,7 @@ impl Master {
         }
     }
 
+    #[inline(always)]
     fn complete(&mut self, r: OpResult) {
         self.stage = match (self.stage, r) {
             (MasterStage::Reap, _) => MasterStage::ReadPid,
@@ -363,10 +368,9 @@ impl Master {
 }
 
 impl Machine for LockWorker {
+    #[inline(always)]
     fn next_op(&self) -> Op {
-        if let Algo::Master(m) = &self.algo {
-            return m.next_op();
-        }
+        // the master is always in `Phase::Unlock` (until done), so the phase decides first
         match self.phase {
             Phase::Lock => match &self.algo {
                 Algo::Master(m) => m.next_op(),
@@ -391,14 +395,8 @@ impl Machine for LockWorker {
         }
     }
 
+    #[inline(always)]
     fn complete(&mut self, r: OpResult) {
-        if let Algo::Master(m) = &mut self.algo {
-            m.complete(r);
-            if m.stage == MasterStage::Done {
-                self.phase = Phase::Done;
-            }
-            return;
-        }
         match self.phase {
             Phase::Lock => {
                 let p = match &mut self.algo {
@@ -430,7 +428,13 @@ impl Machine for LockWorker {
             }
             Phase::Unlock => {
                 let p = match &mut self.algo {
-                    Algo::Master(_) => Progress::Pending,
+                    Algo::Master(m) => {
+                        m.complete(r);
+                        if m.stage == MasterStage::Done {
+                            self.phase = Phase::Done;
+                        }
+                        return;
+                    }
                     Algo::Shmtx(s) => s.unlock_complete(r),
                     Algo::Futex(s) => s.unlock_complete(r),
                     Algo::Ttas(_) | Algo::Ticket(_) => Progress::Finished,
@@ -471,6 +475,24 @@ impl Machine for LockWorker {
                 Algo::Futex(s) => s.unlock_line(),
             },
             Phase::Done => 1,
+        }
+    }
+
+    fn in_failed_spin(&self) -> bool {
+        matches!((self.phase, &self.algo), (Phase::Lock, Algo::Shmtx(s)) if s.in_failed_spin())
+    }
+
+    fn skip_pauses(&mut self) -> u32 {
+        match (self.phase, &mut self.algo) {
+            (Phase::Lock, Algo::Shmtx(s)) => s.skip_pauses(),
+            _ => {
+                let mut n = 0;
+                while self.next_op() == Op::Pause {
+                    self.complete(OpResult::Done);
+                    n += 1;
+                }
+                n
+            }
         }
     }
 

@@ -121,6 +121,7 @@ impl ShmtxVariant {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[allow(clippy::enum_variant_names)] // L1…L4 are nginx's own step names
+#[repr(u8)]
 enum L {
     L1Load,
     L1Take,
@@ -136,6 +137,7 @@ enum L {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
 enum U {
     Release,
     WaitLoad,
@@ -199,6 +201,7 @@ impl Shmtx {
     }
 
     /// Begin `ngx_shmtx_lock`.
+    #[inline(always)]
     pub fn start_lock(&mut self) {
         self.lock = L::L1Load;
     }
@@ -239,6 +242,7 @@ impl Shmtx {
     }
 
     /// Begin `ngx_shmtx_unlock`.
+    #[inline(always)]
     pub fn start_unlock(&mut self) {
         self.unlock = match self.cfg.variant {
             ShmtxVariant::UnlockReadsWaitFirst if self.cfg.semaphore => U::WaitLoad,
@@ -251,15 +255,36 @@ impl Shmtx {
         self.announced
     }
 
+    /// True after a failed spin probe and before the next one (`Pause{n, _}` or `ProbeLoad{n}` with
+    /// n ≥ 2: the first probe, n = 1, follows L1 and is never merged): see
+    /// [`crate::machine::Machine::in_failed_spin`].
+    pub fn in_failed_spin(&self) -> bool {
+        matches!(self.lock, L::Pause { n, .. } | L::ProbeLoad { n } if n >= 2)
+    }
+
+    /// In a run of pauses, jump to its probe and return how many pauses that skipped (0 when the
+    /// next step is not a pause): the state that completing them one by one reaches.
+    pub fn skip_pauses(&mut self) -> u32 {
+        match self.lock {
+            L::Pause { n, i } => {
+                self.lock = L::ProbeLoad { n };
+                n - i
+            }
+            _ => 0,
+        }
+    }
+
     /// True between a successful CAS on `wait` and the `sem_post` (the set F).
     pub fn is_posting(&self) -> bool {
         matches!(self.unlock, U::Post)
     }
 
+    #[inline(always)]
     fn plain(&self) -> bool {
         self.cfg.variant == ShmtxVariant::PlainLoadStore
     }
 
+    #[inline(always)]
     fn take_op(&self) -> Op {
         if self.plain() {
             Op::Store(LOCK, self.pid)
@@ -273,6 +298,7 @@ impl Shmtx {
     }
 
     /// The next lock step's operation.
+    #[inline(always)]
     pub fn lock_op(&self) -> Op {
         match self.lock {
             L::L1Load | L::ProbeLoad { .. } | L::RecheckLoad => Op::Load(LOCK),
@@ -285,6 +311,7 @@ impl Shmtx {
         }
     }
 
+    #[inline(always)]
     fn took(&self, r: OpResult) -> bool {
         match r {
             OpResult::Cas { ok, .. } => ok,
@@ -294,6 +321,7 @@ impl Shmtx {
     }
 
     /// After L1 or a probe failed: spin more, or go to L3/L4.
+    #[inline(always)]
     fn after_fail(&self, n: Option<u32>) -> L {
         let next_n = match n {
             None => 1,
@@ -306,6 +334,7 @@ impl Shmtx {
         }
     }
 
+    #[inline(always)]
     fn l3(&self) -> L {
         match (self.cfg.semaphore, self.cfg.variant) {
             (false, _) => L::Yield,
@@ -315,6 +344,7 @@ impl Shmtx {
     }
 
     /// Deliver a lock step's result.
+    #[inline(always)]
     pub fn lock_complete(&mut self, r: OpResult) -> Progress {
         let v = self.cfg.variant;
         let next = match self.lock {
@@ -388,6 +418,7 @@ impl Shmtx {
     }
 
     /// The next unlock step's operation.
+    #[inline(always)]
     pub fn unlock_op(&self) -> Op {
         match self.unlock {
             U::Release => Op::Cas {
@@ -406,6 +437,7 @@ impl Shmtx {
     }
 
     /// Deliver an unlock step's result.
+    #[inline(always)]
     pub fn unlock_complete(&mut self, r: OpResult) -> Progress {
         let reads_first = self.cfg.variant == ShmtxVariant::UnlockReadsWaitFirst;
         let done_waking = |s: &mut Self| {

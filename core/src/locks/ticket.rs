@@ -51,11 +51,13 @@ impl Default for Ticket {
 
 impl Ticket {
     /// Begin locking.
+    #[inline(always)]
     pub fn start_lock(&mut self) {
         self.s = S::Take;
     }
 
     /// The next lock step.
+    #[inline(always)]
     pub fn lock_op(&self) -> Op {
         match self.s {
             S::Take => Op::FetchAdd(NEXT, 1),
@@ -66,6 +68,7 @@ impl Ticket {
     }
 
     /// Deliver a lock step's result.
+    #[inline(always)]
     pub fn lock_complete(&mut self, r: OpResult) -> Progress {
         self.s = match (self.s, r) {
             (S::Take, OpResult::Value(my)) => S::Wait { my },
@@ -81,6 +84,7 @@ impl Ticket {
     }
 
     /// The unlock: hand over to the next ticket.
+    #[inline(always)]
     pub fn unlock_op(&self) -> Op {
         match self.s {
             S::Held { my } => Op::Store(SERVING, my.wrapping_add(1)),

@@ -72,11 +72,13 @@ impl Ttas {
     }
 
     /// Begin locking.
+    #[inline(always)]
     pub fn start_lock(&mut self) {
         self.s = S::Test { spins: 0 };
     }
 
     /// The next lock step.
+    #[inline(always)]
     pub fn lock_op(&self) -> Op {
         match self.s {
             S::Test { .. } => Op::Load(LOCK),
@@ -91,6 +93,7 @@ impl Ttas {
     }
 
     /// Deliver a lock step's result.
+    #[inline(always)]
     pub fn lock_complete(&mut self, r: OpResult) -> Progress {
         self.s = match (self.s, r) {
             (S::Test { .. }, OpResult::Value(0)) => S::Set,
@@ -113,6 +116,7 @@ impl Ttas {
     }
 
     /// The unlock: one store.
+    #[inline(always)]
     pub fn unlock_op(&self) -> Op {
         Op::Store(LOCK, 0)
     }

@@ -411,7 +411,15 @@ pub struct NativeThread<'w> {
     woken_since_work: bool,
     latencies: Vec<u64>,
     counters: OpCounters,
+    /// The addresses of the world's first [`FAST_WORDS`] words, resolved once (`fast_len` of them
+    /// exist): a lock's round is a handful of atomics, and finding each word through the world
+    /// (its line array, shift and mask, a chain of dependent loads that every locked instruction
+    /// makes start afresh) cost as much as the atomics themselves.
+    fast: [Option<&'w AtomicU32>; FAST_WORDS],
 }
+
+/// Words whose addresses a [`NativeThread`] keeps at hand.
+pub const FAST_WORDS: usize = 8;
 
 /// Run `machine` on the calling thread until it exits: `loop { op = next_op(); if Exit break;
 /// complete(exec(op)) }`. `index` is the thread's counter slot in `world`; `gate` serves
@@ -481,7 +489,18 @@ impl<'w> NativeThread<'w> {
             woken_since_work: false,
             latencies: Vec::new(),
             counters: OpCounters::default(),
+            fast: std::array::from_fn(|i| world.word(Word(i as u8)).ok()),
         })
+    }
+
+    /// The word `w`: from the addresses at hand, else through the world (an error if it does not
+    /// exist).
+    #[inline(always)]
+    fn word(&self, w: Word) -> Result<&'w AtomicU32, NativeError> {
+        match self.fast.get(w.0 as usize) {
+            Some(Some(a)) => Ok(a),
+            _ => self.world.word(w),
+        }
     }
 
     /// The world.
@@ -576,16 +595,16 @@ impl<'w> NativeThread<'w> {
         let world = self.world;
         self.counters.ops += 1;
         Ok(match op {
-            Op::Load(w) => OpResult::Value(world.word(w)?.load(SeqCst)),
+            Op::Load(w) => OpResult::Value(self.word(w)?.load(SeqCst)),
             Op::Store(w, v) => {
-                world.word(w)?.store(v, SeqCst);
+                self.word(w)?.store(v, SeqCst);
                 OpResult::Done
             }
             Op::Cas {
                 word,
                 expected,
                 new,
-            } => match world
+            } => match self
                 .word(word)?
                 .compare_exchange(expected, new, SeqCst, SeqCst)
             {
@@ -601,8 +620,8 @@ impl<'w> NativeThread<'w> {
                     }
                 }
             },
-            Op::FetchAdd(w, v) => OpResult::Value(world.word(w)?.fetch_add(v, SeqCst)),
-            Op::Swap(w, v) => OpResult::Value(world.word(w)?.swap(v, SeqCst)),
+            Op::FetchAdd(w, v) => OpResult::Value(self.word(w)?.fetch_add(v, SeqCst)),
+            Op::Swap(w, v) => OpResult::Value(self.word(w)?.swap(v, SeqCst)),
             Op::Pause => {
                 self.counters.pauses += 1;
                 std::hint::spin_loop();

@@ -46,7 +46,7 @@ pub fn check_page(p: &CheckPageProps) -> Html {
                    invariants checked in every state: the same search as " }
                 <code>{ "herdlab check" }</code>
                 { ". Change the address to check another scenario, for example " }
-                <a href="#/check?mechanism=locks&lock=shmtx&variant=correct&threads=3&rounds=2&spin=4">
+                <a href="#/check?mechanism=locks&lock=shmtx&variant=correct&threads=3&rounds=2&spin=2048">
                     { "nginx's lock with three threads" }
                 </a>{ "." }
             </p>

@@ -35,7 +35,7 @@ pub fn home() -> Html {
                 { "Curious how fast the simulator runs here? " }
                 <a href="#/bench" data-testid="bench-link">{ "Measure it in your browser" }</a>{ ". " }
                 { "Or run " }
-                <a href="#/check?mechanism=locks&lock=shmtx&variant=correct&threads=3&rounds=2&spin=4"
+                <a href="#/check?mechanism=locks&lock=shmtx&variant=correct&threads=3&rounds=2&spin=2048"
                     data-testid="check-page-link">{ "the model checker" }</a>
                 { " on nginx's lock with three threads." }
             </p>
