@@ -10,7 +10,8 @@
 //!   thread may go next), with the same kernel semantics as the simulated platform for the operations
 //!   it supports (memory words, futex wait/wake, counting semaphores, pause, yield, work). A schedule it
 //!   finds is a list of thread indices that [`replay`] runs in the simulator step for step (a checker
-//!   step folds a thread's `pause`s into its next visible operation).
+//!   step folds a thread's `pause`s into its next visible operation, and a failed spin probe's
+//!   remaining probes into that probe: [`SpinSteps`], with the argument that this loses nothing).
 //!
 //! - [`sim_model`]: the simulator itself as a model, for mechanisms whose kernel side the checking
 //!   platform does not model (the herd's accept path); states are compared without their time.
