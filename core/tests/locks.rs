@@ -28,13 +28,7 @@ fn params(lock: LockKind, variant: ShmtxVariant, threads: u32, rounds: u32) -> L
 }
 
 fn check(p: &LockParams) -> CheckReport {
-    explore(
-        check_world(p),
-        &CheckConfig::default(),
-        &|s| check_state(p, s),
-        &|s| check_terminal(p, s),
-        &mut |_| true,
-    )
+    check_with(p, SpinSteps::Merged)
 }
 
 #[test]

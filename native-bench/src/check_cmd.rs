@@ -509,32 +509,23 @@ mod tests {
             ..default_params(LockKind::Shmtx)
         };
         assert_eq!(p.spin, 2048);
+        let merged = |o: &CheckOutput| -> (Vec<u16>, Vec<u32>) {
+            let v = o.violation.as_ref().expect("a violation");
+            assert!(v.replay_agrees, "{}", v.replay);
+            let m = v.steps.iter().map(|s| s.merged_probes).filter(|&n| n > 0);
+            (v.schedule.clone(), m.collect())
+        };
         let o = run(&p, &CheckConfig::default(), false);
-        let v = o.violation.as_ref().expect("a violation");
-        assert!(v.replay_agrees, "{}", v.replay);
-        let merged: Vec<u32> = v
-            .steps
-            .iter()
-            .map(|s| s.merged_probes)
-            .filter(|&n| n > 0)
-            .collect();
-        assert_eq!(merged, [10], "{:?}", v.steps);
+        let (schedule, probes) = merged(&o);
+        assert_eq!(probes, [10]);
         let t = render(&p, &CheckConfig::default(), &o);
         assert!(
             t.contains("so do its 10 later probes, run in this step"),
             "{t}"
         );
-        // with spin 4 (probes n = 1, 2) the same step runs one more probe
+        // with spin 4 (probes n = 1, 2): the same schedule, and the step runs one more probe
         let o4 = run(&LockParams { spin: 4, ..p }, &CheckConfig::default(), false);
-        let v4 = o4.violation.as_ref().expect("a violation");
-        assert_eq!(v4.schedule, v.schedule);
-        let merged4: Vec<u32> = v4
-            .steps
-            .iter()
-            .map(|s| s.merged_probes)
-            .filter(|&n| n > 0)
-            .collect();
-        assert_eq!(merged4, [1]);
+        assert_eq!(merged(&o4), (schedule, vec![1]));
     }
 
     #[test]
