@@ -228,6 +228,13 @@ test('the form refuses a bad value next to its field and the strategy selector s
   await page.waitForSelector('[data-testid="sim-main"] [data-strategy="reuseport"]');
   await page.waitForSelector(sel('listener-3', 'main'));
   await page.waitForFunction(() => location.hash.includes('strategy=reuseport'));
+  // the network says when it acts next; the arrival's walk names the socket whose queue it walked
+  assert.match(await page.locator(sel('network-next', 'main')).textContent(), /next network event .* at /);
+  await page.locator(sel('next-wakeup', 'main')).click();
+  await page.waitForSelector('[data-testid="sim-main"] [data-testid="last-walk"][data-listener]');
+  const l = await page.locator(sel('last-walk', 'main')).getAttribute('data-listener');
+  assert.match(l, /^[0-3]$/);
+  assert.match(await page.locator(sel('last-walk', 'main')).textContent(), new RegExp(`listener L${l}'s queue`));
   assertNoPageErrors();
 });
 

@@ -78,6 +78,9 @@ pub struct NetView {
     pub pending: Vec<String>,
     /// How many more are pending than shown.
     pub more: usize,
+    /// When the network acts next with the default scheduler ("at 12.5 ms"), if it has anything
+    /// left to do.
+    pub next_due: Option<String>,
     /// Whether the network can step now.
     pub can_step: bool,
     /// Whether the last step was the network's.
@@ -355,6 +358,7 @@ fn net_view(model: &AcceptSimModel) -> NetView {
         open: sim.net().map_or(0, |n| n.open_conns()),
         more: count.saturating_sub(pending.len()),
         pending,
+        next_due: sim.network_due_ns().map(fmt_ns),
         can_step: model.can_connect(),
         ran_last: sim.last_step().is_some_and(|r| r.actor == Actor::Network),
     }
@@ -452,9 +456,11 @@ impl AcceptSnapshot {
             lanes: Rc::new(lanes(m)),
             epolls: Rc::new(epolls(m)),
             listeners: Rc::new(listeners(m)),
-            walk: m
-                .last_walk()
-                .map(|w| walk_view(w, m.position(), &|t| short_name(sim, t))),
+            walk: m.last_walk().map(|w| WalkView {
+                // a reuseport group: say which socket's queue the arrival walked
+                listener: (sim.listeners().len() > 1).then_some(w.listener),
+                ..walk_view(w, m.position(), &|t| short_name(sim, t))
+            }),
             net: Rc::new(net_view(m)),
             cpus: Rc::new(cpu_views(sim)),
             mutex: mutex_word(m).map(Rc::new),
@@ -541,6 +547,29 @@ mod tests {
         let m = AcceptSimModel::new(p(Strategy::Blocking));
         let s = AcceptSnapshot::of(&m);
         assert!(s.epolls.is_empty());
+    }
+
+    #[test]
+    fn the_walk_names_its_reuseport_listener_and_the_network_its_next_time() {
+        // one listener: the walk names none
+        let mut m = AcceptSimModel::new(p(Strategy::Herd));
+        m.apply(Action::NextWakeup);
+        let s = AcceptSnapshot::of(&m);
+        assert_eq!(s.walk.as_ref().map(|w| w.listener), Some(None));
+        // a reuseport group: the arrival walked the queue of the socket the hash picked
+        let mut m = AcceptSimModel::new(p(Strategy::Reuseport));
+        let s = AcceptSnapshot::of(&m);
+        let first = m.sim().network_due_ns().expect("a first arrival is due");
+        assert_eq!(s.net.next_due, Some(fmt_ns(first)));
+        m.apply(Action::NextWakeup);
+        let s = AcceptSnapshot::of(&m);
+        let w = s.walk.as_ref().expect("the arrival's walk");
+        assert_eq!(w.listener, Some(m.sim().last_walk_listener()));
+        let l = w.listener.unwrap() as usize;
+        // the walk visited the entries of that socket's wait queue
+        assert_eq!(w.visits.len(), s.listeners[l].entries.len(), "{w:?}");
+        m.apply(Action::RunToEnd);
+        assert_eq!(AcceptSnapshot::of(&m).net.next_due, None);
     }
 
     #[test]

@@ -35,6 +35,8 @@ pub struct Walk {
     pub budget: u32,
     /// The visits, head first.
     pub visits: Vec<WalkVisit>,
+    /// The listening socket whose wait queue it walked (0 where there is one).
+    pub listener: u8,
 }
 
 /// What the learner can do to a simulation.
@@ -265,6 +267,7 @@ impl<P: SimParams> SimModel<P> {
                 step: rec.step,
                 budget: self.stepper.sim().last_walk_budget(),
                 visits: walk.to_vec(),
+                listener: self.stepper.sim().last_walk_listener(),
             });
         }
     }

@@ -78,6 +78,8 @@ pub struct WalkView {
     pub visits: Vec<VisitView>,
     /// Why it stopped.
     pub end: &'static str,
+    /// The listening socket it walked, where there are several (an `SO_REUSEPORT` group).
+    pub listener: Option<u8>,
 }
 
 /// The queue the sleepers wait on, with the last walk over it.
@@ -275,6 +277,7 @@ pub fn walk_view(w: &Walk, position: u64, short: &dyn Fn(u16) -> String) -> Walk
         budget: w.budget,
         visits,
         end,
+        listener: None,
     }
 }
 

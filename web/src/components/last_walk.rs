@@ -31,9 +31,13 @@ pub fn last_walk(p: &LastWalkProps) -> Html {
         }
     );
     html! {
-        <div class={classes!("walk", w.fresh.then_some("fresh"))} data-testid="last-walk">
+        <div class={classes!("walk", w.fresh.then_some("fresh"))} data-testid="last-walk"
+            data-listener={w.listener.map(|l| l.to_string())}>
             <p class="walk-head">
-                { format!("Last wake walk: step {}, nr_exclusive = {budget}", w.step) }
+                { match w.listener {
+                    Some(l) => format!("Last wake walk, listener L{l}'s queue: step {}, nr_exclusive = {budget}", w.step),
+                    None => format!("Last wake walk: step {}, nr_exclusive = {budget}", w.step),
+                } }
                 { if w.fresh { " (this step)" } else { "" } }
             </p>
             if compact {
