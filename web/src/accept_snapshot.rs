@@ -78,9 +78,9 @@ pub struct NetView {
     pub pending: Vec<String>,
     /// How many more are pending than shown.
     pub more: usize,
-    /// When the network acts next with the default scheduler ("at 12.5 ms"), if it has anything
-    /// left to do.
-    pub next_due: Option<String>,
+    /// When the network acts next with the default scheduler: "next network event (…): at 12.5 ms",
+    /// or why nothing is timed (on-demand arrivals wait for idle workers; or nothing is left).
+    pub next: String,
     /// Whether the network can step now.
     pub can_step: bool,
     /// Whether the last step was the network's.
@@ -358,9 +358,27 @@ fn net_view(model: &AcceptSimModel) -> NetView {
         open: sim.net().map_or(0, |n| n.open_conns()),
         more: count.saturating_sub(pending.len()),
         pending,
-        next_due: sim.network_due_ns().map(fmt_ns),
+        next: next_line(
+            sim.network_due_ns(),
+            m.connections_arrived < u64::from(sim.events_total()),
+        ),
         can_step: model.can_connect(),
         ran_last: sim.last_step().is_some_and(|r| r.actor == Actor::Network),
+    }
+}
+
+/// The network panel's line on when the network acts next: at `due`, or, with nothing timed,
+/// whether connections are still to come (`more`: they arrive once the workers are idle).
+fn next_line(due: Option<u64>, more: bool) -> String {
+    match (due, more) {
+        (Some(t), _) => format!(
+            "next network event (arrival, client or timer): at {}",
+            fmt_ns(t)
+        ),
+        (None, true) => {
+            "nothing timed: the next connection arrives once every worker is idle".to_string()
+        }
+        (None, false) => "nothing left for the network to do".to_string(),
     }
 }
 
@@ -560,7 +578,11 @@ mod tests {
         let mut m = AcceptSimModel::new(p(Strategy::Reuseport));
         let s = AcceptSnapshot::of(&m);
         let first = m.sim().network_due_ns().expect("a first arrival is due");
-        assert_eq!(s.net.next_due, Some(fmt_ns(first)));
+        assert!(
+            s.net.next.ends_with(&format!(": at {}", fmt_ns(first))),
+            "{}",
+            s.net.next
+        );
         m.apply(Action::NextWakeup);
         let s = AcceptSnapshot::of(&m);
         let w = s.walk.as_ref().expect("the arrival's walk");
@@ -569,7 +591,14 @@ mod tests {
         // the walk visited the entries of that socket's wait queue
         assert_eq!(w.visits.len(), s.listeners[l].entries.len(), "{w:?}");
         m.apply(Action::RunToEnd);
-        assert_eq!(AcceptSnapshot::of(&m).net.next_due, None);
+        let end = AcceptSnapshot::of(&m).net.next.clone();
+        assert_eq!(end, "nothing left for the network to do");
+        // on-demand arrivals are not timed: the first comes once every worker sleeps
+        let m = AcceptSimModel::new(AcceptParams {
+            arrival: herdlab_core::sim::arrivals::ArrivalPattern::OnDemand,
+            ..p(Strategy::Herd)
+        });
+        assert!(AcceptSnapshot::of(&m).net.next.starts_with("nothing timed"));
     }
 
     #[test]

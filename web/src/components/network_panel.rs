@@ -25,12 +25,7 @@ pub fn network_panel(p: &NetworkPanelProps) -> Html {
             <p class="arrivals" data-testid="arrivals">
                 { format!("connections sent: {} of {} · open: {}", n.sent, n.total, n.open) }
             </p>
-            <p class="next-due" data-testid="network-next">
-                { match &n.next_due {
-                    Some(t) => format!("next network event (arrival, client or timer): at {t}"),
-                    None => "nothing left for the network to do".to_string(),
-                } }
-            </p>
+            <p class="next-due" data-testid="network-next">{ &n.next }</p>
             <ul class="pending" data-testid="network-pending">
                 { for n.pending.iter().map(|s| html! { <li>{ s }</li> }) }
                 if n.more > 0 { <li class="more">{ format!("+{} more", n.more) }</li> }
