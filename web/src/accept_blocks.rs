@@ -5,36 +5,18 @@
 //! values, and the default is used instead.
 
 use herdlab_core::accept::{AcceptParams, Strategy};
-use herdlab_core::scenario::{
-    query_pairs, set_accept_param, validate_accept, ParamError, ACCEPT_KEYS, MECHANISMS, UI_KEYS,
-};
-use herdlab_core::sim::Actor;
+use herdlab_core::scenario::{set_accept_param, validate_accept, ParamError, ACCEPT_KEYS};
 
-use crate::blocks::{parse_keys, parse_picks, parse_stop, BlockKeys, Controls, KeySet, SimKeys};
-use crate::lock_blocks::checked_id;
-use crate::model::MAX_STEPS;
+use crate::block_parse::{
+    misfit_mechanism, parse_keys, parse_sim_block, parse_stop, read_playground_query,
+    report_missing, BlockRules, PlaygroundInit, SimBlock, ID_NEEDED,
+};
 
 /// The most strategies a comparison shows.
 pub const MAX_STRATEGIES: usize = 4;
 
 /// A parsed ```` ```herdlab-accept ```` block.
-#[derive(Clone, Debug, PartialEq)]
-pub struct AcceptSimSpec {
-    /// The widget id (`sim-<id>`).
-    pub id: String,
-    /// Whether this is the lesson's playground, whose state lives in the URL.
-    pub main: bool,
-    /// Which controls to show.
-    pub controls: Controls,
-    /// Open stopped at this step (`None`: open at step 0 and play, unless motion is reduced).
-    pub stop: Option<u64>,
-    /// The caption, decoded.
-    pub caption: Option<String>,
-    /// The scenario (bad values replaced by defaults).
-    pub params: AcceptParams,
-    /// What was wrong with the block.
-    pub errors: Vec<String>,
-}
+pub type AcceptSimSpec = SimBlock<AcceptParams>;
 
 /// A parsed ```` ```herdlab-accept-compare ```` block.
 #[derive(Clone, Debug, PartialEq)]
@@ -52,26 +34,32 @@ pub struct AcceptCompareSpec {
 }
 
 /// What an accept playground starts from: its block's scenario with the page query on top.
-#[derive(Clone, Debug, PartialEq)]
-pub struct AcceptMainInit {
-    /// The scenario.
-    pub params: AcceptParams,
-    /// The step to open at.
-    pub step: Option<u64>,
-    /// The learner's manual picks to replay.
-    pub picks: Vec<(u64, Actor)>,
-    /// The page query's bad parameters.
-    pub errors: Vec<ParamError>,
+pub type AcceptMainInit = PlaygroundInit<AcceptParams>;
+
+/// An accept block's `mechanism` error.
+fn accept_mechanism(v: &str) -> Option<String> {
+    misfit_mechanism(v, "an accept block", "accept")
 }
 
-fn mechanism_error(v: &str) -> Option<String> {
-    (v != "accept").then(|| {
-        format!(
-            "mechanism: '{v}' does not fit an accept block; allowed: accept (mechanisms: {})",
-            MECHANISMS.join(", ")
-        )
-    })
-}
+/// The keys of a ```` ```herdlab-accept ```` block.
+const SIM_RULES: BlockRules<AcceptParams> = BlockRules {
+    block: "herdlab-accept",
+    own: "id, main, controls, stop, caption, mechanism",
+    keys: &ACCEPT_KEYS,
+    set: set_accept_param,
+    mechanism: accept_mechanism,
+    missing_id: ID_NEEDED,
+};
+
+/// The keys of a ```` ```herdlab-accept-compare ```` block.
+const COMPARE_RULES: BlockRules<AcceptParams> = BlockRules {
+    block: "herdlab-accept-compare",
+    own: "id, strategies, stop, caption, mechanism",
+    keys: &ACCEPT_KEYS,
+    set: set_accept_param,
+    mechanism: accept_mechanism,
+    missing_id: ID_NEEDED,
+};
 
 /// Put back the defaults of fields out of range (only possible for values built in code).
 fn settle(p: &mut AcceptParams, errors: &mut Vec<ParamError>) {
@@ -84,34 +72,7 @@ fn settle(p: &mut AcceptParams, errors: &mut Vec<ParamError>) {
 
 /// Parse a ```` ```herdlab-accept ```` body. `fallback_id` names the widget when `id` is missing.
 pub fn parse_accept_sim(body: &str, fallback_id: &str) -> AcceptSimSpec {
-    let mut p = AcceptParams::default();
-    let mut sim = SimKeys::new();
-    let keys = KeySet {
-        block: "herdlab-accept",
-        own: "id, main, controls, stop, caption, mechanism",
-        keys: &ACCEPT_KEYS,
-        set: set_accept_param,
-    };
-    let BlockKeys {
-        id,
-        caption,
-        mut errors,
-        mut perr,
-    } = parse_keys(body, &keys, &mut p, mechanism_error, |k, v, e| {
-        sim.take(k, v, e)
-    });
-    settle(&mut p, &mut perr);
-    errors.extend(perr.iter().map(|e| e.to_string()));
-    let id = checked_id(id, fallback_id, &mut errors);
-    AcceptSimSpec {
-        id,
-        main: sim.main,
-        controls: sim.controls,
-        stop: sim.stop,
-        caption,
-        params: p,
-        errors,
-    }
+    parse_sim_block(body, fallback_id, &SIM_RULES, settle)
 }
 
 /// Parse `strategies`: 2-4 distinct strategy names, comma-separated.
@@ -141,18 +102,7 @@ pub fn parse_accept_compare(body: &str, fallback_id: &str) -> AcceptCompareSpec 
     let mut strategies = None;
     let mut stop = None;
     let mut p = AcceptParams::default();
-    let keys = KeySet {
-        block: "herdlab-accept-compare",
-        own: "id, strategies, stop, caption, mechanism",
-        keys: &ACCEPT_KEYS,
-        set: set_accept_param,
-    };
-    let BlockKeys {
-        id,
-        caption,
-        mut errors,
-        mut perr,
-    } = parse_keys(body, &keys, &mut p, mechanism_error, |k, v, errors| {
+    let mut block = parse_keys(body, &COMPARE_RULES, &mut p, |k, v, errors| {
         match k {
             "strategies" => match parse_strategies(v) {
                 Ok(s) => strategies = Some(s),
@@ -166,82 +116,44 @@ pub fn parse_accept_compare(body: &str, fallback_id: &str) -> AcceptCompareSpec 
         }
         true
     });
-    if strategies.is_none() && !errors.iter().any(|e| e.starts_with("strategies")) {
-        errors.push(format!(
-            "strategies: missing; give 2-{MAX_STRATEGIES} of {}",
-            Strategy::NAMES.join(", ")
-        ));
+    if strategies.is_none() {
+        let hint = format!("give 2-{MAX_STRATEGIES} of {}", Strategy::NAMES.join(", "));
+        report_missing("strategies", &hint, &mut block.errors);
     }
-    settle(&mut p, &mut perr);
-    errors.extend(perr.iter().map(|e| e.to_string()));
+    settle(&mut p, &mut block.perr);
     let sides = strategies
         .unwrap_or_else(|| vec![Strategy::Herd, Strategy::Exclusive])
         .into_iter()
         .map(|strategy| AcceptParams { strategy, ..p })
         .collect();
-    let id = checked_id(id, fallback_id, &mut errors);
+    let id = block.finish(&COMPARE_RULES, fallback_id);
     AcceptCompareSpec {
         id,
         sides,
         stop,
-        caption,
-        errors,
+        caption: block.caption,
+        errors: block.errors,
     }
 }
 
 /// Read the page query over the accept playground's scenario. A bad value keeps the block's value
 /// for that field and is reported.
 pub fn resolve_accept_main(spec: &AcceptSimSpec, query: &str) -> AcceptMainInit {
-    let mut p = spec.params;
-    let mut errors = Vec::new();
-    let mut step = None;
-    let mut picks = Vec::new();
-    for (k, v) in query_pairs(query) {
-        match k.as_str() {
-            "step" => match v.parse::<u64>() {
-                Ok(n) if n <= MAX_STEPS => step = Some(n),
-                _ => errors.push(ParamError {
-                    field: "step".into(),
-                    message: format!("'{v}' is not allowed; allowed 0-{MAX_STEPS}"),
-                }),
-            },
-            "picks" => match parse_picks(&v) {
-                Ok(x) => picks = x,
-                Err(e) => errors.push(e),
-            },
-            "mechanism" => {
-                if v != "accept" {
-                    errors.push(ParamError {
-                        field: "mechanism".into(),
-                        message: format!(
-                            "'{v}' is not this playground's; allowed: accept (mechanisms: {})",
-                            MECHANISMS.join(", ")
-                        ),
-                    });
-                }
-            }
-            key if UI_KEYS.contains(&key) => {}
-            key => {
-                if let Err(e) = set_accept_param(&mut p, key, &v) {
-                    errors.push(e);
-                }
-            }
-        }
-    }
-    settle(&mut p, &mut errors);
-    AcceptMainInit {
-        params: p,
-        step,
-        picks,
-        errors,
-    }
+    let mut init =
+        read_playground_query(query, spec.params, "accept", set_accept_param, |_, _, _| {
+            false
+        });
+    settle(&mut init.params, &mut init.errors);
+    init
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::block_parse::Controls;
     use herdlab_core::accept::MutexVariant;
     use herdlab_core::scenario::Scenario;
+    use herdlab_core::sim::Actor;
 
     #[test]
     fn accept_blocks() {

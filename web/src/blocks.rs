@@ -1,63 +1,30 @@
-//! The bodies of the widget blocks (docs/site-contract.md, "Blocks inside lesson Markdown"), and the
-//! page query of the main simulation. Nothing here panics on any input: every bad key or value
-//! becomes an error message naming the key and the allowed values.
+//! The herd blocks (docs/site-contract.md, "Blocks inside lesson Markdown"): ```` ```herdlab-sim ````,
+//! ```` ```herdlab-compare ```` (`left`/`right` name wake modes), the herd ```` ```herdlab-check ````
+//! and ```` ```herdlab-predict ````, and the page query of the main simulation with its `picks`. The
+//! key loop and the keys every block shares are in [`crate::block_parse`]. Nothing here panics on
+//! any input: every bad key or value becomes an error message naming the key and the allowed
+//! values.
 
 use herdlab_core::herd::{HerdParams, Primitive, WakeMode};
 use herdlab_core::scenario::{
-    query_pairs, set_herd_param, validate_herd, ParamError, Scenario, HERD_KEYS, MECHANISMS,
-    UI_KEYS,
+    set_herd_param, validate_herd, ParamError, Scenario, HERD_KEYS, MECHANISMS,
 };
 use herdlab_core::sim::arrivals::ArrivalPattern;
 use herdlab_core::sim::Actor;
 
+pub use crate::block_parse::Controls;
+use crate::block_parse::{
+    check_mechanism, not_allowed, parse_keys, parse_sim_block, read_playground_query, BlockRules,
+    CompareBlock, CompareSides, PlaygroundInit, SimBlock, ID_NEEDED,
+};
 use crate::check_proto::{BROWSER_MAX_HERD_CONNECTIONS, BROWSER_MAX_HERD_WORKERS};
-use crate::lock_blocks::{checked_id, CheckSpec};
-use crate::model::MAX_STEPS;
+use crate::lock_blocks::CheckSpec;
 
-/// Which controls a simulation widget shows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Controls {
-    /// The stepping buttons and the parameter form.
-    Full,
-    /// The stepping buttons only.
-    Step,
-}
+/// A parsed herd ```` ```herdlab-sim ```` block.
+pub type SimSpec = SimBlock<HerdParams>;
 
-/// A parsed ```` ```herdlab-sim ```` block.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SimSpec {
-    /// The widget id (`sim-<id>`).
-    pub id: String,
-    /// Whether this is the lesson's playground, whose state lives in the URL.
-    pub main: bool,
-    /// Which controls to show.
-    pub controls: Controls,
-    /// Open stopped at this step (`None`: open at step 0 and play, unless motion is reduced).
-    pub stop: Option<u64>,
-    /// The caption, decoded.
-    pub caption: Option<String>,
-    /// The scenario (bad values replaced by defaults).
-    pub params: HerdParams,
-    /// What was wrong with the block.
-    pub errors: Vec<String>,
-}
-
-/// A parsed ```` ```herdlab-compare ```` block.
-#[derive(Clone, Debug, PartialEq)]
-pub struct CompareSpec {
-    /// The widget id (`sim-<id>`, halves `sim-<id>-left`, `sim-<id>-right`).
-    pub id: String,
-    /// The left side's scenario.
-    pub left: HerdParams,
-    /// The right side's scenario.
-    pub right: HerdParams,
-    /// Open stopped at this step.
-    pub stop: Option<u64>,
-    /// The caption, decoded.
-    pub caption: Option<String>,
-    /// What was wrong with the block.
-    pub errors: Vec<String>,
-}
+/// A parsed herd ```` ```herdlab-compare ```` block (`left`/`right` name wake modes).
+pub type CompareSpec = CompareBlock<HerdParams>;
 
 /// A parsed ```` ```herdlab-predict ```` block.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -74,146 +41,45 @@ pub struct PredictSpec {
     pub errors: Vec<String>,
 }
 
-/// A widget key's `true`/`false`.
-pub fn parse_bool(key: &str, v: &str, errors: &mut Vec<String>) -> bool {
-    match v {
-        "true" | "1" | "" => true,
-        "false" | "0" => false,
-        _ => {
-            errors.push(format!("{key}: '{v}' is not allowed; allowed: true, false"));
-            false
-        }
-    }
-}
-
-/// A widget's `stop=<n>`.
-pub fn parse_stop(v: &str, errors: &mut Vec<String>) -> Option<u64> {
-    match v.parse::<u64>() {
-        Ok(n) if n <= MAX_STEPS => Some(n),
-        _ => {
-            errors.push(format!("stop: '{v}' is not allowed; allowed 0-{MAX_STEPS}"));
-            None
-        }
-    }
-}
-
-/// How one mechanism's widget block names its keys: the block (`herdlab-sim`), the keys the block
-/// itself takes (for the error), the mechanism's scenario keys and the setter for them.
-pub(crate) struct KeySet<'a, P> {
-    /// The block's name, for "not a … key".
-    pub block: &'a str,
-    /// The block's own keys, listed before the scenario keys in the error.
-    pub own: &'a str,
-    /// The mechanism's scenario keys.
-    pub keys: &'a [&'a str],
-    /// Sets one scenario key.
-    pub set: fn(&mut P, &str, &str) -> Result<(), ParamError>,
-}
-
-/// What [`parse_keys`] gathers besides the scenario.
-pub(crate) struct BlockKeys {
-    /// The `id`, unchecked.
-    pub id: Option<String>,
-    /// The caption, decoded.
-    pub caption: Option<String>,
-    /// What was wrong with the block's own keys.
-    pub errors: Vec<String>,
-    /// What was wrong with the scenario's keys.
-    pub perr: Vec<ParamError>,
-}
-
-/// The key loop every widget block shares: `own` takes the block's own keys first (returning
-/// whether it took the key), then `id`, `caption` and `mechanism` (`mechanism` says what is wrong
-/// with a value), a page-only key is reported, and anything else goes to the scenario `p`.
-pub(crate) fn parse_keys<P>(
-    body: &str,
-    set: &KeySet<'_, P>,
-    p: &mut P,
-    mechanism: impl Fn(&str) -> Option<String>,
-    mut own: impl FnMut(&str, &str, &mut Vec<String>) -> bool,
-) -> BlockKeys {
-    let mut out = BlockKeys {
-        id: None,
-        caption: None,
-        errors: Vec::new(),
-        perr: Vec::new(),
-    };
-    for (k, v) in query_pairs(body.trim()) {
-        if own(&k, &v, &mut out.errors) {
-            continue;
-        }
-        match k.as_str() {
-            "id" => out.id = Some(v),
-            "caption" => out.caption = Some(v),
-            "mechanism" => out.errors.extend(mechanism(&v)),
-            key if UI_KEYS.contains(&key) => out.errors.push(format!(
-                "{key}: not a {} key; allowed: {}, {}",
-                set.block,
-                set.own,
-                set.keys.join(", ")
-            )),
-            key => {
-                if let Err(e) = (set.set)(p, key, &v) {
-                    out.perr.push(e);
-                }
-            }
-        }
-    }
-    out
-}
-
-/// The keys a ```` ```herdlab-sim ```` block takes besides `id` and `caption`.
-pub(crate) struct SimKeys {
-    /// `main`.
-    pub main: bool,
-    /// `controls`.
-    pub controls: Controls,
-    /// `stop`.
-    pub stop: Option<u64>,
-}
-
-impl SimKeys {
-    /// The defaults: not the playground, stepping controls, no stop.
-    pub fn new() -> Self {
-        SimKeys {
-            main: false,
-            controls: Controls::Step,
-            stop: None,
-        }
-    }
-
-    /// Take `main`, `controls` or `stop`; whether `k` was one of them.
-    pub fn take(&mut self, k: &str, v: &str, errors: &mut Vec<String>) -> bool {
-        match k {
-            "main" => self.main = parse_bool("main", v, errors),
-            "controls" => match v {
-                "full" => self.controls = Controls::Full,
-                "step" => self.controls = Controls::Step,
-                _ => errors.push(format!(
-                    "controls: '{v}' is not allowed; allowed: full, step"
-                )),
-            },
-            "stop" => self.stop = parse_stop(v, errors),
-            _ => return false,
-        }
-        true
-    }
-}
-
-/// A ```` ```herdlab-check ```` block's `mechanism` error.
-pub(crate) fn check_mechanism(v: &str) -> String {
-    format!("mechanism: '{v}' is not allowed in a herdlab-check block; allowed: locks, herd")
-}
-
 /// A herd block's `mechanism` error.
 fn herd_mechanism(v: &str) -> Option<String> {
-    (!MECHANISMS.contains(&v)).then(|| {
-        format!(
-            "mechanism: '{v}' is not allowed; allowed: {}",
-            MECHANISMS.join(", ")
-        )
-    })
+    (!MECHANISMS.contains(&v)).then(|| not_allowed("mechanism", v, &MECHANISMS.join(", ")))
 }
+
+/// A herd ```` ```herdlab-check ````'s `mechanism` error.
+fn herd_check_mechanism(v: &str) -> Option<String> {
+    check_mechanism(v, "herd")
+}
+
+/// The keys of a herd ```` ```herdlab-sim ```` block.
+const SIM_RULES: BlockRules<HerdParams> = BlockRules {
+    block: "herdlab-sim",
+    own: "id, main, controls, stop, caption",
+    keys: &HERD_KEYS,
+    set: set_herd_param,
+    mechanism: herd_mechanism,
+    missing_id: "id: missing or not made of letters, digits and '-'; every herdlab-sim block needs a unique id",
+};
+
+/// The keys of a herd ```` ```herdlab-compare ```` block.
+const COMPARE_RULES: BlockRules<HerdParams> = BlockRules {
+    block: "herdlab-compare",
+    own: "id, left, right, stop, caption",
+    keys: &HERD_KEYS,
+    set: set_herd_param,
+    mechanism: herd_mechanism,
+    missing_id: "id: missing or not made of letters, digits and '-'",
+};
+
+/// The keys of a herd ```` ```herdlab-check ```` block.
+const CHECK_RULES: BlockRules<HerdParams> = BlockRules {
+    block: "herdlab-check",
+    own: "id, caption, mechanism",
+    keys: &HERD_KEYS,
+    set: set_herd_param,
+    mechanism: herd_check_mechanism,
+    missing_id: ID_NEEDED,
+};
 
 /// Check the combinations; put back the defaults of the fields that break one, and say so.
 fn settle(p: &mut HerdParams, base: &HerdParams, errors: &mut Vec<ParamError>) {
@@ -234,124 +100,43 @@ fn settle(p: &mut HerdParams, base: &HerdParams, errors: &mut Vec<ParamError>) {
 
 /// Parse a ```` ```herdlab-sim ```` body. `fallback_id` names the widget when `id` is missing.
 pub fn parse_sim(body: &str, fallback_id: &str) -> SimSpec {
-    let mut p = HerdParams::default();
-    let mut sim = SimKeys::new();
-    let keys = KeySet {
-        block: "herdlab-sim",
-        own: "id, main, controls, stop, caption",
-        keys: &HERD_KEYS,
-        set: set_herd_param,
-    };
-    let BlockKeys {
-        id,
-        caption,
-        mut errors,
-        mut perr,
-    } = parse_keys(body, &keys, &mut p, herd_mechanism, |k, v, e| {
-        sim.take(k, v, e)
-    });
-    settle(&mut p, &HerdParams::default(), &mut perr);
-    errors.extend(perr.iter().map(|e| e.to_string()));
-    let id = match id.filter(|s| valid_id(s)) {
-        Some(id) => id,
-        None => {
-            errors.push("id: missing or not made of letters, digits and '-'; every herdlab-sim block needs a unique id".into());
-            fallback_id.to_string()
-        }
-    };
-    SimSpec {
-        id,
-        main: sim.main,
-        controls: sim.controls,
-        stop: sim.stop,
-        caption,
-        params: p,
-        errors,
-    }
-}
-
-/// Whether `s` can be a widget id (letters, digits, `-`, `_`; at most 64).
-pub fn valid_id(s: &str) -> bool {
-    !s.is_empty()
-        && s.len() <= 64
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    parse_sim_block(body, fallback_id, &SIM_RULES, |p, errors| {
+        settle(p, &HerdParams::default(), errors)
+    })
 }
 
 /// Parse a ```` ```herdlab-compare ```` body.
 pub fn parse_compare(body: &str, fallback_id: &str) -> CompareSpec {
-    let mut left = None;
-    let mut right = None;
-    let mut stop = None;
     let mut p = HerdParams::default();
-    let mode = |v: &str, key: &str, errors: &mut Vec<String>| match WakeMode::from_name(v) {
-        Some(m) => Some(m),
-        None => {
-            errors.push(format!(
-                "{key}: '{v}' is not allowed; allowed: {}",
-                WakeMode::NAMES.join(", ")
-            ));
-            None
-        }
-    };
-    let keys = KeySet {
-        block: "herdlab-compare",
-        own: "id, left, right, stop, caption",
-        keys: &HERD_KEYS,
-        set: set_herd_param,
-    };
-    let BlockKeys {
-        id,
-        caption,
-        mut errors,
-        mut perr,
-    } = parse_keys(body, &keys, &mut p, herd_mechanism, |k, v, errors| {
-        match k {
-            "left" => left = mode(v, "left", errors),
-            "right" => right = mode(v, "right", errors),
-            "stop" => stop = parse_stop(v, errors),
-            _ => return false,
-        }
-        true
+    let mut sides = CompareSides::new(
+        WakeMode::from_name,
+        WakeMode::NAMES.join(", "),
+        [WakeMode::WakeAll, WakeMode::Exclusive],
+    );
+    let mut block = parse_keys(body, &COMPARE_RULES, &mut p, |k, v, errors| {
+        sides.take(k, v, errors)
     });
-    settle(&mut p, &HerdParams::default(), &mut perr);
-    let side = |m: Option<WakeMode>, fallback: WakeMode, name: &str, errors: &mut Vec<String>| {
-        let mut s = p;
-        s.mode = m.unwrap_or(fallback);
-        if !validate_herd(&s).is_empty() {
-            errors.push(format!(
-                "{name}: {} does not work with primitive={}; allowed: wake-all, exclusive",
-                s.mode.name(),
-                s.primitive.name()
-            ));
-            s.mode = fallback;
-        }
-        s
-    };
-    if left.is_none() && !errors.iter().any(|e| e.starts_with("left")) {
-        errors.push("left: missing; allowed: wake-all, exclusive, lifo-exclusive".into());
-    }
-    if right.is_none() && !errors.iter().any(|e| e.starts_with("right")) {
-        errors.push("right: missing; allowed: wake-all, exclusive, lifo-exclusive".into());
-    }
-    errors.extend(perr.iter().map(|e| e.to_string()));
-    let left = side(left, WakeMode::WakeAll, "left", &mut errors);
-    let right = side(right, WakeMode::Exclusive, "right", &mut errors);
-    let id = match id.filter(|s| valid_id(s)) {
-        Some(id) => id,
-        None => {
-            errors.push("id: missing or not made of letters, digits and '-'".into());
-            fallback_id.to_string()
-        }
-    };
-    CompareSpec {
-        id,
-        left,
-        right,
-        stop,
-        caption,
-        errors,
-    }
+    settle(&mut p, &HerdParams::default(), &mut block.perr);
+    sides.finish(
+        block,
+        &COMPARE_RULES,
+        fallback_id,
+        |mode, fallback, name, perr| {
+            let mut s = HerdParams { mode, ..p };
+            if !validate_herd(&s).is_empty() {
+                perr.push(ParamError {
+                    field: name.into(),
+                    message: format!(
+                        "{} does not work with primitive={}; allowed: wake-all, exclusive",
+                        s.mode.name(),
+                        s.primitive.name()
+                    ),
+                });
+                s.mode = fallback;
+            }
+            s
+        },
+    )
 }
 
 /// The herd scenario a check runs: `p` with on-demand arrivals, as `herdlab check herd` runs it
@@ -383,25 +168,8 @@ pub fn herd_check_defaults() -> HerdParams {
 pub fn parse_herd_check(body: &str, fallback_id: &str) -> CheckSpec {
     let base = herd_check_defaults();
     let mut p = base;
-    let keys = KeySet {
-        block: "herdlab-check",
-        own: "id, caption, mechanism",
-        keys: &HERD_KEYS,
-        set: set_herd_param,
-    };
-    let BlockKeys {
-        id,
-        caption,
-        mut errors,
-        mut perr,
-    } = parse_keys(
-        body,
-        &keys,
-        &mut p,
-        |v| (v != "herd").then(|| check_mechanism(v)),
-        |_, _, _| false,
-    );
-    settle(&mut p, &base, &mut perr);
+    let mut block = parse_keys(body, &CHECK_RULES, &mut p, |_, _, _| false);
+    settle(&mut p, &base, &mut block.perr);
     let cap = |field: &str, v: &mut u32, max: u32, perr: &mut Vec<ParamError>| {
         if *v > max {
             perr.push(ParamError {
@@ -417,21 +185,20 @@ pub fn parse_herd_check(body: &str, fallback_id: &str) -> CheckSpec {
         "workers",
         &mut p.workers,
         BROWSER_MAX_HERD_WORKERS,
-        &mut perr,
+        &mut block.perr,
     );
     cap(
         "connections",
         &mut p.connections,
         BROWSER_MAX_HERD_CONNECTIONS,
-        &mut perr,
+        &mut block.perr,
     );
-    errors.extend(perr.iter().map(|e| e.to_string()));
-    let id = checked_id(id, fallback_id, &mut errors);
+    let id = block.finish(&CHECK_RULES, fallback_id);
     CheckSpec {
         id,
         scenario: Scenario::Herd(checked_herd(&p)),
-        caption,
-        errors,
+        caption: block.caption,
+        errors: block.errors,
     }
 }
 
@@ -516,65 +283,15 @@ pub fn parse_predict(body: &str) -> PredictSpec {
 }
 
 /// What the main simulation starts from: its block's scenario with the page query on top.
-#[derive(Clone, Debug, PartialEq)]
-pub struct MainInit {
-    /// The scenario.
-    pub params: HerdParams,
-    /// The step to open at.
-    pub step: Option<u64>,
-    /// The learner's manual picks to replay.
-    pub picks: Vec<(u64, Actor)>,
-    /// The page query's bad parameters.
-    pub errors: Vec<ParamError>,
-}
+pub type MainInit = PlaygroundInit<HerdParams>;
 
 /// Read the page query over the main block's scenario. A bad value keeps the block's value for that
 /// field and is reported.
 pub fn resolve_main(spec: &SimSpec, query: &str) -> MainInit {
-    let base = spec.params;
-    let mut p = base;
-    let mut errors = Vec::new();
-    let mut step = None;
-    let mut picks = Vec::new();
-    for (k, v) in query_pairs(query) {
-        match k.as_str() {
-            "step" => match v.parse::<u64>() {
-                Ok(n) if n <= MAX_STEPS => step = Some(n),
-                _ => errors.push(ParamError {
-                    field: "step".into(),
-                    message: format!("'{v}' is not allowed; allowed 0-{MAX_STEPS}"),
-                }),
-            },
-            "picks" => match parse_picks(&v) {
-                Ok(x) => picks = x,
-                Err(e) => errors.push(e),
-            },
-            "mechanism" => {
-                if v != "herd" {
-                    errors.push(ParamError {
-                        field: "mechanism".into(),
-                        message: format!(
-                            "'{v}' is not this playground's; allowed: herd (mechanisms: {})",
-                            MECHANISMS.join(", ")
-                        ),
-                    });
-                }
-            }
-            key if UI_KEYS.contains(&key) => {}
-            key => {
-                if let Err(e) = set_herd_param(&mut p, key, &v) {
-                    errors.push(e);
-                }
-            }
-        }
-    }
-    settle(&mut p, &base, &mut errors);
-    MainInit {
-        params: p,
-        step,
-        picks,
-        errors,
-    }
+    let mut init =
+        read_playground_query(query, spec.params, "herd", set_herd_param, |_, _, _| false);
+    settle(&mut init.params, &spec.params, &mut init.errors);
+    init
 }
 
 /// Parse `picks`: comma-separated `i:t<k>` (thread k took step i, 0-based) or `i:n` (the network).

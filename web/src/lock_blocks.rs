@@ -7,66 +7,29 @@
 use herdlab_core::check::world::MAX_THREADS;
 use herdlab_core::locks::shmtx::ShmtxVariant;
 use herdlab_core::locks::{LockKind, LockParams};
-use herdlab_core::scenario::{
-    query_pairs, set_lock_param, validate_locks, ParamError, Scenario, LOCK_KEYS, MECHANISMS,
-    UI_KEYS,
-};
+use herdlab_core::scenario::{set_lock_param, validate_locks, ParamError, Scenario, LOCK_KEYS};
 use herdlab_core::sim::Actor;
 
-use crate::blocks::{
-    check_mechanism, parse_herd_check, parse_keys, parse_picks, parse_stop, valid_id, BlockKeys,
-    Controls, KeySet, SimKeys,
+use crate::block_parse::{
+    check_mechanism, misfit_mechanism, named_mechanism, parse_keys, parse_sim_block,
+    read_playground_query, BlockRules, CompareBlock, CompareSides, PlaygroundInit, SimBlock,
+    ID_NEEDED,
 };
-use crate::model::MAX_STEPS;
+use crate::blocks::parse_herd_check;
 
 /// The longest `schedule` a link may carry.
 pub const MAX_SCHEDULE: usize = 100_000;
 
 /// The mechanism a block or query names (`herd` when it names none).
 pub fn mechanism_of(query: &str) -> String {
-    query_pairs(query.trim())
-        .into_iter()
-        .rev()
-        .find(|(k, _)| k == "mechanism")
-        .map(|(_, v)| v)
-        .unwrap_or_else(|| "herd".to_string())
+    named_mechanism(query).unwrap_or_else(|| "herd".to_string())
 }
 
 /// A parsed lock ```` ```herdlab-sim ```` block.
-#[derive(Clone, Debug, PartialEq)]
-pub struct LockSimSpec {
-    /// The widget id (`sim-<id>`).
-    pub id: String,
-    /// Whether this is the lesson's playground, whose state lives in the URL.
-    pub main: bool,
-    /// Which controls to show.
-    pub controls: Controls,
-    /// Open stopped at this step (`None`: open at step 0 and play, unless motion is reduced).
-    pub stop: Option<u64>,
-    /// The caption, decoded.
-    pub caption: Option<String>,
-    /// The scenario (bad values replaced by defaults).
-    pub params: LockParams,
-    /// What was wrong with the block.
-    pub errors: Vec<String>,
-}
+pub type LockSimSpec = SimBlock<LockParams>;
 
-/// A parsed lock ```` ```herdlab-compare ```` block.
-#[derive(Clone, Debug, PartialEq)]
-pub struct LockCompareSpec {
-    /// The widget id (`sim-<id>`, halves `sim-<id>-left`, `sim-<id>-right`).
-    pub id: String,
-    /// The left side's scenario.
-    pub left: LockParams,
-    /// The right side's scenario.
-    pub right: LockParams,
-    /// Open stopped at this step.
-    pub stop: Option<u64>,
-    /// The caption, decoded.
-    pub caption: Option<String>,
-    /// What was wrong with the block.
-    pub errors: Vec<String>,
-}
+/// A parsed lock ```` ```herdlab-compare ```` block (`left`/`right` name locks).
+pub type LockCompareSpec = CompareBlock<LockParams>;
 
 /// A parsed ```` ```herdlab-check ```` block (or the `#/check?…` page).
 #[derive(Clone, Debug, PartialEq)]
@@ -82,14 +45,45 @@ pub struct CheckSpec {
     pub errors: Vec<String>,
 }
 
-fn mechanism_error(v: &str) -> Option<String> {
-    (v != "locks").then(|| {
-        format!(
-            "mechanism: '{v}' does not fit a lock block; allowed: locks (mechanisms: {})",
-            MECHANISMS.join(", ")
-        )
-    })
+/// A lock block's `mechanism` error.
+fn lock_mechanism(v: &str) -> Option<String> {
+    misfit_mechanism(v, "a lock block", "locks")
 }
+
+/// A lock ```` ```herdlab-check ````'s `mechanism` error.
+fn lock_check_mechanism(v: &str) -> Option<String> {
+    check_mechanism(v, "locks")
+}
+
+/// The keys of a lock ```` ```herdlab-sim ```` block.
+const SIM_RULES: BlockRules<LockParams> = BlockRules {
+    block: "herdlab-sim",
+    own: "id, main, controls, stop, caption, mechanism",
+    keys: &LOCK_KEYS,
+    set: set_lock_param,
+    mechanism: lock_mechanism,
+    missing_id: ID_NEEDED,
+};
+
+/// The keys of a lock ```` ```herdlab-compare ```` block.
+const COMPARE_RULES: BlockRules<LockParams> = BlockRules {
+    block: "herdlab-compare",
+    own: "id, left, right, stop, caption, mechanism",
+    keys: &LOCK_KEYS,
+    set: set_lock_param,
+    mechanism: lock_mechanism,
+    missing_id: ID_NEEDED,
+};
+
+/// The keys of a lock ```` ```herdlab-check ```` block.
+const CHECK_RULES: BlockRules<LockParams> = BlockRules {
+    block: "herdlab-check",
+    own: "id, caption, mechanism",
+    keys: &LOCK_KEYS,
+    set: set_lock_param,
+    mechanism: lock_check_mechanism,
+    missing_id: ID_NEEDED,
+};
 
 /// Check the combinations; put back the defaults of the fields that break one, and say so.
 fn settle(p: &mut LockParams, base: &LockParams, errors: &mut Vec<ParamError>) {
@@ -107,101 +101,35 @@ fn settle(p: &mut LockParams, base: &LockParams, errors: &mut Vec<ParamError>) {
     }
 }
 
-pub(crate) fn checked_id(id: Option<String>, fallback: &str, errors: &mut Vec<String>) -> String {
-    match id.filter(|s| valid_id(s)) {
-        Some(id) => id,
-        None => {
-            errors.push(
-                "id: missing or not made of letters, digits and '-'; every block needs a unique id"
-                    .into(),
-            );
-            fallback.to_string()
-        }
-    }
-}
-
 /// Parse a lock ```` ```herdlab-sim ```` body. `fallback_id` names the widget when `id` is missing.
 pub fn parse_lock_sim(body: &str, fallback_id: &str) -> LockSimSpec {
-    let mut p = LockParams::default();
-    let mut sim = SimKeys::new();
-    let keys = KeySet {
-        block: "herdlab-sim",
-        own: "id, main, controls, stop, caption, mechanism",
-        keys: &LOCK_KEYS,
-        set: set_lock_param,
-    };
-    let BlockKeys {
-        id,
-        caption,
-        mut errors,
-        mut perr,
-    } = parse_keys(body, &keys, &mut p, mechanism_error, |k, v, e| {
-        sim.take(k, v, e)
-    });
-    settle(&mut p, &LockParams::default(), &mut perr);
-    errors.extend(perr.iter().map(|e| e.to_string()));
-    let id = checked_id(id, fallback_id, &mut errors);
-    LockSimSpec {
-        id,
-        main: sim.main,
-        controls: sim.controls,
-        stop: sim.stop,
-        caption,
-        params: p,
-        errors,
-    }
+    parse_sim_block(body, fallback_id, &SIM_RULES, |p, errors| {
+        settle(p, &LockParams::default(), errors)
+    })
 }
 
+/// The lock names, for the errors.
 fn lock_names() -> String {
     LockKind::ALL.map(LockKind::name).join(", ")
 }
 
 /// Parse a lock ```` ```herdlab-compare ```` body (`left`/`right`: lock names).
 pub fn parse_lock_compare(body: &str, fallback_id: &str) -> LockCompareSpec {
-    let (mut left, mut right) = (None, None);
-    let mut stop = None;
     let mut p = LockParams::default();
-    let kind = |v: &str, key: &str, errors: &mut Vec<String>| {
-        let k = LockKind::from_name(v);
-        if k.is_none() {
-            errors.push(format!(
-                "{key}: '{v}' is not allowed; allowed: {}",
-                lock_names()
-            ));
+    let mut sides = CompareSides::new(
+        LockKind::from_name,
+        lock_names(),
+        [LockKind::Shmtx, LockKind::Ttas],
+    );
+    let block = parse_keys(body, &COMPARE_RULES, &mut p, |k, v, errors| match k {
+        "lock" => {
+            errors.push("lock: not a herdlab-compare key; left and right name the locks".into());
+            true
         }
-        k
-    };
-    let keys = KeySet {
-        block: "herdlab-compare",
-        own: "id, left, right, stop, caption, mechanism",
-        keys: &LOCK_KEYS,
-        set: set_lock_param,
-    };
-    let BlockKeys {
-        id,
-        caption,
-        mut errors,
-        mut perr,
-    } = parse_keys(body, &keys, &mut p, mechanism_error, |k, v, errors| {
-        match k {
-            "left" => left = kind(v, "left", errors),
-            "right" => right = kind(v, "right", errors),
-            "stop" => stop = parse_stop(v, errors),
-            "lock" => {
-                errors.push("lock: not a herdlab-compare key; left and right name the locks".into())
-            }
-            _ => return false,
-        }
-        true
+        _ => sides.take(k, v, errors),
     });
-    for (side, val) in [("left", &left), ("right", &right)] {
-        if val.is_none() && !errors.iter().any(|e| e.starts_with(side)) {
-            errors.push(format!("{side}: missing; allowed: {}", lock_names()));
-        }
-    }
-    let mut side = |k: Option<LockKind>, fallback: LockKind, name: &str| {
-        let mut s = p;
-        s.lock = k.unwrap_or(fallback);
+    sides.finish(block, &COMPARE_RULES, fallback_id, |lock, _, name, perr| {
+        let mut s = LockParams { lock, ..p };
         if s.lock != LockKind::Shmtx && s.variant != ShmtxVariant::Correct {
             perr.push(ParamError {
                 field: name.into(),
@@ -213,68 +141,33 @@ pub fn parse_lock_compare(body: &str, fallback_id: &str) -> LockCompareSpec {
             });
             s.variant = ShmtxVariant::Correct;
         }
-        settle(&mut s, &LockParams::default(), &mut perr);
+        settle(&mut s, &LockParams::default(), perr);
         s
-    };
-    let left = side(left, LockKind::Shmtx, "left");
-    let right = side(right, LockKind::Ttas, "right");
-    errors.extend(perr.iter().map(|e| e.to_string()));
-    let id = checked_id(id, fallback_id, &mut errors);
-    LockCompareSpec {
-        id,
-        left,
-        right,
-        stop,
-        caption,
-        errors,
-    }
+    })
 }
 
 /// Parse a ```` ```herdlab-check ```` body (also the query of `#/check?…`): a lock check unless
 /// the body says `mechanism=herd`.
 pub fn parse_check(body: &str, fallback_id: &str) -> CheckSpec {
-    let named = query_pairs(body.trim())
-        .into_iter()
-        .rev()
-        .find(|(k, _)| k == "mechanism")
-        .map(|(_, v)| v);
-    if named.as_deref() == Some("herd") {
+    if named_mechanism(body).as_deref() == Some("herd") {
         return parse_herd_check(body, fallback_id);
     }
     let mut p = LockParams::default();
-    let keys = KeySet {
-        block: "herdlab-check",
-        own: "id, caption, mechanism",
-        keys: &LOCK_KEYS,
-        set: set_lock_param,
-    };
-    let BlockKeys {
-        id,
-        caption,
-        mut errors,
-        mut perr,
-    } = parse_keys(
-        body,
-        &keys,
-        &mut p,
-        |v| (v != "locks").then(|| check_mechanism(v)),
-        |_, _, _| false,
-    );
-    settle(&mut p, &LockParams::default(), &mut perr);
+    let mut block = parse_keys(body, &CHECK_RULES, &mut p, |_, _, _| false);
+    settle(&mut p, &LockParams::default(), &mut block.perr);
     if p.threads as usize > MAX_THREADS {
-        perr.push(ParamError {
+        block.perr.push(ParamError {
             field: "threads".into(),
             message: format!("the checker takes at most {MAX_THREADS}"),
         });
         p.threads = MAX_THREADS as u32;
     }
-    errors.extend(perr.iter().map(|e| e.to_string()));
-    let id = checked_id(id, fallback_id, &mut errors);
+    let id = block.finish(&CHECK_RULES, fallback_id);
     CheckSpec {
         id,
         scenario: Scenario::Locks(p),
-        caption,
-        errors,
+        caption: block.caption,
+        errors: block.errors,
     }
 }
 
@@ -335,49 +228,29 @@ pub fn format_schedule(schedule: &[u16]) -> String {
 /// Read the page query over the lock playground's scenario. A bad value keeps the block's value
 /// for that field and is reported.
 pub fn resolve_lock_main(spec: &LockSimSpec, query: &str) -> LockMainInit {
-    let base = spec.params;
-    let mut p = base;
-    let mut errors = Vec::new();
-    let mut step = None;
-    let mut picks = Vec::new();
     let mut schedule = None;
-    for (k, v) in query_pairs(query) {
-        match k.as_str() {
-            "step" => match v.parse::<u64>() {
-                Ok(n) if n <= MAX_STEPS => step = Some(n),
-                _ => errors.push(ParamError {
-                    field: "step".into(),
-                    message: format!("'{v}' is not allowed; allowed 0-{MAX_STEPS}"),
-                }),
-            },
-            "picks" => match parse_picks(&v) {
-                Ok(x) => picks = x,
-                Err(e) => errors.push(e),
-            },
-            "schedule" => match parse_schedule(&v) {
+    let PlaygroundInit {
+        mut params,
+        step,
+        mut picks,
+        mut errors,
+    } = read_playground_query(
+        query,
+        spec.params,
+        "locks",
+        set_lock_param,
+        |k, v, errors| {
+            if k != "schedule" {
+                return false;
+            }
+            match parse_schedule(v) {
                 Ok(x) => schedule = Some(x),
                 Err(e) => errors.push(e),
-            },
-            "mechanism" => {
-                if v != "locks" {
-                    errors.push(ParamError {
-                        field: "mechanism".into(),
-                        message: format!(
-                            "'{v}' is not this playground's; allowed: locks (mechanisms: {})",
-                            MECHANISMS.join(", ")
-                        ),
-                    });
-                }
             }
-            key if UI_KEYS.contains(&key) => {}
-            key => {
-                if let Err(e) = set_lock_param(&mut p, key, &v) {
-                    errors.push(e);
-                }
-            }
-        }
-    }
-    settle(&mut p, &base, &mut errors);
+            true
+        },
+    );
+    settle(&mut params, &spec.params, &mut errors);
     if schedule.is_some() && !picks.is_empty() {
         errors.push(ParamError {
             field: "picks".into(),
@@ -386,7 +259,7 @@ pub fn resolve_lock_main(spec: &LockSimSpec, query: &str) -> LockMainInit {
         picks.clear();
     }
     LockMainInit {
-        params: p,
+        params,
         step,
         picks,
         schedule,

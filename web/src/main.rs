@@ -12,6 +12,7 @@ mod accept_blocks;
 mod accept_form;
 mod accept_snapshot;
 mod app;
+mod block_parse;
 mod blocks;
 mod check_proto;
 mod components;
