@@ -71,6 +71,25 @@ impl Queue {
 }
 
 /// Whether a checker step runs the rest of a failed spin (see the module docs).
+///
+/// Merged, nginx's spin of 2048 explores exactly the states of a spin of 2; probe by probe, every
+/// probe is a state of its own:
+///
+/// ```
+/// use herdlab_core::check::{explore, CheckConfig, SpinSteps};
+/// use herdlab_core::locks::invariants::{check_state, check_terminal, check_world};
+/// use herdlab_core::locks::{LockKind, LockParams};
+///
+/// let states = |spin, spins| {
+///     let p = LockParams { lock: LockKind::Shmtx, threads: 2, rounds: 1, cpus: 2, spin, ..LockParams::default() };
+///     let world = check_world(&p).with_spin_steps(spins);
+///     let r = explore(world, &CheckConfig::default(), &|s| check_state(&p, s), &|s| check_terminal(&p, s), &mut |_| true);
+///     assert!(r.complete && r.violation.is_none());
+///     r.states
+/// };
+/// assert_eq!(states(2048, SpinSteps::Merged), states(2, SpinSteps::Merged));
+/// assert!(states(2048, SpinSteps::OneByOne) > states(2, SpinSteps::OneByOne));
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum SpinSteps {
     /// A failed probe and the rest of its spin are one step (the default).
