@@ -41,6 +41,7 @@ mod model;
 mod pair;
 mod playback;
 mod route;
+mod sim_open;
 mod snapshot;
 
 fn main() {

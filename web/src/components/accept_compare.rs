@@ -1,69 +1,42 @@
 //! Two to four accept strategies side by side (```` ```herdlab-accept-compare ````): the same
 //! scenario, seed and arrival sequence on each, stepped together (or run to the end), with their
-//! counters in one table and each side's workers and connection bars on one scale.
-
-use std::rc::Rc;
+//! counters in one table and each side's workers and connection bars on one scale: the accept
+//! kind of [`CompareShell`]; this file says how its sides open and what each half shows.
 
 use yew::prelude::*;
 
 use crate::accept_blocks::AcceptCompareSpec;
 use crate::accept_snapshot::{AcceptSimModel, AcceptSnapshot};
-use crate::components::announce::announce;
-use crate::components::block_errors::block_errors;
+use crate::components::compare_frame::CompareFrame;
+use crate::components::compare_shell::{CompareKind, CompareShell};
 use crate::components::compare_table::{compare_table, CompareTableProps};
 use crate::components::conn_bars::{conn_bars, ConnBarsProps};
-use crate::components::controls::Controls;
 use crate::components::counters::CounterGrid;
 use crate::components::lanes::Lanes;
 use crate::components::status::StatusBar;
-use crate::components::widget_head::widget_head;
-use crate::pair::{Pair, PairMsg};
+use crate::pair::Pair;
+use crate::sim_open::stopped_at;
 
-/// Props of [`AcceptCompareWidget`].
-#[derive(Properties, PartialEq)]
-pub struct AcceptCompareProps {
-    /// The block.
-    pub spec: Rc<AcceptCompareSpec>,
-    /// Whether the page's keyboard shortcuts drive this widget.
-    #[prop_or_default]
-    pub keyboard: bool,
-}
+/// The accept comparison widget.
+pub type AcceptCompareWidget = CompareShell<AcceptCompare>;
 
-/// The widget.
-pub struct AcceptCompareWidget {
-    pair: Pair<AcceptSimModel>,
-}
+/// The accept kind of comparison.
+#[derive(PartialEq)]
+pub struct AcceptCompare;
 
-impl Component for AcceptCompareWidget {
-    type Message = PairMsg;
-    type Properties = AcceptCompareProps;
+impl CompareKind for AcceptCompare {
+    type Spec = AcceptCompareSpec;
+    type Model = AcceptSimModel;
 
-    fn create(ctx: &Context<Self>) -> Self {
-        let spec = &ctx.props().spec;
-        let sides = spec
-            .sides
+    fn open(spec: &AcceptCompareSpec) -> Vec<(String, AcceptSimModel)> {
+        spec.sides
             .iter()
-            .map(|&p| {
-                let m = match spec.stop {
-                    Some(n) if n > 0 => AcceptSimModel::replayed(p, n, &[]).0,
-                    _ => AcceptSimModel::new(p),
-                };
-                (p.strategy.name().to_string(), m)
-            })
-            .collect();
-        AcceptCompareWidget {
-            pair: Pair::new(ctx, sides, ctx.props().keyboard),
-        }
+            .map(|&p| (p.strategy.name().to_string(), stopped_at(p, spec.stop)))
+            .collect()
     }
 
-    fn update(&mut self, ctx: &Context<Self>, msg: PairMsg) -> bool {
-        self.pair.update(ctx.link(), msg)
-    }
-
-    fn view(&self, ctx: &Context<Self>) -> Html {
-        let spec = &ctx.props().spec;
+    fn frame<'a>(spec: &'a AcceptCompareSpec, pair: &Pair<AcceptSimModel>) -> CompareFrame<'a> {
         let id = &spec.id;
-        let pair = &self.pair;
         let snaps: Vec<AcceptSnapshot> = pair.sides.iter().map(AcceptSnapshot::of).collect();
         let names: Vec<AttrValue> = pair
             .sides
@@ -92,30 +65,27 @@ impl Component for AcceptCompareWidget {
                 first.seed
             )
         });
-        let controls = pair.controls(id);
-        html! {
-            <section class="widget compare accept-compare" data-testid={format!("sim-{id}")} data-widget="compare"
-                data-mechanism="accept" ref={pair.root.clone()} aria-labelledby={format!("sim-{id}-caption")}>
-                { widget_head(format!("sim-{id}-caption"), "Compare", caption, false) }
-                { block_errors("comparison", &spec.errors) }
-                <Controls ..controls />
-                { announce(&pair.announce, false) }
-                { compare_table(&CompareTableProps { names: names.clone(), rows }) }
-                <div class="halves">
-                    { for pair.sides.iter().zip(&snaps).map(|(m, s)| {
-                        let name = m.params().strategy.name();
-                        html! {
-                            <div class="half" data-testid={format!("sim-{id}-{name}")} data-strategy={name}>
-                                <h4 class="half-title">{ name }</h4>
-                                <StatusBar status={s.status.clone()} />
-                                <Lanes lanes={s.lanes.clone()} compact=true />
-                                { conn_bars(&ConnBarsProps { report: s.report.clone(), scale }) }
-                                <CounterGrid values={s.counters.clone()} compact=true />
-                            </div>
-                        }
-                    }) }
-                </div>
-            </section>
+        CompareFrame {
+            id,
+            errors: &spec.errors,
+            mechanism: Some(("accept-compare", "accept")),
+            caption,
+            controls: pair.controls(id),
+            table: compare_table(&CompareTableProps { names, rows }),
+            halves: html! {
+                { for pair.sides.iter().zip(&snaps).map(|(m, s)| {
+                    let name = m.params().strategy.name();
+                    html! {
+                        <div class="half" data-testid={format!("sim-{id}-{name}")} data-strategy={name}>
+                            <h4 class="half-title">{ name }</h4>
+                            <StatusBar status={s.status.clone()} />
+                            <Lanes lanes={s.lanes.clone()} compact=true />
+                            { conn_bars(&ConnBarsProps { report: s.report.clone(), scale }) }
+                            <CounterGrid values={s.counters.clone()} compact=true />
+                        </div>
+                    }
+                }) }
+            },
         }
     }
 }

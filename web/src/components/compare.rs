@@ -1,74 +1,45 @@
-//! Two simulations side by side (```` ```herdlab-compare ````), same seed, stepped together.
-
-use std::rc::Rc;
+//! Two simulations side by side (```` ```herdlab-compare ````), same seed, stepped together: the
+//! herd kind of [`CompareShell`]; this file says how its sides open and what each half shows.
 
 use yew::prelude::*;
 
 use crate::blocks::CompareSpec;
-use crate::components::announce::announce;
-use crate::components::block_errors::block_errors;
-use crate::components::controls::Controls;
+use crate::components::compare_frame::CompareFrame;
+use crate::components::compare_shell::{CompareKind, CompareShell};
 use crate::components::counters::{counter_values, CounterGrid};
-use crate::components::diff_table::DiffTable;
+use crate::components::diff_table::{diff_rows, DiffTable};
 use crate::components::lanes::Lanes;
 use crate::components::status::StatusBar;
 use crate::components::wait_queue::WaitQueuePanel;
-use crate::components::widget_head::widget_head;
 use crate::components::worker_bars::{bar_scale, WorkerBars};
 use crate::model::SimModel;
-use crate::pair::{Pair, PairMsg};
+use crate::pair::Pair;
+use crate::sim_open::stopped_at;
 use crate::snapshot::Snapshot;
 
-/// Props of [`CompareWidget`].
-#[derive(Properties, PartialEq)]
-pub struct CompareProps {
-    /// The block.
-    pub spec: Rc<CompareSpec>,
-    /// Whether the page's keyboard shortcuts drive this widget.
-    #[prop_or_default]
-    pub keyboard: bool,
-}
+/// The herd comparison widget.
+pub type CompareWidget = CompareShell<HerdCompare>;
 
-/// The widget.
-pub struct CompareWidget {
-    pair: Pair<SimModel>,
-}
+/// The herd kind of comparison.
+#[derive(PartialEq)]
+pub struct HerdCompare;
 
-impl Component for CompareWidget {
-    type Message = PairMsg;
-    type Properties = CompareProps;
+impl CompareKind for HerdCompare {
+    type Spec = CompareSpec;
+    type Model = SimModel;
 
-    fn create(ctx: &Context<Self>) -> Self {
-        let spec = &ctx.props().spec;
-        let (left, right) = match spec.stop {
-            Some(n) if n > 0 => (
-                SimModel::replayed(spec.left, n, &[]).0,
-                SimModel::replayed(spec.right, n, &[]).0,
-            ),
-            _ => (SimModel::new(spec.left), SimModel::new(spec.right)),
-        };
-        CompareWidget {
-            pair: Pair::new(
-                ctx,
-                vec![("left".into(), left), ("right".into(), right)],
-                ctx.props().keyboard,
-            ),
-        }
+    fn open(spec: &CompareSpec) -> Vec<(String, SimModel)> {
+        vec![
+            ("left".into(), stopped_at(spec.left, spec.stop)),
+            ("right".into(), stopped_at(spec.right, spec.stop)),
+        ]
     }
 
-    fn update(&mut self, ctx: &Context<Self>, msg: PairMsg) -> bool {
-        self.pair.update(ctx.link(), msg)
-    }
-
-    fn view(&self, ctx: &Context<Self>) -> Html {
-        let spec = &ctx.props().spec;
+    fn frame<'a>(spec: &'a CompareSpec, pair: &Pair<SimModel>) -> CompareFrame<'a> {
         let id = &spec.id;
-        let pair = &self.pair;
         let ls = Snapshot::of(pair.left());
         let rs = Snapshot::of(pair.right());
         let scale = bar_scale(&ls.lanes, &rs.lanes);
-        let lc = counter_values(&ls.metrics);
-        let rc = counter_values(&rs.metrics);
         let caption = spec.caption.clone().unwrap_or_else(|| {
             format!(
                 "{} (left) against {} (right), same seed {}, stepped together",
@@ -77,7 +48,6 @@ impl Component for CompareWidget {
                 spec.left.seed
             )
         });
-        let controls = pair.controls(id);
         let half = |side: &str, m: &SimModel, s: &Snapshot| {
             html! {
                 <div class="half" data-testid={format!("sim-{id}-{side}")}>
@@ -92,20 +62,23 @@ impl Component for CompareWidget {
                 </div>
             }
         };
-        html! {
-            <section class="widget compare" data-testid={format!("sim-{id}")} data-widget="compare" ref={pair.root.clone()} aria-labelledby={format!("sim-{id}-caption")}>
-                { widget_head(format!("sim-{id}-caption"), "Compare", caption, false) }
-                { block_errors("comparison", &spec.errors) }
-                <Controls ..controls />
-                { announce(&pair.announce, false) }
+        CompareFrame {
+            id,
+            errors: &spec.errors,
+            mechanism: None,
+            caption,
+            controls: pair.controls(id),
+            table: html! {
                 <DiffTable left={format!("left: {}", spec.left.mode.name())}
                     right={format!("right: {}", spec.right.mode.name())}
-                    rows={lc.iter().zip(rc.iter()).map(|(&(k, l), &(_, r))| (k, l, r)).collect::<Vec<_>>()} />
-                <div class="halves">
+                    rows={diff_rows(&counter_values(&ls.metrics), &counter_values(&rs.metrics))} />
+            },
+            halves: html! {
+                <>
                     { half("left", pair.left(), &ls) }
                     { half("right", pair.right(), &rs) }
-                </div>
-            </section>
+                </>
+            },
         }
     }
 }

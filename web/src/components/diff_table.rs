@@ -13,6 +13,17 @@ pub struct DiffTableProps {
     pub rows: Vec<(&'static str, u64, u64)>,
 }
 
+/// The rows of [`DiffTableProps`] for two runs' counters (the same keys in the same order).
+pub fn diff_rows(
+    left: &[(&'static str, u64)],
+    right: &[(&'static str, u64)],
+) -> Vec<(&'static str, u64, u64)> {
+    left.iter()
+        .zip(right)
+        .map(|(&(key, l), &(_, r))| (key, l, r))
+        .collect()
+}
+
 /// The table.
 #[function_component(DiffTable)]
 pub fn diff_table(p: &DiffTableProps) -> Html {
@@ -44,5 +55,20 @@ pub fn diff_table(p: &DiffTableProps) -> Html {
                 }) }
             </tbody>
         </table>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::diff_rows;
+
+    #[test]
+    fn the_rows_pair_each_counter_of_the_left_with_the_right() {
+        let left = [("steps", 3), ("wakeups", 1)];
+        let right = [("steps", 5), ("wakeups", 0)];
+        assert_eq!(
+            diff_rows(&left, &right),
+            vec![("steps", 3, 5), ("wakeups", 1, 0)]
+        );
     }
 }

@@ -6,12 +6,14 @@ use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
+use herdlab_core::scenario::ParamError;
 use yew::prelude::*;
 
 use crate::accept_blocks::{
     parse_accept_compare, parse_accept_sim, resolve_accept_main, AcceptCompareSpec, AcceptMainInit,
     AcceptSimSpec,
 };
+use crate::block_parse::{PlaygroundInit, SimBlock};
 use crate::blocks::{
     parse_compare, parse_predict, parse_sim, resolve_main, CompareSpec, MainInit, PredictSpec,
     SimSpec,
@@ -86,109 +88,102 @@ struct Placing {
 }
 
 impl Placing {
-    /// Place a simulation block at part `at`: make its id unique, keep only the first playground
-    /// (`fields`: the spec's id, main flag and errors), and resolve the page query over it
-    /// (`resolve`: the link's errors and the playground's start).
-    fn playground<S, I>(
-        &mut self,
-        spec: &mut S,
-        at: usize,
-        fields: fn(&mut S) -> (&mut String, &mut bool, &mut Vec<String>),
-        resolve: impl FnOnce(&S) -> (Vec<String>, I),
-    ) -> Option<Rc<I>> {
-        let (id, main, errors) = fields(spec);
+    /// Place a comparison at part `at`: make its `id` unique (a clash goes to its `errors`); the
+    /// page's keys drive the first widget.
+    fn widget(&mut self, id: &mut String, errors: &mut Vec<String>, at: usize) {
         *id = unique(id.clone(), &mut self.seen, errors);
-        if *main && self.main_at.is_some() {
-            errors.push(
+        self.first_widget.get_or_insert(at);
+    }
+
+    /// Place a simulation block at part `at` as [`Placing::widget`] does, keep only the first
+    /// playground, and resolve the page query over it (`resolve`: the playground's start).
+    fn playground<P, I: QueryStart>(
+        &mut self,
+        spec: &mut SimBlock<P>,
+        at: usize,
+        resolve: impl FnOnce(&SimBlock<P>) -> I,
+    ) -> Option<Rc<I>> {
+        self.widget(&mut spec.id, &mut spec.errors, at);
+        if spec.main && self.main_at.is_some() {
+            spec.errors.push(
                 "main: only one playground per lesson; this block is not the main one".into(),
             );
-            *main = false;
+            spec.main = false;
         }
-        let main = *main;
-        self.first_widget.get_or_insert(at);
-        if !main {
+        if !spec.main {
             return None;
         }
         self.main_at = Some(at);
-        let (url_errors, init) = resolve(spec);
-        self.url_errors = url_errors;
+        let init = resolve(spec);
+        self.url_errors = init.query_errors().iter().map(|e| e.to_string()).collect();
         Some(Rc::new(init))
+    }
+}
+
+/// A playground's start, resolved from the page query: what was wrong with the query.
+trait QueryStart {
+    /// The page query's bad parameters.
+    fn query_errors(&self) -> &[ParamError];
+}
+
+impl<P> QueryStart for PlaygroundInit<P> {
+    fn query_errors(&self) -> &[ParamError] {
+        &self.errors
+    }
+}
+
+impl QueryStart for LockMainInit {
+    fn query_errors(&self) -> &[ParamError] {
+        &self.errors
     }
 }
 
 fn build(blocks: &[Block], query: &str) -> Page {
     let mut parts = Vec::new();
     let mut place = Placing::default();
-    let (mut nsim, mut npredict) = (0, 0);
+    // A block without an id is named by its place among the simulation blocks.
+    let mut nsim = 0;
+    let mut fallback_id = || {
+        nsim += 1;
+        format!("block-{nsim}")
+    };
+    let mut npredict = 0;
     for block in blocks {
+        let at = parts.len();
         match block {
             Block::Html(h) => parts.push(Part::Html(AttrValue::Rc(h.clone()))),
             Block::Sim(body) if mechanism_of(body) == "locks" => {
-                nsim += 1;
-                let mut spec = parse_lock_sim(body, &format!("block-{nsim}"));
-                let init = place.playground(
-                    &mut spec,
-                    parts.len(),
-                    |s| (&mut s.id, &mut s.main, &mut s.errors),
-                    |s| {
-                        let init = resolve_lock_main(s, query);
-                        (init.errors.iter().map(|e| e.to_string()).collect(), init)
-                    },
-                );
+                let mut spec = parse_lock_sim(body, &fallback_id());
+                let init = place.playground(&mut spec, at, |s| resolve_lock_main(s, query));
                 parts.push(Part::LockSim(Rc::new(spec), init, false));
             }
             Block::Sim(body) => {
-                nsim += 1;
-                let mut spec = parse_sim(body, &format!("block-{nsim}"));
-                let init = place.playground(
-                    &mut spec,
-                    parts.len(),
-                    |s| (&mut s.id, &mut s.main, &mut s.errors),
-                    |s| {
-                        let init = resolve_main(s, query);
-                        (init.errors.iter().map(|e| e.to_string()).collect(), init)
-                    },
-                );
+                let mut spec = parse_sim(body, &fallback_id());
+                let init = place.playground(&mut spec, at, |s| resolve_main(s, query));
                 parts.push(Part::Sim(Rc::new(spec), init, false));
             }
             Block::Compare(body) if mechanism_of(body) == "locks" => {
-                nsim += 1;
-                let mut spec = parse_lock_compare(body, &format!("block-{nsim}"));
-                spec.id = unique(spec.id.clone(), &mut place.seen, &mut spec.errors);
-                place.first_widget.get_or_insert(parts.len());
+                let mut spec = parse_lock_compare(body, &fallback_id());
+                place.widget(&mut spec.id, &mut spec.errors, at);
                 parts.push(Part::LockCompare(Rc::new(spec), false));
             }
             Block::Compare(body) => {
-                nsim += 1;
-                let mut spec = parse_compare(body, &format!("block-{nsim}"));
-                spec.id = unique(spec.id.clone(), &mut place.seen, &mut spec.errors);
-                place.first_widget.get_or_insert(parts.len());
+                let mut spec = parse_compare(body, &fallback_id());
+                place.widget(&mut spec.id, &mut spec.errors, at);
                 parts.push(Part::Compare(Rc::new(spec), false));
             }
             Block::Accept(body) => {
-                nsim += 1;
-                let mut spec = parse_accept_sim(body, &format!("block-{nsim}"));
-                let init = place.playground(
-                    &mut spec,
-                    parts.len(),
-                    |s| (&mut s.id, &mut s.main, &mut s.errors),
-                    |s| {
-                        let init = resolve_accept_main(s, query);
-                        (init.errors.iter().map(|e| e.to_string()).collect(), init)
-                    },
-                );
+                let mut spec = parse_accept_sim(body, &fallback_id());
+                let init = place.playground(&mut spec, at, |s| resolve_accept_main(s, query));
                 parts.push(Part::Accept(Rc::new(spec), init, false));
             }
             Block::AcceptCompare(body) => {
-                nsim += 1;
-                let mut spec = parse_accept_compare(body, &format!("block-{nsim}"));
-                spec.id = unique(spec.id.clone(), &mut place.seen, &mut spec.errors);
-                place.first_widget.get_or_insert(parts.len());
+                let mut spec = parse_accept_compare(body, &fallback_id());
+                place.widget(&mut spec.id, &mut spec.errors, at);
                 parts.push(Part::AcceptCompare(Rc::new(spec), false));
             }
             Block::Check(body) => {
-                nsim += 1;
-                let mut spec = parse_check(body, &format!("block-{nsim}"));
+                let mut spec = parse_check(body, &fallback_id());
                 spec.id = unique(spec.id.clone(), &mut place.seen, &mut spec.errors);
                 parts.push(Part::Check(Rc::new(spec)));
             }
@@ -369,5 +364,59 @@ pub fn lesson_page(p: &LessonProps) -> Html {
                 },
             }) }
         </article>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn blocks() -> Vec<Block> {
+        vec![
+            Block::Html("<p>intro</p>".into()),
+            Block::Compare("left=wake-all&right=wake-one".into()),
+            Block::Sim("id=a&main=true".into()),
+            Block::Sim("id=a&main=true&mechanism=locks".into()),
+            Block::Accept("main=true".into()),
+            Block::Predict("q: why?".into()),
+        ]
+    }
+
+    #[test]
+    fn the_first_playground_takes_the_query_and_the_keys() {
+        let page = build(&blocks(), "workers=3&mode=bogus");
+        let p = &page.parts;
+        assert!(matches!(p[0], Part::Html(_)) && matches!(p[5], Part::Predict(_, 1)));
+        let Part::Compare(cmp, false) = &p[1] else {
+            panic!("part 1: a comparison without the keys");
+        };
+        let Part::Sim(sim, Some(init), true) = &p[2] else {
+            panic!("part 2: the playground, with the keys");
+        };
+        let Part::LockSim(lock, None, false) = &p[3] else {
+            panic!("part 3: a lock simulation, not the playground");
+        };
+        let Part::Accept(accept, None, false) = &p[4] else {
+            panic!("part 4: an accept simulation, not the playground");
+        };
+        assert_eq!(cmp.id, "block-1");
+        assert_eq!((sim.id.as_str(), init.params.workers), ("a", 3));
+        assert_eq!(lock.id, "a-2");
+        assert!(!lock.main && lock.errors.iter().any(|e| e.starts_with("id: 'a'")));
+        assert!(lock.errors.iter().any(|e| e.starts_with("main: only one")));
+        assert_eq!(accept.id, "block-4");
+        assert!(!accept.main);
+        assert_eq!(page.url_errors.len(), 1);
+        assert!(page.url_errors[0].contains("mode"), "{:?}", page.url_errors);
+    }
+
+    #[test]
+    fn without_a_playground_the_query_is_refused_and_the_first_widget_takes_the_keys() {
+        let page = build(&blocks()[..2], "workers=3");
+        assert!(matches!(page.parts[1], Part::Compare(_, true)));
+        assert_eq!(
+            page.url_errors,
+            ["this lesson has no playground, so the link's values were not used"]
+        );
     }
 }

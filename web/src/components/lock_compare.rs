@@ -1,69 +1,45 @@
 //! Two lock simulations side by side (```` ```herdlab-compare ```` with `mechanism=locks`): same
-//! seed and parameters, a different lock on each side, stepped together.
-
-use std::rc::Rc;
+//! seed and parameters, a different lock on each side, stepped together: the lock kind of
+//! [`CompareShell`]; this file says how its sides open and what each half shows.
 
 use yew::prelude::*;
 
-use crate::components::announce::announce;
-use crate::components::block_errors::block_errors;
-use crate::components::controls::Controls;
+use crate::components::compare_frame::CompareFrame;
+use crate::components::compare_shell::{CompareKind, CompareShell};
 use crate::components::counters::CounterGrid;
-use crate::components::diff_table::DiffTable;
+use crate::components::diff_table::{diff_rows, DiffTable};
 use crate::components::lanes::Lanes;
 use crate::components::lock_words::LockWords;
 use crate::components::status::StatusBar;
-use crate::components::widget_head::widget_head;
 use crate::components::worker_bars::{bar_scale, WorkerBars};
 use crate::lock_blocks::LockCompareSpec;
 use crate::lock_model::LockModel;
 use crate::lock_snapshot::LockSnapshot;
-use crate::pair::{Pair, PairMsg};
+use crate::pair::Pair;
 
-/// Props of [`LockCompareWidget`].
-#[derive(Properties, PartialEq)]
-pub struct LockCompareProps {
-    /// The block.
-    pub spec: Rc<LockCompareSpec>,
-    /// Whether the page's keyboard shortcuts drive this widget.
-    #[prop_or_default]
-    pub keyboard: bool,
-}
+/// The lock comparison widget.
+pub type LockCompareWidget = CompareShell<LockCompare>;
 
-/// The widget.
-pub struct LockCompareWidget {
-    pair: Pair<LockModel>,
-}
+/// The lock kind of comparison.
+#[derive(PartialEq)]
+pub struct LockCompare;
 
-impl Component for LockCompareWidget {
-    type Message = PairMsg;
-    type Properties = LockCompareProps;
+impl CompareKind for LockCompare {
+    type Spec = LockCompareSpec;
+    type Model = LockModel;
 
-    fn create(ctx: &Context<Self>) -> Self {
-        let spec = &ctx.props().spec;
+    fn open(spec: &LockCompareSpec) -> Vec<(String, LockModel)> {
         let mut left = LockModel::new(spec.left);
         let mut right = LockModel::new(spec.right);
         if let Some(n) = spec.stop {
             left.advance_to(n, &[]);
             right.advance_to(n, &[]);
         }
-        LockCompareWidget {
-            pair: Pair::new(
-                ctx,
-                vec![("left".into(), left), ("right".into(), right)],
-                ctx.props().keyboard,
-            ),
-        }
+        vec![("left".into(), left), ("right".into(), right)]
     }
 
-    fn update(&mut self, ctx: &Context<Self>, msg: PairMsg) -> bool {
-        self.pair.update(ctx.link(), msg)
-    }
-
-    fn view(&self, ctx: &Context<Self>) -> Html {
-        let spec = &ctx.props().spec;
+    fn frame<'a>(spec: &'a LockCompareSpec, pair: &Pair<LockModel>) -> CompareFrame<'a> {
         let id = &spec.id;
-        let pair = &self.pair;
         let ls = LockSnapshot::of(pair.left());
         let rs = LockSnapshot::of(pair.right());
         let scale = bar_scale(&ls.lanes, &rs.lanes);
@@ -95,21 +71,23 @@ impl Component for LockCompareWidget {
                 </div>
             }
         };
-        html! {
-            <section class="widget compare lock-compare" data-testid={format!("sim-{id}")} data-widget="compare"
-                data-mechanism="locks" ref={pair.root.clone()} aria-labelledby={format!("sim-{id}-caption")}>
-                { widget_head(format!("sim-{id}-caption"), "Compare", caption, false) }
-                { block_errors("comparison", &spec.errors) }
-                <Controls ..controls />
-                { announce(&pair.announce, false) }
+        CompareFrame {
+            id,
+            errors: &spec.errors,
+            mechanism: Some(("lock-compare", "locks")),
+            caption,
+            controls,
+            table: html! {
                 <DiffTable left={format!("left: {}", name(pair.left()))}
                     right={format!("right: {}", name(pair.right()))}
-                    rows={ls.counters.iter().zip(rs.counters.iter()).map(|(&(k, l), &(_, r))| (k, l, r)).collect::<Vec<_>>()} />
-                <div class="halves">
+                    rows={diff_rows(&ls.counters, &rs.counters)} />
+            },
+            halves: html! {
+                <>
                     { half("left", pair.left(), &ls) }
                     { half("right", pair.right(), &rs) }
-                </div>
-            </section>
+                </>
+            },
         }
     }
 }

@@ -1,0 +1,116 @@
+//! The shell every live simulation widget shares ([`SimShell`]): it opens the model its kind
+//! ([`SimKind`]: herd, locks, accept) asks for, hands clicks, keys, form edits and animation frames
+//! to the controller ([`Live`], which also keeps the playground's page address in step), and lays
+//! out the kind's panels in the common frame ([`sim_frame`]).
+
+use std::rc::Rc;
+
+use herdlab_core::sim::Actor;
+use yew::prelude::*;
+
+use crate::block_parse::SimBlock;
+use crate::components::sim_frame::{sim_frame, SimFrame};
+use crate::live::{Live, LiveMsg, Place};
+use crate::live_model::LiveModel;
+use crate::model::Action;
+use crate::sim_open::Opening;
+
+/// One kind of simulation widget: its block's scenario, the playground's start, its
+/// counterexample, its model, how it opens and what it shows.
+pub trait SimKind: PartialEq + Sized + 'static {
+    /// The block's scenario.
+    type Params: PartialEq + 'static;
+    /// What the page address asks of the playground.
+    type Init: PartialEq + 'static;
+    /// A counterexample to step through (a check block's replay).
+    type Counterexample: PartialEq + 'static;
+    /// The model the widget drives.
+    type Model: LiveModel + 'static;
+    /// The model the widget opens with.
+    fn open(props: &SimProps<Self>) -> Opening<Self::Model>;
+    /// The kind's panels, over the model now; `on_network` steps the network actor.
+    fn frame(
+        props: &SimProps<Self>,
+        live: &Live<Self::Model>,
+        on_network: &Callback<()>,
+    ) -> SimFrame;
+}
+
+/// Props of a [`SimShell`].
+#[derive(Properties, PartialEq)]
+pub struct SimProps<K: SimKind> {
+    /// The block.
+    pub spec: Rc<SimBlock<K::Params>>,
+    /// The lesson it is in (where "copy link" leads).
+    pub slug: AttrValue,
+    /// For the playground: what the page address asks for.
+    #[prop_or_default]
+    pub init: Option<Rc<K::Init>>,
+    /// Whether the page's keyboard shortcuts drive this widget.
+    #[prop_or_default]
+    pub keyboard: bool,
+    /// A counterexample to step through (a check block's replay).
+    #[prop_or_default]
+    pub counterexample: Option<Rc<K::Counterexample>>,
+}
+
+impl<K: SimKind> SimProps<K> {
+    /// Whether this is the lesson's playground (the simulation the page address follows).
+    pub fn main(&self) -> bool {
+        self.init.is_some()
+    }
+}
+
+/// A live simulation widget of kind `K`.
+pub struct SimShell<K: SimKind> {
+    live: Live<K::Model>,
+    replay_error: Option<String>,
+    on_network: Callback<()>,
+}
+
+impl<K: SimKind> Component for SimShell<K> {
+    type Message = LiveMsg;
+    type Properties = SimProps<K>;
+
+    fn create(ctx: &Context<Self>) -> Self {
+        let props = ctx.props();
+        let Opening {
+            model,
+            replay_error,
+            autoplay,
+        } = K::open(props);
+        SimShell {
+            live: Live::new(ctx, model, autoplay, props.keyboard),
+            replay_error,
+            on_network: ctx
+                .link()
+                .callback(|_| LiveMsg::Act(Action::StepActor(Actor::Network))),
+        }
+    }
+
+    fn update(&mut self, ctx: &Context<Self>, msg: LiveMsg) -> bool {
+        let props = ctx.props();
+        let at = Place {
+            slug: &props.slug,
+            main: props.main(),
+        };
+        self.live.update(ctx.link(), &at, msg)
+    }
+
+    fn rendered(&mut self, _ctx: &Context<Self>, _first: bool) {
+        self.live.rendered();
+    }
+
+    fn view(&self, ctx: &Context<Self>) -> Html {
+        let props = ctx.props();
+        let frame = K::frame(props, &self.live, &self.on_network);
+        sim_frame(
+            &props.spec,
+            props.main(),
+            props.keyboard,
+            &self.live,
+            self.replay_error.as_deref(),
+            frame,
+        )
+    }
+}
