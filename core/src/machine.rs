@@ -44,11 +44,17 @@ pub trait Machine: Clone + core::fmt::Debug + PartialEq + Eq + core::hash::Hash 
     /// with long pause runs may jump over them, as long as it ends in the state that completing
     /// them one by one reaches.
     fn skip_pauses(&mut self) -> u32 {
-        let mut n = 0;
-        while self.next_op() == Op::Pause {
-            self.complete(OpResult::Done);
-            n += 1;
-        }
-        n
+        complete_pauses(self)
     }
+}
+
+/// Complete `m`'s pending `pause`s one by one and return how many there were (the default of
+/// [`Machine::skip_pauses`], for overrides to fall back on).
+pub fn complete_pauses<M: Machine>(m: &mut M) -> u32 {
+    let mut n = 0;
+    while m.next_op() == Op::Pause {
+        m.complete(OpResult::Done);
+        n += 1;
+    }
+    n
 }

@@ -485,14 +485,7 @@ impl Machine for LockWorker {
     fn skip_pauses(&mut self) -> u32 {
         match (self.phase, &mut self.algo) {
             (Phase::Lock, Algo::Shmtx(s)) => s.skip_pauses(),
-            _ => {
-                let mut n = 0;
-                while self.next_op() == Op::Pause {
-                    self.complete(OpResult::Done);
-                    n += 1;
-                }
-                n
-            }
+            _ => crate::machine::complete_pauses(self),
         }
     }
 
