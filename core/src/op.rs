@@ -261,3 +261,24 @@ pub enum OpResult {
     /// The client closed this connection; it is closed on this side too.
     Eof(u32),
 }
+
+/// Where a thread is inside the kernel's accept path (`inet_csk_accept` and
+/// `inet_csk_wait_for_connect`) that the simulated platform models for [`Op::Accept`]
+/// ([`crate::machine::Machine::kernel_line`] shows a line for each).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum AcceptPhase {
+    /// The fast path: a connection is already queued.
+    Fast,
+    /// Broken order only: test the queue before queueing the wait entry.
+    TestFirst,
+    /// `prepare_to_wait[_exclusive]`.
+    Prepare,
+    /// Correct order: `if queue empty: schedule()`.
+    SleepIfEmpty,
+    /// Broken order only: `schedule()` unconditionally.
+    Schedule,
+    /// Take a connection under `lock_sock`, or loop.
+    Take,
+    /// `finish_wait`.
+    Finish,
+}

@@ -181,10 +181,14 @@ const MASTER_LISTING: &[&str] = &[
     "// master process",
     "pid = waitpid()                              // sleep until a worker dies",
     "// ngx_unlock_mutexes(pid) -> ngx_shmtx_force_unlock(mtx, pid):",
-    "if cas(lock, pid, 0):                        // it died holding the lock",
+    "if cas(lock, pid, 0):                        // it died holding the lock", // MASTER_RELEASE_LINE
     "  w = wait; while w > 0 (signed):            // the unlock's wakeup",
     "    if cas(wait, w, w - 1): sem_post(sem); stop",
 ];
+
+/// The line of [`MASTER_LISTING`] where force_unlock's release stands; the wake loop and the wake
+/// follow it, as in the unlock's listing.
+const MASTER_RELEASE_LINE: u16 = 4;
 
 /// A thread that takes and releases one lock, `rounds` times (or, in a crash scenario, the master).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -314,7 +318,7 @@ impl LockWorker {
 
     fn critical_line(&self) -> u16 {
         match &self.algo {
-            Algo::Shmtx(_) | Algo::Master(_) => 16,
+            Algo::Shmtx(_) | Algo::Master(_) => shmtx::CRITICAL_LINE,
             Algo::Ttas(t) => t.critical_line(),
             Algo::Ticket(_) => 4,
             Algo::Futex(_) => 5,
@@ -357,10 +361,10 @@ impl Master {
     fn line(&self) -> u16 {
         match self.stage {
             MasterStage::Reap | MasterStage::ReadPid => 2,
-            MasterStage::Force(s) => match s.unlock_line() {
-                18 => 4,
-                19 => 5,
-                _ => 6,
+            MasterStage::Force(s) => match s.unlock_line_name() {
+                shmtx::Ln::Release => MASTER_RELEASE_LINE,
+                shmtx::Ln::WakeLoop => MASTER_RELEASE_LINE + 1,
+                _ => MASTER_RELEASE_LINE + 2,
             },
             MasterStage::Done => 1,
         }

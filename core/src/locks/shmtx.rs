@@ -4,22 +4,38 @@
 //! [`LOCK`] (0 free, else the holder's pid) and [`WAIT`] (processes announced as about to sleep; read as
 //! signed, may be −1 for a moment). The semaphore [`SEM`] starts at 0.
 //!
-//! # Lock states
-//! | state | op | next |
-//! |---|---|---|
-//! | `L1Load` | load `lock` | `L1Cas` if 0, else spin (more than one CPU) or `L3` |
-//! | `L1Cas` | CAS `lock` 0 → pid | acquired, or spin / `L3` |
-//! | `Pause{n,i}` | `pause` (the i-th of n) | `Pause{n,i+1}`, then `ProbeLoad{n}` |
-//! | `ProbeLoad{n}`, `ProbeCas{n}` | load, CAS 0 → pid | acquired, or `Pause{2n,0}` while 2n < spin, else `L3` |
-//! | `Announce` | `wait += 1` | `RecheckLoad` |
-//! | `RecheckLoad`, `RecheckCas` | load, CAS 0 → pid | `Undo` on success, `SemWait` otherwise |
-//! | `Undo` | `wait −= 1` | acquired (the 1.7.10 fix) |
-//! | `SemWait` | `sem_wait` | `L1Load`: being woken does not hand the lock over |
-//! | `Yield` | `sched_yield` (no semaphore) | `L1Load` |
+//! # Lock states ([`Lock`])
+//! Each state is one row of the step table below, which is the code: the [`steps!`](crate::steps)
+//! macro compiles it to the stepped form (the simulator, the checker, the site) and to the
+//! straight-line form ([`Shmtx::lock_run`], the native benchmark). Each state names its line of the
+//! listing ([`Ln`]); where a variant moves a line, its listing says so.
 //!
-//! # Unlock states
-//! `Release` (CAS `lock` pid → 0; only on success go on) → `WaitLoad` (`w = wait`; stop if `w <= 0`
-//! signed) → `WaitCas{w}` (CAS `wait` w → w−1; reload on failure) → `Post` (`sem_post`).
+//! | state | line | op | next |
+//! |---|---|---|---|
+//! | `L1Load` | L1 | load `lock` | `L1Cas` if 0 (`L1Store` in `plain-load-store`), else spin (more than one CPU) or L3/L4 |
+//! | `L1Cas` | L1 | CAS `lock` 0 → pid | acquired, or spin / L3 / L4 |
+//! | `L1Store` | L1 | store pid in `lock` | acquired (the bug: no CAS) |
+//! | `Pause{n,i}` | Spin | `pause` (the i-th of n) | `Pause{n,i+1}`, then `ProbeLoad{n}` |
+//! | `ProbeLoad{n}` | Probe | load `lock` | `ProbeCas{n}` if 0, else `Pause{2n,0}` while 2n < spin, else L3/L4 |
+//! | `ProbeCas{n}`, `ProbeStore{n}` | Probe | CAS 0 → pid (store) | acquired, or as `ProbeLoad` failing |
+//! | `Announce` | Announce | `wait += 1` | `RecheckLoad` |
+//! | `RecheckLoad` | Recheck | load `lock` | `RecheckCas` if 0, else `SemWait` |
+//! | `RecheckCas`, `RecheckStore` | Recheck | CAS 0 → pid (store) | `Undo` on success, `SemWait` otherwise |
+//! | `Undo` | Undo | `wait −= 1` | acquired (the 1.7.10 fix) |
+//! | `SemWait` | Sleep | `sem_wait` | `L1Load`: being woken does not hand the lock over |
+//! | `Yield` | Yield | `sched_yield` (no semaphore) | `L1Load` |
+//!
+//! # Unlock states ([`Unlock`])
+//! | state | line | op | next |
+//! |---|---|---|---|
+//! | `Release` | Release | CAS `lock` pid → 0 | `WaitLoad` on success (with a semaphore), else done |
+//! | `WaitLoad` | WakeLoop | load `wait` | `WaitCas{w}` if w > 0 (signed), else done |
+//! | `WaitCas{w}` | WakeOne | CAS `wait` w → w−1 | `Post` on success, `WaitLoad` otherwise |
+//! | `Post` | WakeOne | `sem_post` | done |
+//!
+//! # Trylock states ([`Try`])
+//! `Load` (load `lock`; busy unless 0) → `Cas` (CAS 0 → pid; held or busy), or `Store` in
+//! `plain-load-store`.
 //!
 //! # Invariants (checked by [`super::invariants`])
 //! 1. Mutual exclusion: at most one thread in its critical section, and `lock` holds its pid.
@@ -37,6 +53,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::machine::steps::{Next, Ops, Stopped};
 use crate::op::{Op, OpResult, SemId, Word};
 
 /// The lock word: 0 when free, else the holder's pid.
@@ -119,30 +136,187 @@ impl ShmtxVariant {
     }
 }
 
+/// The named lines of the `ngx_shmtx` listing: each state of [`Lock`], [`Unlock`] and [`Try`] names
+/// one, and each variant's listing says where its lines are ([`Shmtx::listing`]; a variant may move a
+/// line, as `announce-after-check` moves the announce below the re-check).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[allow(clippy::enum_variant_names)] // L1…L4 are nginx's own step names
-#[repr(u8)]
-enum L {
-    L1Load,
-    L1Take,
-    Pause { n: u32, i: u32 },
-    ProbeLoad { n: u32 },
-    ProbeTake { n: u32 },
+pub enum Ln {
+    /// L1: `if lock == 0 && cas(lock, 0, pid): break`.
+    L1,
+    /// L2: `pause()` n times.
+    Spin,
+    /// L2's probe after the pauses.
+    Probe,
+    /// L3: `wait += 1`.
     Announce,
-    RecheckLoad,
-    RecheckTake,
+    /// L3's re-check of the lock after announcing.
+    Recheck,
+    /// L3: `wait -= 1; break` (the 1.7.10 fix).
     Undo,
-    SemWait,
+    /// L3: `sem_wait(sem)`.
+    Sleep,
+    /// L4: `sched_yield()`.
     Yield,
+    /// The critical section.
+    Critical,
+    /// Unlock: `cas(lock, pid, 0)`.
+    Release,
+    /// Unlock: `w = wait; while w > 0`.
+    WakeLoop,
+    /// Unlock: `cas(wait, w, w - 1)`, then `sem_post(sem)`.
+    WakeOne,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[repr(u8)]
-enum U {
-    Release,
-    WaitLoad,
-    WaitCas { w: u32 },
-    Post,
+impl Ln {
+    /// How many named lines there are.
+    pub const COUNT: usize = 12;
+}
+
+/// A pseudocode listing whose lines may carry a name: the text the code panel shows, and where each
+/// name stands in it, so a state's highlighted line comes from the listing itself.
+#[derive(Debug)]
+pub struct Listing {
+    /// The lines, as the code panel shows them.
+    pub text: &'static [&'static str],
+    /// For each [`Ln`] (by its discriminant), its 1-based line, 0 when this listing lacks it.
+    pub lines: [u16; Ln::COUNT],
+}
+
+impl Listing {
+    /// The 1-based line named `n` (0 when the listing lacks it: a test holds every reachable state's
+    /// line to be present).
+    #[inline(always)]
+    pub fn of(&self, n: Ln) -> u16 {
+        self.lines[n as usize]
+    }
+}
+
+/// Build a [`Listing`] from named lines, at compile time.
+const fn listing<const N: usize>(
+    named: &[(Option<Ln>, &'static str); N],
+) -> ([&'static str; N], [u16; Ln::COUNT]) {
+    let mut text = [""; N];
+    let mut lines = [0u16; Ln::COUNT];
+    let mut i = 0;
+    while i < N {
+        text[i] = named[i].1;
+        if let Some(n) = named[i].0 {
+            lines[n as usize] = (i + 1) as u16;
+        }
+        i += 1;
+    }
+    (text, lines)
+}
+
+crate::steps! {
+    /// Where a thread is in `ngx_shmtx_lock` (the module docs give the table with its invariant).
+    #[allow(clippy::enum_variant_names)]
+    #[repr(u8)]
+    pub enum Lock(m: Shmtx) -> (), line Ln {
+        /// L1: read the lock word.
+        L1Load @ Ln::L1 => load(LOCK) => |v|
+            if v == 0 { Go(m.take(Lock::L1Cas, Lock::L1Store)) } else { m.after_fail(1) };
+        /// L1: take it with a CAS.
+        L1Cas @ Ln::L1 => cas(LOCK, 0, m.pid) => |ok|
+            if ok { Done(()) } else { m.after_fail(1) };
+        /// L1 in `plain-load-store`: take it with a store.
+        L1Store @ Ln::L1 => store(LOCK, m.pid) => |()| Done(());
+        /// L2: the i-th of n pauses.
+        Pause {
+            /// The pauses in this run (1, 2, 4, …).
+            n: u32,
+            /// Pauses done so far.
+            i: u32,
+        } @ Ln::Spin => pause() => |()|
+            Go(if i + 1 >= n { Lock::ProbeLoad { n } } else { Lock::Pause { n, i: i + 1 } });
+        /// L2: probe the lock after n pauses.
+        ProbeLoad {
+            /// The pauses before this probe.
+            n: u32,
+        } @ Ln::Probe => load(LOCK) => |v|
+            if v == 0 {
+                Go(m.take(Lock::ProbeCas { n }, Lock::ProbeStore { n }))
+            } else {
+                m.after_fail(2 * n)
+            };
+        /// L2: take it with a CAS.
+        ProbeCas {
+            /// The pauses before this probe.
+            n: u32,
+        } @ Ln::Probe => cas(LOCK, 0, m.pid) => |ok|
+            if ok { Done(()) } else { m.after_fail(2 * n) };
+        /// L2 in `plain-load-store`: take it with a store.
+        ProbeStore {
+            /// The pauses before this probe.
+            n: u32,
+        } @ Ln::Probe => store(LOCK, m.pid) => |()| Done(());
+        /// L3: `wait += 1`.
+        Announce @ Ln::Announce => fetch_add(WAIT, 1) => |_| {
+            m.announced = true;
+            Go(if m.variant() == ShmtxVariant::AnnounceAfterCheck { Lock::SemWait } else { Lock::RecheckLoad })
+        };
+        /// L3: re-check the lock.
+        RecheckLoad @ Ln::Recheck => load(LOCK) => |v|
+            Go(if v == 0 {
+                m.take(Lock::RecheckCas, Lock::RecheckStore)
+            } else if m.variant() == ShmtxVariant::AnnounceAfterCheck {
+                Lock::Announce
+            } else {
+                Lock::SemWait
+            });
+        /// L3: take it with a CAS.
+        RecheckCas @ Ln::Recheck => cas(LOCK, 0, m.pid) => |ok| m.rechecked(ok);
+        /// L3 in `plain-load-store`: take it with a store.
+        RecheckStore @ Ln::Recheck => store(LOCK, m.pid) => |()| m.rechecked(true);
+        /// L3: `wait -= 1` after the re-check won.
+        Undo @ Ln::Undo => fetch_add(WAIT, u32::MAX) => |_| {
+            m.announced = false;
+            if m.variant() == ShmtxVariant::SeedListing { Go(Lock::SemWait) } else { Done(()) }
+        };
+        /// L3: `sem_wait`; being woken does not hand the lock over.
+        SemWait @ Ln::Sleep => sem_wait(SEM) => |()| {
+            m.announced = false;
+            Go(Lock::L1Load)
+        };
+        /// L4 (no semaphore): `sched_yield`.
+        Yield @ Ln::Yield => sched_yield() => |()| Go(Lock::L1Load);
+    }
+}
+
+crate::steps! {
+    /// Where a thread is in `ngx_shmtx_unlock` (or the master's `ngx_shmtx_force_unlock`).
+    #[repr(u8)]
+    pub enum Unlock(m: Shmtx) -> (), line Ln {
+        /// `cas(lock, pid, 0)`: only a successful release goes on to wake.
+        Release @ Ln::Release => cas(LOCK, m.pid, 0) => |ok|
+            if m.reads_first() || !ok || !m.cfg.semaphore { Done(()) } else { Go(Unlock::WaitLoad) };
+        /// `w = wait`; nothing to wake while `w <= 0` (signed).
+        WaitLoad @ Ln::WakeLoop => load(WAIT) => |w|
+            if (w as i32) > 0 { Go(Unlock::WaitCas { w }) } else { m.done_waking() };
+        /// `cas(wait, w, w - 1)`; reload on failure.
+        WaitCas {
+            /// The value of `wait` read.
+            w: u32,
+        } @ Ln::WakeOne => cas(WAIT, w, w.wrapping_sub(1)) => |ok|
+            Go(if ok { Unlock::Post } else { Unlock::WaitLoad });
+        /// `sem_post(sem)`.
+        Post @ Ln::WakeOne => sem_post(SEM) => |()| m.done_waking();
+    }
+}
+
+crate::steps! {
+    /// Where a thread is in `ngx_shmtx_trylock`: `*lock == 0 && CAS(lock, 0, pid)`, never spinning
+    /// or sleeping; the outcome is whether the lock is now held.
+    #[repr(u8)]
+    pub enum Try(m: Shmtx) -> bool, line Ln {
+        /// Read the lock word: busy unless 0.
+        Load @ Ln::L1 => load(LOCK) => |v|
+            if v == 0 { Go(m.take(Try::Cas, Try::Store)) } else { Done(false) };
+        /// Take it with a CAS.
+        Cas @ Ln::L1 => cas(LOCK, 0, m.pid) => |ok| Done(ok);
+        /// In `plain-load-store`: take it with a store.
+        Store @ Ln::L1 => store(LOCK, m.pid) => |()| Done(true);
+    }
 }
 
 /// What a lock or unlock step led to.
@@ -178,13 +352,18 @@ pub struct ShmtxConfig {
     pub variant: ShmtxVariant,
 }
 
-/// One thread's view of an `ngx_shmtx`: where it is in lock or unlock.
+/// One thread's view of an `ngx_shmtx`: where it is in lock, unlock or trylock.
+///
+/// The stepped form ([`Shmtx::lock_op`], [`Shmtx::lock_complete`], …) keeps the state in the
+/// struct; the straight-line form ([`Shmtx::lock_run`], [`Shmtx::unlock_run`]) keeps it in a local
+/// and runs the same tables to the end.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Shmtx {
     cfg: ShmtxConfig,
     pid: u32,
-    lock: L,
-    unlock: U,
+    lock: Lock,
+    unlock: Unlock,
+    try_: Try,
     announced: bool,
 }
 
@@ -194,45 +373,101 @@ impl Shmtx {
         Shmtx {
             cfg,
             pid,
-            lock: L::L1Load,
-            unlock: U::Release,
+            lock: Lock::L1Load,
+            unlock: Unlock::Release,
+            try_: Try::Load,
             announced: false,
+        }
+    }
+
+    #[inline(always)]
+    fn variant(&self) -> ShmtxVariant {
+        self.cfg.variant
+    }
+
+    #[inline(always)]
+    fn reads_first(&self) -> bool {
+        self.cfg.variant == ShmtxVariant::UnlockReadsWaitFirst
+    }
+
+    /// The take after a load found the lock free: a CAS, or in `plain-load-store` a store.
+    #[inline(always)]
+    fn take<S>(&self, cas: S, store: S) -> S {
+        if self.cfg.variant == ShmtxVariant::PlainLoadStore {
+            store
+        } else {
+            cas
+        }
+    }
+
+    /// After L1 or a probe failed: spin `n` pauses more while `n < spin` (more than one CPU), or go
+    /// to L3/L4.
+    #[inline(always)]
+    fn after_fail(&self, n: u32) -> Next<Lock, ()> {
+        Next::Go(if self.cfg.ncpu > 1 && n < self.cfg.spin {
+            Lock::Pause { n, i: 0 }
+        } else {
+            match (self.cfg.semaphore, self.cfg.variant) {
+                (false, _) => Lock::Yield,
+                (true, ShmtxVariant::AnnounceAfterCheck) => Lock::RecheckLoad,
+                (true, _) => Lock::Announce,
+            }
+        })
+    }
+
+    /// After L3's take: `ok` when it won.
+    #[inline(always)]
+    fn rechecked(&mut self, ok: bool) -> Next<Lock, ()> {
+        match (ok, self.cfg.variant) {
+            (true, ShmtxVariant::NoWaitDecrement) => {
+                // the bug: `wait` stays raised; the thread no longer counts as a sleeper
+                self.announced = false;
+                Next::Done(())
+            }
+            (true, ShmtxVariant::AnnounceAfterCheck) => Next::Done(()),
+            (true, _) => Next::Go(Lock::Undo),
+            (false, ShmtxVariant::AnnounceAfterCheck) => Next::Go(Lock::Announce),
+            (false, _) => Next::Go(Lock::SemWait),
+        }
+    }
+
+    /// The wake part of unlock is over: done, or in `unlock-reads-wait-first` release now.
+    #[inline(always)]
+    fn done_waking(&self) -> Next<Unlock, ()> {
+        if self.reads_first() {
+            Next::Go(Unlock::Release)
+        } else {
+            Next::Done(())
         }
     }
 
     /// Begin `ngx_shmtx_lock`.
     #[inline(always)]
     pub fn start_lock(&mut self) {
-        self.lock = L::L1Load;
+        self.lock = Lock::L1Load;
     }
 
-    /// Begin `ngx_shmtx_trylock`: `*lock == 0 && CAS(lock, 0, pid)`, never spinning or sleeping
-    /// (how the accept mutex is used: `ngx_trylock_accept_mutex`).
+    /// Begin `ngx_shmtx_trylock` (how the accept mutex is used: `ngx_trylock_accept_mutex`).
     pub fn start_trylock(&mut self) {
-        self.lock = L::L1Load;
+        self.try_ = Try::Load;
     }
 
     /// The next trylock step's operation (a load, then the take).
     pub fn trylock_op(&self) -> Op {
-        match self.lock {
-            L::L1Load => Op::Load(LOCK),
-            _ => self.take_op(),
-        }
+        self.try_.op(self)
     }
 
     /// Deliver a trylock step's result.
     pub fn trylock_complete(&mut self, r: OpResult) -> TryOutcome {
-        match self.lock {
-            L::L1Load => match r {
-                OpResult::Value(0) => {
-                    self.lock = L::L1Take;
-                    TryOutcome::Pending
-                }
-                _ => TryOutcome::Busy,
-            },
-            _ => {
-                self.lock = L::L1Load;
-                if self.took(r) {
+        let st = self.try_;
+        match st.complete(self, r) {
+            Next::Go(s) => {
+                self.try_ = s;
+                TryOutcome::Pending
+            }
+            Next::Done(held) => {
+                self.try_ = Try::Load;
+                if held {
                     TryOutcome::Acquired
                 } else {
                     TryOutcome::Busy
@@ -245,8 +480,8 @@ impl Shmtx {
     #[inline(always)]
     pub fn start_unlock(&mut self) {
         self.unlock = match self.cfg.variant {
-            ShmtxVariant::UnlockReadsWaitFirst if self.cfg.semaphore => U::WaitLoad,
-            _ => U::Release,
+            ShmtxVariant::UnlockReadsWaitFirst if self.cfg.semaphore => Unlock::WaitLoad,
+            _ => Unlock::Release,
         };
     }
 
@@ -259,15 +494,15 @@ impl Shmtx {
     /// n ≥ 2: the first probe, n = 1, follows L1 and is never merged): see
     /// [`crate::machine::Machine::in_failed_spin`].
     pub fn in_failed_spin(&self) -> bool {
-        matches!(self.lock, L::Pause { n, .. } | L::ProbeLoad { n } if n >= 2)
+        matches!(self.lock, Lock::Pause { n, .. } | Lock::ProbeLoad { n } if n >= 2)
     }
 
     /// In a run of pauses, jump to its probe and return how many pauses that skipped (0 when the
     /// next step is not a pause): the state that completing them one by one reaches.
     pub fn skip_pauses(&mut self) -> u32 {
         match self.lock {
-            L::Pause { n, i } => {
-                self.lock = L::ProbeLoad { n };
+            Lock::Pause { n, i } => {
+                self.lock = Lock::ProbeLoad { n };
                 n - i
             }
             _ => 0,
@@ -276,343 +511,235 @@ impl Shmtx {
 
     /// True between a successful CAS on `wait` and the `sem_post` (the set F).
     pub fn is_posting(&self) -> bool {
-        matches!(self.unlock, U::Post)
+        matches!(self.unlock, Unlock::Post)
     }
 
-    #[inline(always)]
-    fn plain(&self) -> bool {
-        self.cfg.variant == ShmtxVariant::PlainLoadStore
+    /// The state of the lock table (stepped form).
+    pub fn lock_state(&self) -> Lock {
+        self.lock
     }
 
-    #[inline(always)]
-    fn take_op(&self) -> Op {
-        if self.plain() {
-            Op::Store(LOCK, self.pid)
-        } else {
-            Op::Cas {
-                word: LOCK,
-                expected: 0,
-                new: self.pid,
-            }
-        }
+    /// The state of the unlock table (stepped form).
+    pub fn unlock_state(&self) -> Unlock {
+        self.unlock
     }
 
     /// The next lock step's operation.
     #[inline(always)]
     pub fn lock_op(&self) -> Op {
-        match self.lock {
-            L::L1Load | L::ProbeLoad { .. } | L::RecheckLoad => Op::Load(LOCK),
-            L::L1Take | L::ProbeTake { .. } | L::RecheckTake => self.take_op(),
-            L::Pause { .. } => Op::Pause,
-            L::Announce => Op::FetchAdd(WAIT, 1),
-            L::Undo => Op::FetchAdd(WAIT, u32::MAX),
-            L::SemWait => Op::SemWait(SEM),
-            L::Yield => Op::Yield,
-        }
-    }
-
-    #[inline(always)]
-    fn took(&self, r: OpResult) -> bool {
-        match r {
-            OpResult::Cas { ok, .. } => ok,
-            OpResult::Done => self.plain(),
-            _ => false,
-        }
-    }
-
-    /// After L1 or a probe failed: spin more, or go to L3/L4.
-    #[inline(always)]
-    fn after_fail(&self, n: Option<u32>) -> L {
-        let next_n = match n {
-            None => 1,
-            Some(n) => n * 2,
-        };
-        if self.cfg.ncpu > 1 && next_n < self.cfg.spin {
-            L::Pause { n: next_n, i: 0 }
-        } else {
-            self.l3()
-        }
-    }
-
-    #[inline(always)]
-    fn l3(&self) -> L {
-        match (self.cfg.semaphore, self.cfg.variant) {
-            (false, _) => L::Yield,
-            (true, ShmtxVariant::AnnounceAfterCheck) => L::RecheckLoad,
-            (true, _) => L::Announce,
-        }
+        self.lock.op(self)
     }
 
     /// Deliver a lock step's result.
     #[inline(always)]
     pub fn lock_complete(&mut self, r: OpResult) -> Progress {
-        let v = self.cfg.variant;
-        let next = match self.lock {
-            L::L1Load => match r {
-                OpResult::Value(0) => L::L1Take,
-                _ => self.after_fail(None),
-            },
-            L::L1Take => {
-                if self.took(r) {
-                    return Progress::Finished;
-                }
-                self.after_fail(None)
+        let st = self.lock;
+        match st.complete(self, r) {
+            Next::Go(s) => {
+                self.lock = s;
+                Progress::Pending
             }
-            L::Pause { n, i } => {
-                if i + 1 >= n {
-                    L::ProbeLoad { n }
-                } else {
-                    L::Pause { n, i: i + 1 }
-                }
-            }
-            L::ProbeLoad { n } => match r {
-                OpResult::Value(0) => L::ProbeTake { n },
-                _ => self.after_fail(Some(n)),
-            },
-            L::ProbeTake { n } => {
-                if self.took(r) {
-                    return Progress::Finished;
-                }
-                self.after_fail(Some(n))
-            }
-            L::Announce => {
-                self.announced = true;
-                if v == ShmtxVariant::AnnounceAfterCheck {
-                    L::SemWait
-                } else {
-                    L::RecheckLoad
-                }
-            }
-            L::RecheckLoad => match (r, v) {
-                (OpResult::Value(0), _) => L::RecheckTake,
-                (_, ShmtxVariant::AnnounceAfterCheck) => L::Announce,
-                _ => L::SemWait,
-            },
-            L::RecheckTake => match (self.took(r), v) {
-                (true, ShmtxVariant::NoWaitDecrement) => {
-                    // the bug: `wait` stays raised; the thread no longer counts as a sleeper
-                    self.announced = false;
-                    return Progress::Finished;
-                }
-                (true, ShmtxVariant::AnnounceAfterCheck) => return Progress::Finished,
-                (true, _) => L::Undo,
-                (false, ShmtxVariant::AnnounceAfterCheck) => L::Announce,
-                (false, _) => L::SemWait,
-            },
-            L::Undo => {
-                self.announced = false;
-                if v == ShmtxVariant::SeedListing {
-                    L::SemWait
-                } else {
-                    return Progress::Finished;
-                }
-            }
-            L::SemWait => {
-                self.announced = false;
-                L::L1Load
-            }
-            L::Yield => L::L1Load,
-        };
-        self.lock = next;
-        Progress::Pending
+            Next::Done(()) => Progress::Finished,
+        }
     }
 
     /// The next unlock step's operation.
     #[inline(always)]
     pub fn unlock_op(&self) -> Op {
-        match self.unlock {
-            U::Release => Op::Cas {
-                word: LOCK,
-                expected: self.pid,
-                new: 0,
-            },
-            U::WaitLoad => Op::Load(WAIT),
-            U::WaitCas { w } => Op::Cas {
-                word: WAIT,
-                expected: w,
-                new: w.wrapping_sub(1),
-            },
-            U::Post => Op::SemPost(SEM),
-        }
+        self.unlock.op(self)
     }
 
     /// Deliver an unlock step's result.
     #[inline(always)]
     pub fn unlock_complete(&mut self, r: OpResult) -> Progress {
-        let reads_first = self.cfg.variant == ShmtxVariant::UnlockReadsWaitFirst;
-        let done_waking = |s: &mut Self| {
-            if reads_first {
-                s.unlock = U::Release;
-                Progress::Pending
-            } else {
-                Progress::Finished
-            }
-        };
-        match self.unlock {
-            U::Release => {
-                let ok = matches!(r, OpResult::Cas { ok: true, .. });
-                if reads_first || !ok || !self.cfg.semaphore {
-                    return Progress::Finished;
-                }
-                self.unlock = U::WaitLoad;
+        let st = self.unlock;
+        match st.complete(self, r) {
+            Next::Go(s) => {
+                self.unlock = s;
                 Progress::Pending
             }
-            U::WaitLoad => match r {
-                OpResult::Value(w) if (w as i32) > 0 => {
-                    self.unlock = U::WaitCas { w };
-                    Progress::Pending
-                }
-                _ => done_waking(self),
-            },
-            U::WaitCas { .. } => {
-                self.unlock = if matches!(r, OpResult::Cas { ok: true, .. }) {
-                    U::Post
-                } else {
-                    U::WaitLoad
-                };
-                Progress::Pending
+            Next::Done(()) => Progress::Finished,
+        }
+    }
+
+    /// Straight-line form of `ngx_shmtx_lock`: run the lock table from its start to the lock held.
+    /// On a platform error the stepped state is left where the run stopped.
+    #[inline(always)]
+    pub fn lock_run<P: Ops + ?Sized>(&mut self, p: &mut P) -> Result<(), P::Error> {
+        self.start_lock();
+        match Lock::L1Load.run(self, p) {
+            Ok(()) => Ok(()),
+            Err(Stopped { state, error }) => {
+                self.lock = state;
+                Err(error)
             }
-            U::Post => done_waking(self),
+        }
+    }
+
+    /// Straight-line form of `ngx_shmtx_unlock`: run the unlock table from its start to the end.
+    #[inline(always)]
+    pub fn unlock_run<P: Ops + ?Sized>(&mut self, p: &mut P) -> Result<(), P::Error> {
+        self.start_unlock();
+        match self.unlock.run(self, p) {
+            Ok(()) => Ok(()),
+            Err(Stopped { state, error }) => {
+                self.unlock = state;
+                Err(error)
+            }
         }
     }
 
     /// The line of [`Shmtx::listing`] the next lock step executes.
     pub fn lock_line(&self) -> u16 {
-        let b1 = self.cfg.variant == ShmtxVariant::AnnounceAfterCheck;
-        match self.lock {
-            L::L1Load | L::L1Take => 4,
-            L::Pause { .. } => 7,
-            L::ProbeLoad { .. } | L::ProbeTake { .. } => 8,
-            L::Announce => {
-                if b1 {
-                    12
-                } else {
-                    10
-                }
-            }
-            L::RecheckLoad | L::RecheckTake => {
-                if b1 {
-                    10
-                } else {
-                    11
-                }
-            }
-            L::Undo => 12,
-            L::SemWait => 13,
-            L::Yield => 14,
-        }
+        self.named_listing().of(self.lock.line(self))
     }
 
     /// The line the next unlock step executes.
     pub fn unlock_line(&self) -> u16 {
-        let b2 = self.cfg.variant == ShmtxVariant::UnlockReadsWaitFirst;
-        match (self.unlock, b2) {
-            (U::Release, false) => 18,
-            (U::WaitLoad, false) => 19,
-            (U::WaitCas { .. } | U::Post, false) => 20,
-            (U::WaitLoad, true) => 18,
-            (U::WaitCas { .. } | U::Post, true) => 19,
-            (U::Release, true) => 20,
+        self.named_listing().of(self.unlock.line(self))
+    }
+
+    /// The name of the line the next unlock step executes (the master's force_unlock shows it in its
+    /// own listing).
+    pub fn unlock_line_name(&self) -> Ln {
+        self.unlock.line(self)
+    }
+
+    /// This variant's listing, with its named lines.
+    pub fn named_listing(&self) -> &'static Listing {
+        match self.cfg.variant {
+            ShmtxVariant::Correct => &LISTING_CORRECT,
+            ShmtxVariant::NoWaitDecrement => &LISTING_B3,
+            ShmtxVariant::AnnounceAfterCheck => &LISTING_B1,
+            ShmtxVariant::UnlockReadsWaitFirst => &LISTING_B2,
+            ShmtxVariant::PlainLoadStore => &LISTING_B7,
+            ShmtxVariant::SeedListing => &LISTING_B5,
         }
     }
 
     /// The pseudocode of this variant, lock and unlock inside a worker's round loop.
     pub fn listing(&self) -> &'static [&'static str] {
-        match self.cfg.variant {
-            ShmtxVariant::Correct => LISTING_CORRECT,
-            ShmtxVariant::NoWaitDecrement => LISTING_B3,
-            ShmtxVariant::AnnounceAfterCheck => LISTING_B1,
-            ShmtxVariant::UnlockReadsWaitFirst => LISTING_B2,
-            ShmtxVariant::PlainLoadStore => LISTING_B7,
-            ShmtxVariant::SeedListing => LISTING_B5,
-        }
+        self.named_listing().text
     }
 }
 
-macro_rules! listing {
-    ($l4:expr, $l8:expr, $l10:expr, $l11:expr, $l12:expr, $l18:expr, $l19:expr, $l20:expr) => {
-        &[
-            "for each round {                             // worker",
-            "  // lock (ngx_shmtx_lock)",
-            "  loop {",
-            $l4,
-            "    if ncpu > 1:                              // L2: exponential spin",
-            "      for n = 1, 2, 4, ... while n < spin:",
-            "        pause() n times",
-            $l8,
-            "    if semaphore:                             // L3",
-            $l10,
-            $l11,
-            $l12,
-            "      sem_wait(sem)                           // sleep until posted, then retry",
-            "    else: sched_yield()                       // L4",
-            "  }",
-            "  critical_section()",
-            "  // unlock (ngx_shmtx_unlock)",
-            $l18,
-            $l19,
-            $l20,
-            "}",
-        ]
+/// The critical section's line in every variant's listing.
+pub const CRITICAL_LINE: u16 = LISTING_CORRECT.lines[Ln::Critical as usize];
+
+/// One variant's listing: the shared lines, with the eight that variants change given as
+/// `(name, text)` pairs (lines 4, 8, 10, 11, 12, 18, 19 and 20).
+macro_rules! variant_listing {
+    ($name:ident: $l4:expr, $l8:expr, $l10:expr, $l11:expr, $l12:expr, $l18:expr, $l19:expr, $l20:expr) => {
+        const $name: Listing = {
+            const NAMED: [(Option<Ln>, &str); 21] = [
+                (None, "for each round {                             // worker"),
+                (None, "  // lock (ngx_shmtx_lock)"),
+                (None, "  loop {"),
+                $l4,
+                (None, "    if ncpu > 1:                              // L2: exponential spin"),
+                (None, "      for n = 1, 2, 4, ... while n < spin:"),
+                (Some(Ln::Spin), "        pause() n times"),
+                $l8,
+                (None, "    if semaphore:                             // L3"),
+                $l10,
+                $l11,
+                $l12,
+                (Some(Ln::Sleep), "      sem_wait(sem)                           // sleep until posted, then retry"),
+                (Some(Ln::Yield), "    else: sched_yield()                       // L4"),
+                (None, "  }"),
+                (Some(Ln::Critical), "  critical_section()"),
+                (None, "  // unlock (ngx_shmtx_unlock)"),
+                $l18,
+                $l19,
+                $l20,
+                (None, "}"),
+            ];
+            const BUILT: ([&str; 21], [u16; Ln::COUNT]) = listing(&NAMED);
+            Listing { text: &BUILT.0, lines: BUILT.1 }
+        };
     };
 }
 
-const L4: &str = "    if lock == 0 && cas(lock, 0, pid): break  // L1";
-const L8: &str = "        if lock == 0 && cas(lock, 0, pid): break";
-const L10: &str = "      wait += 1                               // announce";
-const L11: &str = "      if lock == 0 && cas(lock, 0, pid):";
-const L12: &str = "        wait -= 1; break                      // the 1.7.10 fix";
-const L18: &str = "  if cas(lock, pid, 0):                       // release first";
-const L19: &str = "    w = wait; while w > 0 (signed):           // then wake";
-const L20: &str = "      if cas(wait, w, w - 1): sem_post(sem); stop";
+const L4: (Option<Ln>, &str) = (
+    Some(Ln::L1),
+    "    if lock == 0 && cas(lock, 0, pid): break  // L1",
+);
+const L8: (Option<Ln>, &str) = (
+    Some(Ln::Probe),
+    "        if lock == 0 && cas(lock, 0, pid): break",
+);
+const L10: (Option<Ln>, &str) = (
+    Some(Ln::Announce),
+    "      wait += 1                               // announce",
+);
+const L11: (Option<Ln>, &str) = (
+    Some(Ln::Recheck),
+    "      if lock == 0 && cas(lock, 0, pid):",
+);
+const L12: (Option<Ln>, &str) = (
+    Some(Ln::Undo),
+    "        wait -= 1; break                      // the 1.7.10 fix",
+);
+const L18: (Option<Ln>, &str) = (
+    Some(Ln::Release),
+    "  if cas(lock, pid, 0):                       // release first",
+);
+const L19: (Option<Ln>, &str) = (
+    Some(Ln::WakeLoop),
+    "    w = wait; while w > 0 (signed):           // then wake",
+);
+const L20: (Option<Ln>, &str) = (
+    Some(Ln::WakeOne),
+    "      if cas(wait, w, w - 1): sem_post(sem); stop",
+);
 
-const LISTING_CORRECT: &[&str] = listing!(L4, L8, L10, L11, L12, L18, L19, L20);
-const LISTING_B3: &[&str] = listing!(
+variant_listing!(LISTING_CORRECT: L4, L8, L10, L11, L12, L18, L19, L20);
+variant_listing!(LISTING_B3:
     L4,
     L8,
     L10,
     L11,
-    "        break                                 // BUG (<= 1.7.9): wait stays raised",
+    (Some(Ln::Undo), "        break                                 // BUG (<= 1.7.9): wait stays raised"),
     L18,
     L19,
     L20
 );
-const LISTING_B1: &[&str] = listing!(
+variant_listing!(LISTING_B1:
     L4,
     L8,
-    "      if lock == 0 && cas(lock, 0, pid): break  // BUG: checked first",
-    "      // an unlock here reads wait == 0 and posts nothing",
-    "      wait += 1                               // BUG: announced after the check",
+    (Some(Ln::Recheck), "      if lock == 0 && cas(lock, 0, pid): break  // BUG: checked first"),
+    (None, "      // an unlock here reads wait == 0 and posts nothing"),
+    (Some(Ln::Announce), "      wait += 1                               // BUG: announced after the check"),
     L18,
     L19,
     L20
 );
-const LISTING_B2: &[&str] = listing!(
+variant_listing!(LISTING_B2:
     L4,
     L8,
     L10,
     L11,
     L12,
-    "  w = wait; while w > 0 (signed):             // BUG: wake before releasing",
-    "    if cas(wait, w, w - 1): sem_post(sem); stop",
-    "  cas(lock, pid, 0)"
+    (Some(Ln::WakeLoop), "  w = wait; while w > 0 (signed):             // BUG: wake before releasing"),
+    (Some(Ln::WakeOne), "    if cas(wait, w, w - 1): sem_post(sem); stop"),
+    (Some(Ln::Release), "  cas(lock, pid, 0)")
 );
-const LISTING_B7: &[&str] = listing!(
-    "    if lock == 0: lock = pid; break           // BUG: load then store, no CAS",
-    "        if lock == 0: lock = pid; break       // BUG: no CAS",
+variant_listing!(LISTING_B7:
+    (Some(Ln::L1), "    if lock == 0: lock = pid; break           // BUG: load then store, no CAS"),
+    (Some(Ln::Probe), "        if lock == 0: lock = pid; break       // BUG: no CAS"),
     L10,
-    "      if lock == 0: lock = pid                // BUG: no CAS",
+    (Some(Ln::Recheck), "      if lock == 0: lock = pid                // BUG: no CAS"),
     L12,
     L18,
     L19,
     L20
 );
-const LISTING_B5: &[&str] = listing!(
+variant_listing!(LISTING_B5:
     L4,
     L8,
     L10,
     L11,
-    "        wait -= 1                             // BUG (seed listing): no break",
+    (Some(Ln::Undo), "        wait -= 1                             // BUG (seed listing): no break"),
     L18,
     L19,
     L20

@@ -30,24 +30,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::waitqueue::Enqueue;
 
-/// Where a thread is inside the modelled accept path.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum AcceptPhase {
-    /// The fast path: a connection is already queued.
-    Fast,
-    /// Broken order only: test the queue before queueing the wait entry.
-    TestFirst,
-    /// `prepare_to_wait[_exclusive]`.
-    Prepare,
-    /// Correct order: `if queue empty: schedule()`.
-    SleepIfEmpty,
-    /// Broken order only: `schedule()` unconditionally.
-    Schedule,
-    /// Take a connection under `lock_sock`, or loop.
-    Take,
-    /// `finish_wait`.
-    Finish,
-}
+pub use crate::op::AcceptPhase;
 
 /// The order of the sleeper protocol.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

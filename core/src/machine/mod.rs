@@ -7,9 +7,14 @@
 //!
 //! Both platforms drive the same value of the same type: the simulated platform one step at a time,
 //! the native platform in a loop on a real OS thread.
+//!
+//! A machine is written once as a step table ([`steps`], the [`steps!`](crate::steps) macro), which
+//! gives it both forms: the stepped one behind this trait, and a straight-line `run` over any
+//! [`steps::Ops`] that the native platform calls when it does not need to stop between steps.
 
-use crate::op::{Op, OpResult};
-use crate::sim::accept::AcceptPhase;
+pub mod steps;
+
+use crate::op::{AcceptPhase, Op, OpResult};
 
 /// A thread of a mechanism, as a step-able state machine.
 pub trait Machine: Clone + core::fmt::Debug + PartialEq + Eq + core::hash::Hash {
