@@ -1,11 +1,13 @@
-//! Lock + unlock on real threads: core's lock machines driven through the native platform (one
-//! `NativeThread::exec` per operation, exactly as `herdlab bench locks` drives them), beside
+//! Lock + unlock on real threads: core's lock machines driven through the native platform, in both
+//! forms of their step tables, exactly as `herdlab bench locks` drives them, beside
 //! `std::sync::Mutex` and `parking_lot::Mutex`.
 //!
-//! - `uncontended/<lock>`: one thread, empty critical section: the cost of the fast path (for
-//!   core's machines, the atomics plus the step-by-step dispatch).
-//! - `contended2/<lock>`: the same, timed on one thread while a second thread takes and releases the
-//!   same lock in a loop.
+//! - `uncontended/<lock>`: one thread, empty critical section: the cost of the fast path, with the
+//!   straight-line form (`LockWorker::lock_run`/`unlock_run`, `herdlab bench locks`' default).
+//! - `uncontended/<lock> (stepped)`: the same, one `NativeThread::exec` per operation
+//!   (`--form stepped`): the atomics plus the step-by-step dispatch.
+//! - `contended2/<lock>` and `contended2/<lock> (stepped)`: the same, timed on one thread while a
+//!   second thread takes and releases the same lock in a loop.
 //!
 //! `cargo bench -p herdlab-bench --bench locks -- --warm-up-time 1 --measurement-time 3`
 
@@ -40,9 +42,18 @@ fn world() -> NativeWorld {
     .expect("a native world")
 }
 
-/// One whole lock → critical section → unlock round of `w`, every operation executed natively: the
-/// lock's steps (the machine stays in `Phase::Lock` across them), then the critical section and the
-/// unlock's steps until it is back in `Phase::Lock`.
+/// One whole round of `w` with the straight-line form: the lock, the critical section (one step),
+/// the unlock, back in `Phase::Lock`.
+#[inline(always)]
+fn straight_round(th: &mut NativeThread<'_>, w: &mut LockWorker) {
+    w.lock_run(th).expect("the lock");
+    step(th, w);
+    w.unlock_run(th).expect("the unlock");
+}
+
+/// One whole lock → critical section → unlock round of `w`, stepped, every operation executed
+/// natively: the lock's steps (the machine stays in `Phase::Lock` across them), then the critical
+/// section and the unlock's steps until it is back in `Phase::Lock`.
 fn one_round(th: &mut NativeThread<'_>, w: &mut LockWorker) {
     while w.phase() == Phase::Lock {
         step(th, w);
@@ -50,6 +61,63 @@ fn one_round(th: &mut NativeThread<'_>, w: &mut LockWorker) {
     while w.phase() != Phase::Lock && w.phase() != Phase::Done {
         step(th, w);
     }
+}
+
+/// A round of one form (a function item, so each form is its own instantiation and inlines).
+trait Round: Fn(&mut NativeThread<'_>, &mut LockWorker) + Copy + Send + Sync {}
+impl<F: Fn(&mut NativeThread<'_>, &mut LockWorker) + Copy + Send + Sync> Round for F {}
+
+fn uncontended_form(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    lock: LockKind,
+    form: &str,
+    round: impl Round,
+) {
+    let wd = world();
+    let p = params(lock);
+    let mut th = NativeThread::new(&wd, 0).unwrap();
+    let mut w = LockWorker::new(&p, 0);
+    // an iteration is one whole round: one acquisition, and back to taking the lock
+    for n in 1..=3 {
+        round(&mut th, &mut w);
+        assert_eq!(
+            (w.acquired(), w.phase()),
+            (n, Phase::Lock),
+            "{}{form}",
+            lock.name()
+        );
+    }
+    g.bench_function(format!("{}{form}", lock.name()), |b| {
+        b.iter(|| round(&mut th, &mut w))
+    });
+}
+
+fn contended_form(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    lock: LockKind,
+    form: &str,
+    round: impl Round,
+) {
+    let p = params(lock);
+    g.bench_function(format!("{}{form}", lock.name()), |b| {
+        b.iter_custom(|iters| {
+            let wd = world();
+            let wd = &wd;
+            contended(
+                iters,
+                {
+                    let mut th = NativeThread::new(wd, 0).unwrap();
+                    let mut w = LockWorker::new(&p, 0);
+                    move || round(&mut th, &mut w)
+                },
+                || {
+                    let mut th = NativeThread::new(wd, 1).unwrap();
+                    let mut w = LockWorker::new(&p, 1);
+                    move || round(&mut th, &mut w)
+                },
+            )
+        })
+    });
 }
 
 #[inline(always)]
@@ -93,21 +161,8 @@ fn contended<F: FnMut()>(
 fn uncontended(c: &mut Criterion) {
     let mut g = c.benchmark_group("uncontended");
     for lock in LockKind::ALL {
-        let wd = world();
-        let p = params(lock);
-        let mut th = NativeThread::new(&wd, 0).unwrap();
-        let mut w = LockWorker::new(&p, 0);
-        // an iteration is one whole round: one acquisition, and back to taking the lock
-        for n in 1..=3 {
-            one_round(&mut th, &mut w);
-            assert_eq!(
-                (w.acquired(), w.phase()),
-                (n, Phase::Lock),
-                "{}",
-                lock.name()
-            );
-        }
-        g.bench_function(lock.name(), |b| b.iter(|| one_round(&mut th, &mut w)));
+        uncontended_form(&mut g, lock, "", straight_round);
+        uncontended_form(&mut g, lock, " (stepped)", one_round);
     }
     let m = std::sync::Mutex::new(());
     g.bench_function("std", |b| b.iter(|| drop(black_box(&m).lock())));
@@ -119,26 +174,8 @@ fn uncontended(c: &mut Criterion) {
 fn contended2(c: &mut Criterion) {
     let mut g = c.benchmark_group("contended2");
     for lock in [LockKind::Shmtx, LockKind::Futex, LockKind::Ttas] {
-        let p = params(lock);
-        g.bench_function(lock.name(), |b| {
-            b.iter_custom(|iters| {
-                let wd = world();
-                let wd = &wd;
-                contended(
-                    iters,
-                    {
-                        let mut th = NativeThread::new(wd, 0).unwrap();
-                        let mut w = LockWorker::new(&p, 0);
-                        move || one_round(&mut th, &mut w)
-                    },
-                    || {
-                        let mut th = NativeThread::new(wd, 1).unwrap();
-                        let mut w = LockWorker::new(&p, 1);
-                        move || one_round(&mut th, &mut w)
-                    },
-                )
-            })
-        });
+        contended_form(&mut g, lock, "", straight_round);
+        contended_form(&mut g, lock, " (stepped)", one_round);
     }
     g.bench_function("std", |b| {
         b.iter_custom(|iters| {

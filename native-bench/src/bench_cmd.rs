@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::native_herd::{self, Variant};
-use crate::native_locks::{self, BenchLock, Bound, LockRun};
+use crate::native_locks::{self, BenchLock, Bound, Form, LockRun};
 use crate::platform::NativeError;
 
 /// The thread counts of a full run.
@@ -201,6 +201,8 @@ pub struct LockBenchConfig {
     pub padded: Vec<bool>,
     /// Milliseconds per row.
     pub row_ms: u64,
+    /// How core's machines run: each core lock gets a row per form (the baselines one row).
+    pub forms: Vec<Form>,
 }
 
 impl LockBenchConfig {
@@ -216,6 +218,7 @@ impl LockBenchConfig {
             } else {
                 LOCK_ROW_MS
             },
+            forms: vec![Form::Straight],
         }
     }
 
@@ -227,14 +230,21 @@ impl LockBenchConfig {
             for &cs_ns in &self.cs_ns {
                 for &threads in &self.threads {
                     for &lock in &self.locks {
-                        v.push(LockRun {
-                            lock,
-                            threads,
-                            cs_ns,
-                            padded,
-                            bound: Bound::Time(Duration::from_millis(self.row_ms)),
-                            check_exclusion: false,
-                        });
+                        let forms = match lock {
+                            BenchLock::Core(_) => &self.forms[..],
+                            BenchLock::Std | BenchLock::ParkingLot => &self.forms[..1],
+                        };
+                        for &form in forms {
+                            v.push(LockRun {
+                                lock,
+                                threads,
+                                cs_ns,
+                                padded,
+                                bound: Bound::Time(Duration::from_millis(self.row_ms)),
+                                check_exclusion: false,
+                                form,
+                            });
+                        }
                     }
                 }
             }
@@ -248,6 +258,9 @@ impl LockBenchConfig {
 pub struct LockBenchRow {
     /// `shmtx`, `ttas`, `spin-yield`, `ticket`, `futex` (core's machines), `std`, `parking_lot`.
     pub lock: String,
+    /// How core's machine ran: `straight` (the step table's straight-line form) or `stepped` (one
+    /// operation at a time); `library` for std and parking_lot.
+    pub form: String,
     /// Threads.
     pub threads: u32,
     /// Busy work inside each critical section, nanoseconds.
@@ -294,6 +307,10 @@ impl LockBenchRow {
         };
         LockBenchRow {
             lock: run.lock.name().to_string(),
+            form: match run.lock {
+                BenchLock::Core(_) => run.form.name().to_string(),
+                BenchLock::Std | BenchLock::ParkingLot => "library".to_string(),
+            },
             threads: run.threads,
             cs_ns: run.cs_ns,
             padded: run.padded,
@@ -322,8 +339,12 @@ pub fn run_locks(cfg: &LockBenchConfig, progress: bool) -> Result<Vec<LockBenchR
     let mut err = std::io::stderr();
     for run in &runs {
         let what = format!(
-            "{} N={} cs={} {}",
+            "{}{} N={} cs={} {}",
             run.lock.name(),
+            match (run.lock, run.form) {
+                (BenchLock::Core(_), Form::Stepped) => " (stepped)",
+                _ => "",
+            },
             run.threads,
             run.cs_ns,
             if run.padded { "padded" } else { "packed" }
@@ -388,7 +409,11 @@ pub fn render_locks(rows: &[LockBenchRow]) -> String {
         .iter()
         .map(|r| {
             vec![
-                r.lock.clone(),
+                if r.form == Form::Stepped.name() {
+                    format!("{} (stepped)", r.lock)
+                } else {
+                    r.lock.clone()
+                },
                 r.threads.to_string(),
                 r.cs_ns.to_string(),
                 if r.padded { "padded" } else { "packed" }.to_string(),

@@ -26,7 +26,7 @@ use crate::native_accept::{
     MAX_CONCURRENCY, MAX_CONNECTIONS as MAX_NATIVE_CONNECTIONS, MAX_REQUEST_SIZE, MAX_TIME_LIMIT_S,
 };
 use crate::native_herd::{MAX_EVENTS, MAX_THREADS};
-use crate::native_locks::{self, BenchLock};
+use crate::native_locks::{self, BenchLock, Form};
 use crate::sim_cmd::DEFAULT_MAX_STEPS;
 use herdlab_core::sim::arrivals::ArrivalPattern;
 
@@ -148,7 +148,7 @@ usage:
       Default: 200 events per row; --quick: 50 events, threads 2,8,32.
 
   herdlab bench locks [--quick] [--json] [--threads LIST] [--locks LIST] [--cs LIST]
-                      [--layout padded|packed|both] [--ms N]
+                      [--layout padded|packed|both] [--ms N] [--form straight|stepped|both]
       Run core's lock machines (shmtx, ttas, spin-yield, ticket, futex) on real threads through
       the native platform, beside std::sync::Mutex and parking_lot::Mutex, in one run. Threads:
       1, 2, the cores and 4x the cores (oversubscribed); critical sections of 0, 100 and
@@ -159,6 +159,11 @@ usage:
       own 128-byte line) and packed (all on one line: the false-sharing demonstration, each
       holder's counter write invalidates the line the waiters spin on). shmtx runs as nginx
       configures it: spin 2048, ngx_ncpu = the cores, the semaphore on.
+      Forms: core's machines run as their step table's straight-line form (default: the
+      state in a local, the primitives inlined); --form stepped runs them one operation at a
+      time, as the simulator steps them (what stepping costs); --form both gives both rows side
+      by side, the stepped ones named shmtx (stepped) (JSON key form: straight, stepped, or
+      library for std and parking_lot).
       Columns: ops/s, min/max share of acquisitions, sleeps (sem_wait/futex_wait sleeps; for
       std and parking_lot their voluntary context switches), spins (pauses), yields, nvcsw,
       wait p50/p99 (ns from starting to lock to holding it, one acquisition in 16 timed).
@@ -302,7 +307,7 @@ fn err<T>(msg: impl Into<String>) -> Result<T, CliError> {
 const COMMANDS: &str = "sim, bench, check, help";
 const MECHANISMS: &str = "herd, locks, accept";
 const BENCH_FLAGS: [&str; 4] = ["--threads", "--events", "--quick", "--json"];
-const BENCH_LOCK_FLAGS: [&str; 7] = [
+const BENCH_LOCK_FLAGS: [&str; 8] = [
     "--quick",
     "--json",
     "--threads",
@@ -310,6 +315,7 @@ const BENCH_LOCK_FLAGS: [&str; 7] = [
     "--cs",
     "--layout",
     "--ms",
+    "--form",
 ];
 const SIM_ACCEPT_FLAGS: [&str; 19] = [
     "--strategy",
@@ -756,6 +762,7 @@ fn parse_bench_locks(flags: Vec<(String, Option<String>)>) -> Result<Command, Cl
     let mut cs = None;
     let mut layout = None;
     let mut ms = None;
+    let mut forms = None;
     let max = native_locks::MAX_THREADS;
     for (flag, value) in flags {
         match flag.as_str() {
@@ -792,6 +799,20 @@ fn parse_bench_locks(flags: Vec<(String, Option<String>)>) -> Result<Command, Cl
                 });
             }
             "--ms" => ms = Some(ranged("--ms", value, 1, 60_000)?),
+            "--form" => {
+                let v = value_of("--form", value, "straight, stepped, both")?;
+                forms = Some(match v.as_str() {
+                    "both" => Form::ALL.to_vec(),
+                    name => match Form::from_name(name) {
+                        Some(f) => vec![f],
+                        None => {
+                            return err(format!(
+                                "--form: '{v}' is not allowed; allowed: straight, stepped, both"
+                            ))
+                        }
+                    },
+                });
+            }
             f => {
                 return err(format!(
                     "bench locks: unknown flag '{f}'; allowed: {}",
@@ -815,6 +836,9 @@ fn parse_bench_locks(flags: Vec<(String, Option<String>)>) -> Result<Command, Cl
     }
     if let Some(ms) = ms {
         config.row_ms = ms;
+    }
+    if let Some(f) = forms {
+        config.forms = f;
     }
     Ok(Command::BenchLocks { config, json })
 }

@@ -3,7 +3,11 @@
 //!
 //! # The driver
 //! Each thread owns one [`LockWorker`] and one [`NativeThread`], and runs rounds of
-//! lock → critical section → unlock, executing the machine's operations one by one. Between rounds
+//! lock → critical section → unlock. By default ([`Form::Straight`]) the lock and the unlock run as
+//! their step table's straight-line form (`LockWorker::lock_run`, `unlock_run`: for `ngx_shmtx` the
+//! table's `run`, the state in a local and the primitives inlined; the other locks step through
+//! core's `exec`); with [`Form::Stepped`] the driver executes the machine's operations one by one,
+//! as the simulator steps them (`--form stepped`: what stepping costs). Between rounds
 //! (never inside one: a ticket or a `wait` announcement cannot be abandoned) it checks the shared
 //! stop flag, and publishes its acquisition count to its own padded slot, so the coordinator can
 //! take a snapshot of every thread's count at the deadline. The algorithms themselves exist only in
@@ -102,6 +106,35 @@ impl BenchLock {
     }
 }
 
+/// How a core lock's machine runs natively.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Form {
+    /// The step table's straight-line form (`LockWorker::lock_run`/`unlock_run`): the state in a
+    /// local, typed primitives inlined, nothing stored between steps. The default.
+    Straight,
+    /// The stepped form, one `NativeThread::exec` per operation (`next_op`, execute, `complete`),
+    /// as the simulator steps it: what stepping costs.
+    Stepped,
+}
+
+impl Form {
+    /// Every form, the default first.
+    pub const ALL: [Form; 2] = [Form::Straight, Form::Stepped];
+
+    /// The CLI/JSON name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Form::Straight => "straight",
+            Form::Stepped => "stepped",
+        }
+    }
+
+    /// Parse a CLI name.
+    pub fn from_name(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|f| f.name() == s)
+    }
+}
+
 /// How long a run goes on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Bound {
@@ -126,6 +159,8 @@ pub struct LockRun {
     pub bound: Bound,
     /// Check `in_critical` around every critical section (two more atomic RMWs per round).
     pub check_exclusion: bool,
+    /// How core's machines run (the baselines ignore it).
+    pub form: Form,
 }
 
 impl LockRun {
@@ -330,6 +365,7 @@ fn core_thread(
     world: &NativeWorld,
     index: usize,
     p: &LockParams,
+    form: Form,
     ctl: &Control,
 ) -> Result<LockThreadReport, NativeError> {
     let mut th = NativeThread::new(world, index)?;
@@ -351,9 +387,14 @@ fn core_thread(
             )));
         }
         let t0 = s.start(w.acquired() as u64);
-        while w.phase() == Phase::Lock {
-            let r = th.exec(w.next_op(), None)?;
-            w.complete(r);
+        match form {
+            Form::Straight => w.lock_run(&mut th)?,
+            Form::Stepped => {
+                while w.phase() == Phase::Lock {
+                    let r = th.exec(w.next_op(), None)?;
+                    w.complete(r);
+                }
+            }
         }
         s.end(t0);
         if w.in_critical() {
@@ -363,9 +404,14 @@ fn core_thread(
             ctl.leave();
             w.complete(r);
         }
-        while w.phase() == Phase::Unlock {
-            let r = th.exec(w.next_op(), None)?;
-            w.complete(r);
+        match form {
+            Form::Straight => w.unlock_run(&mut th)?,
+            Form::Stepped => {
+                while w.phase() == Phase::Unlock {
+                    let r = th.exec(w.next_op(), None)?;
+                    w.complete(r);
+                }
+            }
         }
         ctl.published[index].0.store(w.acquired() as u64, Relaxed);
     })();
@@ -556,7 +602,9 @@ pub fn run(cfg: &LockRun) -> Result<LockRunReport, NativeError> {
                 packed: !cfg.padded,
                 ..WorldSpec::default()
             })?;
-            let (t, c, e) = run_threads(n, &ctl, cfg.bound, |i| core_thread(&world, i, &p, &ctl))?;
+            let (t, c, e) = run_threads(n, &ctl, cfg.bound, |i| {
+                core_thread(&world, i, &p, cfg.form, &ctl)
+            })?;
             let pc = world.load(COUNTER).unwrap_or(0);
             let sv = world.sem_value(SemId(0));
             (t, c, e, pc, sv)

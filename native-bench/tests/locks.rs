@@ -25,12 +25,12 @@ fn json_of(out: &Output) -> serde_json::Value {
 
 #[cfg(target_os = "linux")]
 mod native {
-    use herdlab_bench::native_locks::{run, BenchLock, Bound, LockRun};
+    use herdlab_bench::native_locks::{run, BenchLock, Bound, Form, LockRun};
 
     const N: u32 = 4;
     const M: u32 = 300;
 
-    fn exact(lock: BenchLock, cs_ns: u64, padded: bool) {
+    fn exact(lock: BenchLock, cs_ns: u64, padded: bool, form: Form) {
         let r = run(&LockRun {
             lock,
             threads: N,
@@ -38,9 +38,10 @@ mod native {
             padded,
             bound: Bound::Rounds(M),
             check_exclusion: true,
+            form,
         })
-        .unwrap_or_else(|e| panic!("{}: {e}", lock.name()));
-        let name = lock.name();
+        .unwrap_or_else(|e| panic!("{} {}: {e}", lock.name(), form.name()));
+        let name = format!("{} {}", lock.name(), form.name());
         assert_eq!(r.threads.len(), N as usize, "{name}");
         for (i, t) in r.threads.iter().enumerate() {
             assert_eq!(t.acquisitions, M as u64, "{name}: thread {i}");
@@ -69,14 +70,18 @@ mod native {
     #[test]
     fn every_lock_counts_every_acquisition_and_excludes() {
         for lock in BenchLock::ALL {
-            exact(lock, 0, true);
+            for form in Form::ALL {
+                exact(lock, 0, true, form);
+            }
         }
     }
 
     #[test]
     fn longer_critical_sections_and_the_packed_layout() {
         for lock in BenchLock::ALL {
-            exact(lock, 2_000, false);
+            for form in Form::ALL {
+                exact(lock, 2_000, false, form);
+            }
         }
     }
 
@@ -92,6 +97,7 @@ mod native {
             padded: true,
             bound: Bound::Rounds(50),
             check_exclusion: true,
+            form: Form::Straight,
         })
         .unwrap();
         assert_eq!(r.total(), 400);

@@ -20,6 +20,7 @@ pub mod ttas;
 use serde::{Deserialize, Serialize};
 
 use crate::cost::CostModel;
+use crate::machine::steps::{exec, Ops};
 use crate::machine::Machine;
 use crate::op::{Op, OpResult};
 use crate::sim::arrivals::{ArrivalPattern, Arrivals};
@@ -316,6 +317,64 @@ impl LockWorker {
         }
     }
 
+    /// An unlock finished: on to the next round's lock, or done.
+    #[inline(always)]
+    fn end_round(&mut self) {
+        self.rounds_left -= 1;
+        if self.rounds_left == 0 {
+            self.phase = Phase::Done;
+        } else {
+            self.start_lock();
+            self.phase = Phase::Lock;
+        }
+    }
+
+    /// Execute the next step on `p` with the stepped form (one operation, then its transition).
+    #[inline(always)]
+    pub fn step_on<P: Ops + ?Sized>(&mut self, p: &mut P) -> Result<(), P::Error> {
+        let r = exec(p, self.next_op())?;
+        self.complete(r);
+        Ok(())
+    }
+
+    /// Straight-line form of the lock phase: take the lock on `p` (from [`Phase::Lock`] to
+    /// [`Phase::Critical`]; nothing in any other phase). `ngx_shmtx` runs its step table straight;
+    /// the other locks step through [`exec`]. Ends in the state that stepping would reach.
+    #[inline(always)]
+    pub fn lock_run<P: Ops + ?Sized>(&mut self, p: &mut P) -> Result<(), P::Error> {
+        if self.phase != Phase::Lock {
+            return Ok(());
+        }
+        if let Algo::Shmtx(s) = &mut self.algo {
+            s.lock_run(p)?;
+            self.acquired += 1;
+            self.phase = Phase::Critical;
+            return Ok(());
+        }
+        while self.phase == Phase::Lock {
+            self.step_on(p)?;
+        }
+        Ok(())
+    }
+
+    /// Straight-line form of the unlock phase: release the lock on `p` (from [`Phase::Unlock`] to the
+    /// next round's [`Phase::Lock`] or [`Phase::Done`]; nothing in any other phase).
+    #[inline(always)]
+    pub fn unlock_run<P: Ops + ?Sized>(&mut self, p: &mut P) -> Result<(), P::Error> {
+        if self.phase != Phase::Unlock {
+            return Ok(());
+        }
+        if let Algo::Shmtx(s) = &mut self.algo {
+            s.unlock_run(p)?;
+            self.end_round();
+            return Ok(());
+        }
+        while self.phase == Phase::Unlock {
+            self.step_on(p)?;
+        }
+        Ok(())
+    }
+
     fn critical_line(&self) -> u16 {
         match &self.algo {
             Algo::Shmtx(_) | Algo::Master(_) => shmtx::CRITICAL_LINE,
@@ -444,13 +503,7 @@ impl Machine for LockWorker {
                     Algo::Ttas(_) | Algo::Ticket(_) => Progress::Finished,
                 };
                 if p == Progress::Finished {
-                    self.rounds_left -= 1;
-                    if self.rounds_left == 0 {
-                        self.phase = Phase::Done;
-                    } else {
-                        self.start_lock();
-                        self.phase = Phase::Lock;
-                    }
+                    self.end_round();
                 }
             }
             Phase::Done => {}

@@ -49,8 +49,9 @@ use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
+use herdlab_core::machine::steps::decode;
 use herdlab_core::machine::Machine;
-use herdlab_core::op::{Op, OpResult, SemId, WakeCount, Word};
+use herdlab_core::op::{CondId, MutexId, Op, OpResult, SemId, WakeCount, Word};
 
 /// The longest any single futex, semaphore or condition-variable wait may sleep before it is an
 /// error.
@@ -416,6 +417,102 @@ pub struct NativeThread<'w> {
     /// (its line array, shift and mask, a chain of dependent loads that every locked instruction
     /// makes start afresh) cost as much as the atomics themselves.
     fast: [Option<&'w AtomicU32>; FAST_WORDS],
+}
+
+/// The typed primitives of core's step tables on real atomics and system calls: what a machine's
+/// straight-line form (`run`) calls. The memory operations and `pause` are written here inline, with
+/// the counters [`NativeThread::exec`] keeps (so a straight-line run and a stepped one count the
+/// same); everything that may sleep or touch the kernel goes through [`NativeThread::exec`].
+impl herdlab_core::machine::steps::Ops for NativeThread<'_> {
+    type Error = NativeError;
+
+    #[inline(always)]
+    fn load(&mut self, w: Word) -> Result<u32, NativeError> {
+        self.counters.ops += 1;
+        Ok(self.word(w)?.load(SeqCst))
+    }
+    #[inline(always)]
+    fn store(&mut self, w: Word, v: u32) -> Result<(), NativeError> {
+        self.counters.ops += 1;
+        self.word(w)?.store(v, SeqCst);
+        Ok(())
+    }
+    #[inline(always)]
+    fn cas(&mut self, w: Word, expected: u32, new: u32) -> Result<bool, NativeError> {
+        self.counters.ops += 1;
+        let ok = self
+            .word(w)?
+            .compare_exchange(expected, new, SeqCst, SeqCst)
+            .is_ok();
+        if !ok {
+            self.counters.cas_failures += 1;
+        }
+        Ok(ok)
+    }
+    #[inline(always)]
+    fn fetch_add(&mut self, w: Word, d: u32) -> Result<u32, NativeError> {
+        self.counters.ops += 1;
+        Ok(self.word(w)?.fetch_add(d, SeqCst))
+    }
+    #[inline(always)]
+    fn swap(&mut self, w: Word, v: u32) -> Result<u32, NativeError> {
+        self.counters.ops += 1;
+        Ok(self.word(w)?.swap(v, SeqCst))
+    }
+    #[inline(always)]
+    fn pause(&mut self) -> Result<(), NativeError> {
+        self.counters.ops += 1;
+        self.counters.pauses += 1;
+        std::hint::spin_loop();
+        Ok(())
+    }
+    fn sem_wait(&mut self, s: SemId) -> Result<(), NativeError> {
+        self.exec(Op::SemWait(s), None)
+            .map(|r| decode::sem_wait(r, "native"))
+    }
+    fn sem_post(&mut self, s: SemId) -> Result<(), NativeError> {
+        self.exec(Op::SemPost(s), None)
+            .map(|r| decode::sem_post(r, "native"))
+    }
+    fn futex_wait(&mut self, word: Word, expected: u32) -> Result<bool, NativeError> {
+        self.exec(Op::FutexWait { word, expected }, None)
+            .map(|r| decode::futex_wait(r, "native"))
+    }
+    fn futex_wake(&mut self, w: Word, n: WakeCount) -> Result<u32, NativeError> {
+        self.exec(Op::FutexWake(w, n), None)
+            .map(|r| decode::futex_wake(r, "native"))
+    }
+    fn mutex_lock(&mut self, m: MutexId) -> Result<(), NativeError> {
+        self.exec(Op::MutexLock(m), None)
+            .map(|r| decode::mutex_lock(r, "native"))
+    }
+    fn mutex_unlock(&mut self, m: MutexId) -> Result<(), NativeError> {
+        self.exec(Op::MutexUnlock(m), None)
+            .map(|r| decode::mutex_unlock(r, "native"))
+    }
+    fn cond_wait(&mut self, c: CondId, m: MutexId) -> Result<(), NativeError> {
+        self.exec(Op::CondWait(c, m), None)
+            .map(|r| decode::cond_wait(r, "native"))
+    }
+    fn cond_notify(&mut self, c: CondId, n: WakeCount) -> Result<(), NativeError> {
+        self.exec(Op::CondNotify(c, n), None)
+            .map(|r| decode::cond_notify(r, "native"))
+    }
+    #[inline(always)]
+    fn work(&mut self, ns: u64) -> Result<(), NativeError> {
+        self.exec(Op::Work(ns), None)
+            .map(|r| decode::work(r, "native"))
+    }
+    fn sched_yield(&mut self) -> Result<(), NativeError> {
+        self.exec(Op::Yield, None)
+            .map(|r| decode::sched_yield(r, "native"))
+    }
+    fn now(&mut self) -> Result<u64, NativeError> {
+        self.exec(Op::Now, None).map(|r| decode::now(r, "native"))
+    }
+    fn other(&mut self, op: Op) -> Result<OpResult, NativeError> {
+        self.exec(op, None)
+    }
 }
 
 /// Words whose addresses a [`NativeThread`] keeps at hand.
