@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use herdlab_bench::platform::native::NativeThread;
 use herdlab_bench::platform::{NativeWorld, WorldSpec};
+use herdlab_core::locks::shmtx::{Shmtx, ShmtxConfig};
 use herdlab_core::locks::{LockKind, LockParams, LockWorker, Phase};
 use herdlab_core::machine::Machine;
 
@@ -163,6 +164,28 @@ fn uncontended(c: &mut Criterion) {
     for lock in LockKind::ALL {
         uncontended_form(&mut g, lock, "", straight_round);
         uncontended_form(&mut g, lock, " (stepped)", one_round);
+    }
+    // ngx_shmtx's lock and unlock tables alone, straight-line, no critical-section step and no
+    // round bookkeeping: what std's row measures (lock, then unlock, nothing between)
+    {
+        let wd = world();
+        let mut th = NativeThread::new(&wd, 0).unwrap();
+        let p = params(LockKind::Shmtx);
+        let mut s = Shmtx::new(
+            ShmtxConfig {
+                spin: p.spin,
+                ncpu: p.cpus,
+                semaphore: p.semaphore,
+                variant: p.variant,
+            },
+            1,
+        );
+        g.bench_function("shmtx (lock+unlock only)", |b| {
+            b.iter(|| {
+                s.lock_run(&mut th).expect("the lock");
+                s.unlock_run(&mut th).expect("the unlock");
+            })
+        });
     }
     let m = std::sync::Mutex::new(());
     g.bench_function("std", |b| b.iter(|| drop(black_box(&m).lock())));
