@@ -130,9 +130,7 @@ fn unlock_forms_agree() {
                 let p = stepped.unlock_complete(r);
                 assert_eq!(p == Progress::Finished, i + 1 == n && out.is_ok(), "{what}");
             }
-            if out.is_err() {
-                assert_eq!(stepped, straight, "{cfg:?} seed {seed}");
-            }
+            assert_eq!(stepped, straight, "{cfg:?} seed {seed}");
         }
     }
 }
@@ -212,4 +210,58 @@ fn the_module_docs_name_every_state_and_no_other() {
         assert_eq!(documented, real, "{section}");
     }
     assert_eq!(Try::NAMES, ["Load", "Cas", "Store"]);
+}
+
+#[test]
+fn every_lock_workers_straight_round_matches_its_stepped_round() {
+    use herdlab_core::locks::{LockKind, LockParams, LockWorker, Phase};
+    use herdlab_core::machine::Machine;
+    for lock in LockKind::ALL {
+        for variant in ShmtxVariant::ALL {
+            if lock != LockKind::Shmtx && variant != ShmtxVariant::Correct {
+                continue;
+            }
+            for seed in 0..40 {
+                let p = LockParams {
+                    lock,
+                    variant,
+                    cpus: 2,
+                    spin: 4,
+                    rounds: 3,
+                    ..LockParams::default()
+                };
+                let mut straight = LockWorker::new(&p, 0);
+                let mut rec = Recorder::new(seed, 80);
+                let out = (|| {
+                    while straight.phase() != Phase::Done {
+                        straight.lock_run(&mut rec)?;
+                        straight.step_on(&mut rec)?; // the critical section
+                        straight.unlock_run(&mut rec)?;
+                    }
+                    Ok::<(), ()>(())
+                })();
+                let mut stepped = LockWorker::new(&p, 0);
+                for (i, (&op, &r)) in rec.ops().iter().zip(rec.results()).enumerate() {
+                    assert_eq!(
+                        stepped.next_op(),
+                        op,
+                        "{} {} seed {seed} step {i}",
+                        lock.name(),
+                        variant.name()
+                    );
+                    stepped.complete(r);
+                }
+                assert_eq!(
+                    stepped,
+                    straight,
+                    "{} {} seed {seed}: {out:?}",
+                    lock.name(),
+                    variant.name()
+                );
+                if out.is_ok() {
+                    assert_eq!(straight.acquired(), 3);
+                }
+            }
+        }
+    }
 }

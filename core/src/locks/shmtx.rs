@@ -568,7 +568,10 @@ impl Shmtx {
     pub fn lock_run<P: Ops + ?Sized>(&mut self, p: &mut P) -> Result<(), P::Error> {
         self.start_lock();
         match Lock::L1Load.run(self, p) {
-            Ok(()) => Ok(()),
+            Ok((last, ())) => {
+                self.lock = last;
+                Ok(())
+            }
             Err(Stopped { state, error }) => {
                 self.lock = state;
                 Err(error)
@@ -581,7 +584,10 @@ impl Shmtx {
     pub fn unlock_run<P: Ops + ?Sized>(&mut self, p: &mut P) -> Result<(), P::Error> {
         self.start_unlock();
         match self.unlock.run(self, p) {
-            Ok(()) => Ok(()),
+            Ok((last, ())) => {
+                self.unlock = last;
+                Ok(())
+            }
             Err(Stopped { state, error }) => {
                 self.unlock = state;
                 Err(error)

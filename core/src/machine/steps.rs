@@ -53,7 +53,7 @@
 //! let mut p = Recorder::new(1, 100);
 //! p.fix_loads(0);
 //! p.fix_cas(true);
-//! assert_eq!(Tas::Test.run(&mut m, &mut p), Ok(()));
+//! assert_eq!(Tas::Test.run(&mut m, &mut p), Ok((Tas::Take, ())));
 //! assert_eq!(p.ops(), &[Op::Load(Word(0)), Op::Cas { word: Word(0), expected: 0, new: 1 }]);
 //! assert_eq!(m.taken, 2);
 //! ```
@@ -473,8 +473,9 @@ pub mod decode {
 /// - `name(self)`: this state's name;
 /// - `op(self, &m) -> Op`, `complete(self, &mut m, OpResult) -> Next<Name, Outcome>` and
 ///   `line(self, &m) -> LineType`: the stepped form;
-/// - `run(self, &mut m, &mut impl Ops) -> Result<Outcome, Stopped<Name, Error>>`: the straight-line
-///   form, starting in `self`.
+/// - `run(self, &mut m, &mut impl Ops) -> Result<(Name, Outcome), Stopped<Name, Error>>`: the
+///   straight-line form, starting in `self`; it returns the state that finished, where the stepped
+///   form rests after the same steps.
 ///
 /// See [the module docs](crate::machine::steps) for an example.
 #[macro_export]
@@ -539,13 +540,14 @@ macro_rules! steps {
             }
 
             /// Straight-line form: run from this state to the end of the table, calling each
-            /// state's typed primitive on `p`.
+            /// state's typed primitive on `p`. Returns the state whose transition finished (where
+            /// the stepped form rests) and the outcome.
             #[inline(always)]
             $vis fn run<P: $crate::machine::steps::Ops + ?Sized>(
                 self,
                 $m: &mut $Cx,
                 p: &mut P,
-            ) -> ::core::result::Result<$R, $crate::machine::steps::Stopped<$S, P::Error>> {
+            ) -> ::core::result::Result<($S, $R), $crate::machine::steps::Stopped<$S, P::Error>> {
                 #[allow(unused_imports)]
                 use $crate::machine::steps::Next::{Done, Go};
                 let mut state = self;
@@ -563,7 +565,7 @@ macro_rules! steps {
                     };
                     match next {
                         $crate::machine::steps::Next::Go(s) => state = s,
-                        $crate::machine::steps::Next::Done(r) => return Ok(r),
+                        $crate::machine::steps::Next::Done(r) => return Ok((state, r)),
                     }
                 }
             }
