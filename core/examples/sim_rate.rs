@@ -1,16 +1,29 @@
 //! Steps per second of the headless herd simulation (64 workers, wake-all, Poisson arrivals).
-//! `cargo run --release -p herdlab-core --example sim_rate`
+//! `cargo run --release -p herdlab-core --example sim_rate [-- --cpus 8 --connections 100000]`
+//! (defaults: 2 CPUs, 1M connections, at most 20M steps). With `--connections`, the run goes to
+//! the end and the wall time of the whole run is the figure to read.
 use herdlab_core::herd::{HerdParams, WakeMode};
 use herdlab_core::sim::arrivals::ArrivalPattern;
 
 fn main() {
+    let mut cpus = 2u32;
+    let mut connections = 1_000_000u32;
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        let v = args.next().unwrap_or_else(|| panic!("{a} needs a value"));
+        match a.as_str() {
+            "--cpus" => cpus = v.parse().expect("--cpus N"),
+            "--connections" => connections = v.parse().expect("--connections N"),
+            _ => panic!("unknown argument {a} (use --cpus N, --connections N)"),
+        }
+    }
     let p = HerdParams {
         workers: 64,
-        cpus: 2,
+        cpus,
         mode: WakeMode::WakeAll,
         arrival: ArrivalPattern::Poisson,
         rate: 1_000_000,
-        connections: 1_000_000,
+        connections,
         seed: 1,
         ..HerdParams::default()
     };
@@ -19,7 +32,7 @@ fn main() {
     let steps = sim.run(20_000_000);
     let dt = t.elapsed().as_secs_f64();
     println!(
-        "{steps} steps in {dt:.3} s: {:.1} M steps/s; wakeups {} wasted {}",
+        "cpus {cpus} connections {connections}: {steps} steps in {dt:.3} s: {:.1} M steps/s; wakeups {} wasted {}",
         steps as f64 / dt / 1e6,
         sim.metrics().wakeups,
         sim.metrics().wasted_wakeups
