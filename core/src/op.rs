@@ -207,7 +207,10 @@ pub enum Op {
 }
 
 impl Op {
-    /// Whether this operation is a system call on a real kernel (counted as `syscalls`).
+    /// Whether this operation is always a system call on a real kernel (the simulator counts it in
+    /// `syscalls` when it is issued). `SemWait` and `MutexLock` are system calls only when they
+    /// sleep (glibc's `sem_wait` and a futex mutex try user space first), so the simulator counts
+    /// them where they go to sleep, and nowhere else.
     pub fn is_syscall(self) -> bool {
         matches!(
             self,
@@ -223,6 +226,7 @@ impl Op {
                 | Op::Respond(_)
                 | Op::Yield
                 | Op::CondWait(..)
+                | Op::CondNotify(..)
                 | Op::SemPost(_)
         )
     }

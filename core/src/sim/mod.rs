@@ -1624,7 +1624,6 @@ impl<M: Machine> Simulation<M> {
                 Note::CondSlept
             }
             Op::CondNotify(cv, count) => {
-                self.metrics.syscalls += 1;
                 let n = self.k.cond_q[cv.0 as usize].len().max(1) as u64;
                 let c = self.jittered(self.cost.syscall_ns + self.cost.wake_entry_ns * n);
                 self.charge(cpu, c);
