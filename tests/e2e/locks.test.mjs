@@ -342,7 +342,13 @@ test('the correct lock, 3 threads x 2 rounds: the worker reports progress, finds
   while (Date.now() - started < CHECK_WAIT) {
     if ((await block.locator('[data-testid="check-result"]').count()) > 0) break;
     const p = block.locator('[data-testid="check-progress"]');
-    if ((await p.count()) > 0) progress.add(await p.getAttribute('data-states'));
+    // the progress line goes away when the result comes: it may vanish between count() and
+    // getAttribute(), so read it with a short timeout (a 20 s wait for a line that is gone for good
+    // failed this test once)
+    if ((await p.count()) > 0) {
+      const states = await p.getAttribute('data-states', { timeout: 200 }).catch(() => null);
+      if (states !== null) progress.add(states);
+    }
     await page.waitForTimeout(50);
   }
   await block.locator('[data-testid="check-result"]').waitFor({ timeout: 1_000 });
