@@ -39,6 +39,7 @@ pub mod herd;
 pub mod histogram;
 pub mod locks;
 pub mod machine;
+pub mod mechanism;
 pub mod metrics;
 pub mod op;
 pub mod rng;

@@ -306,16 +306,20 @@ pub mod decode {
 
     #[cold]
     #[inline(never)]
-    fn wrong(state: &str, prim: &str, r: OpResult) -> ! {
+    fn wrong(state: &str, prim: &str, r: &OpResult) -> ! {
         panic!("{state} issued `{prim}` and was answered {r:?}, which does not answer `{prim}`")
     }
+
+    // `wrong` takes the result by reference and the arms bind it by reference: passed by value,
+    // the 16-byte result was copied to a new stack slot before every decode, a wide load right after
+    // the narrow stores that built it (a store-forwarding stall, 4 per lock round natively).
 
     /// `load`: the value.
     #[inline(always)]
     pub fn load(r: OpResult, state: &str) -> u32 {
         match r {
             OpResult::Value(v) => v,
-            r => wrong(state, "load", r),
+            ref r => wrong(state, "load", r),
         }
     }
     /// `store`.
@@ -323,7 +327,7 @@ pub mod decode {
     pub fn store(r: OpResult, state: &str) {
         match r {
             OpResult::Done => {}
-            r => wrong(state, "store", r),
+            ref r => wrong(state, "store", r),
         }
     }
     /// `cas`: whether it succeeded.
@@ -331,7 +335,7 @@ pub mod decode {
     pub fn cas(r: OpResult, state: &str) -> bool {
         match r {
             OpResult::Cas { ok, .. } => ok,
-            r => wrong(state, "cas", r),
+            ref r => wrong(state, "cas", r),
         }
     }
     /// `fetch_add`: the old value.
@@ -339,7 +343,7 @@ pub mod decode {
     pub fn fetch_add(r: OpResult, state: &str) -> u32 {
         match r {
             OpResult::Value(v) => v,
-            r => wrong(state, "fetch_add", r),
+            ref r => wrong(state, "fetch_add", r),
         }
     }
     /// `swap`: the old value.
@@ -347,7 +351,7 @@ pub mod decode {
     pub fn swap(r: OpResult, state: &str) -> u32 {
         match r {
             OpResult::Value(v) => v,
-            r => wrong(state, "swap", r),
+            ref r => wrong(state, "swap", r),
         }
     }
     /// `sem_wait`.
@@ -355,7 +359,7 @@ pub mod decode {
     pub fn sem_wait(r: OpResult, state: &str) {
         match r {
             OpResult::Done | OpResult::Woken => {}
-            r => wrong(state, "sem_wait", r),
+            ref r => wrong(state, "sem_wait", r),
         }
     }
     /// `sem_post`.
@@ -363,7 +367,7 @@ pub mod decode {
     pub fn sem_post(r: OpResult, state: &str) {
         match r {
             OpResult::Done => {}
-            r => wrong(state, "sem_post", r),
+            ref r => wrong(state, "sem_post", r),
         }
     }
     /// `futex_wait`: true after a sleep, false on `EAGAIN`.
@@ -372,7 +376,7 @@ pub mod decode {
         match r {
             OpResult::Woken => true,
             OpResult::Mismatch => false,
-            r => wrong(state, "futex_wait", r),
+            ref r => wrong(state, "futex_wait", r),
         }
     }
     /// `futex_wake`: how many were woken.
@@ -380,7 +384,7 @@ pub mod decode {
     pub fn futex_wake(r: OpResult, state: &str) -> u32 {
         match r {
             OpResult::Value(v) => v,
-            r => wrong(state, "futex_wake", r),
+            ref r => wrong(state, "futex_wake", r),
         }
     }
     /// `mutex_lock`.
@@ -388,7 +392,7 @@ pub mod decode {
     pub fn mutex_lock(r: OpResult, state: &str) {
         match r {
             OpResult::Done => {}
-            r => wrong(state, "mutex_lock", r),
+            ref r => wrong(state, "mutex_lock", r),
         }
     }
     /// `mutex_unlock`.
@@ -396,7 +400,7 @@ pub mod decode {
     pub fn mutex_unlock(r: OpResult, state: &str) {
         match r {
             OpResult::Done => {}
-            r => wrong(state, "mutex_unlock", r),
+            ref r => wrong(state, "mutex_unlock", r),
         }
     }
     /// `cond_wait`.
@@ -404,7 +408,7 @@ pub mod decode {
     pub fn cond_wait(r: OpResult, state: &str) {
         match r {
             OpResult::Woken | OpResult::Done => {}
-            r => wrong(state, "cond_wait", r),
+            ref r => wrong(state, "cond_wait", r),
         }
     }
     /// `cond_notify`.
@@ -412,7 +416,7 @@ pub mod decode {
     pub fn cond_notify(r: OpResult, state: &str) {
         match r {
             OpResult::Done => {}
-            r => wrong(state, "cond_notify", r),
+            ref r => wrong(state, "cond_notify", r),
         }
     }
     /// `work`.
@@ -420,7 +424,7 @@ pub mod decode {
     pub fn work(r: OpResult, state: &str) {
         match r {
             OpResult::Done => {}
-            r => wrong(state, "work", r),
+            ref r => wrong(state, "work", r),
         }
     }
     /// `pause`.
@@ -428,7 +432,7 @@ pub mod decode {
     pub fn pause(r: OpResult, state: &str) {
         match r {
             OpResult::Done => {}
-            r => wrong(state, "pause", r),
+            ref r => wrong(state, "pause", r),
         }
     }
     /// `sched_yield`.
@@ -436,7 +440,7 @@ pub mod decode {
     pub fn sched_yield(r: OpResult, state: &str) {
         match r {
             OpResult::Done => {}
-            r => wrong(state, "sched_yield", r),
+            ref r => wrong(state, "sched_yield", r),
         }
     }
     /// `now`: the time.
@@ -444,7 +448,7 @@ pub mod decode {
     pub fn now(r: OpResult, state: &str) -> u64 {
         match r {
             OpResult::Time(t) => t,
-            r => wrong(state, "now", r),
+            ref r => wrong(state, "now", r),
         }
     }
 }

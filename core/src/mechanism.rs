@@ -1,0 +1,178 @@
+//! The one trait through which generic code knows a mechanism.
+//!
+//! A mechanism (the herd, the locks, the accept strategies, and those to come) lives in its own folder
+//! under `core/src/mechanisms/` and implements [`Mechanism`]: its name as the `mechanism=` key says it,
+//! its parameters with their key table, the setter and validator whose messages the site and the CLI
+//! both show, and the simulation it starts. Generic code (the scenario registry, the simulator, the
+//! checker, the site's shells, the CLI's plumbing) names no mechanism: it goes through this trait and
+//! the one registry list in [`crate::scenario`].
+//!
+//! The key table ([`Key`]) is declarative, so the CLI builds its flags from it, the site its form
+//! fields, and [`Mechanism::parse_query`] / [`Mechanism::to_query`] the URL round trip, each with the
+//! same ranges and the same messages.
+//!
+//! ```
+//! use herdlab_core::mechanism::{Key, KeyKind};
+//! let k = Key { name: "workers", kind: KeyKind::Range { lo: 1, hi: 64, unit: "" }, help: "worker threads" };
+//! assert_eq!(k.allowed(), "1-64");
+//! assert_eq!(k.parse_u64("65").unwrap_err().to_string(), "workers: 65 is out of range; allowed 1-64");
+//! let k = Key { name: "mode", kind: KeyKind::OneOf(&["wake-all", "exclusive"]), help: "" };
+//! assert_eq!(k.allowed(), "wake-all, exclusive");
+//! ```
+
+use crate::scenario::ParamError;
+use serde::{de::DeserializeOwned, Serialize};
+
+/// What values a key takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyKind {
+    /// A whole number in `lo..=hi`; `unit` is shown after the range ("ns", "ms", "per second", or "").
+    Range {
+        /// The smallest allowed value.
+        lo: u64,
+        /// The largest allowed value.
+        hi: u64,
+        /// The unit, for help texts ("" for a plain count).
+        unit: &'static str,
+    },
+    /// One of these names.
+    OneOf(&'static [&'static str]),
+    /// A switch: `on`/`off` (also `true`/`false`).
+    Switch,
+}
+
+/// One parameter key, as the URL, the lesson blocks, the site's form and the CLI all name it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Key {
+    /// The key (`workers`, `strategy`); the CLI flag is `--` followed by it, with `_` as `-`.
+    pub name: &'static str,
+    /// What values it takes.
+    pub kind: KeyKind,
+    /// One line of help for the CLI and the site's form.
+    pub help: &'static str,
+}
+
+impl Key {
+    /// The allowed values, as the messages show them: `1-64`, `wake-all, exclusive`, `on, off`.
+    pub fn allowed(&self) -> String {
+        match self.kind {
+            KeyKind::Range { lo, hi, .. } => format!("{lo}-{hi}"),
+            KeyKind::OneOf(names) => names.join(", "),
+            KeyKind::Switch => "on, off".to_string(),
+        }
+    }
+
+    /// Parse a whole number in the key's range (for a [`KeyKind::Range`] key), with the message
+    /// every mechanism gives for a bad one.
+    pub fn parse_u64(&self, v: &str) -> Result<u64, ParamError> {
+        let (lo, hi) = match self.kind {
+            KeyKind::Range { lo, hi, .. } => (lo, hi),
+            _ => (0, u64::MAX),
+        };
+        match v.trim().parse::<u64>() {
+            Ok(n) if (lo..=hi).contains(&n) => Ok(n),
+            Ok(n) => Err(ParamError {
+                field: self.name.to_string(),
+                message: format!("{n} is out of range; allowed {lo}-{hi}"),
+            }),
+            Err(_) => Err(ParamError {
+                field: self.name.to_string(),
+                message: format!("'{v}' is not a whole number; allowed {lo}-{hi}"),
+            }),
+        }
+    }
+
+    /// Parse one of the key's names (for a [`KeyKind::OneOf`] key) with `from_name`.
+    pub fn parse_name<T>(
+        &self,
+        v: &str,
+        from_name: impl Fn(&str) -> Option<T>,
+    ) -> Result<T, ParamError> {
+        from_name(v).ok_or_else(|| ParamError {
+            field: self.name.to_string(),
+            message: format!("'{v}' is not allowed; allowed: {}", self.allowed()),
+        })
+    }
+
+    /// Parse a switch: `on`, `true` → true; `off`, `false` → false.
+    pub fn parse_switch(&self, v: &str) -> Result<bool, ParamError> {
+        match v {
+            "on" | "true" => Ok(true),
+            "off" | "false" => Ok(false),
+            _ => Err(ParamError {
+                field: self.name.to_string(),
+                message: format!("'{v}' is not allowed; allowed: on, off (or true, false)"),
+            }),
+        }
+    }
+}
+
+/// A mechanism herdlab simulates, checks, benchmarks and teaches.
+///
+/// Implemented once per mechanism, in its folder; the registry in [`crate::scenario`] lists the
+/// implementations. The web and native crates extend it with their own traits (`SiteMechanism`,
+/// `NativeMechanism`), so a new mechanism is one folder in each crate plus one registry line.
+pub trait Mechanism: 'static {
+    /// The `mechanism=` value (`herd`, `locks`, `accept`).
+    const NAME: &'static str;
+    /// A title for people ("The thundering herd").
+    const TITLE: &'static str;
+    /// The parameters (the seed is one of them); serde gives the scenario JSON.
+    type Params: Clone + core::fmt::Debug + Default + PartialEq + Serialize + DeserializeOwned;
+    /// The parameter keys, in display order.
+    const KEYS: &'static [Key];
+
+    /// Set one parameter from its key and text value; the error names the key and the allowed
+    /// values (an unknown key lists the known ones).
+    fn set(p: &mut Self::Params, key: &str, value: &str) -> Result<(), ParamError>;
+    /// The text of one parameter's value, as [`Mechanism::set`] reads it back (`None` for an unknown
+    /// key).
+    fn get(p: &Self::Params, key: &str) -> Option<String>;
+    /// What is wrong with a whole parameter set: ranges (a value built in code or read from JSON may
+    /// be out of them) and combinations that single keys cannot express. Empty when valid.
+    fn validate(p: &Self::Params) -> Vec<ParamError>;
+    /// Put the field a [`Mechanism::validate`] error names back to a value that makes the set valid
+    /// (its default), so a page can run the rest of a half-bad address.
+    fn reset(p: &mut Self::Params, field: &str);
+
+    /// The key named `key`, if this mechanism has it.
+    fn key(key: &str) -> Option<&'static Key> {
+        Self::KEYS.iter().find(|k| k.name == key)
+    }
+
+    /// Parse key/value pairs leniently: every good value is kept, every bad one is left at its
+    /// default and reported (the caller has removed the keys that are not the scenario's).
+    fn parse_pairs<'a>(
+        pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> (Self::Params, Vec<ParamError>) {
+        let mut p = Self::Params::default();
+        let mut errs = Vec::new();
+        for (k, v) in pairs {
+            if let Err(e) = Self::set(&mut p, k, v) {
+                errs.push(e);
+            }
+        }
+        for e in Self::validate(&p) {
+            Self::reset(&mut p, &e.field);
+            errs.push(e);
+        }
+        (p, errs)
+    }
+
+    /// The parameters as `key=value` pairs joined by `&`, every key present, in [`Mechanism::KEYS`]
+    /// order (without `mechanism=`).
+    fn to_query(p: &Self::Params) -> String {
+        let mut out = String::new();
+        for k in Self::KEYS {
+            if let Some(v) = Self::get(p, k.name) {
+                if !out.is_empty() {
+                    out.push('&');
+                }
+                out.push_str(k.name);
+                out.push('=');
+                out.push_str(&crate::scenario::url_encode(&v));
+            }
+        }
+        out
+    }
+}
