@@ -12,9 +12,15 @@ use herdlab_core::scenario::Scenario;
 fn queries() -> Vec<String> {
     let mut q: Vec<String> = Vec::new();
     let herd: &[(&str, &[&str])] = &[
-        ("workers", &["1", "64", "0", "65", "x", "", " 5", "+5", "-1", "08"]),
+        (
+            "workers",
+            &["1", "64", "0", "65", "x", "", " 5", "+5", "-1", "08"],
+        ),
         ("cpus", &["1", "16", "0", "17"]),
-        ("mode", &["wake-all", "exclusive", "lifo-exclusive", "Exclusive", ""]),
+        (
+            "mode",
+            &["wake-all", "exclusive", "lifo-exclusive", "Exclusive", ""],
+        ),
         ("arrival", &["on-demand", "burst", "poisson", "steady", "x"]),
         ("burst", &["1", "1024", "0", "1025"]),
         ("rate", &["1", "10000000", "0", "10000001"]),
@@ -22,12 +28,18 @@ fn queries() -> Vec<String> {
         ("service", &["0", "100000000", "100000001", "1.5"]),
         ("variant", &["correct", "broken-sleeper", "nope"]),
         ("primitive", &["accept", "futex", "condvar", "mutex"]),
-        ("seed", &["0", "18446744073709551615", "18446744073709551616", "-1"]),
+        (
+            "seed",
+            &["0", "18446744073709551615", "18446744073709551616", "-1"],
+        ),
         ("colour", &["red"]),
         ("service_ns", &["5"]),
     ];
     let locks: &[(&str, &[&str])] = &[
-        ("lock", &["shmtx", "ttas", "spin-yield", "ticket", "futex", "mcs"]),
+        (
+            "lock",
+            &["shmtx", "ttas", "spin-yield", "ticket", "futex", "mcs"],
+        ),
         (
             "variant",
             &[
@@ -55,7 +67,15 @@ fn queries() -> Vec<String> {
     let accept: &[(&str, &[&str])] = &[
         (
             "strategy",
-            &["herd", "shared-epoll", "exclusive", "accept-mutex", "reuseport", "blocking", "x"],
+            &[
+                "herd",
+                "shared-epoll",
+                "exclusive",
+                "accept-mutex",
+                "reuseport",
+                "blocking",
+                "x",
+            ],
         ),
         ("workers", &["1", "64", "0", "65"]),
         ("cpus", &["1", "16", "0", "17"]),
@@ -66,13 +86,28 @@ fn queries() -> Vec<String> {
         ("requests", &["1", "1000", "0", "1001"]),
         ("service", &["0", "100000000", "100000001"]),
         ("think", &["0", "1000000000", "1000000001", "-1"]),
-        ("multi_accept", &["true", "false", "on", "off", "maybe", "1"]),
+        (
+            "multi_accept",
+            &["true", "false", "on", "off", "maybe", "1"],
+        ),
         ("reorder_every", &["0", "65536", "65537"]),
         ("delay", &["1", "60000", "0", "60001"]),
         ("worker_connections", &["1", "65536", "0", "65537"]),
-        ("variant", &["correct", "unlock-before-accept", "no-disable", "no-timer", "x"]),
+        (
+            "variant",
+            &[
+                "correct",
+                "unlock-before-accept",
+                "no-disable",
+                "no-timer",
+                "x",
+            ],
+        ),
         ("local_clients", &["true", "false", "on", "off", "no"]),
-        ("seed", &["0", "18446744073709551615", "18446744073709551616"]),
+        (
+            "seed",
+            &["0", "18446744073709551615", "18446744073709551616"],
+        ),
         ("lock", &["shmtx"]),
     ];
     for (mech, table) in [("herd", herd), ("locks", locks), ("accept", accept)] {
@@ -172,7 +207,10 @@ fn render() -> String {
 
 #[test]
 fn parser_outputs_are_the_frozen_ones() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/scenario_contract.txt");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/scenario_contract.txt"
+    );
     let got = render();
     if std::env::var_os("HERDLAB_BLESS").is_some() {
         std::fs::write(path, &got).unwrap();
