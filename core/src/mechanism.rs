@@ -1,14 +1,15 @@
 //! The one trait through which generic code knows a mechanism.
 //!
 //! A mechanism (the herd, the locks, the accept strategies, and those to come) lives in its own folder
-//! under `core/src/mechanisms/` and implements [`Mechanism`]: its name as the `mechanism=` key says it,
+//! (today `core/src/herd/`, `locks/`, `accept/`, the implementation in each one's `params.rs`) and
+//! implements [`Mechanism`]: its name as the `mechanism=` key says it,
 //! its parameters with their key table, the setter and validator whose messages the site and the CLI
 //! both show, and the simulation it starts. Generic code (the scenario registry, the simulator, the
 //! checker, the site's shells, the CLI's plumbing) names no mechanism: it goes through this trait and
 //! the one registry list in [`crate::scenario`].
 //!
 //! The key table ([`Key`]) is declarative, so the CLI builds its flags from it, the site its form
-//! fields, and [`Mechanism::parse_query`] / [`Mechanism::to_query`] the URL round trip, each with the
+//! fields, and [`Mechanism::parse_pairs`] / [`Mechanism::to_query`] the URL round trip, each with the
 //! same ranges and the same messages.
 //!
 //! ```

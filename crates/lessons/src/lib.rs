@@ -8,8 +8,8 @@
 //! - [`list`]: every lesson, in reading order, and the version tag of a lesson file;
 //! - [`text`]: a lesson's title and summary as plain text;
 //! - [`markdown`]: the split of a lesson's Markdown into HTML and widget segments (the splitter,
-//!   [`markdown::segments`], with the `split` feature);
-//! - [`file`]: the lesson file format.
+//!   `markdown::segments`, with the `split` feature);
+//! - [`file`](mod@file): the lesson file format.
 //!
 //! ```
 //! use herdlab_lessons::{list, text};
@@ -23,7 +23,7 @@ pub mod list;
 pub mod markdown;
 pub mod text;
 
-/// The source of the code that splits and writes the lesson files ([`markdown`] and [`file`]):
+/// The source of the code that splits and writes the lesson files ([`markdown`] and [`file`](mod@file)):
 /// part of each lesson file's version tag ([`list::version_tag`]), so that a change to how the
 /// files are written gives every file a new tag.
 pub const WRITER_SOURCES: [&str; 2] = [include_str!("markdown.rs"), include_str!("file.rs")];

@@ -2,7 +2,7 @@
 //!
 //! Used by `web/build.rs` (which compiles each lesson's slug, title and summary into the site, for
 //! the lesson list) and `cargo xtask lessons` (which writes the lesson files the site fetches, see
-//! [`crate::file`]).
+//! [`crate::file`](mod@crate::file)).
 
 /// (slug, file under `lessons/`), in reading order.
 pub const LESSON_FILES: &[(&str, &str)] = &[

@@ -1,7 +1,7 @@
 //! Splitting a lesson's Markdown into HTML segments and live-widget segments. This runs at build
 //! time (`cargo xtask lessons` writes the segments into the lesson files the site fetches, see
-//! [`crate::file`]), so the site itself carries no Markdown parser. The splitter,
-//! [`segments`], needs the `split` feature (pulldown-cmark); [`Segment`] does not.
+//! [`crate::file`](mod@crate::file)), so the site itself carries no Markdown parser. The splitter,
+//! `segments`, needs the `split` feature (pulldown-cmark); [`Segment`] does not.
 
 #[cfg(feature = "split")]
 use pulldown_cmark::{html, CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
