@@ -49,6 +49,13 @@ pub enum KeyKind {
     Bool,
 }
 
+impl KeyKind {
+    /// A [`KeyKind::Range`] (for the key tables, which are constants).
+    pub const fn range(lo: u64, hi: u64, unit: &'static str) -> KeyKind {
+        KeyKind::Range { lo, hi, unit }
+    }
+}
+
 /// One parameter key, as the URL, the lesson blocks, the site's form and the CLI all name it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Key {

@@ -5,9 +5,9 @@
 //! `data/scenario_contract.txt` was written by the parser before the registry refactor.
 //! `HERDLAB_BLESS=1 cargo test -p herdlab-core --test scenario_contract` rewrites it after a
 //! deliberate change.
-#![cfg(not(target_arch = "wasm32"))]
-
 use herdlab_core::scenario::Scenario;
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
 
 fn queries() -> Vec<String> {
     let mut q: Vec<String> = Vec::new();

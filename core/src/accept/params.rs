@@ -46,10 +46,6 @@ use crate::sim::Simulation;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Accept;
 
-const fn range(lo: u64, hi: u64, unit: &'static str) -> KeyKind {
-    KeyKind::Range { lo, hi, unit }
-}
-
 impl Mechanism for Accept {
     const NAME: &'static str = "accept";
     const TITLE: &'static str = "Sharing a listening socket";
@@ -63,22 +59,22 @@ impl Mechanism for Accept {
         },
         Key {
             name: "workers",
-            kind: range(1, 64, ""),
+            kind: KeyKind::range(1, 64, ""),
             help: "worker processes",
         },
         Key {
             name: "cpus",
-            kind: range(1, 16, ""),
+            kind: KeyKind::range(1, 16, ""),
             help: "CPUs",
         },
         Key {
             name: "connections",
-            kind: range(1, 1_000_000, ""),
+            kind: KeyKind::range(1, 1_000_000, ""),
             help: "connections in the run",
         },
         Key {
             name: "rate",
-            kind: range(1, 10_000_000, "per second"),
+            kind: KeyKind::range(1, 10_000_000, "per second"),
             help: "new connections (steady and poisson arrivals)",
         },
         Key {
@@ -88,22 +84,22 @@ impl Mechanism for Accept {
         },
         Key {
             name: "burst",
-            kind: range(1, 1024, ""),
+            kind: KeyKind::range(1, 1024, ""),
             help: "connections per burst (arrival=burst)",
         },
         Key {
             name: "requests",
-            kind: range(1, 1000, "per connection"),
+            kind: KeyKind::range(1, 1000, "per connection"),
             help: "requests per connection (keep-alive)",
         },
         Key {
             name: "service",
-            kind: range(0, 100_000_000, "ns"),
+            kind: KeyKind::range(0, 100_000_000, "ns"),
             help: "service time per request",
         },
         Key {
             name: "think",
-            kind: range(0, 1_000_000_000, "ns"),
+            kind: KeyKind::range(0, 1_000_000_000, "ns"),
             help: "the client's gap before its next request, on top of its turnaround",
         },
         Key {
@@ -113,17 +109,17 @@ impl Mechanism for Accept {
         },
         Key {
             name: "reorder_every",
-            kind: range(0, 65_536, ""),
+            kind: KeyKind::range(0, 65_536, ""),
             help: "re-register the listener every this many accepts (exclusive only; 0: never)",
         },
         Key {
             name: "delay",
-            kind: range(1, 60_000, "ms"),
+            kind: KeyKind::range(1, 60_000, "ms"),
             help: "accept_mutex_delay (accept-mutex only)",
         },
         Key {
             name: "worker_connections",
-            kind: range(1, 65_536, ""),
+            kind: KeyKind::range(1, 65_536, ""),
             help: "nginx's worker_connections",
         },
         Key {
@@ -138,7 +134,7 @@ impl Mechanism for Accept {
         },
         Key {
             name: "seed",
-            kind: range(0, u64::MAX, ""),
+            kind: KeyKind::range(0, u64::MAX, ""),
             help: "the seed of every random choice",
         },
     ];

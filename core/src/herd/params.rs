@@ -37,10 +37,6 @@ use crate::sim::Simulation;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Herd;
 
-const fn range(lo: u64, hi: u64, unit: &'static str) -> KeyKind {
-    KeyKind::Range { lo, hi, unit }
-}
-
 impl Mechanism for Herd {
     const NAME: &'static str = "herd";
     const TITLE: &'static str = "The thundering herd";
@@ -49,12 +45,12 @@ impl Mechanism for Herd {
     const KEYS: &'static [Key] = &[
         Key {
             name: "workers",
-            kind: range(1, 64, ""),
+            kind: KeyKind::range(1, 64, ""),
             help: "worker threads asleep on the queue",
         },
         Key {
             name: "cpus",
-            kind: range(1, 16, ""),
+            kind: KeyKind::range(1, 16, ""),
             help: "CPUs",
         },
         Key {
@@ -69,22 +65,22 @@ impl Mechanism for Herd {
         },
         Key {
             name: "burst",
-            kind: range(1, 1024, ""),
+            kind: KeyKind::range(1, 1024, ""),
             help: "connections per burst (arrival=burst)",
         },
         Key {
             name: "rate",
-            kind: range(1, 10_000_000, "per second"),
+            kind: KeyKind::range(1, 10_000_000, "per second"),
             help: "arrival rate (arrival=poisson)",
         },
         Key {
             name: "connections",
-            kind: range(1, 1_000_000, ""),
+            kind: KeyKind::range(1, 1_000_000, ""),
             help: "connections in the whole run",
         },
         Key {
             name: "service",
-            kind: range(0, 100_000_000, "ns"),
+            kind: KeyKind::range(0, 100_000_000, "ns"),
             help: "work per connection",
         },
         Key {
@@ -99,7 +95,7 @@ impl Mechanism for Herd {
         },
         Key {
             name: "seed",
-            kind: range(0, u64::MAX, ""),
+            kind: KeyKind::range(0, u64::MAX, ""),
             help: "the seed of every random choice",
         },
     ];

@@ -53,10 +53,6 @@ pub const SHMTX_VARIANT_NAMES: [&str; 6] = [
     "seed-listing",
 ];
 
-const fn range(lo: u64, hi: u64) -> KeyKind {
-    KeyKind::Range { lo, hi, unit: "" }
-}
-
 impl Mechanism for Locks {
     const NAME: &'static str = "locks";
     const TITLE: &'static str = "Locks: ngx_shmtx and its rivals";
@@ -75,22 +71,22 @@ impl Mechanism for Locks {
         },
         Key {
             name: "threads",
-            kind: range(1, 16),
+            kind: KeyKind::range(1, 16, ""),
             help: "threads taking the lock",
         },
         Key {
             name: "rounds",
-            kind: range(1, 1_000_000),
+            kind: KeyKind::range(1, 1_000_000, ""),
             help: "lock/unlock rounds per thread",
         },
         Key {
             name: "cpus",
-            kind: range(1, 16),
+            kind: KeyKind::range(1, 16, ""),
             help: "CPUs (also ngx_ncpu)",
         },
         Key {
             name: "spin",
-            kind: range(1, 65_536),
+            kind: KeyKind::range(1, 65_536, ""),
             help: "mtx->spin, the spin budget (nginx: 2048)",
         },
         Key {
@@ -100,16 +96,12 @@ impl Mechanism for Locks {
         },
         Key {
             name: "yield",
-            kind: range(1, 65_536),
+            kind: KeyKind::range(1, 65_536, ""),
             help: "spin-yield's failed tests before each sched_yield",
         },
         Key {
             name: "cs",
-            kind: KeyKind::Range {
-                lo: 0,
-                hi: 10_000_000,
-                unit: "ns",
-            },
+            kind: KeyKind::range(0, 10_000_000, "ns"),
             help: "work inside the critical section",
         },
         Key {
@@ -124,7 +116,7 @@ impl Mechanism for Locks {
         },
         Key {
             name: "seed",
-            kind: range(0, u64::MAX),
+            kind: KeyKind::range(0, u64::MAX, ""),
             help: "the seed of every random choice",
         },
     ];
