@@ -37,9 +37,9 @@ use std::collections::{BTreeSet, VecDeque};
 
 use serde::{Deserialize, Serialize};
 
-use super::{Actor, Note, Sched, Simulation, SleepKind, StepRecord, TaskState};
 use crate::machine::Machine;
-use crate::op::{Fd, Interest, ListenerId, OpResult, Ready, Word};
+use crate::op::{Fd, Interest, ListenerId, OpResult, Ready};
+use crate::sim::{Actor, Note, Sched, Simulation, SleepKind, StepRecord, TaskState};
 use crate::waitqueue::{Enqueue, WaitQueue};
 
 /// Socket wait-queue entries of epoll instances use waiter ids from here up: `EP_WAITER + ep`.
@@ -248,29 +248,15 @@ pub fn reuseport_pick(conn: u32, n: u8, seed: u64) -> u8 {
 
 /// The kernel operations of the event-driven network, on the simulation's state.
 impl<M: Machine> Simulation<M> {
-    pub(super) fn wrote(&mut self, w: Word, old: u32, new: u32, cpu: u8) {
-        if w != Word(0) {
-            return;
-        }
-        let now = self.cpus[cpu as usize].clock;
-        if old == 0 && new != 0 {
-            self.word0_since = Some(now);
-        } else if old != 0 && new == 0 {
-            if let Some(t) = self.word0_since.take() {
-                self.word0_busy_ns += now.saturating_sub(t);
-            }
-        }
-    }
-
     /// The thread did something useful: it no longer counts as woken for nothing.
-    pub(super) fn did_work(&mut self, tid: u16) {
+    pub(in crate::sim) fn did_work(&mut self, tid: u16) {
         let t = &mut self.threads[tid as usize];
         t.woken_since_work = false;
         t.empty_handed = false;
     }
 
     /// Record that connection `c` was accepted at `now` (both accept paths).
-    pub(super) fn net_accepted(&mut self, c: u32, now: u64) {
+    pub(in crate::sim) fn net_accepted(&mut self, c: u32, now: u64) {
         if let Some(n) = self.net.as_mut() {
             if let Some(conn) = n.conn_mut(c) {
                 conn.accepted = true;
@@ -282,7 +268,7 @@ impl<M: Machine> Simulation<M> {
 
     /// `ep_poll_callback` for `fd` on epoll `ep`: queue the item, wake one sleeper. Returns what the
     /// callback returns to the socket's wake walk.
-    pub(super) fn ep_callback(&mut self, ep: u8, fd: Fd, at: u64, woken: &mut u16) -> i32 {
+    pub(in crate::sim) fn ep_callback(&mut self, ep: u8, fd: Fd, at: u64, woken: &mut u16) -> i32 {
         let Some(n) = self.net.as_mut() else {
             return 0;
         };
@@ -303,7 +289,7 @@ impl<M: Machine> Simulation<M> {
     }
 
     /// `wake_up(&ep->wq)`: wake the first sleeper of the epoll (head: the newest). True if woken.
-    pub(super) fn wake_ep_sleeper(&mut self, ep: u8, at: u64) -> bool {
+    pub(in crate::sim) fn wake_ep_sleeper(&mut self, ep: u8, at: u64) -> bool {
         let Some(n) = self.net.as_mut() else {
             return false;
         };
@@ -325,7 +311,7 @@ impl<M: Machine> Simulation<M> {
 
     /// The wake walk of listener `l`'s wait queue with budget 1 (`sock_def_readable`), recorded as
     /// the last walk. Epoll entries run `ep_poll_callback`; thread entries are blocked acceptors.
-    pub(super) fn wake_listener(&mut self, l: u8, at: u64) -> u16 {
+    pub(in crate::sim) fn wake_listener(&mut self, l: u8, at: u64) -> u16 {
         let mut q = std::mem::take(&mut self.k.listeners[l as usize].wq);
         let mut visits = std::mem::take(&mut self.last_walk);
         let mut woken = 0u16;
@@ -356,7 +342,7 @@ impl<M: Machine> Simulation<M> {
     }
 
     /// Readiness of connection `c` changed (data or EOF): its epoll entry, or its blocked reader.
-    pub(super) fn notify_conn(&mut self, c: u32, at: u64) -> u16 {
+    pub(in crate::sim) fn notify_conn(&mut self, c: u32, at: u64) -> u16 {
         let Some(conn) = self.net.as_ref().and_then(|n| n.conn(c)).copied() else {
             return 0;
         };
@@ -377,7 +363,7 @@ impl<M: Machine> Simulation<M> {
 
     /// The network actor of the event-driven world: the earliest of the next arrival, the next client
     /// action and the next `epoll_wait` timeout.
-    pub(super) fn step_net(&mut self) -> StepRecord {
+    pub(in crate::sim) fn step_net(&mut self) -> StepRecord {
         // every CPU idle: nothing happens before the due time, so the clock jumps to it
         let present = self
             .cpus
@@ -474,7 +460,7 @@ impl<M: Machine> Simulation<M> {
         }
     }
 
-    pub(super) fn net_arrival(&mut self, at: u64) -> Note {
+    pub(in crate::sim) fn net_arrival(&mut self, at: u64) -> Note {
         self.arrivals.take(at);
         let conn = self.next_conn;
         self.next_conn += 1;
@@ -504,7 +490,7 @@ impl<M: Machine> Simulation<M> {
     }
 
     /// An `epoll_wait` timeout expired: the sleeper is woken (a timer wakeup, not a wasted one).
-    pub(super) fn fire_timer(&mut self, tid: u16, at: u64) {
+    pub(in crate::sim) fn fire_timer(&mut self, tid: u16, at: u64) {
         let t = &mut self.threads[tid as usize];
         if t.sched != Sched::Asleep || t.deadline.is_none() {
             // already woken by an event: its next look at the ready list sees the timeout expired
@@ -532,7 +518,7 @@ impl<M: Machine> Simulation<M> {
         m.timer_wakeups += 1;
     }
 
-    pub(super) fn syscall_cost(&mut self, cpu: u8, resumed: bool) {
+    pub(in crate::sim) fn syscall_cost(&mut self, cpu: u8, resumed: bool) {
         let base = if resumed {
             self.cost.kernel_step_ns
         } else {
@@ -542,7 +528,7 @@ impl<M: Machine> Simulation<M> {
         self.charge(cpu, c);
     }
 
-    pub(super) fn step_accept_nb(&mut self, tid: u16, cpu: u8, l: u8) -> Note {
+    pub(in crate::sim) fn step_accept_nb(&mut self, tid: u16, cpu: u8, l: u8) -> Note {
         self.syscall_cost(cpu, false);
         let now = self.cpus[cpu as usize].clock;
         match self
@@ -572,7 +558,7 @@ impl<M: Machine> Simulation<M> {
         }
     }
 
-    pub(super) fn step_epoll_add(
+    pub(in crate::sim) fn step_epoll_add(
         &mut self,
         tid: u16,
         cpu: u8,
@@ -624,7 +610,7 @@ impl<M: Machine> Simulation<M> {
         Note::EpollAdded { ep, ready_now }
     }
 
-    pub(super) fn step_epoll_del(&mut self, tid: u16, cpu: u8, ep: u8, fd: Fd) -> Note {
+    pub(in crate::sim) fn step_epoll_del(&mut self, tid: u16, cpu: u8, ep: u8, fd: Fd) -> Note {
         self.syscall_cost(cpu, false);
         if let Some(n) = self.net.as_mut() {
             if let Some(e) = n.epolls.get_mut(ep as usize) {
@@ -650,7 +636,7 @@ impl<M: Machine> Simulation<M> {
     /// `ep_send_events`: re-poll every ready item; report the readable ones (the connections into
     /// the thread's harvest), keep level-triggered ones that are still readable, and wake the next
     /// sleeper if some remain (`ep_done_scan`).
-    pub(super) fn harvest(&mut self, tid: u16, ep: u8, at: u64) -> Ready {
+    pub(in crate::sim) fn harvest(&mut self, tid: u16, ep: u8, at: u64) -> Ready {
         let mut ready = Ready::default();
         let Some(n) = self.net.as_mut() else {
             return ready;
@@ -692,7 +678,7 @@ impl<M: Machine> Simulation<M> {
         ready
     }
 
-    pub(super) fn step_epoll_wait(
+    pub(in crate::sim) fn step_epoll_wait(
         &mut self,
         tid: u16,
         cpu: u8,
@@ -743,7 +729,7 @@ impl<M: Machine> Simulation<M> {
     }
 
     /// Read one request (or EOF) from `c`; `None` when there is nothing to read.
-    pub(super) fn read_conn(&mut self, tid: u16, c: u32) -> Option<OpResult> {
+    pub(in crate::sim) fn read_conn(&mut self, tid: u16, c: u32) -> Option<OpResult> {
         let n = self.net.as_mut()?;
         let cm = n.conn_mut(c)?;
         if cm.closed {
@@ -769,7 +755,7 @@ impl<M: Machine> Simulation<M> {
         None
     }
 
-    pub(super) fn step_read_next(&mut self, tid: u16, cpu: u8) -> Note {
+    pub(in crate::sim) fn step_read_next(&mut self, tid: u16, cpu: u8) -> Note {
         self.syscall_cost(cpu, false);
         let next = self.threads[tid as usize].harvest.pop_front();
         let r = next.and_then(|c| self.read_conn(tid, c));
@@ -782,7 +768,7 @@ impl<M: Machine> Simulation<M> {
         note
     }
 
-    pub(super) fn step_recv(&mut self, tid: u16, cpu: u8, c: u32, resumed: bool) -> Note {
+    pub(in crate::sim) fn step_recv(&mut self, tid: u16, cpu: u8, c: u32, resumed: bool) -> Note {
         self.syscall_cost(cpu, resumed);
         match self.read_conn(tid, c) {
             Some(r) => {
@@ -810,7 +796,7 @@ impl<M: Machine> Simulation<M> {
         }
     }
 
-    pub(super) fn step_respond(&mut self, tid: u16, cpu: u8, c: u32) -> Note {
+    pub(in crate::sim) fn step_respond(&mut self, tid: u16, cpu: u8, c: u32) -> Note {
         self.syscall_cost(cpu, false);
         let mut now = self.cpus[cpu as usize].clock;
         let spec = self.net.as_ref().map(|n| n.spec);
