@@ -103,6 +103,9 @@ pub struct WorldSpec {
 pub struct Simulation<M> {
     threads: Vec<SimThread<M>>,
     cpus: Vec<Cpu>,
+    /// Per CPU: its clock while it runs a thread, `u64::MAX` while idle (kept in step with `cpus` by
+    /// [`Simulation::sync_cpu`], so that choosing the next actor reads one small array).
+    run_at: Vec<u64>,
     k: Kernel,
     network: bool,
     accept: AcceptModel,
@@ -125,6 +128,8 @@ pub struct Simulation<M> {
     last_walk_budget: u32,
     last_walk_end: Option<WalkEnd>,
     last_walk_listener: u8,
+    /// A reused, empty buffer for the visits of walks that are not recorded.
+    scratch_walk: Vec<WalkVisit>,
     trace: u64,
     net: Option<Box<net::Net>>,
     accept_latency: LogHistogram,
@@ -234,9 +239,20 @@ impl<M: Machine> Simulation<M> {
             .count() as u16;
         let words = world.words as usize;
         let total_events = world.arrivals.remaining();
+        let run_at = cpus
+            .iter()
+            .map(|c| {
+                if c.current.is_some() {
+                    c.clock
+                } else {
+                    u64::MAX
+                }
+            })
+            .collect();
         Simulation {
             threads: sim_threads,
             cpus,
+            run_at,
             k: Kernel {
                 mem: Words::new(vec![0; words]),
                 futex_q: vec![WaitQueue::new(); words],
@@ -270,6 +286,7 @@ impl<M: Machine> Simulation<M> {
             last_walk_budget: 0,
             last_walk_end: None,
             last_walk_listener: 0,
+            scratch_walk: Vec::new(),
             trace: record::TRACE_START,
             net: world.net.map(|n| Box::new(net::Net::new(n))),
             accept_latency: LogHistogram::new(),
@@ -502,13 +519,20 @@ impl<M: Machine> Simulation<M> {
 
     /// The actor the default scheduler runs next; `None` when nothing can run.
     pub fn next_actor(&self) -> Option<Actor> {
+        self.debug_check_run_at();
         let mut best: Option<(u64, Actor)> =
             self.due_producer().map(|(p, t)| (t, Actor::Thread(p)));
-        for c in &self.cpus {
-            if let Some(t) = c.current {
-                if best.is_none_or(|(bt, _)| c.clock < bt) {
-                    best = Some((c.clock, Actor::Thread(t)));
-                }
+        // the running CPU with the earliest clock (ties: the lowest), unless the producer is due
+        // no later
+        let (mut ct, mut ci) = (u64::MAX, usize::MAX);
+        for (i, &t) in self.run_at.iter().enumerate() {
+            if t < ct {
+                (ct, ci) = (t, i);
+            }
+        }
+        if ci != usize::MAX && best.is_none_or(|(bt, _)| ct < bt) {
+            if let Some(t) = self.cpus[ci].current {
+                best = Some((ct, Actor::Thread(t)));
             }
         }
         if self.network {
@@ -593,7 +617,7 @@ impl<M: Machine> Simulation<M> {
     }
 
     fn settle_status(&mut self) {
-        let any_cpu = self.cpus.iter().any(|c| c.current.is_some());
+        let any_cpu = self.present_ns().is_some();
         let can_run = any_cpu
             || self.due_producer().is_some()
             || (self.network && self.network_due().is_some());
@@ -649,10 +673,41 @@ impl<M: Machine> Simulation<M> {
         (ns * pct / 100).max(1)
     }
 
+    /// The earliest clock of a CPU that runs a thread (`None`: every CPU is idle).
+    pub(in crate::sim) fn present_ns(&self) -> Option<u64> {
+        let t = self.run_at.iter().copied().min().unwrap_or(u64::MAX);
+        (t != u64::MAX).then_some(t)
+    }
+
+    /// Bring `run_at` up to date after `cpu`'s clock or current thread changed.
+    #[inline]
+    pub(in crate::sim) fn sync_cpu(&mut self, cpu: usize) {
+        let c = &self.cpus[cpu];
+        self.run_at[cpu] = if c.current.is_some() {
+            c.clock
+        } else {
+            u64::MAX
+        };
+    }
+
+    /// In debug builds (every test): `run_at` says what `cpus` say.
+    fn debug_check_run_at(&self) {
+        debug_assert!(
+            self.cpus.iter().zip(&self.run_at).all(|(c, &t)| t
+                == if c.current.is_some() {
+                    c.clock
+                } else {
+                    u64::MAX
+                }),
+            "run_at out of step with the CPUs"
+        );
+    }
+
     fn charge(&mut self, cpu: u8, ns: u64) {
         let c = &mut self.cpus[cpu as usize];
         if let Some(t) = c.current {
             self.threads[t as usize].metrics.busy_ns += ns;
+            self.run_at[cpu as usize] = c.clock + ns;
         }
         c.clock += ns;
         self.metrics.cpu_time_ns += ns;

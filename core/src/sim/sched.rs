@@ -4,13 +4,15 @@
 //! A [`RunQueue`] keeps its threads in queue order (front first: what [`Cpu::run_queue`] shows).
 //! With [`SchedPolicy::Fifo`] it is a plain deque. With [`SchedPolicy::Fair`] each entry is keyed
 //! by the CPU time its thread had used when it was queued (a queued thread runs nowhere, so its key
-//! does not change while it waits) and by its place in the queue; the entries are kept sorted by
-//! that key, so the next thread is the last entry instead of a scan of the queue that reads every
-//! thread's counters. The place is a sequence number: `push_back` takes the next one up,
+//! does not change while it waits) and by its place in the queue, in a min-heap ([`FairQueue`]), so
+//! the next thread is the heap's top instead of a scan of the queue that reads every thread's
+//! counters. The place is a sequence number: `push_back` takes the next one up,
 //! `push_front` the next one down, so sequence order is queue order and ties go to the front-most
 //! thread, exactly as the scan did.
 
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+use std::hash::{Hash, Hasher};
 
 use serde::{Deserialize, Serialize};
 
@@ -35,23 +37,44 @@ pub(super) enum RunQueue {
     Fair(FairQueue),
 }
 
-/// The fair run queue: entries `(cpu_time_ns, seq, thread)` sorted by `(cpu_time_ns, seq)`
-/// descending, so the thread to run next is the last.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+/// The fair run queue: a min-heap of entries keyed by `(cpu_time_ns, seq)`, each packed into one
+/// `u128` (CPU time in the high 64 bits, the sequence number biased by 2^39 in the next 48, the
+/// thread in the low 16), so comparing two entries is one integer comparison.
+#[derive(Clone, Debug, Default)]
 pub(super) struct FairQueue {
-    sorted: Vec<(u64, i64, u16)>,
+    heap: BinaryHeap<Reverse<u128>>,
     /// The sequence numbers the next `push_front` and `push_back` take.
     front: i64,
     back: i64,
 }
 
+const SEQ_BIAS: i64 = 1 << 39;
+
 impl FairQueue {
     fn insert(&mut self, key: u64, seq: i64, tid: u16) {
-        // descending: the new entry goes after every entry greater than it
-        let at = self
-            .sorted
-            .partition_point(|&(k, s, _)| (k, s) > (key, seq));
-        self.sorted.insert(at, (key, seq, tid));
+        let seq = (seq + SEQ_BIAS) as u128 & ((1 << 48) - 1);
+        self.heap
+            .push(Reverse((key as u128) << 64 | seq << 16 | tid as u128));
+    }
+    /// The entries in key order (for equality and hashing: a heap's layout depends on its history).
+    fn sorted(&self) -> Vec<u128> {
+        let mut v: Vec<u128> = self.heap.iter().map(|r| r.0).collect();
+        v.sort_unstable();
+        v
+    }
+}
+
+impl PartialEq for FairQueue {
+    fn eq(&self, o: &Self) -> bool {
+        self.front == o.front && self.back == o.back && self.sorted() == o.sorted()
+    }
+}
+
+impl Eq for FairQueue {}
+
+impl Hash for FairQueue {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        (self.front, self.back, self.sorted()).hash(h);
     }
 }
 
@@ -67,7 +90,7 @@ impl RunQueue {
     pub(super) fn is_empty(&self) -> bool {
         match self {
             RunQueue::Fifo(q) => q.is_empty(),
-            RunQueue::Fair(f) => f.sorted.is_empty(),
+            RunQueue::Fair(f) => f.heap.is_empty(),
         }
     }
     /// Queue `tid` (which has used `cpu_ns` of CPU time) at the back.
@@ -96,7 +119,7 @@ impl RunQueue {
     pub(super) fn remove(&mut self, tid: u16) {
         match self {
             RunQueue::Fifo(q) => q.retain(|&x| x != tid),
-            RunQueue::Fair(f) => f.sorted.retain(|&(_, _, x)| x != tid),
+            RunQueue::Fair(f) => f.heap.retain(|e| e.0 as u16 != tid),
         }
     }
     /// The next thread to run: the front (FIFO), or the one that has used the least CPU time
@@ -104,7 +127,7 @@ impl RunQueue {
     pub(super) fn pop_next(&mut self) -> Option<u16> {
         match self {
             RunQueue::Fifo(q) => q.pop_front(),
-            RunQueue::Fair(f) => f.sorted.pop().map(|(_, _, t)| t),
+            RunQueue::Fair(f) => f.heap.pop().map(|e| e.0 as u16),
         }
     }
     /// The threads, front first.
@@ -112,9 +135,10 @@ impl RunQueue {
         let (fifo, fair) = match self {
             RunQueue::Fifo(q) => (Some(q.iter().copied()), None),
             RunQueue::Fair(f) => {
-                let mut v: Vec<(i64, u16)> = f.sorted.iter().map(|&(_, s, t)| (s, t)).collect();
+                // queue order is sequence order: the 48 bits above the thread
+                let mut v: Vec<u64> = f.heap.iter().map(|e| e.0 as u64).collect();
                 v.sort_unstable();
-                (None, Some(v.into_iter().map(|(_, t)| t)))
+                (None, Some(v.into_iter().map(|e| e as u16)))
             }
         };
         fifo.into_iter().flatten().chain(fair.into_iter().flatten())
@@ -221,6 +245,7 @@ impl<M: Machine> Simulation<M> {
                 let t = &mut self.threads[tid as usize];
                 t.sched = Sched::OnCpu;
                 t.cpu = c as u8;
+                self.sync_cpu(c);
             }
             None => {
                 self.enqueue_back(prev as u8, tid);
@@ -257,6 +282,7 @@ impl<M: Machine> Simulation<M> {
         self.metrics.sim_time_ns = self.metrics.sim_time_ns.max(clock);
         self.threads[cur as usize].sched = Sched::Queued;
         self.threads[tid as usize].sched = Sched::OnCpu;
+        self.sync_cpu(cpu as usize);
     }
 
     /// The next thread `cpu` runs from its run queue: the front (FIFO), or the one that has used the
@@ -313,6 +339,7 @@ impl<M: Machine> Simulation<M> {
             self.charge(cpu, cs);
             self.cpus[cpu as usize].slice_start = self.cpus[cpu as usize].clock;
         }
+        self.sync_cpu(cpu as usize);
     }
 
     /// The learner chose a queued thread: preempt its CPU's current thread and switch it in.

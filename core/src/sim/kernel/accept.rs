@@ -73,13 +73,7 @@ impl<M: Machine> Simulation<M> {
         // reached). Chosen by the default scheduler, the arrival is due no later than that; forced
         // early by the learner, it happens now.
         // every CPU idle: nothing happens before the due time, so the clock jumps to it
-        let present = self
-            .cpus
-            .iter()
-            .filter(|c| c.current.is_some())
-            .map(|c| c.clock)
-            .min()
-            .unwrap_or(u64::MAX);
+        let present = self.present_ns().unwrap_or(u64::MAX);
         let at = match self.arrivals.due(self.idle_since) {
             Some(t) => t.min(present),
             None if present == u64::MAX => self.metrics.sim_time_ns,

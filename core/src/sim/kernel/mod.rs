@@ -274,6 +274,7 @@ impl<M: Machine> Simulation<M> {
                     self.charge(cpu, cs);
                     self.metrics.context_switches += 1;
                 }
+                self.sync_cpu(cpu as usize);
                 Note::Exited
             }
         }

@@ -294,7 +294,8 @@ impl<M: Machine> Simulation<M> {
             return false;
         };
         let mut q = std::mem::take(&mut n.epolls[ep as usize].wq);
-        let mut visits = Vec::new();
+        // this walk is not recorded: its visits go to a reused buffer, emptied again after
+        let mut visits = std::mem::take(&mut self.scratch_walk);
         let mut woke = false;
         q.wake(1, true, &mut visits, |tid| {
             let r = self.ttwu(tid, at, true);
@@ -303,6 +304,8 @@ impl<M: Machine> Simulation<M> {
             }
             r
         });
+        visits.clear();
+        self.scratch_walk = visits;
         if let Some(n) = self.net.as_mut() {
             n.epolls[ep as usize].wq = q;
         }
@@ -365,13 +368,7 @@ impl<M: Machine> Simulation<M> {
     /// action and the next `epoll_wait` timeout.
     pub(in crate::sim) fn step_net(&mut self) -> StepRecord {
         // every CPU idle: nothing happens before the due time, so the clock jumps to it
-        let present = self
-            .cpus
-            .iter()
-            .filter(|c| c.current.is_some())
-            .map(|c| c.clock)
-            .min()
-            .unwrap_or(u64::MAX);
+        let present = self.present_ns().unwrap_or(u64::MAX);
         let arrival = self.arrivals.due(self.idle_since);
         let (client, timer) = {
             let n = self.net.as_ref().expect("event-driven network");
@@ -644,34 +641,34 @@ impl<M: Machine> Simulation<M> {
         let Some(e) = n.epolls.get_mut(ep as usize) else {
             return ready;
         };
-        let items: Vec<Fd> = e.ready.drain(..).collect();
-        let mut keep = VecDeque::new();
-        let mut conns = Vec::new();
-        for fd in items {
-            match fd {
-                Fd::Listener(l) => {
-                    let readable = self
-                        .k
-                        .listeners
-                        .get(l.0 as usize)
-                        .is_some_and(|li| !li.queue.is_empty());
-                    if readable {
-                        ready.listener = Some(l);
-                        keep.push_back(fd); // level-triggered: back on the list
-                    }
+        // in place, without allocating: level-triggered listeners that are still readable stay on
+        // the list, in order; readable connections (edge-triggered) are reported once
+        let mut list = std::mem::take(&mut e.ready);
+        let listeners = &self.k.listeners;
+        let harvest = &mut self.threads[tid as usize].harvest;
+        let mut conns = 0u16;
+        list.retain(|&fd| match fd {
+            Fd::Listener(l) => {
+                let readable = listeners
+                    .get(l.0 as usize)
+                    .is_some_and(|li| !li.queue.is_empty());
+                if readable {
+                    ready.listener = Some(l);
                 }
-                Fd::Conn(c) => {
-                    if n.conn(c).is_some_and(|cm| cm.readable()) {
-                        conns.push(c); // edge-triggered: reported once
-                    }
-                }
+                readable
             }
-        }
+            Fd::Conn(c) => {
+                if n.conn(c).is_some_and(|cm| cm.readable()) {
+                    harvest.push_back(c);
+                    conns += 1;
+                }
+                false
+            }
+        });
         let e = &mut n.epolls[ep as usize];
-        e.ready = keep;
+        e.ready = list;
         let chain = !e.ready.is_empty() && !e.wq.is_empty();
-        ready.conns = conns.len() as u16;
-        self.threads[tid as usize].harvest.extend(conns);
+        ready.conns = conns;
         if chain {
             self.wake_ep_sleeper(ep, at);
         }
@@ -810,6 +807,7 @@ impl<M: Machine> Simulation<M> {
                     self.metrics.cpu_time_ns += client + 2 * cs;
                     self.metrics.context_switches += 2;
                     self.metrics.sim_time_ns = self.metrics.sim_time_ns.max(cpu_c.clock);
+                    self.sync_cpu(cpu as usize);
                     now += cs + client;
                     0
                 }
