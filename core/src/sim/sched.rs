@@ -371,3 +371,75 @@ impl<M: Machine> Simulation<M> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+
+    /// The scan the keyed queue replaces: a deque, and the least key first, ties to the front.
+    #[derive(Default)]
+    struct Scan(VecDeque<(u16, u64)>);
+
+    impl Scan {
+        fn pop(&mut self) -> Option<u16> {
+            let i = self
+                .0
+                .iter()
+                .enumerate()
+                .min_by_key(|&(i, &(_, k))| (k, i))
+                .map(|(i, _)| i)?;
+            self.0.remove(i).map(|(t, _)| t)
+        }
+    }
+
+    #[test]
+    fn fair_ties_go_to_the_front_most() {
+        let mut q = RunQueue::new(SchedPolicy::Fair);
+        q.push_back(1, 5);
+        q.push_back(2, 3);
+        q.push_front(3, 3);
+        q.push_back(4, 3);
+        assert_eq!(q.iter().collect::<Vec<_>>(), [3, 1, 2, 4]);
+        q.remove(2);
+        assert_eq!(q.iter().collect::<Vec<_>>(), [3, 1, 4]);
+        let order: Vec<u16> = std::iter::from_fn(|| q.pop_next()).collect();
+        assert_eq!(order, [3, 4, 1]);
+        assert!(q.is_empty());
+    }
+
+    #[test]
+    fn fair_queue_pops_what_the_scan_popped() {
+        let mut rng = Rng::new(7);
+        for _ in 0..200 {
+            let mut q = RunQueue::new(SchedPolicy::Fair);
+            let mut scan = Scan::default();
+            let mut next = 0u16;
+            for _ in 0..60 {
+                match rng.below(5) {
+                    0 | 1 => {
+                        let k = rng.below(4);
+                        q.push_back(next, k);
+                        scan.0.push_back((next, k));
+                        next += 1;
+                    }
+                    2 => {
+                        let k = rng.below(4);
+                        q.push_front(next, k);
+                        scan.0.push_front((next, k));
+                        next += 1;
+                    }
+                    3 => {
+                        if let Some(&(t, _)) = scan.0.get(rng.below(4) as usize) {
+                            q.remove(t);
+                            scan.0.retain(|&(x, _)| x != t);
+                        }
+                    }
+                    _ => assert_eq!(q.pop_next(), scan.pop()),
+                }
+                let order: Vec<u16> = scan.0.iter().map(|&(t, _)| t).collect();
+                assert_eq!(q.iter().collect::<Vec<_>>(), order);
+            }
+        }
+    }
+}
