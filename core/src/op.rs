@@ -206,28 +206,66 @@ pub enum Op {
     Exit,
 }
 
+/// When an operation is a system call on a real kernel, which is when a platform counts it in
+/// `syscalls` ([`Op::syscall`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Syscall {
+    /// Never: a user-space operation (memory, `pause`, work, the clock).
+    Never,
+    /// Always, counted once when it is issued (a call woken inside and resumed is not a new one).
+    Always,
+    /// Only when it sleeps: glibc's `sem_wait` and a futex-based mutex try user space first and
+    /// enter the kernel only to sleep, so they are counted where they go to sleep, and nowhere else.
+    WhenItSleeps,
+}
+
 impl Op {
+    /// When this operation is a system call (see [`Syscall`]): the one table every count of
+    /// `syscalls` follows.
+    pub fn syscall(self) -> Syscall {
+        match self {
+            Op::FutexWait { .. }
+            | Op::FutexWake(..)
+            | Op::Accept(_)
+            | Op::AcceptNb(_)
+            | Op::EpollAdd { .. }
+            | Op::EpollDel { .. }
+            | Op::EpollWait { .. }
+            | Op::ReadNext
+            | Op::Recv(_)
+            | Op::Respond(_)
+            | Op::Yield
+            | Op::CondWait(..)
+            | Op::CondNotify(..)
+            | Op::SemPost(_) => Syscall::Always,
+            Op::SemWait(_) | Op::MutexLock(_) => Syscall::WhenItSleeps,
+            Op::Load(_)
+            | Op::Store(..)
+            | Op::Cas { .. }
+            | Op::FetchAdd(..)
+            | Op::Swap(..)
+            | Op::MutexUnlock(_)
+            | Op::Work(_)
+            | Op::AwaitEvent
+            | Op::Pause
+            | Op::Now
+            | Op::Exit => Syscall::Never,
+        }
+    }
+
     /// Whether this operation is always a system call on a real kernel (the simulator counts it in
-    /// `syscalls` when it is issued). `SemWait` and `MutexLock` are system calls only when they
-    /// sleep (glibc's `sem_wait` and a futex mutex try user space first), so the simulator counts
-    /// them where they go to sleep, and nowhere else.
+    /// `syscalls` when it is issued): [`Op::syscall`] is [`Syscall::Always`]. `SemWait` and
+    /// `MutexLock` are system calls only when they sleep ([`Syscall::WhenItSleeps`]).
     pub fn is_syscall(self) -> bool {
+        self.syscall() == Syscall::Always
+    }
+
+    /// Whether this is an operation on a word of memory (`Load`, `Store`, `Cas`, `FetchAdd`,
+    /// `Swap`), whose one meaning is [`crate::sim::Words::exec`].
+    pub fn is_memory(self) -> bool {
         matches!(
             self,
-            Op::FutexWait { .. }
-                | Op::FutexWake(..)
-                | Op::Accept(_)
-                | Op::AcceptNb(_)
-                | Op::EpollAdd { .. }
-                | Op::EpollDel { .. }
-                | Op::EpollWait { .. }
-                | Op::ReadNext
-                | Op::Recv(_)
-                | Op::Respond(_)
-                | Op::Yield
-                | Op::CondWait(..)
-                | Op::CondNotify(..)
-                | Op::SemPost(_)
+            Op::Load(_) | Op::Store(..) | Op::Cas { .. } | Op::FetchAdd(..) | Op::Swap(..)
         )
     }
 }

@@ -16,8 +16,8 @@
 //! - [`sim_model`]: the simulator itself as a model, for mechanisms whose kernel side the checking
 //!   platform does not model (the herd's accept path); states are compared without their time.
 //!
-//! Mechanisms supply the invariants (for the locks: [`crate::locks::invariants`]; for the herd:
-//! [`crate::herd::invariants`]).
+//! Mechanisms supply the invariants (each mechanism's `invariants` module): this module knows them
+//! only as the closures [`explore`] takes.
 
 pub mod search;
 pub mod sim_model;

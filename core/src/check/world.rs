@@ -3,6 +3,8 @@
 //! State: the machines, a blocked and a done bit per thread, [`WORDS`] words of memory, one FIFO
 //! sleeper queue per futex word, and [`SEMS`] counting semaphores with their FIFO sleeper queues. Its
 //! semantics match [`crate::sim`] for the operations below, so a schedule found here replays there:
+//! - `Load`, `Store`, `Cas`, `FetchAdd`, `Swap`: [`Words::exec`], the one meaning the simulator
+//!   runs too.
 //! - `FutexWait`: returns `Mismatch` if the word differs; otherwise the thread sleeps, and the `Woken`
 //!   result is delivered when a `FutexWake` takes it off the queue (front first).
 //! - `SemWait`: takes a unit if the count is positive; otherwise sleeps. `SemPost` adds a unit and
@@ -14,7 +16,8 @@
 //! A checker step of thread `t` is its pending `pause`s and then its next visible operation, and,
 //! with [`SpinSteps::Merged`] (the default), when that operation failed a spin probe
 //! ([`Machine::in_failed_spin`] afterwards), the rest of the spin too: the probes left, up to the
-//! step that leaves the spin (for `ngx_shmtx`, to the announce of L3). Nothing else runs meanwhile.
+//! step that leaves the spin (for a spinning lock, to the step after its spin). Nothing else runs
+//! meanwhile.
 //!
 //! Why merging loses nothing (for invariants over shared state and the threads' positions, which
 //! is what every invariant here reads): a failed probe is a load that found the lock taken, or a CAS
@@ -27,7 +30,7 @@
 //!    first probe, right after L1, is never merged, so it may run at any later time);
 //! 2. every merged schedule is an unmerged one, with the merged probes run back to back.
 //!
-//! So nginx's spin of 2048 (11 probes, 2047 pauses) reaches exactly the states of a spin of 2 once
+//! So a spin of 2048 (11 probes, 2047 pauses) reaches exactly the states of a spin of 2 once
 //! merged, and is checked at that cost. [`SpinSteps::OneByOne`] turns merging off (the tests check
 //! that both find the same verdicts).
 //!
@@ -39,6 +42,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::machine::Machine;
 use crate::op::{Op, OpResult};
+use crate::sim::Words;
 
 /// Words of memory.
 pub const WORDS: usize = 4;
@@ -72,24 +76,9 @@ impl Queue {
 
 /// Whether a checker step runs the rest of a failed spin (see the module docs).
 ///
-/// Merged, nginx's spin of 2048 explores exactly the states of a spin of 2; probe by probe, every
-/// probe is a state of its own:
+/// Merged, a spin of 2048 explores exactly the states of a spin of 2; probe by probe, every
+/// probe is a state of its own (`core/tests/check_spins.rs` holds a spinning lock to both).
 ///
-/// ```
-/// use herdlab_core::check::{explore, CheckConfig, SpinSteps};
-/// use herdlab_core::locks::invariants::{check_state, check_terminal, check_world};
-/// use herdlab_core::locks::{LockKind, LockParams};
-///
-/// let states = |spin, spins| {
-///     let p = LockParams { lock: LockKind::Shmtx, threads: 2, rounds: 1, cpus: 2, spin, ..LockParams::default() };
-///     let world = check_world(&p).with_spin_steps(spins);
-///     let r = explore(world, &CheckConfig::default(), &|s| check_state(&p, s), &|s| check_terminal(&p, s), &mut |_| true);
-///     assert!(r.complete && r.violation.is_none());
-///     r.states
-/// };
-/// assert_eq!(states(2048, SpinSteps::Merged), states(2, SpinSteps::Merged));
-/// assert!(states(2048, SpinSteps::OneByOne) > states(2, SpinSteps::OneByOne));
-/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum SpinSteps {
     /// A failed probe and the rest of its spin are one step (the default).
@@ -118,7 +107,7 @@ pub struct CheckWorld<M> {
     threads: [M; MAX_THREADS],
     blocked: u32,
     done: u32,
-    mem: [u32; WORDS],
+    mem: Words<[u32; WORDS]>,
     futex_q: [Queue; WORDS],
     sem: [u32; SEMS],
     sem_q: [Queue; SEMS],
@@ -173,7 +162,7 @@ impl<M: Machine + Copy> CheckWorld<M> {
             threads,
             blocked: 0,
             done,
-            mem: [0; WORDS],
+            mem: Words::new([0; WORDS]),
             futex_q: [Queue::default(); WORDS],
             sem: [0; SEMS],
             sem_q: [Queue::default(); SEMS],
@@ -199,7 +188,7 @@ impl<M: Machine + Copy> CheckWorld<M> {
     }
     /// A word of memory.
     pub fn word(&self, w: usize) -> u32 {
-        self.mem[w]
+        self.mem.as_slice()[w]
     }
     /// A semaphore's count.
     pub fn sem_count(&self, s: usize) -> u32 {
@@ -230,7 +219,7 @@ impl<M: Machine + Copy> CheckWorld<M> {
 
     /// Run one step of thread `t` (which must be runnable). A run of `pause`s followed by the next
     /// operation counts as one step: a `pause` touches nothing shared, so merging it into the next
-    /// visible operation loses no interleaving (and keeps nginx's 2047 pauses per round from
+    /// visible operation loses no interleaving (and keeps a spin's 2047 pauses per round from
     /// multiplying the state space); so does the rest of a failed spin, when merged (module docs).
     /// [`replay`] expands the step again for the simulator.
     pub fn step(&mut self, t: usize) {
@@ -248,35 +237,14 @@ impl<M: Machine + Copy> CheckWorld<M> {
     fn step_visible(&mut self, t: usize) {
         let op = self.threads[t].next_op();
         let r = match op {
-            Op::Load(w) => OpResult::Value(self.mem[w.0 as usize]),
-            Op::Store(w, v) => {
-                self.mem[w.0 as usize] = v;
-                OpResult::Done
-            }
-            Op::Cas {
-                word,
-                expected,
-                new,
-            } => {
-                let actual = self.mem[word.0 as usize];
-                let ok = actual == expected;
-                if ok {
-                    self.mem[word.0 as usize] = new;
+            Op::Load(_) | Op::Store(..) | Op::Cas { .. } | Op::FetchAdd(..) | Op::Swap(..) => {
+                match self.mem.exec(op) {
+                    Some(a) => a.result,
+                    None => unreachable!("a memory operation"),
                 }
-                OpResult::Cas { ok, actual }
-            }
-            Op::FetchAdd(w, d) => {
-                let old = self.mem[w.0 as usize];
-                self.mem[w.0 as usize] = old.wrapping_add(d);
-                OpResult::Value(old)
-            }
-            Op::Swap(w, v) => {
-                let old = self.mem[w.0 as usize];
-                self.mem[w.0 as usize] = v;
-                OpResult::Value(old)
             }
             Op::FutexWait { word, expected } => {
-                if self.mem[word.0 as usize] != expected {
+                if self.mem.load(word) != expected {
                     OpResult::Mismatch
                 } else {
                     self.futex_q[word.0 as usize].push(t);

@@ -37,9 +37,9 @@ use std::collections::{BTreeSet, VecDeque};
 
 use serde::{Deserialize, Serialize};
 
-use super::{Actor, Note, Sched, Simulation, SleepKind, StepRecord, TaskState};
 use crate::machine::Machine;
-use crate::op::{Fd, Interest, ListenerId, OpResult, Ready, Word};
+use crate::op::{Fd, Interest, ListenerId, OpResult, Ready};
+use crate::sim::{Actor, Note, Sched, Simulation, SleepKind, StepRecord, TaskState};
 use crate::waitqueue::{Enqueue, WaitQueue};
 
 /// Socket wait-queue entries of epoll instances use waiter ids from here up: `EP_WAITER + ep`.
@@ -248,29 +248,15 @@ pub fn reuseport_pick(conn: u32, n: u8, seed: u64) -> u8 {
 
 /// The kernel operations of the event-driven network, on the simulation's state.
 impl<M: Machine> Simulation<M> {
-    pub(super) fn wrote(&mut self, w: Word, old: u32, new: u32, cpu: u8) {
-        if w != Word(0) {
-            return;
-        }
-        let now = self.cpus[cpu as usize].clock;
-        if old == 0 && new != 0 {
-            self.word0_since = Some(now);
-        } else if old != 0 && new == 0 {
-            if let Some(t) = self.word0_since.take() {
-                self.word0_busy_ns += now.saturating_sub(t);
-            }
-        }
-    }
-
     /// The thread did something useful: it no longer counts as woken for nothing.
-    pub(super) fn did_work(&mut self, tid: u16) {
+    pub(in crate::sim) fn did_work(&mut self, tid: u16) {
         let t = &mut self.threads[tid as usize];
         t.woken_since_work = false;
         t.empty_handed = false;
     }
 
     /// Record that connection `c` was accepted at `now` (both accept paths).
-    pub(super) fn net_accepted(&mut self, c: u32, now: u64) {
+    pub(in crate::sim) fn net_accepted(&mut self, c: u32, now: u64) {
         if let Some(n) = self.net.as_mut() {
             if let Some(conn) = n.conn_mut(c) {
                 conn.accepted = true;
@@ -282,7 +268,7 @@ impl<M: Machine> Simulation<M> {
 
     /// `ep_poll_callback` for `fd` on epoll `ep`: queue the item, wake one sleeper. Returns what the
     /// callback returns to the socket's wake walk.
-    pub(super) fn ep_callback(&mut self, ep: u8, fd: Fd, at: u64, woken: &mut u16) -> i32 {
+    pub(in crate::sim) fn ep_callback(&mut self, ep: u8, fd: Fd, at: u64, woken: &mut u16) -> i32 {
         let Some(n) = self.net.as_mut() else {
             return 0;
         };
@@ -303,12 +289,13 @@ impl<M: Machine> Simulation<M> {
     }
 
     /// `wake_up(&ep->wq)`: wake the first sleeper of the epoll (head: the newest). True if woken.
-    pub(super) fn wake_ep_sleeper(&mut self, ep: u8, at: u64) -> bool {
+    pub(in crate::sim) fn wake_ep_sleeper(&mut self, ep: u8, at: u64) -> bool {
         let Some(n) = self.net.as_mut() else {
             return false;
         };
         let mut q = std::mem::take(&mut n.epolls[ep as usize].wq);
-        let mut visits = Vec::new();
+        // this walk is not recorded: its visits go to a reused buffer, emptied again after
+        let mut visits = std::mem::take(&mut self.scratch_walk);
         let mut woke = false;
         q.wake(1, true, &mut visits, |tid| {
             let r = self.ttwu(tid, at, true);
@@ -317,6 +304,8 @@ impl<M: Machine> Simulation<M> {
             }
             r
         });
+        visits.clear();
+        self.scratch_walk = visits;
         if let Some(n) = self.net.as_mut() {
             n.epolls[ep as usize].wq = q;
         }
@@ -325,7 +314,7 @@ impl<M: Machine> Simulation<M> {
 
     /// The wake walk of listener `l`'s wait queue with budget 1 (`sock_def_readable`), recorded as
     /// the last walk. Epoll entries run `ep_poll_callback`; thread entries are blocked acceptors.
-    pub(super) fn wake_listener(&mut self, l: u8, at: u64) -> u16 {
+    pub(in crate::sim) fn wake_listener(&mut self, l: u8, at: u64) -> u16 {
         let mut q = std::mem::take(&mut self.k.listeners[l as usize].wq);
         let mut visits = std::mem::take(&mut self.last_walk);
         let mut woken = 0u16;
@@ -356,7 +345,7 @@ impl<M: Machine> Simulation<M> {
     }
 
     /// Readiness of connection `c` changed (data or EOF): its epoll entry, or its blocked reader.
-    pub(super) fn notify_conn(&mut self, c: u32, at: u64) -> u16 {
+    pub(in crate::sim) fn notify_conn(&mut self, c: u32, at: u64) -> u16 {
         let Some(conn) = self.net.as_ref().and_then(|n| n.conn(c)).copied() else {
             return 0;
         };
@@ -377,15 +366,9 @@ impl<M: Machine> Simulation<M> {
 
     /// The network actor of the event-driven world: the earliest of the next arrival, the next client
     /// action and the next `epoll_wait` timeout.
-    pub(super) fn step_net(&mut self) -> StepRecord {
+    pub(in crate::sim) fn step_net(&mut self) -> StepRecord {
         // every CPU idle: nothing happens before the due time, so the clock jumps to it
-        let present = self
-            .cpus
-            .iter()
-            .filter(|c| c.current.is_some())
-            .map(|c| c.clock)
-            .min()
-            .unwrap_or(u64::MAX);
+        let present = self.present_ns().unwrap_or(u64::MAX);
         let arrival = self.arrivals.due(self.idle_since);
         let (client, timer) = {
             let n = self.net.as_ref().expect("event-driven network");
@@ -474,7 +457,7 @@ impl<M: Machine> Simulation<M> {
         }
     }
 
-    pub(super) fn net_arrival(&mut self, at: u64) -> Note {
+    pub(in crate::sim) fn net_arrival(&mut self, at: u64) -> Note {
         self.arrivals.take(at);
         let conn = self.next_conn;
         self.next_conn += 1;
@@ -504,7 +487,7 @@ impl<M: Machine> Simulation<M> {
     }
 
     /// An `epoll_wait` timeout expired: the sleeper is woken (a timer wakeup, not a wasted one).
-    pub(super) fn fire_timer(&mut self, tid: u16, at: u64) {
+    pub(in crate::sim) fn fire_timer(&mut self, tid: u16, at: u64) {
         let t = &mut self.threads[tid as usize];
         if t.sched != Sched::Asleep || t.deadline.is_none() {
             // already woken by an event: its next look at the ready list sees the timeout expired
@@ -532,7 +515,7 @@ impl<M: Machine> Simulation<M> {
         m.timer_wakeups += 1;
     }
 
-    pub(super) fn syscall_cost(&mut self, cpu: u8, resumed: bool) {
+    pub(in crate::sim) fn syscall_cost(&mut self, cpu: u8, resumed: bool) {
         let base = if resumed {
             self.cost.kernel_step_ns
         } else {
@@ -542,7 +525,7 @@ impl<M: Machine> Simulation<M> {
         self.charge(cpu, c);
     }
 
-    pub(super) fn step_accept_nb(&mut self, tid: u16, cpu: u8, l: u8) -> Note {
+    pub(in crate::sim) fn step_accept_nb(&mut self, tid: u16, cpu: u8, l: u8) -> Note {
         self.syscall_cost(cpu, false);
         let now = self.cpus[cpu as usize].clock;
         match self
@@ -572,7 +555,7 @@ impl<M: Machine> Simulation<M> {
         }
     }
 
-    pub(super) fn step_epoll_add(
+    pub(in crate::sim) fn step_epoll_add(
         &mut self,
         tid: u16,
         cpu: u8,
@@ -624,7 +607,7 @@ impl<M: Machine> Simulation<M> {
         Note::EpollAdded { ep, ready_now }
     }
 
-    pub(super) fn step_epoll_del(&mut self, tid: u16, cpu: u8, ep: u8, fd: Fd) -> Note {
+    pub(in crate::sim) fn step_epoll_del(&mut self, tid: u16, cpu: u8, ep: u8, fd: Fd) -> Note {
         self.syscall_cost(cpu, false);
         if let Some(n) = self.net.as_mut() {
             if let Some(e) = n.epolls.get_mut(ep as usize) {
@@ -650,7 +633,7 @@ impl<M: Machine> Simulation<M> {
     /// `ep_send_events`: re-poll every ready item; report the readable ones (the connections into
     /// the thread's harvest), keep level-triggered ones that are still readable, and wake the next
     /// sleeper if some remain (`ep_done_scan`).
-    pub(super) fn harvest(&mut self, tid: u16, ep: u8, at: u64) -> Ready {
+    pub(in crate::sim) fn harvest(&mut self, tid: u16, ep: u8, at: u64) -> Ready {
         let mut ready = Ready::default();
         let Some(n) = self.net.as_mut() else {
             return ready;
@@ -658,41 +641,41 @@ impl<M: Machine> Simulation<M> {
         let Some(e) = n.epolls.get_mut(ep as usize) else {
             return ready;
         };
-        let items: Vec<Fd> = e.ready.drain(..).collect();
-        let mut keep = VecDeque::new();
-        let mut conns = Vec::new();
-        for fd in items {
-            match fd {
-                Fd::Listener(l) => {
-                    let readable = self
-                        .k
-                        .listeners
-                        .get(l.0 as usize)
-                        .is_some_and(|li| !li.queue.is_empty());
-                    if readable {
-                        ready.listener = Some(l);
-                        keep.push_back(fd); // level-triggered: back on the list
-                    }
+        // in place, without allocating: level-triggered listeners that are still readable stay on
+        // the list, in order; readable connections (edge-triggered) are reported once
+        let mut list = std::mem::take(&mut e.ready);
+        let listeners = &self.k.listeners;
+        let harvest = &mut self.threads[tid as usize].harvest;
+        let mut conns = 0u16;
+        list.retain(|&fd| match fd {
+            Fd::Listener(l) => {
+                let readable = listeners
+                    .get(l.0 as usize)
+                    .is_some_and(|li| !li.queue.is_empty());
+                if readable {
+                    ready.listener = Some(l);
                 }
-                Fd::Conn(c) => {
-                    if n.conn(c).is_some_and(|cm| cm.readable()) {
-                        conns.push(c); // edge-triggered: reported once
-                    }
-                }
+                readable
             }
-        }
+            Fd::Conn(c) => {
+                if n.conn(c).is_some_and(|cm| cm.readable()) {
+                    harvest.push_back(c);
+                    conns += 1;
+                }
+                false
+            }
+        });
         let e = &mut n.epolls[ep as usize];
-        e.ready = keep;
+        e.ready = list;
         let chain = !e.ready.is_empty() && !e.wq.is_empty();
-        ready.conns = conns.len() as u16;
-        self.threads[tid as usize].harvest.extend(conns);
+        ready.conns = conns;
         if chain {
             self.wake_ep_sleeper(ep, at);
         }
         ready
     }
 
-    pub(super) fn step_epoll_wait(
+    pub(in crate::sim) fn step_epoll_wait(
         &mut self,
         tid: u16,
         cpu: u8,
@@ -743,7 +726,7 @@ impl<M: Machine> Simulation<M> {
     }
 
     /// Read one request (or EOF) from `c`; `None` when there is nothing to read.
-    pub(super) fn read_conn(&mut self, tid: u16, c: u32) -> Option<OpResult> {
+    pub(in crate::sim) fn read_conn(&mut self, tid: u16, c: u32) -> Option<OpResult> {
         let n = self.net.as_mut()?;
         let cm = n.conn_mut(c)?;
         if cm.closed {
@@ -769,7 +752,7 @@ impl<M: Machine> Simulation<M> {
         None
     }
 
-    pub(super) fn step_read_next(&mut self, tid: u16, cpu: u8) -> Note {
+    pub(in crate::sim) fn step_read_next(&mut self, tid: u16, cpu: u8) -> Note {
         self.syscall_cost(cpu, false);
         let next = self.threads[tid as usize].harvest.pop_front();
         let r = next.and_then(|c| self.read_conn(tid, c));
@@ -782,7 +765,7 @@ impl<M: Machine> Simulation<M> {
         note
     }
 
-    pub(super) fn step_recv(&mut self, tid: u16, cpu: u8, c: u32, resumed: bool) -> Note {
+    pub(in crate::sim) fn step_recv(&mut self, tid: u16, cpu: u8, c: u32, resumed: bool) -> Note {
         self.syscall_cost(cpu, resumed);
         match self.read_conn(tid, c) {
             Some(r) => {
@@ -810,7 +793,7 @@ impl<M: Machine> Simulation<M> {
         }
     }
 
-    pub(super) fn step_respond(&mut self, tid: u16, cpu: u8, c: u32) -> Note {
+    pub(in crate::sim) fn step_respond(&mut self, tid: u16, cpu: u8, c: u32) -> Note {
         self.syscall_cost(cpu, false);
         let mut now = self.cpus[cpu as usize].clock;
         let spec = self.net.as_ref().map(|n| n.spec);
@@ -824,6 +807,7 @@ impl<M: Machine> Simulation<M> {
                     self.metrics.cpu_time_ns += client + 2 * cs;
                     self.metrics.context_switches += 2;
                     self.metrics.sim_time_ns = self.metrics.sim_time_ns.max(cpu_c.clock);
+                    self.sync_cpu(cpu as usize);
                     now += cs + client;
                     0
                 }

@@ -1,0 +1,445 @@
+//! The scheduler: CPUs, their run queues, the two policies, wakeups, blocking and preemption.
+//!
+//! # Run queues
+//! A [`RunQueue`] keeps its threads in queue order (front first: what [`Cpu::run_queue`] shows).
+//! With [`SchedPolicy::Fifo`] it is a plain deque. With [`SchedPolicy::Fair`] each entry is keyed
+//! by the CPU time its thread had used when it was queued (a queued thread runs nowhere, so its key
+//! does not change while it waits) and by its place in the queue, in a min-heap ([`FairQueue`]), so
+//! the next thread is the heap's top instead of a scan of the queue that reads every thread's
+//! counters. The place is a sequence number: `push_back` takes the next one up,
+//! `push_front` the next one down, so sequence order is queue order and ties go to the front-most
+//! thread, exactly as the scan did.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+use std::hash::{Hash, Hasher};
+
+use serde::{Deserialize, Serialize};
+
+use super::{Role, Sched, Simulation, SleepKind};
+use crate::machine::Machine;
+
+/// One simulated CPU.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Cpu {
+    pub(super) current: Option<u16>,
+    pub(super) runq: RunQueue,
+    pub(super) clock: u64,
+    pub(super) slice_start: u64,
+}
+
+/// A CPU's run queue (see the module docs).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(super) enum RunQueue {
+    /// [`SchedPolicy::Fifo`]: the threads, front first.
+    Fifo(VecDeque<u16>),
+    /// [`SchedPolicy::Fair`].
+    Fair(FairQueue),
+}
+
+/// The fair run queue: a min-heap of entries keyed by `(cpu_time_ns, seq)`, each packed into one
+/// `u128` (CPU time in the high 64 bits, the sequence number biased by 2^39 in the next 48, the
+/// thread in the low 16), so comparing two entries is one integer comparison.
+#[derive(Clone, Debug, Default)]
+pub(super) struct FairQueue {
+    heap: BinaryHeap<Reverse<u128>>,
+    /// The sequence numbers the next `push_front` and `push_back` take.
+    front: i64,
+    back: i64,
+}
+
+const SEQ_BIAS: i64 = 1 << 39;
+
+impl FairQueue {
+    fn insert(&mut self, key: u64, seq: i64, tid: u16) {
+        let seq = (seq + SEQ_BIAS) as u128 & ((1 << 48) - 1);
+        self.heap
+            .push(Reverse((key as u128) << 64 | seq << 16 | tid as u128));
+    }
+    /// The entries in key order (for equality and hashing: a heap's layout depends on its history).
+    fn sorted(&self) -> Vec<u128> {
+        let mut v: Vec<u128> = self.heap.iter().map(|r| r.0).collect();
+        v.sort_unstable();
+        v
+    }
+}
+
+impl PartialEq for FairQueue {
+    fn eq(&self, o: &Self) -> bool {
+        self.front == o.front && self.back == o.back && self.sorted() == o.sorted()
+    }
+}
+
+impl Eq for FairQueue {}
+
+impl Hash for FairQueue {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        (self.front, self.back, self.sorted()).hash(h);
+    }
+}
+
+impl RunQueue {
+    /// An empty run queue for `policy`.
+    pub(super) fn new(policy: SchedPolicy) -> Self {
+        match policy {
+            SchedPolicy::Fifo => RunQueue::Fifo(VecDeque::new()),
+            SchedPolicy::Fair => RunQueue::Fair(FairQueue::default()),
+        }
+    }
+    /// Whether no thread waits.
+    pub(super) fn is_empty(&self) -> bool {
+        match self {
+            RunQueue::Fifo(q) => q.is_empty(),
+            RunQueue::Fair(f) => f.heap.is_empty(),
+        }
+    }
+    /// Queue `tid` (which has used `cpu_ns` of CPU time) at the back.
+    pub(super) fn push_back(&mut self, tid: u16, cpu_ns: u64) {
+        match self {
+            RunQueue::Fifo(q) => q.push_back(tid),
+            RunQueue::Fair(f) => {
+                let seq = f.back;
+                f.back += 1;
+                f.insert(cpu_ns, seq, tid);
+            }
+        }
+    }
+    /// Queue `tid` (which has used `cpu_ns` of CPU time) at the front.
+    pub(super) fn push_front(&mut self, tid: u16, cpu_ns: u64) {
+        match self {
+            RunQueue::Fifo(q) => q.push_front(tid),
+            RunQueue::Fair(f) => {
+                f.front -= 1;
+                let seq = f.front;
+                f.insert(cpu_ns, seq, tid);
+            }
+        }
+    }
+    /// Take `tid` out, wherever it is.
+    pub(super) fn remove(&mut self, tid: u16) {
+        match self {
+            RunQueue::Fifo(q) => q.retain(|&x| x != tid),
+            RunQueue::Fair(f) => f.heap.retain(|e| e.0 as u16 != tid),
+        }
+    }
+    /// The next thread to run: the front (FIFO), or the one that has used the least CPU time
+    /// (fair; ties: the front-most).
+    pub(super) fn pop_next(&mut self) -> Option<u16> {
+        match self {
+            RunQueue::Fifo(q) => q.pop_front(),
+            RunQueue::Fair(f) => f.heap.pop().map(|e| e.0 as u16),
+        }
+    }
+    /// The threads, front first.
+    pub(super) fn iter(&self) -> impl Iterator<Item = u16> + '_ {
+        let (fifo, fair) = match self {
+            RunQueue::Fifo(q) => (Some(q.iter().copied()), None),
+            RunQueue::Fair(f) => {
+                // queue order is sequence order: the 48 bits above the thread
+                let mut v: Vec<u64> = f.heap.iter().map(|e| e.0 as u64).collect();
+                v.sort_unstable();
+                (None, Some(v.into_iter().map(|e| e as u16)))
+            }
+        };
+        fifo.into_iter().flatten().chain(fair.into_iter().flatten())
+    }
+}
+
+impl Cpu {
+    /// The thread it runs.
+    pub fn current(&self) -> Option<u16> {
+        self.current
+    }
+    /// Its run queue, front first.
+    pub fn run_queue(&self) -> impl Iterator<Item = u16> + '_ {
+        self.runq.iter()
+    }
+    /// Its clock.
+    pub fn clock_ns(&self) -> u64 {
+        self.clock
+    }
+}
+
+/// How a CPU chooses among runnable threads (see the module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum SchedPolicy {
+    /// FIFO run queues, no wakeup preemption.
+    #[default]
+    Fifo,
+    /// Least CPU time first, with CFS-style wakeup preemption.
+    Fair,
+}
+
+/// CFS's wakeup granularity for `cpus` CPUs: 1 ms × (1 + log2(min(cpus, 8)))
+/// (`sysctl_sched_wakeup_granularity`, scaled by `SCHED_TUNABLESCALING_LOG`).
+///
+/// ```
+/// use herdlab_core::sim::wakeup_granularity_ns as g;
+/// assert_eq!([g(1), g(2), g(4), g(8), g(16)], [1_000_000, 2_000_000, 3_000_000, 4_000_000, 4_000_000]);
+/// ```
+pub fn wakeup_granularity_ns(cpus: u8) -> u64 {
+    let n = cpus.clamp(1, 8) as u32;
+    1_000_000 * (1 + (31 - n.leading_zeros()) as u64)
+}
+
+impl<M: Machine> Simulation<M> {
+    /// The CPU time thread `tid` has used: its key in a fair run queue.
+    fn cpu_ns(&self, tid: u16) -> u64 {
+        self.threads[tid as usize].metrics.busy_ns
+    }
+
+    /// Queue `tid` at the back of `cpu`'s run queue.
+    pub(in crate::sim) fn enqueue_back(&mut self, cpu: u8, tid: u16) {
+        let key = self.cpu_ns(tid);
+        self.cpus[cpu as usize].runq.push_back(tid, key);
+    }
+
+    /// Queue `tid` at the front of `cpu`'s run queue.
+    fn enqueue_front(&mut self, cpu: u8, tid: u16) {
+        let key = self.cpu_ns(tid);
+        self.cpus[cpu as usize].runq.push_front(tid, key);
+    }
+
+    /// Put a woken thread on a CPU at time `at` (the waker's time).
+    pub(in crate::sim) fn wake_thread(&mut self, tid: u16, at: u64, counted: bool) {
+        let prev = self.threads[tid as usize].cpu as usize;
+        let idle = |c: &Cpu| c.current.is_none() && c.runq.is_empty();
+        let target = if idle(&self.cpus[prev]) {
+            Some(prev)
+        } else {
+            self.cpus.iter().position(idle)
+        };
+        let was_worker_sleep = self.threads[tid as usize].role == Role::Worker
+            && self.threads[tid as usize].sleep == SleepKind::Work;
+        if self.event_sleeper == Some(tid) {
+            self.event_sleeper = None;
+        }
+        {
+            let t = &mut self.threads[tid as usize];
+            t.sleep = SleepKind::None;
+            t.empty_handed = false;
+            if counted {
+                t.woken_since_work = true;
+                t.metrics.wakeups += 1;
+            }
+        }
+        if was_worker_sleep {
+            self.asleep_workers -= 1;
+            self.idle_since = None;
+        }
+        if counted {
+            self.metrics.wakeups += 1;
+        }
+        match target {
+            Some(c) => {
+                let cs = self.cost.context_switch_ns;
+                let lat = self.cost.cross_cpu_wake_ns;
+                let cpu = &mut self.cpus[c];
+                cpu.current = Some(tid);
+                cpu.clock = cpu.clock.max(at + lat) + cs;
+                cpu.slice_start = cpu.clock;
+                self.metrics.cpu_time_ns += cs;
+                if cpu.clock > self.metrics.sim_time_ns {
+                    self.metrics.sim_time_ns = cpu.clock;
+                }
+                let t = &mut self.threads[tid as usize];
+                t.sched = Sched::OnCpu;
+                t.cpu = c as u8;
+                self.sync_cpu(c);
+            }
+            None => {
+                self.enqueue_back(prev as u8, tid);
+                self.threads[tid as usize].sched = Sched::Queued;
+                self.maybe_preempt_on_wake(prev as u8, tid, at);
+            }
+        }
+    }
+
+    /// [`SchedPolicy::Fair`]: the woken thread `tid`, queued on `cpu`, preempts the running thread
+    /// when it has used at least the wakeup granularity less CPU time.
+    fn maybe_preempt_on_wake(&mut self, cpu: u8, tid: u16, at: u64) {
+        if self.policy != SchedPolicy::Fair {
+            return;
+        }
+        let Some(cur) = self.cpus[cpu as usize].current else {
+            return;
+        };
+        let woken = self.threads[tid as usize].metrics.busy_ns;
+        let running = self.threads[cur as usize].metrics.busy_ns;
+        if woken + self.wakeup_gran_ns >= running {
+            return;
+        }
+        let cs = self.cost.context_switch_ns;
+        self.cpus[cpu as usize].runq.remove(tid);
+        self.enqueue_front(cpu, cur);
+        let c = &mut self.cpus[cpu as usize];
+        c.current = Some(tid);
+        c.clock = c.clock.max(at) + cs;
+        c.slice_start = c.clock;
+        let clock = c.clock;
+        self.metrics.cpu_time_ns += cs;
+        self.metrics.context_switches += 1;
+        self.metrics.sim_time_ns = self.metrics.sim_time_ns.max(clock);
+        self.threads[cur as usize].sched = Sched::Queued;
+        self.threads[tid as usize].sched = Sched::OnCpu;
+        self.sync_cpu(cpu as usize);
+    }
+
+    /// The next thread `cpu` runs from its run queue: the front (FIFO), or the one that has used the
+    /// least CPU time (fair; ties: the front-most).
+    pub(in crate::sim) fn pop_next(&mut self, cpu: u8) -> Option<u16> {
+        self.cpus[cpu as usize].runq.pop_next()
+    }
+
+    /// The running thread `tid` leaves its CPU to sleep.
+    pub(in crate::sim) fn block(&mut self, tid: u16, kind: SleepKind) {
+        let wasted = {
+            let t = &mut self.threads[tid as usize];
+            t.sched = Sched::Asleep;
+            t.sleep = kind;
+            let wasted = kind == SleepKind::Work && t.woken_since_work;
+            if kind == SleepKind::Work {
+                t.woken_since_work = false;
+                if wasted {
+                    t.metrics.wasted_wakeups += 1;
+                    // asleep again with nothing done: shown as "woken, found nothing"
+                    t.empty_handed = true;
+                }
+            }
+            wasted
+        };
+        if wasted {
+            self.metrics.wasted_wakeups += 1;
+        }
+        if kind == SleepKind::Lock {
+            self.metrics.lock_sleeps += 1;
+        }
+        if kind == SleepKind::Event {
+            self.event_sleeper = Some(tid);
+        }
+        let cpu = self.threads[tid as usize].cpu;
+        let role = self.threads[tid as usize].role;
+        if role == Role::Worker && kind == SleepKind::Work {
+            self.asleep_workers += 1;
+            if self.asleep_workers == self.workers {
+                self.idle_since = Some(self.cpus[cpu as usize].clock);
+            }
+        }
+        self.leave_cpu(cpu);
+    }
+
+    pub(in crate::sim) fn leave_cpu(&mut self, cpu: u8) {
+        self.metrics.context_switches += 1;
+        self.cpus[cpu as usize].current = None;
+        if let Some(next) = self.pop_next(cpu) {
+            let c = &mut self.cpus[cpu as usize];
+            c.current = Some(next);
+            self.threads[next as usize].sched = Sched::OnCpu;
+            let cs = self.cost.context_switch_ns;
+            self.charge(cpu, cs);
+            self.cpus[cpu as usize].slice_start = self.cpus[cpu as usize].clock;
+        }
+        self.sync_cpu(cpu as usize);
+    }
+
+    /// The learner chose a queued thread: preempt its CPU's current thread and switch it in.
+    pub(in crate::sim) fn switch_in(&mut self, tid: u16) {
+        let cpu = self.threads[tid as usize].cpu;
+        self.cpus[cpu as usize].runq.remove(tid);
+        if let Some(cur) = self.cpus[cpu as usize].current.take() {
+            self.enqueue_front(cpu, cur);
+            self.threads[cur as usize].sched = Sched::Queued;
+        }
+        self.metrics.context_switches += 1;
+        let c = &mut self.cpus[cpu as usize];
+        c.current = Some(tid);
+        self.threads[tid as usize].sched = Sched::OnCpu;
+        let cs = self.cost.context_switch_ns;
+        self.charge(cpu, cs);
+        self.cpus[cpu as usize].slice_start = self.cpus[cpu as usize].clock;
+    }
+
+    pub(in crate::sim) fn maybe_preempt(&mut self, cpu: u8) {
+        let slice = self.cost.time_slice_ns;
+        let c = &self.cpus[cpu as usize];
+        if let Some(cur) = c.current {
+            if !c.runq.is_empty() && c.clock - c.slice_start >= slice {
+                self.enqueue_back(cpu, cur);
+                self.threads[cur as usize].sched = Sched::Queued;
+                self.leave_cpu(cpu);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+
+    /// The scan the keyed queue replaces: a deque, and the least key first, ties to the front.
+    #[derive(Default)]
+    struct Scan(VecDeque<(u16, u64)>);
+
+    impl Scan {
+        fn pop(&mut self) -> Option<u16> {
+            let i = self
+                .0
+                .iter()
+                .enumerate()
+                .min_by_key(|&(i, &(_, k))| (k, i))
+                .map(|(i, _)| i)?;
+            self.0.remove(i).map(|(t, _)| t)
+        }
+    }
+
+    #[test]
+    fn fair_ties_go_to_the_front_most() {
+        let mut q = RunQueue::new(SchedPolicy::Fair);
+        q.push_back(1, 5);
+        q.push_back(2, 3);
+        q.push_front(3, 3);
+        q.push_back(4, 3);
+        assert_eq!(q.iter().collect::<Vec<_>>(), [3, 1, 2, 4]);
+        q.remove(2);
+        assert_eq!(q.iter().collect::<Vec<_>>(), [3, 1, 4]);
+        let order: Vec<u16> = std::iter::from_fn(|| q.pop_next()).collect();
+        assert_eq!(order, [3, 4, 1]);
+        assert!(q.is_empty());
+    }
+
+    #[test]
+    fn fair_queue_pops_what_the_scan_popped() {
+        let mut rng = Rng::new(7);
+        for _ in 0..200 {
+            let mut q = RunQueue::new(SchedPolicy::Fair);
+            let mut scan = Scan::default();
+            let mut next = 0u16;
+            for _ in 0..60 {
+                match rng.below(5) {
+                    0 | 1 => {
+                        let k = rng.below(4);
+                        q.push_back(next, k);
+                        scan.0.push_back((next, k));
+                        next += 1;
+                    }
+                    2 => {
+                        let k = rng.below(4);
+                        q.push_front(next, k);
+                        scan.0.push_front((next, k));
+                        next += 1;
+                    }
+                    3 => {
+                        if let Some(&(t, _)) = scan.0.get(rng.below(4) as usize) {
+                            q.remove(t);
+                            scan.0.retain(|&(x, _)| x != t);
+                        }
+                    }
+                    _ => assert_eq!(q.pop_next(), scan.pop()),
+                }
+                let order: Vec<u16> = scan.0.iter().map(|&(t, _)| t).collect();
+                assert_eq!(q.iter().collect::<Vec<_>>(), order);
+            }
+        }
+    }
+}
