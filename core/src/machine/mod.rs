@@ -12,6 +12,7 @@
 //! gives it both forms: the stepped one behind this trait, and a straight-line `run` over any
 //! [`steps::Ops`] that the native platform calls when it does not need to stop between steps.
 
+pub mod listing;
 pub mod steps;
 
 use crate::op::{AcceptPhase, Op, OpResult};
