@@ -63,6 +63,21 @@ impl<L> Listing<L> {
     }
 }
 
+// A listing is its text and its table of lines (a machine that holds a `&'static Listing` compares
+// and hashes by them, as by a `&'static [&'static str]`).
+impl<L> PartialEq for Listing<L> {
+    fn eq(&self, o: &Self) -> bool {
+        self.text == o.text && self.lines == o.lines
+    }
+}
+impl<L> Eq for Listing<L> {}
+impl<L> core::hash::Hash for Listing<L> {
+    fn hash<H: core::hash::Hasher>(&self, h: &mut H) {
+        self.text.hash(h);
+        self.lines.hash(h);
+    }
+}
+
 impl<L: LineName> Listing<L> {
     /// The 1-based line named `n` (0 when the listing lacks it: the `*_forms` tests hold every
     /// reachable state's line to be present).
