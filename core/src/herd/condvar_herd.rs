@@ -216,6 +216,11 @@ impl CondvarWorker {
         self.state
     }
 
+    /// The worker's listing, with its named lines.
+    pub fn named_listing(&self) -> &'static Listing<WorkerLn> {
+        &WORKER_LISTING
+    }
+
     /// Straight-line form: run the worker's loop from where it is until it exits.
     pub fn run<P: Ops + ?Sized>(&mut self, p: &mut P) -> Result<(), P::Error> {
         let Some(s) = self.state else { return Ok(()) };
@@ -298,7 +303,8 @@ impl CondvarProducer {
         }
     }
 
-    fn named_listing(&self) -> &'static Listing<ProducerLn> {
+    /// This producer's listing, with its named lines.
+    pub fn named_listing(&self) -> &'static Listing<ProducerLn> {
         match self.wake {
             WakeCount::All => &PRODUCER_ALL,
             WakeCount::Up(_) => &PRODUCER_ONE,

@@ -185,6 +185,11 @@ impl FutexWorker {
         self.state
     }
 
+    /// The worker's listing, with its named lines.
+    pub fn named_listing(&self) -> &'static Listing<WorkerLn> {
+        &WORKER_LISTING
+    }
+
     /// Straight-line form: run the worker's loop from where it is until it exits (the STOP bit
     /// with no job left). On a platform error it stays where the run stopped.
     pub fn run<P: Ops + ?Sized>(&mut self, p: &mut P) -> Result<(), P::Error> {
@@ -268,7 +273,8 @@ impl FutexProducer {
         }
     }
 
-    fn named_listing(&self) -> &'static Listing<ProducerLn> {
+    /// This producer's listing, with its named lines.
+    pub fn named_listing(&self) -> &'static Listing<ProducerLn> {
         match self.wake {
             WakeCount::All => &PRODUCER_ALL,
             WakeCount::Up(_) => &PRODUCER_ONE,
