@@ -44,6 +44,8 @@ fn says(n: Ln) -> &'static [&'static str] {
         Ln::Release => &["cas(lock, pid, 0)"],
         Ln::WakeLoop => &["w = wait"],
         Ln::WakeOne => &["cas(wait, w, w - 1)"],
+        Ln::Entry => &["for each round", "// master process"],
+        Ln::Reap => &["waitpid"],
     }
 }
 

@@ -4,19 +4,29 @@
 //! `ngx_reorder_accept_events` (nginx 1.31.x; `shared/reference/nginx-accept-mutex.md` §3 C-F). One
 //! iteration of the loop, in the states the machine steps through:
 //!
-//! | state | op | next |
-//! |---|---|---|
-//! | `Register` | `epoll_ctl(ADD, listen_fd)` at start-up (not with the accept mutex) | `Top` |
-//! | (S2, no step of its own) | accept mutex only: `accept_disabled > 0` → decrement and skip; else trylock (load, CAS 0 → pid) | `Enable`, `Disable` or `Wait` |
-//! | `Enable` (D.1b) | `epoll_ctl(ADD, listen_fd)` after winning the lock while not `held` | `Wait` |
-//! | `Disable` (D.2) | `epoll_ctl(DEL, listen_fd)` after losing the lock while `held` | `Wait` |
-//! | `Wait` (S4) | `epoll_wait(ep, timeout)`; the timeout is `accept_mutex_delay` when the worker lost | `Accept`, `Unlock` or `Read` |
-//! | `Accept` (S5 / E) | `accept4(listen_fd, SOCK_NONBLOCK)`; `EAGAIN` ends the handler early | `AddConn` or `Unlock`/`Read` |
-//! | `AddConn` | `epoll_ctl(ADD, fd, EPOLLIN|EPOLLET)`; `accept_disabled = n/8 − free` | `Accept` (multi_accept), `ReorderDel` or on |
-//! | `ReorderDel`, `ReorderAdd` (F) | `epoll_ctl(DEL)` then `ADD` with `EPOLLEXCLUSIVE`, on the 1st, 17th, 33rd… accept | on |
-//! | `Unlock` (S6) | `ngx_shmtx_unlock`: CAS pid → 0 (the accept mutex has no semaphore) | `Read` |
-//! | `Read` (S8) | `read` the next reported connection: a request, or EOF (close) | `Handle` or `Read`/`Top` |
-//! | `Handle`, `Respond` | the service time, then `write` the response | `Read`/`Top` |
+//! The loop is the step table [`Step`]; each state names its line ([`Ln`]), placed by the listing
+//! of the run's strategy ([`LISTING_PLAIN`], [`LISTING_MUTEX`]). The trylock and the unlock are
+//! `ngx_shmtx`'s own tables ([`crate::locks::shmtx::Try`], [`crate::locks::shmtx::Unlock`]), run
+//! as sub-tables.
+//!
+//! | state | line | op | next |
+//! |---|---|---|---|
+//! | `Register` | Register | `epoll_ctl(ADD, listen_fd)` at start-up (not with the accept mutex) | S2 |
+//! | (S2, no step of its own) | | accept mutex only: `accept_disabled > 0` → decrement and skip the trylock; else `Try` | `Try` or `Wait` |
+//! | `Try` | Trylock | `ngx_shmtx_trylock`: load, CAS 0 → pid (never spins or sleeps) | `Enable`, `Disable` or `Wait` |
+//! | `Enable` (D.1b) | Enable | `epoll_ctl(ADD, listen_fd)` after winning the lock while not `held` | `Wait` |
+//! | `Disable` (D.2) | Disable | `epoll_ctl(DEL, listen_fd)` after losing the lock while `held` | `Wait` |
+//! | `Wait` (S4) | Wait | `epoll_wait(ep, timeout)`: the nearest timer (none here), capped at `accept_mutex_delay` only when a trylock ran and lost | `Accept`, `Unlock` or `Read` |
+//! | `Accept` (S5 / E) | Accept | `accept4(listen_fd, SOCK_NONBLOCK)`; `EAGAIN` ends the handler early | `AddConn{c}` or `Unlock`/`Read` |
+//! | `AddConn{c}` | AddConn | `epoll_ctl(ADD, fd, EPOLLIN|EPOLLET)`; `accept_disabled = n/8 − free` | `Accept` (multi_accept), `ReorderDel` or on |
+//! | `ReorderDel`, `ReorderAdd` (F) | Reorder | `epoll_ctl(DEL)` then `ADD` with `EPOLLEXCLUSIVE`, on the 1st, 17th, 33rd… accept or while `accept_disabled > 0` | on |
+//! | `Unlock` (S6) | Unlock | `ngx_shmtx_unlock`: CAS pid → 0 (the accept mutex has no semaphore) | `Read` |
+//! | `Read` (S8) | Read | `read` the next reported connection: a request, or EOF (close) | `Handle{c}` or `Read`/S2 |
+//! | `Handle{c}`, `Respond{c}` | Handle, Respond | the service time, then `write` the response | `Read`/S2 |
+//!
+//! nginx unlocks when `ngx_accept_mutex_held` is set; a worker that skipped the trylock (S2) while
+//! still `held` then runs a CAS pid → 0 that fails on a lock it does not hold. The model issues the
+//! unlock only in a pass whose trylock won (`locked`), so that no-op CAS is not a step.
 //!
 //! # Invariants (checked by [`super::invariants`])
 //! 1. Mutual exclusion: at most one worker has `lock == pid`; only it accepts under `NGX_POST_EVENTS`.
@@ -33,7 +43,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::locks::shmtx::{Shmtx, ShmtxConfig, ShmtxVariant, TryOutcome};
+use crate::locks::shmtx::{self, Shmtx, ShmtxConfig, ShmtxVariant};
+use crate::machine::listing::Listing;
+use crate::machine::steps::{Next, Ops, Read, Stopped};
 use crate::machine::Machine;
 use crate::op::{EpId, Fd, Interest, ListenerId, Op, OpResult};
 
@@ -91,28 +103,150 @@ pub struct WorkerConfig {
     pub variant: MutexVariant,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-enum Pc {
-    Register,
-    Try,
-    Enable,
-    Disable,
-    Wait,
-    Accept,
-    AddConn(u32),
-    ReorderDel,
-    ReorderAdd,
-    Unlock,
-    Read,
-    Handle(u32),
-    Respond(u32),
+crate::line_names! {
+    /// The named lines of the event loop's listings.
+    pub enum Ln {
+        /// `epoll_ctl(ep, ADD, listen_fd, flags)` at start-up.
+        Register,
+        /// `trylock(accept_mutex)`.
+        Trylock,
+        /// `if !held: epoll_ctl(ep, ADD, listen_fd)`.
+        Enable,
+        /// `else if held: epoll_ctl(ep, DEL, listen_fd)`.
+        Disable,
+        /// `epoll_wait`.
+        Wait,
+        /// `accept4(listen_fd, NONBLOCK)`.
+        Accept,
+        /// `epoll_ctl(ep, ADD, fd, EPOLLIN|EPOLLET)`.
+        AddConn,
+        /// `ngx_reorder_accept_events`: DEL, then ADD with `EPOLLEXCLUSIVE`.
+        Reorder,
+        /// `unlock(accept_mutex)`.
+        Unlock,
+        /// `r = read(fd)`.
+        Read,
+        /// `handle(r)`.
+        Handle,
+        /// `write(fd, response)`.
+        Respond,
+    }
+}
+
+crate::steps! {
+    /// Where a worker is in its event loop (the module docs give the table). The loop never ends.
+    pub enum Step(m: EventWorker) -> (), line Ln {
+        /// Register the listener at start-up.
+        Register @ Ln::Register
+            => epoll_add(m.cfg.ep, m.listener_fd(), m.register_interest()) => |()| {
+            m.stats.epoll_ctls += 1;
+            Go(m.top())
+        };
+        /// `ngx_trylock_accept_mutex`: `ngx_shmtx_trylock`'s own table.
+        Try @ Ln::Trylock => call(shmtx::Try, m.mutex) => |won| Go(m.tried(won));
+        /// D.1b: won while not `held`: register the listener.
+        Enable @ Ln::Enable
+            => epoll_add(m.cfg.ep, m.listener_fd(), m.register_interest()) => |()| {
+            m.stats.epoll_ctls += 1;
+            m.held = true;
+            Go(Step::Wait)
+        };
+        /// D.2: lost while `held`: remove the listener.
+        Disable @ Ln::Disable => epoll_del(m.cfg.ep, m.listener_fd()) => |()| {
+            m.stats.epoll_ctls += 1;
+            m.held = false;
+            Go(Step::Wait)
+        };
+        /// S4: sleep until events (or the timer).
+        Wait @ Ln::Wait => epoll_wait(m.cfg.ep, m.wait_timeout()) => |ready| {
+            if ready.is_empty() {
+                m.stats.timeouts += 1;
+            } else {
+                m.stats.wait_returns += 1;
+            }
+            m.listener_ready = ready.listener.is_some();
+            m.conns_left = ready.conns;
+            Go(m.after_wait())
+        };
+        /// S5 / E: accept one connection.
+        Accept @ Ln::Accept => accept_nb(m.cfg.listener) => |conn| match conn {
+            Some(c) => {
+                m.stats.accepted += 1;
+                m.active += 1;
+                let n = m.cfg.worker_connections as i64;
+                m.disabled = n / 8 - (n - m.active as i64);
+                Go(Step::AddConn { c })
+            }
+            None => {
+                m.stats.eagain += 1;
+                m.listener_ready = false;
+                // EAGAIN returns early: no reorder
+                Go(m.after_accept())
+            }
+        };
+        /// Register the new connection, edge-triggered.
+        AddConn {
+            /// The connection.
+            c: u32,
+        } @ Ln::AddConn => epoll_add(m.cfg.ep, Fd::Conn(c), Interest::Edge) => |()| {
+            m.stats.epoll_ctls += 1;
+            Go(m.after_conn_added())
+        };
+        /// F: remove the listener...
+        ReorderDel @ Ln::Reorder => epoll_del(m.cfg.ep, m.listener_fd()) => |()| {
+            m.stats.epoll_ctls += 1;
+            Go(Step::ReorderAdd)
+        };
+        /// ...and add it back at the tail of the socket's wait queue.
+        ReorderAdd @ Ln::Reorder
+            => epoll_add(m.cfg.ep, m.listener_fd(), m.register_interest()) => |()| {
+            m.stats.epoll_ctls += 1;
+            m.stats.reorders += 1;
+            Go(m.after_accept())
+        };
+        /// S6: `ngx_shmtx_unlock`'s own table.
+        Unlock @ Ln::Unlock => call(shmtx::Unlock, m.mutex) => |()| {
+            m.locked = false;
+            if m.cfg.variant == MutexVariant::UnlockBeforeAccept && m.listener_ready {
+                Go(Step::Accept)
+            } else {
+                Go(m.read_or_top())
+            }
+        };
+        /// S8: read the next reported connection.
+        Read @ Ln::Read => read_next() => |read| {
+            m.conns_left = m.conns_left.saturating_sub(1);
+            match read {
+                Read::Request(c) => Go(Step::Handle { c }),
+                Read::Eof(_) => {
+                    m.stats.closed += 1;
+                    m.active = m.active.saturating_sub(1);
+                    Go(m.read_or_top())
+                }
+                Read::Nothing => Go(m.read_or_top()),
+            }
+        };
+        /// The service time.
+        Handle {
+            /// The connection.
+            c: u32,
+        } @ Ln::Handle => work(m.cfg.service_ns) => |()| Go(Step::Respond { c });
+        /// Write the response.
+        Respond {
+            /// The connection.
+            c: u32,
+        } @ Ln::Respond => respond(c) => |()| {
+            m.stats.requests += 1;
+            Go(m.read_or_top())
+        };
+    }
 }
 
 /// One nginx-style worker process.
 #[derive(Clone, Debug)]
 pub struct EventWorker {
     cfg: WorkerConfig,
-    pc: Pc,
+    pc: Step,
     mutex: Shmtx,
     held: bool,
     locked: bool,
@@ -139,7 +273,7 @@ impl core::hash::Hash for EventWorker {
 
 type Key = (
     WorkerConfig,
-    Pc,
+    Step,
     Shmtx,
     bool,
     bool,
@@ -151,42 +285,46 @@ type Key = (
     bool,
 );
 
-/// The listing of the loop without the accept mutex (herd, shared epoll, exclusive, reuseport).
-pub const LISTING_PLAIN: &[&str] = &[
-    "epoll_ctl(ep, ADD, listen_fd, flags)        // once, at start-up",
-    "loop {                                      // ngx_process_events_and_timers",
-    "  n = epoll_wait(ep, events, INFINITE)      // system call: sleep until an event",
-    "  if listen_fd reported:                    // ngx_event_accept",
-    "    fd = accept4(listen_fd, NONBLOCK)       // EAGAIN: someone else took it",
-    "    epoll_ctl(ep, ADD, fd, EPOLLIN|EPOLLET)",
-    "    if exclusive && requests++ % 16 == 0:   // 1.21.6+: go to the back of the queue",
-    "      epoll_ctl(ep, DEL, listen_fd); epoll_ctl(ep, ADD, listen_fd, EXCLUSIVE)",
-    "  for each reported connection fd:",
-    "    r = read(fd)                            // a request, or EOF: close(fd)",
-    "    handle(r)                               // the service time",
-    "    write(fd, response)",
-    "}",
+const NAMED_PLAIN: Listing<Ln> = crate::listing![Ln;
+    ([Ln::Register], "epoll_ctl(ep, ADD, listen_fd, flags)        // once, at start-up"),
+    ([], "loop {                                      // ngx_process_events_and_timers"),
+    ([Ln::Wait], "  n = epoll_wait(ep, events, INFINITE)      // system call: sleep until an event"),
+    ([], "  if listen_fd reported:                    // ngx_event_accept"),
+    ([Ln::Accept], "    fd = accept4(listen_fd, NONBLOCK)       // EAGAIN: someone else took it"),
+    ([Ln::AddConn], "    epoll_ctl(ep, ADD, fd, EPOLLIN|EPOLLET)"),
+    ([], "    if exclusive && (requests++ % 16 == 0 || accept_disabled > 0):  // 1.21.6+"),
+    ([Ln::Reorder], "      epoll_ctl(ep, DEL, listen_fd); epoll_ctl(ep, ADD, listen_fd, EXCLUSIVE)"),
+    ([], "  for each reported connection fd:"),
+    ([Ln::Read], "    r = read(fd)                            // a request, or EOF: close(fd)"),
+    ([Ln::Handle], "    handle(r)                               // the service time"),
+    ([Ln::Respond], "    write(fd, response)"),
+    ([], "}"),
 ];
 
-/// The listing of the loop with the accept mutex.
-pub const LISTING_MUTEX: &[&str] = &[
-    "loop {                                      // ngx_process_events_and_timers",
-    "  if accept_disabled > 0: accept_disabled -= 1",
-    "  else if trylock(accept_mutex):            // load; CAS 0 -> pid. Never spins or sleeps",
-    "    if !held: epoll_ctl(ep, ADD, listen_fd); held = 1",
-    "  else if held: epoll_ctl(ep, DEL, listen_fd); held = 0",
-    "  timeout = held ? INFINITE : accept_mutex_delay",
-    "  n = epoll_wait(ep, events, timeout)       // the lock stays held while the holder sleeps",
-    "  posted accept events:                     // run first, still under the lock",
-    "    fd = accept4(listen_fd, NONBLOCK)       // EAGAIN: nothing left",
-    "    epoll_ctl(ep, ADD, fd, EPOLLIN|EPOLLET); accept_disabled = n/8 - free",
-    "  if locked: unlock(accept_mutex)           // CAS pid -> 0; `held` stays 1",
-    "  posted events, outside the lock:",
-    "    r = read(fd)                            // a request, or EOF: close(fd)",
-    "    handle(r)                               // the service time",
-    "    write(fd, response)",
-    "}",
+const NAMED_MUTEX: Listing<Ln> = crate::listing![Ln;
+    ([], "loop {                                      // ngx_process_events_and_timers"),
+    ([], "  if accept_disabled > 0: accept_disabled -= 1"),
+    ([Ln::Trylock], "  else if trylock(accept_mutex):            // load; CAS 0 -> pid. Never spins or sleeps"),
+    ([Ln::Enable], "    if !held: epoll_ctl(ep, ADD, listen_fd); held = 1"),
+    ([Ln::Disable], "  else if held: epoll_ctl(ep, DEL, listen_fd); held = 0"),
+    ([], "  timeout = nearest timer; if the trylock ran and lost: at most accept_mutex_delay"),
+    ([Ln::Wait], "  n = epoll_wait(ep, events, timeout)       // the lock stays held while the holder sleeps"),
+    ([], "  posted accept events:                     // run first, still under the lock"),
+    ([Ln::Accept], "    fd = accept4(listen_fd, NONBLOCK)       // EAGAIN: nothing left"),
+    ([Ln::AddConn, Ln::Reorder], "    epoll_ctl(ep, ADD, fd, EPOLLIN|EPOLLET); accept_disabled = n/8 - free"),
+    ([Ln::Unlock], "  if accept_mutex_held: unlock(accept_mutex) // CAS pid -> 0; `held` stays 1"),
+    ([], "  posted events, outside the lock:"),
+    ([Ln::Read], "    r = read(fd)                            // a request, or EOF: close(fd)"),
+    ([Ln::Handle], "    handle(r)                               // the service time"),
+    ([Ln::Respond], "    write(fd, response)"),
+    ([], "}"),
 ];
+
+/// The listing of the loop without the accept mutex (herd, shared epoll, exclusive, reuseport).
+pub const LISTING_PLAIN: &[&str] = NAMED_PLAIN.text;
+
+/// The listing of the loop with the accept mutex.
+pub const LISTING_MUTEX: &[&str] = NAMED_MUTEX.text;
 
 impl EventWorker {
     /// A worker with this configuration, before its first step.
@@ -202,7 +340,7 @@ impl EventWorker {
         );
         let mut w = EventWorker {
             cfg,
-            pc: Pc::Register,
+            pc: Step::Register,
             mutex,
             held: false,
             locked: false,
@@ -256,7 +394,7 @@ impl EventWorker {
     pub fn registered(&self) -> bool {
         match self.cfg.strategy {
             Strategy::AcceptMutex => self.held,
-            _ => self.cfg.registers && self.pc != Pc::Register,
+            _ => self.cfg.registers && self.pc != Step::Register,
         }
     }
     /// `ngx_accept_disabled`.
@@ -269,7 +407,7 @@ impl EventWorker {
     }
     /// True while it runs accept handlers (S5 or inline).
     pub fn is_accepting(&self) -> bool {
-        matches!(self.pc, Pc::Accept | Pc::AddConn(_))
+        matches!(self.pc, Step::Accept | Step::AddConn { .. })
     }
     /// True when this iteration skipped the trylock because `accept_disabled > 0` (S2): its accept
     /// handlers then run without the lock (`nginx-accept-mutex.md` §5, invariant 7).
@@ -278,11 +416,11 @@ impl EventWorker {
     }
     /// True between the trylock and the matching `epoll_ctl` (registration is being switched).
     pub fn is_switching(&self) -> bool {
-        matches!(self.pc, Pc::Try | Pc::Enable | Pc::Disable)
+        matches!(self.pc, Step::Try | Step::Enable | Step::Disable)
     }
     /// True while it sleeps or is about to sleep in `epoll_wait`.
     pub fn is_waiting(&self) -> bool {
-        self.pc == Pc::Wait
+        self.pc == Step::Wait
     }
 
     fn mutex_on(&self) -> bool {
@@ -290,44 +428,44 @@ impl EventWorker {
     }
 
     /// S2: where an iteration starts.
-    fn top(&mut self) -> Pc {
+    fn top(&mut self) -> Step {
         if !self.mutex_on() {
-            return Pc::Wait;
+            return Step::Wait;
         }
         self.skipped_trylock = self.disabled > 0;
         if self.disabled > 0 {
             self.disabled -= 1;
-            return Pc::Wait;
+            return Step::Wait;
         }
         self.mutex.start_trylock();
-        Pc::Try
+        Step::Try
     }
 
     /// After the accept handler (or when there was nothing to accept).
-    fn after_accept(&mut self) -> Pc {
+    fn after_accept(&mut self) -> Step {
         if self.locked && self.cfg.variant != MutexVariant::UnlockBeforeAccept {
             self.mutex.start_unlock();
-            return Pc::Unlock;
+            return Step::Unlock;
         }
         self.read_or_top()
     }
 
-    fn read_or_top(&mut self) -> Pc {
+    fn read_or_top(&mut self) -> Step {
         if self.conns_left > 0 {
-            Pc::Read
+            Step::Read
         } else {
             self.top()
         }
     }
 
-    fn after_wait(&mut self) -> Pc {
+    fn after_wait(&mut self) -> Step {
         if self.locked && self.cfg.variant == MutexVariant::UnlockBeforeAccept {
             // the seed's order: release first, then accept
             self.mutex.start_unlock();
-            return Pc::Unlock;
+            return Step::Unlock;
         }
         if self.listener_ready {
-            Pc::Accept
+            Step::Accept
         } else {
             self.after_accept()
         }
@@ -347,16 +485,68 @@ impl EventWorker {
         }
     }
 
-    fn after_conn_added(&mut self) -> Pc {
+    /// After the trylock (`won`: the lock is now held): `ngx_trylock_accept_mutex`'s registration
+    /// switch.
+    fn tried(&mut self, won: bool) -> Step {
+        if won {
+            self.stats.lock_acquired += 1;
+            self.locked = true;
+            if self.held {
+                Step::Wait
+            } else {
+                Step::Enable
+            }
+        } else {
+            self.stats.lock_failed += 1;
+            if self.held && self.cfg.variant != MutexVariant::NoDisable {
+                Step::Disable
+            } else {
+                if self.cfg.variant == MutexVariant::NoDisable {
+                    // the bug: forgets the listener is still registered
+                    self.held = false;
+                }
+                Step::Wait
+            }
+        }
+    }
+
+    /// This worker's listing, with its named lines.
+    pub fn named_listing(&self) -> &'static Listing<Ln> {
+        if self.mutex_on() {
+            &NAMED_MUTEX
+        } else {
+            &NAMED_PLAIN
+        }
+    }
+
+    /// Where it is.
+    pub fn state(&self) -> Step {
+        self.pc
+    }
+
+    /// Straight-line form: run the event loop from where it is until the platform stops it (the
+    /// loop never ends on its own, so this returns only with the platform's error, in the state
+    /// it stopped).
+    pub fn run<P: Ops + ?Sized>(&mut self, p: &mut P) -> Result<(), P::Error> {
+        match self.pc.run(self, p) {
+            Ok(_) => Ok(()),
+            Err(Stopped { state, error }) => {
+                self.pc = state;
+                Err(error)
+            }
+        }
+    }
+
+    fn after_conn_added(&mut self) -> Step {
         if self.cfg.multi_accept {
-            return Pc::Accept;
+            return Step::Accept;
         }
         // the loop ended normally (one accept per event): ngx_reorder_accept_events
         if self.cfg.strategy == Strategy::Exclusive && self.cfg.reorder_every > 0 {
             let n = self.requests_seen;
             self.requests_seen = self.requests_seen.wrapping_add(1);
             if n % self.cfg.reorder_every == 0 || self.disabled > 0 {
-                return Pc::ReorderDel;
+                return Step::ReorderDel;
             }
         }
         self.after_accept()
@@ -376,187 +566,23 @@ impl EventWorker {
 
 impl Machine for EventWorker {
     fn next_op(&self) -> Op {
-        let ep = self.cfg.ep;
-        match self.pc {
-            Pc::Register | Pc::Enable | Pc::ReorderAdd => Op::EpollAdd {
-                ep,
-                fd: self.listener_fd(),
-                interest: self.register_interest(),
-            },
-            Pc::Disable | Pc::ReorderDel => Op::EpollDel {
-                ep,
-                fd: self.listener_fd(),
-            },
-            Pc::Try => self.mutex.trylock_op(),
-            Pc::Wait => Op::EpollWait {
-                ep,
-                timeout_ns: self.wait_timeout(),
-            },
-            Pc::Accept => Op::AcceptNb(self.cfg.listener),
-            Pc::AddConn(c) => Op::EpollAdd {
-                ep,
-                fd: Fd::Conn(c),
-                interest: Interest::Edge,
-            },
-            Pc::Unlock => self.mutex.unlock_op(),
-            Pc::Read => Op::ReadNext,
-            Pc::Handle(_) => Op::Work(self.cfg.service_ns),
-            Pc::Respond(c) => Op::Respond(c),
-        }
+        self.pc.op(self)
     }
 
     fn complete(&mut self, r: OpResult) {
-        self.pc = match self.pc {
-            Pc::Register => {
-                self.stats.epoll_ctls += 1;
-                self.top()
-            }
-            Pc::Try => match self.mutex.trylock_complete(r) {
-                TryOutcome::Pending => Pc::Try,
-                TryOutcome::Acquired => {
-                    self.stats.lock_acquired += 1;
-                    self.locked = true;
-                    if self.held {
-                        Pc::Wait
-                    } else {
-                        Pc::Enable
-                    }
-                }
-                TryOutcome::Busy => {
-                    self.stats.lock_failed += 1;
-                    if self.held && self.cfg.variant != MutexVariant::NoDisable {
-                        Pc::Disable
-                    } else {
-                        if self.cfg.variant == MutexVariant::NoDisable {
-                            // the bug: forgets the listener is still registered
-                            self.held = false;
-                        }
-                        Pc::Wait
-                    }
-                }
-            },
-            Pc::Enable => {
-                self.stats.epoll_ctls += 1;
-                self.held = true;
-                Pc::Wait
-            }
-            Pc::Disable => {
-                self.stats.epoll_ctls += 1;
-                self.held = false;
-                Pc::Wait
-            }
-            Pc::Wait => {
-                let ready = match r {
-                    OpResult::Events(ready) => ready,
-                    _ => Default::default(),
-                };
-                if ready.is_empty() {
-                    self.stats.timeouts += 1;
-                } else {
-                    self.stats.wait_returns += 1;
-                }
-                self.listener_ready = ready.listener.is_some();
-                self.conns_left = ready.conns;
-                self.after_wait()
-            }
-            Pc::Accept => match r {
-                OpResult::Conn(c) => {
-                    self.stats.accepted += 1;
-                    self.active += 1;
-                    let n = self.cfg.worker_connections as i64;
-                    self.disabled = n / 8 - (n - self.active as i64);
-                    Pc::AddConn(c)
-                }
-                _ => {
-                    self.stats.eagain += 1;
-                    self.listener_ready = false;
-                    // EAGAIN returns early: no reorder
-                    self.after_accept()
-                }
-            },
-            Pc::AddConn(_) => {
-                self.stats.epoll_ctls += 1;
-                self.after_conn_added()
-            }
-            Pc::ReorderDel => {
-                self.stats.epoll_ctls += 1;
-                Pc::ReorderAdd
-            }
-            Pc::ReorderAdd => {
-                self.stats.epoll_ctls += 1;
-                self.stats.reorders += 1;
-                self.after_accept()
-            }
-            Pc::Unlock => {
-                let _ = self.mutex.unlock_complete(r);
-                self.locked = false;
-                if self.cfg.variant == MutexVariant::UnlockBeforeAccept && self.listener_ready {
-                    Pc::Accept
-                } else {
-                    self.read_or_top()
-                }
-            }
-            Pc::Read => {
-                self.conns_left = self.conns_left.saturating_sub(1);
-                match r {
-                    OpResult::Request(c) => Pc::Handle(c),
-                    OpResult::Eof(_) => {
-                        self.stats.closed += 1;
-                        self.active = self.active.saturating_sub(1);
-                        self.read_or_top()
-                    }
-                    _ => self.read_or_top(),
-                }
-            }
-            Pc::Handle(c) => Pc::Respond(c),
-            Pc::Respond(_) => {
-                self.stats.requests += 1;
-                self.read_or_top()
-            }
-        };
+        let pc = self.pc;
+        match pc.complete(self, r) {
+            Next::Go(s) => self.pc = s,
+            Next::Done(()) => {}
+        }
     }
 
     fn line(&self) -> u16 {
-        if self.mutex_on() {
-            match self.pc {
-                Pc::Try => {
-                    if self.disabled > 0 {
-                        2
-                    } else {
-                        3
-                    }
-                }
-                Pc::Enable => 4,
-                Pc::Disable => 5,
-                Pc::Wait => 7,
-                Pc::Accept => 9,
-                Pc::AddConn(_) | Pc::ReorderDel | Pc::ReorderAdd => 10,
-                Pc::Unlock => 11,
-                Pc::Read => 13,
-                Pc::Handle(_) => 14,
-                Pc::Respond(_) => 15,
-                Pc::Register => 1,
-            }
-        } else {
-            match self.pc {
-                Pc::Register => 1,
-                Pc::Try | Pc::Enable | Pc::Disable | Pc::Unlock | Pc::Wait => 3,
-                Pc::Accept => 5,
-                Pc::AddConn(_) => 6,
-                Pc::ReorderDel | Pc::ReorderAdd => 8,
-                Pc::Read => 10,
-                Pc::Handle(_) => 11,
-                Pc::Respond(_) => 12,
-            }
-        }
+        self.named_listing().of(self.pc.line(self))
     }
 
     fn listing(&self) -> &'static [&'static str] {
-        if self.mutex_on() {
-            LISTING_MUTEX
-        } else {
-            LISTING_PLAIN
-        }
+        self.named_listing().text
     }
 }
 

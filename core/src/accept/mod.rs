@@ -255,6 +255,17 @@ impl AcceptThread {
             AcceptThread::Blocking(w) => w.stats(),
         }
     }
+    /// Straight-line form: run this worker's step table from where it is until the platform
+    /// stops it (a server's loop never ends on its own).
+    pub fn run<P: crate::machine::steps::Ops + ?Sized>(
+        &mut self,
+        p: &mut P,
+    ) -> Result<(), P::Error> {
+        match self {
+            AcceptThread::Event(w) => w.run(p),
+            AcceptThread::Blocking(w) => w.run(p),
+        }
+    }
     /// The event worker, when it is one.
     pub fn event(&self) -> Option<&event_worker::EventWorker> {
         match self {

@@ -4,120 +4,174 @@
 //! protocol of `inet_csk_wait_for_connect`) the simulated platform runs line by line
 //! ([`crate::sim::accept`]) and the native platform leaves to the real kernel.
 //!
-//! | state | next op | line |
-//! |---|---|---|
-//! | `Accept` | [`Op::Accept`] | the kernel path's line |
-//! | `Handle` | [`Op::Work`] (service time) | `handle(fd)` |
-//! | `Exit` | [`Op::Exit`] (the listener was shut down) | — |
+//! The loop is the step table [`Worker`]; the table finishing (the listener was shut down) is the
+//! worker exiting. Each state names its line ([`Ln`]), and each kernel phase of the accept path
+//! names one too ([`Ln::of_phase`]), placed by the listing of the model's sleeper order and queue.
+//!
+//! | state | line | op | next |
+//! |---|---|---|---|
+//! | `Accept` | Fast, then the kernel path's lines | [`Op::Accept`] | `Handle`, or exit once the listener is shut down |
+//! | `Handle` | Handle | [`Op::Work`] (service time) | `Accept` |
 
+use crate::machine::listing::Listing;
+use crate::machine::steps::{Next, Ops, Stopped};
 use crate::machine::Machine;
 use crate::op::{ListenerId, Op, OpResult};
-use crate::sim::accept::{AcceptModel, AcceptPhase, SleeperOrder};
+use crate::sim::accept::SleeperOrder;
+use crate::sim::accept::{AcceptModel, AcceptPhase};
 use crate::waitqueue::Enqueue;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-enum State {
-    Accept,
-    Handle,
-    Exit,
+crate::line_names! {
+    /// The named lines of the accept worker's listings: its own two, and the kernel's accept path.
+    pub enum Ln {
+        /// `loop {`, where an exited worker rests.
+        Top,
+        /// `if accept_queue not empty: take head, return` (the fast path).
+        Fast,
+        /// Broken order: `if accept_queue empty:` before queueing.
+        TestFirst,
+        /// `prepare_to_wait[_exclusive]` / `__add_wait_queue_exclusive`.
+        Prepare,
+        /// Correct order: `if accept_queue empty: schedule()`.
+        SleepIfEmpty,
+        /// Broken order: `schedule()`.
+        Schedule,
+        /// `if accept_queue not empty: take head, break`.
+        Take,
+        /// `finish_wait(&sk_wq)`.
+        Finish,
+        /// `handle(fd)`.
+        Handle,
+    }
+}
+
+impl Ln {
+    /// The line name of a phase of the kernel's accept path.
+    pub fn of_phase(phase: AcceptPhase) -> Ln {
+        match phase {
+            AcceptPhase::Fast => Ln::Fast,
+            AcceptPhase::TestFirst => Ln::TestFirst,
+            AcceptPhase::Prepare => Ln::Prepare,
+            AcceptPhase::SleepIfEmpty => Ln::SleepIfEmpty,
+            AcceptPhase::Schedule => Ln::Schedule,
+            AcceptPhase::Take => Ln::Take,
+            AcceptPhase::Finish => Ln::Finish,
+        }
+    }
+}
+
+crate::steps! {
+    /// Where an accept-herd worker is; the table finishing is the worker exiting.
+    pub enum Worker(m: AcceptWorker) -> (), line Ln {
+        /// `fd = accept(listen_fd)`: the kernel path runs under it.
+        Accept @ Ln::Fast => accept(ListenerId(0)) => |conn| match conn {
+            Some(c) => {
+                m.conn = c;
+                Go(Worker::Handle)
+            }
+            None => Done(()),
+        };
+        /// `handle(fd)`.
+        Handle @ Ln::Handle => work(m.service_ns) => |()| Go(Worker::Accept);
+    }
 }
 
 /// One worker thread blocked in `accept()` on a shared listening socket.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct AcceptWorker {
-    state: State,
+    /// `None` once it exited.
+    state: Option<Worker>,
     service_ns: u64,
-    listing: &'static [&'static str],
-    order: SleeperOrder,
+    listing: &'static Listing<Ln>,
     /// The connection being handled.
     conn: u32,
 }
 
-const CORRECT_TAIL: &[&str] = &[
-    "loop {                                      // worker thread, user space",
-    "  fd = accept(listen_fd)                    // system call; the kernel runs:",
-    "  | if accept_queue not empty: take head, return",
-    "  | loop {",
-    "  |   prepare_to_wait_exclusive(&sk_wq)     // tail, EXCLUSIVE; state = SLEEPING",
-    "  |   if accept_queue empty: schedule()     // off the CPU until woken",
-    "  |   if accept_queue not empty: take head, break",
-    "  | }",
-    "  | finish_wait(&sk_wq)                     // state = RUNNING; unlink",
-    "  handle(fd)                                // the request's service time",
-    "}",
+const CORRECT_TAIL: Listing<Ln> = crate::listing![Ln;
+    ([Ln::Top], "loop {                                      // worker thread, user space"),
+    ([], "  fd = accept(listen_fd)                    // system call; the kernel runs:"),
+    ([Ln::Fast], "  | if accept_queue not empty: take head, return"),
+    ([], "  | loop {"),
+    ([Ln::Prepare], "  |   prepare_to_wait_exclusive(&sk_wq)     // tail, EXCLUSIVE; state = SLEEPING"),
+    ([Ln::SleepIfEmpty], "  |   if accept_queue empty: schedule()     // off the CPU until woken"),
+    ([Ln::Take], "  |   if accept_queue not empty: take head, break"),
+    ([], "  | }"),
+    ([Ln::Finish], "  | finish_wait(&sk_wq)                     // state = RUNNING; unlink"),
+    ([Ln::Handle], "  handle(fd)                                // the request's service time"),
+    ([], "}"),
 ];
 
-const CORRECT_HEAD: &[&str] = &[
-    "loop {                                      // worker thread, user space",
-    "  fd = accept(listen_fd)                    // system call; the kernel runs:",
-    "  | if accept_queue not empty: take head, return",
-    "  | loop {",
-    "  |   prepare_to_wait(&sk_wq)               // head, not exclusive; state = SLEEPING",
-    "  |   if accept_queue empty: schedule()     // off the CPU until woken",
-    "  |   if accept_queue not empty: take head, break",
-    "  | }",
-    "  | finish_wait(&sk_wq)                     // state = RUNNING; unlink",
-    "  handle(fd)                                // the request's service time",
-    "}",
+const CORRECT_HEAD: Listing<Ln> = crate::listing![Ln;
+    ([Ln::Top], "loop {                                      // worker thread, user space"),
+    ([], "  fd = accept(listen_fd)                    // system call; the kernel runs:"),
+    ([Ln::Fast], "  | if accept_queue not empty: take head, return"),
+    ([], "  | loop {"),
+    ([Ln::Prepare], "  |   prepare_to_wait(&sk_wq)               // head, not exclusive; state = SLEEPING"),
+    ([Ln::SleepIfEmpty], "  |   if accept_queue empty: schedule()     // off the CPU until woken"),
+    ([Ln::Take], "  |   if accept_queue not empty: take head, break"),
+    ([], "  | }"),
+    ([Ln::Finish], "  | finish_wait(&sk_wq)                     // state = RUNNING; unlink"),
+    ([Ln::Handle], "  handle(fd)                                // the request's service time"),
+    ([], "}"),
 ];
 
-const CORRECT_LIFO: &[&str] = &[
-    "loop {                                      // worker thread, user space",
-    "  fd = accept(listen_fd)                    // system call; the kernel runs:",
-    "  | if accept_queue not empty: take head, return",
-    "  | loop {",
-    "  |   __add_wait_queue_exclusive(&sk_wq)    // head, EXCLUSIVE; state = SLEEPING",
-    "  |   if accept_queue empty: schedule()     // off the CPU until woken",
-    "  |   if accept_queue not empty: take head, break",
-    "  | }",
-    "  | finish_wait(&sk_wq)                     // state = RUNNING; unlink",
-    "  handle(fd)                                // the request's service time",
-    "}",
+const CORRECT_LIFO: Listing<Ln> = crate::listing![Ln;
+    ([Ln::Top], "loop {                                      // worker thread, user space"),
+    ([], "  fd = accept(listen_fd)                    // system call; the kernel runs:"),
+    ([Ln::Fast], "  | if accept_queue not empty: take head, return"),
+    ([], "  | loop {"),
+    ([Ln::Prepare], "  |   __add_wait_queue_exclusive(&sk_wq)    // head, EXCLUSIVE; state = SLEEPING"),
+    ([Ln::SleepIfEmpty], "  |   if accept_queue empty: schedule()     // off the CPU until woken"),
+    ([Ln::Take], "  |   if accept_queue not empty: take head, break"),
+    ([], "  | }"),
+    ([Ln::Finish], "  | finish_wait(&sk_wq)                     // state = RUNNING; unlink"),
+    ([Ln::Handle], "  handle(fd)                                // the request's service time"),
+    ([], "}"),
 ];
 
-const BROKEN_TAIL: &[&str] = &[
-    "loop {                                      // worker thread, user space",
-    "  fd = accept(listen_fd)                    // system call; the kernel runs:",
-    "  | if accept_queue not empty: take head, return",
-    "  | loop {",
-    "  |   if accept_queue empty:                // BUG: tested before queueing",
-    "  |     prepare_to_wait_exclusive(&sk_wq)   // a wakeup before this line is lost",
-    "  |     schedule()",
-    "  |   if accept_queue not empty: take head, break",
-    "  | }",
-    "  | finish_wait(&sk_wq)                     // state = RUNNING; unlink",
-    "  handle(fd)                                // the request's service time",
-    "}",
+const BROKEN_TAIL: Listing<Ln> = crate::listing![Ln;
+    ([Ln::Top], "loop {                                      // worker thread, user space"),
+    ([], "  fd = accept(listen_fd)                    // system call; the kernel runs:"),
+    ([Ln::Fast], "  | if accept_queue not empty: take head, return"),
+    ([], "  | loop {"),
+    ([Ln::TestFirst], "  |   if accept_queue empty:                // BUG: tested before queueing"),
+    ([Ln::Prepare], "  |     prepare_to_wait_exclusive(&sk_wq)   // a wakeup before this line is lost"),
+    ([Ln::Schedule], "  |     schedule()"),
+    ([Ln::Take], "  |   if accept_queue not empty: take head, break"),
+    ([], "  | }"),
+    ([Ln::Finish], "  | finish_wait(&sk_wq)                     // state = RUNNING; unlink"),
+    ([Ln::Handle], "  handle(fd)                                // the request's service time"),
+    ([], "}"),
 ];
 
-const BROKEN_HEAD: &[&str] = &[
-    "loop {                                      // worker thread, user space",
-    "  fd = accept(listen_fd)                    // system call; the kernel runs:",
-    "  | if accept_queue not empty: take head, return",
-    "  | loop {",
-    "  |   if accept_queue empty:                // BUG: tested before queueing",
-    "  |     prepare_to_wait(&sk_wq)             // a wakeup before this line is lost",
-    "  |     schedule()",
-    "  |   if accept_queue not empty: take head, break",
-    "  | }",
-    "  | finish_wait(&sk_wq)                     // state = RUNNING; unlink",
-    "  handle(fd)                                // the request's service time",
-    "}",
+const BROKEN_HEAD: Listing<Ln> = crate::listing![Ln;
+    ([Ln::Top], "loop {                                      // worker thread, user space"),
+    ([], "  fd = accept(listen_fd)                    // system call; the kernel runs:"),
+    ([Ln::Fast], "  | if accept_queue not empty: take head, return"),
+    ([], "  | loop {"),
+    ([Ln::TestFirst], "  |   if accept_queue empty:                // BUG: tested before queueing"),
+    ([Ln::Prepare], "  |     prepare_to_wait(&sk_wq)             // a wakeup before this line is lost"),
+    ([Ln::Schedule], "  |     schedule()"),
+    ([Ln::Take], "  |   if accept_queue not empty: take head, break"),
+    ([], "  | }"),
+    ([Ln::Finish], "  | finish_wait(&sk_wq)                     // state = RUNNING; unlink"),
+    ([Ln::Handle], "  handle(fd)                                // the request's service time"),
+    ([], "}"),
 ];
 
-const BROKEN_LIFO: &[&str] = &[
-    "loop {                                      // worker thread, user space",
-    "  fd = accept(listen_fd)                    // system call; the kernel runs:",
-    "  | if accept_queue not empty: take head, return",
-    "  | loop {",
-    "  |   if accept_queue empty:                // BUG: tested before queueing",
-    "  |     __add_wait_queue_exclusive(&sk_wq)  // a wakeup before this line is lost",
-    "  |     schedule()",
-    "  |   if accept_queue not empty: take head, break",
-    "  | }",
-    "  | finish_wait(&sk_wq)                     // state = RUNNING; unlink",
-    "  handle(fd)                                // the request's service time",
-    "}",
+const BROKEN_LIFO: Listing<Ln> = crate::listing![Ln;
+    ([Ln::Top], "loop {                                      // worker thread, user space"),
+    ([], "  fd = accept(listen_fd)                    // system call; the kernel runs:"),
+    ([Ln::Fast], "  | if accept_queue not empty: take head, return"),
+    ([], "  | loop {"),
+    ([Ln::TestFirst], "  |   if accept_queue empty:                // BUG: tested before queueing"),
+    ([Ln::Prepare], "  |     __add_wait_queue_exclusive(&sk_wq)  // a wakeup before this line is lost"),
+    ([Ln::Schedule], "  |     schedule()"),
+    ([Ln::Take], "  |   if accept_queue not empty: take head, break"),
+    ([], "  | }"),
+    ([Ln::Finish], "  | finish_wait(&sk_wq)                     // state = RUNNING; unlink"),
+    ([Ln::Handle], "  handle(fd)                                // the request's service time"),
+    ([], "}"),
 ];
 
 impl AcceptWorker {
@@ -125,18 +179,17 @@ impl AcceptWorker {
     /// `model` describes.
     pub fn new(service_ns: u64, model: AcceptModel) -> Self {
         let listing = match (model.order, model.enqueue) {
-            (SleeperOrder::EnqueueThenTest, Enqueue::ExclusiveTail) => CORRECT_TAIL,
-            (SleeperOrder::EnqueueThenTest, Enqueue::NonExclusiveHead) => CORRECT_HEAD,
-            (SleeperOrder::EnqueueThenTest, Enqueue::ExclusiveHead) => CORRECT_LIFO,
-            (SleeperOrder::TestThenEnqueue, Enqueue::ExclusiveTail) => BROKEN_TAIL,
-            (SleeperOrder::TestThenEnqueue, Enqueue::NonExclusiveHead) => BROKEN_HEAD,
-            (SleeperOrder::TestThenEnqueue, Enqueue::ExclusiveHead) => BROKEN_LIFO,
+            (SleeperOrder::EnqueueThenTest, Enqueue::ExclusiveTail) => &CORRECT_TAIL,
+            (SleeperOrder::EnqueueThenTest, Enqueue::NonExclusiveHead) => &CORRECT_HEAD,
+            (SleeperOrder::EnqueueThenTest, Enqueue::ExclusiveHead) => &CORRECT_LIFO,
+            (SleeperOrder::TestThenEnqueue, Enqueue::ExclusiveTail) => &BROKEN_TAIL,
+            (SleeperOrder::TestThenEnqueue, Enqueue::NonExclusiveHead) => &BROKEN_HEAD,
+            (SleeperOrder::TestThenEnqueue, Enqueue::ExclusiveHead) => &BROKEN_LIFO,
         };
         AcceptWorker {
-            state: State::Accept,
+            state: Some(Worker::Accept),
             service_ns,
             listing,
-            order: model.order,
             conn: 0,
         }
     }
@@ -145,55 +198,62 @@ impl AcceptWorker {
     pub fn conn(&self) -> u32 {
         self.conn
     }
+
+    /// Where it is (`None` once it exited).
+    pub fn state(&self) -> Option<Worker> {
+        self.state
+    }
+
+    /// This worker's listing, with its named lines.
+    pub fn named_listing(&self) -> &'static Listing<Ln> {
+        self.listing
+    }
+
+    /// Straight-line form: accept and handle until the listener is shut down.
+    pub fn run<P: Ops + ?Sized>(&mut self, p: &mut P) -> Result<(), P::Error> {
+        let Some(s) = self.state else { return Ok(()) };
+        match s.run(self, p) {
+            Ok(_) => {
+                self.state = None;
+                Ok(())
+            }
+            Err(Stopped { state, error }) => {
+                self.state = Some(state);
+                Err(error)
+            }
+        }
+    }
 }
 
 impl Machine for AcceptWorker {
     fn next_op(&self) -> Op {
         match self.state {
-            State::Accept => Op::Accept(ListenerId(0)),
-            State::Handle => Op::Work(self.service_ns),
-            State::Exit => Op::Exit,
+            Some(s) => s.op(self),
+            None => Op::Exit,
         }
     }
 
-    fn complete(&mut self, result: OpResult) {
-        self.state = match (self.state, result) {
-            (State::Accept, OpResult::Conn(c)) => {
-                self.conn = c;
-                State::Handle
-            }
-            (State::Accept, _) => State::Exit,
-            (State::Handle, _) => State::Accept,
-            (State::Exit, _) => State::Exit,
-        };
+    fn complete(&mut self, r: OpResult) {
+        if let Some(s) = self.state {
+            self.state = match s.complete(self, r) {
+                Next::Go(s) => Some(s),
+                Next::Done(()) => None,
+            };
+        }
     }
 
     fn line(&self) -> u16 {
-        let broken = self.order == SleeperOrder::TestThenEnqueue;
-        match self.state {
-            State::Accept => 3,
-            State::Handle => 10 + broken as u16,
-            State::Exit => 1,
-        }
+        self.listing.of(match self.state {
+            Some(s) => s.line(self),
+            None => Ln::Top,
+        })
     }
 
     fn kernel_line(&self, phase: AcceptPhase) -> u16 {
-        let broken = self.order == SleeperOrder::TestThenEnqueue;
-        match (phase, broken) {
-            (AcceptPhase::Fast, _) => 3,
-            (AcceptPhase::Prepare, false) => 5,
-            (AcceptPhase::SleepIfEmpty, _) => 6,
-            (AcceptPhase::Take, false) => 7,
-            (AcceptPhase::Finish, false) => 9,
-            (AcceptPhase::TestFirst, _) => 5,
-            (AcceptPhase::Prepare, true) => 6,
-            (AcceptPhase::Schedule, _) => 7,
-            (AcceptPhase::Take, true) => 8,
-            (AcceptPhase::Finish, true) => 10,
-        }
+        self.listing.of(Ln::of_phase(phase))
     }
 
     fn listing(&self) -> &'static [&'static str] {
-        self.listing
+        self.listing.text
     }
 }

@@ -227,6 +227,18 @@ macro_rules! each {
     };
 }
 
+impl HerdThread {
+    /// Straight-line form: run this thread's step table from where it is until it exits (a
+    /// worker: when the listener is shut down or STOP is set with no job left; a producer: after
+    /// its stop). On a platform error it stays where the run stopped.
+    pub fn run<P: crate::machine::steps::Ops + ?Sized>(
+        &mut self,
+        p: &mut P,
+    ) -> Result<(), P::Error> {
+        each!(self, m => m.run(p))
+    }
+}
+
 impl Machine for HerdThread {
     fn next_op(&self) -> Op {
         each!(self, m => m.next_op())

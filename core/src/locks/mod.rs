@@ -22,7 +22,7 @@ pub use params::{Locks, LOCK_NAMES, SHMTX_VARIANT_NAMES};
 use serde::{Deserialize, Serialize};
 
 use crate::cost::CostModel;
-use crate::machine::steps::{exec, Ops};
+use crate::machine::steps::{exec, Next, Ops, Stopped};
 use crate::machine::Machine;
 use crate::op::{Op, OpResult};
 use crate::sim::arrivals::{ArrivalPattern, Arrivals};
@@ -159,39 +159,62 @@ pub const DEAD: crate::op::Word = crate::op::Word(3);
 /// The master process of a crash scenario: it waits for a worker to die, then runs
 /// `ngx_shmtx_force_unlock(mtx, pid)`: CAS `lock` pid → 0 and, on success, the same wakeup as an
 /// unlock (`src/core/ngx_shmtx.c`; called from `ngx_unlock_mutexes` in `src/os/unix/ngx_process.c`
-/// for every child the master reaps, since nginx 1.1.9).
+/// for every child the master reaps, since nginx 1.1.9). Its table is [`MasterStep`]; its listing
+/// names the unlock's lines ([`shmtx::Ln`]), so force_unlock's states show where the unlock's do.
 ///
-/// | stage | op | next |
-/// |---|---|---|
-/// | `Reap` | `futex_wait(&dead, 0)` (waitpid) | `ReadPid` |
-/// | `ReadPid` | load `dead` | `Force` with that pid (or `Reap` if 0) |
-/// | `Force` | the unlock steps of [`Shmtx`] for the dead pid | done |
+/// | state | line | op | next |
+/// |---|---|---|---|
+/// | `Reap` | Reap | `futex_wait(&dead, 0)` (waitpid) | `ReadPid` |
+/// | `ReadPid` | Reap | load `dead` | `Force` with that pid (or `Reap` if 0) |
+/// | `Force` | the unlock's | the [`shmtx::Unlock`] table for the dead pid | done |
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct Master {
     cfg: ShmtxConfig,
-    stage: MasterStage,
+    /// `None` once force_unlock is over.
+    step: Option<MasterStep>,
+    /// The lock as the dead worker held it (pid 0 until `ReadPid`, and again once done).
+    force: Shmtx,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-enum MasterStage {
-    Reap,
-    ReadPid,
-    Force(Shmtx),
-    Done,
+crate::steps! {
+    /// Where the master is.
+    enum MasterStep(m: Master) -> (), line shmtx::Ln {
+        /// `waitpid`: sleep until a worker dies.
+        Reap @ shmtx::Ln::Reap => futex_wait(DEAD, 0) => |_| Go(MasterStep::ReadPid);
+        /// Read the dead worker's pid.
+        ReadPid @ shmtx::Ln::Reap => load(DEAD) => |pid| {
+            if pid == 0 {
+                Go(MasterStep::Reap)
+            } else {
+                m.force = Shmtx::new(m.cfg, pid);
+                m.force.start_unlock();
+                Go(MasterStep::Force)
+            }
+        };
+        /// `ngx_shmtx_force_unlock(mtx, pid)`: the unlock's table with the dead pid.
+        Force @ m.force.unlock_line_name() => call(shmtx::Unlock, m.force) => |()| Done(());
+    }
 }
 
-const MASTER_LISTING: &[&str] = &[
-    "// master process",
-    "pid = waitpid()                              // sleep until a worker dies",
-    "// ngx_unlock_mutexes(pid) -> ngx_shmtx_force_unlock(mtx, pid):",
-    "if cas(lock, pid, 0):                        // it died holding the lock", // MASTER_RELEASE_LINE
-    "  w = wait; while w > 0 (signed):            // the unlock's wakeup",
-    "    if cas(wait, w, w - 1): sem_post(sem); stop",
+const MASTER_LISTING: shmtx::Listing = crate::listing![shmtx::Ln;
+    ([shmtx::Ln::Entry], "// master process"),
+    ([shmtx::Ln::Reap], "pid = waitpid()                              // sleep until a worker dies"),
+    ([], "// ngx_unlock_mutexes(pid) -> ngx_shmtx_force_unlock(mtx, pid):"),
+    ([shmtx::Ln::Release], "if cas(lock, pid, 0):                        // it died holding the lock"),
+    ([shmtx::Ln::WakeLoop], "  w = wait; while w > 0 (signed):            // the unlock's wakeup"),
+    ([shmtx::Ln::WakeOne], "    if cas(wait, w, w - 1): sem_post(sem); stop"),
 ];
 
-/// The line of [`MASTER_LISTING`] where force_unlock's release stands; the wake loop and the wake
-/// follow it, as in the unlock's listing.
-const MASTER_RELEASE_LINE: u16 = 4;
+crate::steps! {
+    /// A worker that dies in its critical section: the kernel records its pid for the parent
+    /// (`waitpid`'s status) and wakes the parent. Both steps show the critical section's line.
+    enum Die(m: LockWorker) -> (), line shmtx::Ln {
+        /// Record the exit.
+        Record @ shmtx::Ln::Critical => store(DEAD, m.pid) => |()| Go(Die::Notify);
+        /// Wake the parent.
+        Notify @ shmtx::Ln::Critical => futex_wake(DEAD, crate::op::WakeCount::All) => |_| Done(());
+    }
+}
 
 /// A thread that takes and releases one lock, `rounds` times (or, in a crash scenario, the master).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -203,7 +226,7 @@ pub struct LockWorker {
     acquired: u32,
     pid: u32,
     crash: bool,
-    dying_step: u8,
+    die: Die,
 }
 
 impl LockWorker {
@@ -236,21 +259,23 @@ impl LockWorker {
             acquired: 0,
             pid: index + 1,
             crash: p.crash && index == 0 && p.lock == LockKind::Shmtx,
-            dying_step: 0,
+            die: Die::Record,
         }
     }
 
     /// The master process of a crash scenario.
     pub fn master(p: &LockParams) -> Self {
+        let cfg = ShmtxConfig {
+            spin: p.spin,
+            ncpu: p.cpus,
+            semaphore: p.semaphore,
+            variant: p.variant,
+        };
         LockWorker {
             algo: Algo::Master(Master {
-                cfg: ShmtxConfig {
-                    spin: p.spin,
-                    ncpu: p.cpus,
-                    semaphore: p.semaphore,
-                    variant: p.variant,
-                },
-                stage: MasterStage::Reap,
+                cfg,
+                step: Some(MasterStep::Reap),
+                force: Shmtx::new(cfg, 0),
             }),
             phase: Phase::Unlock,
             rounds_left: 1,
@@ -258,7 +283,7 @@ impl LockWorker {
             acquired: 0,
             pid: 0,
             crash: false,
-            dying_step: 0,
+            die: Die::Record,
         }
     }
 
@@ -293,9 +318,10 @@ impl LockWorker {
         match self.algo {
             Algo::Shmtx(s) => self.phase == Phase::Unlock && s.is_posting(),
             Algo::Master(Master {
-                stage: MasterStage::Force(s),
+                step: Some(MasterStep::Force),
+                force,
                 ..
-            }) => s.is_posting(),
+            }) => force.is_posting(),
             _ => false,
         }
     }
@@ -340,40 +366,45 @@ impl LockWorker {
     }
 
     /// Straight-line form of the lock phase: take the lock on `p` (from [`Phase::Lock`] to
-    /// [`Phase::Critical`]; nothing in any other phase). `ngx_shmtx` runs its step table straight;
-    /// the other locks step through [`exec`]. Ends in the state that stepping would reach.
+    /// [`Phase::Critical`]; nothing in any other phase): the lock's step table runs straight. Ends
+    /// in the state that stepping would reach.
     #[inline(always)]
     pub fn lock_run<P: Ops + ?Sized>(&mut self, p: &mut P) -> Result<(), P::Error> {
         if self.phase != Phase::Lock {
             return Ok(());
         }
-        if let Algo::Shmtx(s) = &mut self.algo {
-            s.lock_run(p)?;
-            self.acquired += 1;
-            self.phase = Phase::Critical;
-            return Ok(());
+        match &mut self.algo {
+            Algo::Shmtx(s) => s.lock_run(p)?,
+            Algo::Ttas(s) => s.lock_run(p)?,
+            Algo::Ticket(s) => s.lock_run(p)?,
+            Algo::Futex(s) => s.lock_run(p)?,
+            Algo::Master(_) => return Ok(()),
         }
-        while self.phase == Phase::Lock {
-            self.step_on(p)?;
-        }
+        self.acquired += 1;
+        self.phase = Phase::Critical;
         Ok(())
     }
 
     /// Straight-line form of the unlock phase: release the lock on `p` (from [`Phase::Unlock`] to the
-    /// next round's [`Phase::Lock`] or [`Phase::Done`]; nothing in any other phase).
+    /// next round's [`Phase::Lock`] or [`Phase::Done`]; nothing in any other phase). The master
+    /// runs its whole table (reap, then force_unlock).
     #[inline(always)]
     pub fn unlock_run<P: Ops + ?Sized>(&mut self, p: &mut P) -> Result<(), P::Error> {
         if self.phase != Phase::Unlock {
             return Ok(());
         }
-        if let Algo::Shmtx(s) = &mut self.algo {
-            s.unlock_run(p)?;
-            self.end_round();
-            return Ok(());
+        match &mut self.algo {
+            Algo::Shmtx(s) => s.unlock_run(p)?,
+            Algo::Ttas(s) => s.unlock_run(p)?,
+            Algo::Ticket(s) => s.unlock_run(p)?,
+            Algo::Futex(s) => s.unlock_run(p)?,
+            Algo::Master(m) => {
+                m.run(p)?;
+                self.phase = Phase::Done;
+                return Ok(());
+            }
         }
-        while self.phase == Phase::Unlock {
-            self.step_on(p)?;
-        }
+        self.end_round();
         Ok(())
     }
 
@@ -381,8 +412,19 @@ impl LockWorker {
         match &self.algo {
             Algo::Shmtx(_) | Algo::Master(_) => shmtx::CRITICAL_LINE,
             Algo::Ttas(t) => t.critical_line(),
-            Algo::Ticket(_) => 4,
-            Algo::Futex(_) => 5,
+            Algo::Ticket(t) => t.critical_line(),
+            Algo::Futex(t) => t.critical_line(),
+        }
+    }
+
+    /// The line a thread that is done rests on: its listing's first.
+    fn entry_line(&self) -> u16 {
+        match &self.algo {
+            Algo::Shmtx(s) => s.named_listing().of(shmtx::Ln::Entry),
+            Algo::Master(_) => MASTER_LISTING.of(shmtx::Ln::Entry),
+            Algo::Ttas(t) => t.named_listing().of(ttas::Ln::Entry),
+            Algo::Ticket(t) => t.named_listing().of(ticket::Ln::Entry),
+            Algo::Futex(t) => t.named_listing().of(futex_mutex::Ln::Entry),
         }
     }
 }
@@ -390,45 +432,48 @@ impl LockWorker {
 impl Master {
     #[inline(always)]
     fn next_op(&self) -> Op {
-        match self.stage {
-            MasterStage::Reap => Op::FutexWait {
-                word: DEAD,
-                expected: 0,
-            },
-            MasterStage::ReadPid => Op::Load(DEAD),
-            MasterStage::Force(s) => s.unlock_op(),
-            MasterStage::Done => Op::Exit,
+        match self.step {
+            Some(s) => s.op(self),
+            None => Op::Exit,
         }
     }
 
     #[inline(always)]
     fn complete(&mut self, r: OpResult) {
-        self.stage = match (self.stage, r) {
-            (MasterStage::Reap, _) => MasterStage::ReadPid,
-            (MasterStage::ReadPid, OpResult::Value(0)) => MasterStage::Reap,
-            (MasterStage::ReadPid, OpResult::Value(pid)) => {
-                let mut s = Shmtx::new(self.cfg, pid);
-                s.start_unlock();
-                MasterStage::Force(s)
+        if let Some(s) = self.step {
+            self.step = match s.complete(self, r) {
+                Next::Go(s) => Some(s),
+                Next::Done(()) => self.finish(),
+            };
+        }
+    }
+
+    /// force_unlock is over: the master is done (and keeps no trace of the dead pid).
+    fn finish(&mut self) -> Option<MasterStep> {
+        self.force = Shmtx::new(self.cfg, 0);
+        None
+    }
+
+    /// Straight-line form: reap and force_unlock to the end.
+    fn run<P: Ops + ?Sized>(&mut self, p: &mut P) -> Result<(), P::Error> {
+        let Some(s) = self.step else { return Ok(()) };
+        match s.run(self, p) {
+            Ok(_) => {
+                self.step = self.finish();
+                Ok(())
             }
-            (MasterStage::Force(mut s), r) => match s.unlock_complete(r) {
-                Progress::Finished => MasterStage::Done,
-                Progress::Pending => MasterStage::Force(s),
-            },
-            (st, _) => st,
-        };
+            Err(Stopped { state, error }) => {
+                self.step = Some(state);
+                Err(error)
+            }
+        }
     }
 
     fn line(&self) -> u16 {
-        match self.stage {
-            MasterStage::Reap | MasterStage::ReadPid => 2,
-            MasterStage::Force(s) => match s.unlock_line_name() {
-                shmtx::Ln::Release => MASTER_RELEASE_LINE,
-                shmtx::Ln::WakeLoop => MASTER_RELEASE_LINE + 1,
-                _ => MASTER_RELEASE_LINE + 2,
-            },
-            MasterStage::Done => 1,
-        }
+        MASTER_LISTING.of(match self.step {
+            Some(s) => s.line(self),
+            None => shmtx::Ln::Entry,
+        })
     }
 }
 
@@ -445,10 +490,7 @@ impl Machine for LockWorker {
                 Algo::Futex(s) => s.lock_op(),
             },
             Phase::Critical => Op::Work(self.cs_ns),
-            Phase::Dying => match self.dying_step {
-                0 => Op::Store(DEAD, self.pid),
-                _ => Op::FutexWake(DEAD, crate::op::WakeCount::All),
-            },
+            Phase::Dying => self.die.op(self),
             Phase::Unlock => match &self.algo {
                 Algo::Master(m) => m.next_op(),
                 Algo::Shmtx(s) => s.unlock_op(),
@@ -486,23 +528,25 @@ impl Machine for LockWorker {
                 self.phase = Phase::Unlock;
             }
             Phase::Dying => {
-                self.dying_step += 1;
-                if self.dying_step >= 2 {
-                    self.phase = Phase::Done;
+                let d = self.die;
+                match d.complete(self, r) {
+                    Next::Go(d) => self.die = d,
+                    Next::Done(()) => self.phase = Phase::Done,
                 }
             }
             Phase::Unlock => {
                 let p = match &mut self.algo {
                     Algo::Master(m) => {
                         m.complete(r);
-                        if m.stage == MasterStage::Done {
+                        if m.step.is_none() {
                             self.phase = Phase::Done;
                         }
                         return;
                     }
                     Algo::Shmtx(s) => s.unlock_complete(r),
                     Algo::Futex(s) => s.unlock_complete(r),
-                    Algo::Ttas(_) | Algo::Ticket(_) => Progress::Finished,
+                    Algo::Ttas(s) => s.unlock_complete(r),
+                    Algo::Ticket(s) => s.unlock_complete(r),
                 };
                 if p == Progress::Finished {
                     self.end_round();
@@ -517,9 +561,12 @@ impl Machine for LockWorker {
             return m.line();
         }
         match self.phase {
-            Phase::Dying => self.critical_line(),
+            Phase::Dying => match &self.algo {
+                Algo::Shmtx(s) => s.named_listing().of(self.die.line(self)),
+                _ => self.critical_line(),
+            },
             Phase::Lock => match &self.algo {
-                Algo::Master(_) => 1,
+                Algo::Master(_) => self.entry_line(),
                 Algo::Shmtx(s) => s.lock_line(),
                 Algo::Ttas(s) => s.lock_line(),
                 Algo::Ticket(s) => s.lock_line(),
@@ -527,13 +574,13 @@ impl Machine for LockWorker {
             },
             Phase::Critical => self.critical_line(),
             Phase::Unlock => match &self.algo {
-                Algo::Master(_) => 1,
+                Algo::Master(_) => self.entry_line(),
                 Algo::Shmtx(s) => s.unlock_line(),
                 Algo::Ttas(s) => s.unlock_line(),
-                Algo::Ticket(_) => 5,
+                Algo::Ticket(s) => s.unlock_line(),
                 Algo::Futex(s) => s.unlock_line(),
             },
-            Phase::Done => 1,
+            Phase::Done => self.entry_line(),
         }
     }
 
@@ -550,7 +597,7 @@ impl Machine for LockWorker {
 
     fn listing(&self) -> &'static [&'static str] {
         match &self.algo {
-            Algo::Master(_) => MASTER_LISTING,
+            Algo::Master(_) => MASTER_LISTING.text,
             Algo::Shmtx(s) => s.listing(),
             Algo::Ttas(s) => s.listing(),
             Algo::Ticket(s) => s.listing(),

@@ -53,7 +53,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::machine::steps::{Next, Ops, Stopped};
+use crate::machine::steps::{Call, Next, Ops, Stopped};
 use crate::op::{Op, OpResult, SemId, Word};
 
 /// The lock word: 0 when free, else the holder's pid.
@@ -136,77 +136,45 @@ impl ShmtxVariant {
     }
 }
 
-/// The named lines of the `ngx_shmtx` listing: each state of [`Lock`], [`Unlock`] and [`Try`] names
-/// one, and each variant's listing says where its lines are ([`Shmtx::listing`]; a variant may move a
-/// line, as `announce-after-check` moves the announce below the re-check).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Ln {
-    /// L1: `if lock == 0 && cas(lock, 0, pid): break`.
-    L1,
-    /// L2: `pause()` n times.
-    Spin,
-    /// L2's probe after the pauses.
-    Probe,
-    /// L3: `wait += 1`.
-    Announce,
-    /// L3's re-check of the lock after announcing.
-    Recheck,
-    /// L3: `wait -= 1; break` (the 1.7.10 fix).
-    Undo,
-    /// L3: `sem_wait(sem)`.
-    Sleep,
-    /// L4: `sched_yield()`.
-    Yield,
-    /// The critical section.
-    Critical,
-    /// Unlock: `cas(lock, pid, 0)`.
-    Release,
-    /// Unlock: `w = wait; while w > 0`.
-    WakeLoop,
-    /// Unlock: `cas(wait, w, w - 1)`, then `sem_post(sem)`.
-    WakeOne,
-}
-
-impl Ln {
-    /// How many named lines there are.
-    pub const COUNT: usize = 12;
-}
-
-/// A pseudocode listing whose lines may carry a name: the text the code panel shows, and where each
-/// name stands in it, so a state's highlighted line comes from the listing itself.
-#[derive(Debug)]
-pub struct Listing {
-    /// The lines, as the code panel shows them.
-    pub text: &'static [&'static str],
-    /// For each [`Ln`] (by its discriminant), its 1-based line, 0 when this listing lacks it.
-    pub lines: [u16; Ln::COUNT],
-}
-
-impl Listing {
-    /// The 1-based line named `n` (0 when the listing lacks it: a test holds every reachable state's
-    /// line to be present).
-    #[inline(always)]
-    pub fn of(&self, n: Ln) -> u16 {
-        self.lines[n as usize]
+crate::line_names! {
+    /// The named lines of the `ngx_shmtx` listing: each state of [`Lock`], [`Unlock`] and [`Try`] names
+    /// one, and each variant's listing says where its lines are ([`Shmtx::listing`]; a variant may move
+    /// a line, as `announce-after-check` moves the announce below the re-check). The master's
+    /// listing (`ngx_shmtx_force_unlock`) names the unlock's lines too.
+    pub enum Ln {
+        /// The listing's first line: where a thread rests once it is done.
+        Entry,
+        /// L1: `if lock == 0 && cas(lock, 0, pid): break`.
+        L1,
+        /// L2: `pause()` n times.
+        Spin,
+        /// L2's probe after the pauses.
+        Probe,
+        /// L3: `wait += 1`.
+        Announce,
+        /// L3's re-check of the lock after announcing.
+        Recheck,
+        /// L3: `wait -= 1; break` (the 1.7.10 fix).
+        Undo,
+        /// L3: `sem_wait(sem)`.
+        Sleep,
+        /// L4: `sched_yield()`.
+        Yield,
+        /// The critical section.
+        Critical,
+        /// Unlock: `cas(lock, pid, 0)`.
+        Release,
+        /// Unlock: `w = wait; while w > 0`.
+        WakeLoop,
+        /// Unlock: `cas(wait, w, w - 1)`, then `sem_post(sem)`.
+        WakeOne,
+        /// The master's `waitpid`: sleep until a worker dies, then read its pid.
+        Reap,
     }
 }
 
-/// Build a [`Listing`] from named lines, at compile time.
-const fn listing<const N: usize>(
-    named: &[(Option<Ln>, &'static str); N],
-) -> ([&'static str; N], [u16; Ln::COUNT]) {
-    let mut text = [""; N];
-    let mut lines = [0u16; Ln::COUNT];
-    let mut i = 0;
-    while i < N {
-        text[i] = named[i].1;
-        if let Some(n) = named[i].0 {
-            lines[n as usize] = (i + 1) as u16;
-        }
-        i += 1;
-    }
-    (text, lines)
-}
+/// A listing of `ngx_shmtx` with its named lines.
+pub type Listing = crate::machine::listing::Listing<Ln>;
 
 crate::steps! {
     /// Where a thread is in `ngx_shmtx_lock` (the module docs give the table with its invariant).
@@ -459,20 +427,10 @@ impl Shmtx {
 
     /// Deliver a trylock step's result.
     pub fn trylock_complete(&mut self, r: OpResult) -> TryOutcome {
-        let st = self.try_;
-        match st.complete(self, r) {
-            Next::Go(s) => {
-                self.try_ = s;
-                TryOutcome::Pending
-            }
-            Next::Done(held) => {
-                self.try_ = Try::Load;
-                if held {
-                    TryOutcome::Acquired
-                } else {
-                    TryOutcome::Busy
-                }
-            }
+        match <Try as Call<Shmtx>>::complete(self, r) {
+            None => TryOutcome::Pending,
+            Some(true) => TryOutcome::Acquired,
+            Some(false) => TryOutcome::Busy,
         }
     }
 
@@ -583,16 +541,7 @@ impl Shmtx {
     #[inline(always)]
     pub fn unlock_run<P: Ops + ?Sized>(&mut self, p: &mut P) -> Result<(), P::Error> {
         self.start_unlock();
-        match self.unlock.run(self, p) {
-            Ok((last, ())) => {
-                self.unlock = last;
-                Ok(())
-            }
-            Err(Stopped { state, error }) => {
-                self.unlock = state;
-                Err(error)
-            }
-        }
+        <Unlock as Call<Shmtx>>::run(self, p)
     }
 
     /// The line of [`Shmtx::listing`] the next lock step executes.
@@ -629,124 +578,164 @@ impl Shmtx {
     }
 }
 
+/// `ngx_shmtx_trylock` as a sub-table ([`Call`]) of a thread that holds a [`Shmtx`]: the outcome is
+/// whether the lock is now held; it is ready for the next trylock afterwards. Start it with
+/// [`Shmtx::start_trylock`].
+impl Call<Shmtx> for Try {
+    type Out = bool;
+    #[inline(always)]
+    fn op(cx: &Shmtx) -> Op {
+        cx.try_.op(cx)
+    }
+    #[inline(always)]
+    fn complete(cx: &mut Shmtx, r: OpResult) -> Option<bool> {
+        let st = cx.try_;
+        match st.complete(cx, r) {
+            Next::Go(s) => {
+                cx.try_ = s;
+                None
+            }
+            Next::Done(held) => {
+                cx.try_ = Try::Load;
+                Some(held)
+            }
+        }
+    }
+    #[inline(always)]
+    fn run<P: Ops + ?Sized>(cx: &mut Shmtx, p: &mut P) -> Result<bool, P::Error> {
+        match cx.try_.run(cx, p) {
+            Ok((_, held)) => {
+                cx.try_ = Try::Load;
+                Ok(held)
+            }
+            Err(Stopped { state, error }) => {
+                cx.try_ = state;
+                Err(error)
+            }
+        }
+    }
+}
+
+/// `ngx_shmtx_unlock` as a sub-table ([`Call`]) of a thread that holds a [`Shmtx`] (the accept
+/// mutex's unlock, the master's force_unlock). Start it with [`Shmtx::start_unlock`].
+impl Call<Shmtx> for Unlock {
+    type Out = ();
+    #[inline(always)]
+    fn op(cx: &Shmtx) -> Op {
+        cx.unlock.op(cx)
+    }
+    #[inline(always)]
+    fn complete(cx: &mut Shmtx, r: OpResult) -> Option<()> {
+        match cx.unlock_complete(r) {
+            Progress::Pending => None,
+            Progress::Finished => Some(()),
+        }
+    }
+    #[inline(always)]
+    fn run<P: Ops + ?Sized>(cx: &mut Shmtx, p: &mut P) -> Result<(), P::Error> {
+        match cx.unlock.run(cx, p) {
+            Ok((last, ())) => {
+                cx.unlock = last;
+                Ok(())
+            }
+            Err(Stopped { state, error }) => {
+                cx.unlock = state;
+                Err(error)
+            }
+        }
+    }
+}
+
 /// The critical section's line in every variant's listing.
 pub const CRITICAL_LINE: u16 = LISTING_CORRECT.lines[Ln::Critical as usize];
 
 /// One variant's listing: the shared lines, with the eight that variants change given as
-/// `(name, text)` pairs (lines 4, 8, 10, 11, 12, 18, 19 and 20).
+/// `([name], text)` pairs (lines 4, 8, 10, 11, 12, 18, 19 and 20).
 macro_rules! variant_listing {
-    ($name:ident: $l4:expr, $l8:expr, $l10:expr, $l11:expr, $l12:expr, $l18:expr, $l19:expr, $l20:expr) => {
-        const $name: Listing = {
-            const NAMED: [(Option<Ln>, &str); 21] = [
-                (None, "for each round {                             // worker"),
-                (None, "  // lock (ngx_shmtx_lock)"),
-                (None, "  loop {"),
-                $l4,
-                (None, "    if ncpu > 1:                              // L2: exponential spin"),
-                (None, "      for n = 1, 2, 4, ... while n < spin:"),
-                (Some(Ln::Spin), "        pause() n times"),
-                $l8,
-                (None, "    if semaphore:                             // L3"),
-                $l10,
-                $l11,
-                $l12,
-                (Some(Ln::Sleep), "      sem_wait(sem)                           // sleep until posted, then retry"),
-                (Some(Ln::Yield), "    else: sched_yield()                       // L4"),
-                (None, "  }"),
-                (Some(Ln::Critical), "  critical_section()"),
-                (None, "  // unlock (ngx_shmtx_unlock)"),
-                $l18,
-                $l19,
-                $l20,
-                (None, "}"),
-            ];
-            const BUILT: ([&str; 21], [u16; Ln::COUNT]) = listing(&NAMED);
-            Listing { text: &BUILT.0, lines: BUILT.1 }
-        };
+    ($name:ident: $l4:tt, $l8:tt, $l10:tt, $l11:tt, $l12:tt, $l18:tt, $l19:tt, $l20:tt) => {
+        const $name: Listing = crate::listing![Ln;
+            ([Ln::Entry], "for each round {                             // worker"),
+            ([], "  // lock (ngx_shmtx_lock)"),
+            ([], "  loop {"),
+            $l4,
+            ([], "    if ncpu > 1:                              // L2: exponential spin"),
+            ([], "      for n = 1, 2, 4, ... while n < spin:"),
+            ([Ln::Spin], "        pause() n times"),
+            $l8,
+            ([], "    if semaphore:                             // L3"),
+            $l10,
+            $l11,
+            $l12,
+            ([Ln::Sleep], "      sem_wait(sem)                           // sleep until posted, then retry"),
+            ([Ln::Yield], "    else: sched_yield()                       // L4"),
+            ([], "  }"),
+            ([Ln::Critical], "  critical_section()"),
+            ([], "  // unlock (ngx_shmtx_unlock)"),
+            $l18,
+            $l19,
+            $l20,
+            ([], "}"),
+        ];
     };
 }
 
-const L4: (Option<Ln>, &str) = (
-    Some(Ln::L1),
-    "    if lock == 0 && cas(lock, 0, pid): break  // L1",
+variant_listing!(LISTING_CORRECT:
+    ([Ln::L1], "    if lock == 0 && cas(lock, 0, pid): break  // L1"),
+    ([Ln::Probe], "        if lock == 0 && cas(lock, 0, pid): break"),
+    ([Ln::Announce], "      wait += 1                               // announce"),
+    ([Ln::Recheck], "      if lock == 0 && cas(lock, 0, pid):"),
+    ([Ln::Undo], "        wait -= 1; break                      // the 1.7.10 fix"),
+    ([Ln::Release], "  if cas(lock, pid, 0):                       // release first"),
+    ([Ln::WakeLoop], "    w = wait; while w > 0 (signed):           // then wake"),
+    ([Ln::WakeOne], "      if cas(wait, w, w - 1): sem_post(sem); stop")
 );
-const L8: (Option<Ln>, &str) = (
-    Some(Ln::Probe),
-    "        if lock == 0 && cas(lock, 0, pid): break",
-);
-const L10: (Option<Ln>, &str) = (
-    Some(Ln::Announce),
-    "      wait += 1                               // announce",
-);
-const L11: (Option<Ln>, &str) = (
-    Some(Ln::Recheck),
-    "      if lock == 0 && cas(lock, 0, pid):",
-);
-const L12: (Option<Ln>, &str) = (
-    Some(Ln::Undo),
-    "        wait -= 1; break                      // the 1.7.10 fix",
-);
-const L18: (Option<Ln>, &str) = (
-    Some(Ln::Release),
-    "  if cas(lock, pid, 0):                       // release first",
-);
-const L19: (Option<Ln>, &str) = (
-    Some(Ln::WakeLoop),
-    "    w = wait; while w > 0 (signed):           // then wake",
-);
-const L20: (Option<Ln>, &str) = (
-    Some(Ln::WakeOne),
-    "      if cas(wait, w, w - 1): sem_post(sem); stop",
-);
-
-variant_listing!(LISTING_CORRECT: L4, L8, L10, L11, L12, L18, L19, L20);
 variant_listing!(LISTING_B3:
-    L4,
-    L8,
-    L10,
-    L11,
-    (Some(Ln::Undo), "        break                                 // BUG (<= 1.7.9): wait stays raised"),
-    L18,
-    L19,
-    L20
+    ([Ln::L1], "    if lock == 0 && cas(lock, 0, pid): break  // L1"),
+    ([Ln::Probe], "        if lock == 0 && cas(lock, 0, pid): break"),
+    ([Ln::Announce], "      wait += 1                               // announce"),
+    ([Ln::Recheck], "      if lock == 0 && cas(lock, 0, pid):"),
+    ([Ln::Undo], "        break                                 // BUG (<= 1.7.9): wait stays raised"),
+    ([Ln::Release], "  if cas(lock, pid, 0):                       // release first"),
+    ([Ln::WakeLoop], "    w = wait; while w > 0 (signed):           // then wake"),
+    ([Ln::WakeOne], "      if cas(wait, w, w - 1): sem_post(sem); stop")
 );
 variant_listing!(LISTING_B1:
-    L4,
-    L8,
-    (Some(Ln::Recheck), "      if lock == 0 && cas(lock, 0, pid): break  // BUG: checked first"),
-    (None, "      // an unlock here reads wait == 0 and posts nothing"),
-    (Some(Ln::Announce), "      wait += 1                               // BUG: announced after the check"),
-    L18,
-    L19,
-    L20
+    ([Ln::L1], "    if lock == 0 && cas(lock, 0, pid): break  // L1"),
+    ([Ln::Probe], "        if lock == 0 && cas(lock, 0, pid): break"),
+    ([Ln::Recheck], "      if lock == 0 && cas(lock, 0, pid): break  // BUG: checked first"),
+    ([], "      // an unlock here reads wait == 0 and posts nothing"),
+    ([Ln::Announce], "      wait += 1                               // BUG: announced after the check"),
+    ([Ln::Release], "  if cas(lock, pid, 0):                       // release first"),
+    ([Ln::WakeLoop], "    w = wait; while w > 0 (signed):           // then wake"),
+    ([Ln::WakeOne], "      if cas(wait, w, w - 1): sem_post(sem); stop")
 );
 variant_listing!(LISTING_B2:
-    L4,
-    L8,
-    L10,
-    L11,
-    L12,
-    (Some(Ln::WakeLoop), "  w = wait; while w > 0 (signed):             // BUG: wake before releasing"),
-    (Some(Ln::WakeOne), "    if cas(wait, w, w - 1): sem_post(sem); stop"),
-    (Some(Ln::Release), "  cas(lock, pid, 0)")
+    ([Ln::L1], "    if lock == 0 && cas(lock, 0, pid): break  // L1"),
+    ([Ln::Probe], "        if lock == 0 && cas(lock, 0, pid): break"),
+    ([Ln::Announce], "      wait += 1                               // announce"),
+    ([Ln::Recheck], "      if lock == 0 && cas(lock, 0, pid):"),
+    ([Ln::Undo], "        wait -= 1; break                      // the 1.7.10 fix"),
+    ([Ln::WakeLoop], "  w = wait; while w > 0 (signed):             // BUG: wake before releasing"),
+    ([Ln::WakeOne], "    if cas(wait, w, w - 1): sem_post(sem); stop"),
+    ([Ln::Release], "  cas(lock, pid, 0)")
 );
 variant_listing!(LISTING_B7:
-    (Some(Ln::L1), "    if lock == 0: lock = pid; break           // BUG: load then store, no CAS"),
-    (Some(Ln::Probe), "        if lock == 0: lock = pid; break       // BUG: no CAS"),
-    L10,
-    (Some(Ln::Recheck), "      if lock == 0: lock = pid                // BUG: no CAS"),
-    L12,
-    L18,
-    L19,
-    L20
+    ([Ln::L1], "    if lock == 0: lock = pid; break           // BUG: load then store, no CAS"),
+    ([Ln::Probe], "        if lock == 0: lock = pid; break       // BUG: no CAS"),
+    ([Ln::Announce], "      wait += 1                               // announce"),
+    ([Ln::Recheck], "      if lock == 0: lock = pid                // BUG: no CAS"),
+    ([Ln::Undo], "        wait -= 1; break                      // the 1.7.10 fix"),
+    ([Ln::Release], "  if cas(lock, pid, 0):                       // release first"),
+    ([Ln::WakeLoop], "    w = wait; while w > 0 (signed):           // then wake"),
+    ([Ln::WakeOne], "      if cas(wait, w, w - 1): sem_post(sem); stop")
 );
 variant_listing!(LISTING_B5:
-    L4,
-    L8,
-    L10,
-    L11,
-    (Some(Ln::Undo), "        wait -= 1                             // BUG (seed listing): no break"),
-    L18,
-    L19,
-    L20
+    ([Ln::L1], "    if lock == 0 && cas(lock, 0, pid): break  // L1"),
+    ([Ln::Probe], "        if lock == 0 && cas(lock, 0, pid): break"),
+    ([Ln::Announce], "      wait += 1                               // announce"),
+    ([Ln::Recheck], "      if lock == 0 && cas(lock, 0, pid):"),
+    ([Ln::Undo], "        wait -= 1                             // BUG (seed listing): no break"),
+    ([Ln::Release], "  if cas(lock, pid, 0):                       // release first"),
+    ([Ln::WakeLoop], "    w = wait; while w > 0 (signed):           // then wake"),
+    ([Ln::WakeOne], "      if cas(wait, w, w - 1): sem_post(sem); stop")
 );

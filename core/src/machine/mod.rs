@@ -10,8 +10,11 @@
 //!
 //! A machine is written once as a step table ([`steps`], the [`steps!`](crate::steps) macro), which
 //! gives it both forms: the stepped one behind this trait, and a straight-line `run` over any
-//! [`steps::Ops`] that the native platform calls when it does not need to stop between steps.
+//! [`steps::Ops`] that the native platform calls when it does not need to stop between steps. Its
+//! states name their pseudocode lines; a [`listing::Listing`] says where each name stands, so
+//! [`Machine::line`] comes from the listing itself.
 
+pub mod listing;
 pub mod steps;
 
 use crate::op::{AcceptPhase, Op, OpResult};

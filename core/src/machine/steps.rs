@@ -58,7 +58,9 @@
 //! assert_eq!(m.taken, 2);
 //! ```
 
-use crate::op::{CondId, MutexId, Op, OpResult, SemId, WakeCount, Word};
+use crate::op::{
+    CondId, EpId, Fd, Interest, ListenerId, MutexId, Op, OpResult, Ready, SemId, WakeCount, Word,
+};
 use crate::rng::Rng;
 
 /// What a transition leads to: another state, or the end of the table's run with a value.
@@ -77,6 +79,32 @@ pub struct Stopped<S, E> {
     pub state: S,
     /// What the platform said.
     pub error: E,
+}
+
+/// What a read of a connection returned ([`Ops::read_next`], [`Ops::recv`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Read {
+    /// A request from this connection.
+    Request(u32),
+    /// The client closed this connection; it is closed on this side too.
+    Eof(u32),
+    /// Nothing was there (`EAGAIN`; only [`Ops::read_next`]).
+    Nothing,
+}
+
+/// A table run inside another table's state (a `call(Sub, place)` row of [`steps!`](crate::steps)):
+/// the sub-table's state lives in `Cx` (the place the row names), so the calling state stays put
+/// while the sub-table steps, and takes its transition with the sub-table's outcome. The caller's
+/// transition that enters the row starts the sub-table (as `Shmtx::start_trylock` does).
+pub trait Call<Cx> {
+    /// What the sub-table finishes with.
+    type Out;
+    /// Stepped form: the operation of the sub-table's next step.
+    fn op(cx: &Cx) -> Op;
+    /// Stepped form: deliver a result; `Some` with the outcome when the sub-table finished.
+    fn complete(cx: &mut Cx, r: OpResult) -> Option<Self::Out>;
+    /// Straight-line form: run the sub-table from where it is to its end.
+    fn run<P: Ops + ?Sized>(cx: &mut Cx, p: &mut P) -> Result<Self::Out, P::Error>;
 }
 
 /// The typed primitives a straight-line run calls: one method per [`Op`] a table may name, with the
@@ -126,6 +154,69 @@ pub trait Ops {
     fn now(&mut self) -> Result<u64, Self::Error>;
     /// Any other operation (the network's, `AwaitEvent`), executed as the stepped form would.
     fn other(&mut self, op: Op) -> Result<OpResult, Self::Error>;
+    /// [`Op::Accept`]: the connection, or `None` once the listener is shut down. By default
+    /// through [`Ops::other`].
+    #[inline(always)]
+    fn accept(&mut self, l: ListenerId) -> Result<Option<u32>, Self::Error> {
+        Ok(decode::accept(self.other(Op::Accept(l))?, "Ops::accept"))
+    }
+    /// [`Op::AcceptNb`]: the connection, or `None` on `EAGAIN`. By default through [`Ops::other`].
+    #[inline(always)]
+    fn accept_nb(&mut self, l: ListenerId) -> Result<Option<u32>, Self::Error> {
+        Ok(decode::accept_nb(
+            self.other(Op::AcceptNb(l))?,
+            "Ops::accept_nb",
+        ))
+    }
+    /// [`Op::EpollAdd`]. By default through [`Ops::other`].
+    #[inline(always)]
+    fn epoll_add(&mut self, ep: EpId, fd: Fd, interest: Interest) -> Result<(), Self::Error> {
+        let r = self.other(prim::epoll_add(ep, fd, interest))?;
+        decode::epoll_add(r, "Ops::epoll_add");
+        Ok(())
+    }
+    /// [`Op::EpollDel`]. By default through [`Ops::other`].
+    #[inline(always)]
+    fn epoll_del(&mut self, ep: EpId, fd: Fd) -> Result<(), Self::Error> {
+        let r = self.other(prim::epoll_del(ep, fd))?;
+        decode::epoll_del(r, "Ops::epoll_del");
+        Ok(())
+    }
+    /// [`Op::EpollWait`]: what was reported (empty when the timeout expired). By default through
+    /// [`Ops::other`].
+    #[inline(always)]
+    fn epoll_wait(&mut self, ep: EpId, timeout_ns: Option<u64>) -> Result<Ready, Self::Error> {
+        let r = self.other(prim::epoll_wait(ep, timeout_ns))?;
+        Ok(decode::epoll_wait(r, "Ops::epoll_wait"))
+    }
+    /// [`Op::ReadNext`]. By default through [`Ops::other`].
+    #[inline(always)]
+    fn read_next(&mut self) -> Result<Read, Self::Error> {
+        Ok(decode::read_next(
+            self.other(Op::ReadNext)?,
+            "Ops::read_next",
+        ))
+    }
+    /// [`Op::Recv`]. By default through [`Ops::other`].
+    #[inline(always)]
+    fn recv(&mut self, c: u32) -> Result<Read, Self::Error> {
+        Ok(decode::recv(self.other(Op::Recv(c))?, "Ops::recv"))
+    }
+    /// [`Op::Respond`]. By default through [`Ops::other`].
+    #[inline(always)]
+    fn respond(&mut self, c: u32) -> Result<(), Self::Error> {
+        decode::respond(self.other(Op::Respond(c))?, "Ops::respond");
+        Ok(())
+    }
+    /// [`Op::AwaitEvent`]: true for an event, false when there are no more. By default through
+    /// [`Ops::other`].
+    #[inline(always)]
+    fn await_event(&mut self) -> Result<bool, Self::Error> {
+        Ok(decode::await_event(
+            self.other(Op::AwaitEvent)?,
+            "Ops::await_event",
+        ))
+    }
 }
 
 /// Execute one operation of a stepped machine on `p`: the one executor of the stepped form on every
@@ -205,7 +296,7 @@ pub fn exec<P: Ops + ?Sized>(p: &mut P, op: Op) -> Result<OpResult, P::Error> {
 /// The [`Op`] of each primitive a table may name (the stepped form's `op`). Each function has the
 /// name of the [`Ops`] method that the straight-line form calls.
 pub mod prim {
-    use crate::op::{CondId, MutexId, Op, SemId, WakeCount, Word};
+    use crate::op::{CondId, EpId, Fd, Interest, ListenerId, MutexId, Op, SemId, WakeCount, Word};
 
     /// `load(w)`.
     #[inline(always)]
@@ -296,13 +387,59 @@ pub mod prim {
     pub fn now() -> Op {
         Op::Now
     }
+    /// `accept(l)`.
+    #[inline(always)]
+    pub fn accept(l: ListenerId) -> Op {
+        Op::Accept(l)
+    }
+    /// `accept_nb(l)`.
+    #[inline(always)]
+    pub fn accept_nb(l: ListenerId) -> Op {
+        Op::AcceptNb(l)
+    }
+    /// `epoll_add(ep, fd, interest)`.
+    #[inline(always)]
+    pub fn epoll_add(ep: EpId, fd: Fd, interest: Interest) -> Op {
+        Op::EpollAdd { ep, fd, interest }
+    }
+    /// `epoll_del(ep, fd)`.
+    #[inline(always)]
+    pub fn epoll_del(ep: EpId, fd: Fd) -> Op {
+        Op::EpollDel { ep, fd }
+    }
+    /// `epoll_wait(ep, timeout_ns)`.
+    #[inline(always)]
+    pub fn epoll_wait(ep: EpId, timeout_ns: Option<u64>) -> Op {
+        Op::EpollWait { ep, timeout_ns }
+    }
+    /// `read_next()`.
+    #[inline(always)]
+    pub fn read_next() -> Op {
+        Op::ReadNext
+    }
+    /// `recv(c)`.
+    #[inline(always)]
+    pub fn recv(c: u32) -> Op {
+        Op::Recv(c)
+    }
+    /// `respond(c)`.
+    #[inline(always)]
+    pub fn respond(c: u32) -> Op {
+        Op::Respond(c)
+    }
+    /// `await_event()`.
+    #[inline(always)]
+    pub fn await_event() -> Op {
+        Op::AwaitEvent
+    }
 }
 
 /// The typed value of each primitive's [`OpResult`] (the stepped form's `complete`), the inverse of
 /// [`exec`]'s wrapping. A result of the wrong kind panics, naming the state, the primitive and the
 /// result: it is a platform bug, never a silent fallback.
 pub mod decode {
-    use crate::op::OpResult;
+    use super::Read;
+    use crate::op::{OpResult, Ready};
 
     #[cold]
     #[inline(never)]
@@ -451,6 +588,84 @@ pub mod decode {
             ref r => wrong(state, "now", r),
         }
     }
+    /// `accept`: the connection, `None` once the listener is shut down.
+    #[inline(always)]
+    pub fn accept(r: OpResult, state: &str) -> Option<u32> {
+        match r {
+            OpResult::Conn(c) => Some(c),
+            OpResult::Closed => None,
+            ref r => wrong(state, "accept", r),
+        }
+    }
+    /// `accept_nb`: the connection, `None` on `EAGAIN`.
+    #[inline(always)]
+    pub fn accept_nb(r: OpResult, state: &str) -> Option<u32> {
+        match r {
+            OpResult::Conn(c) => Some(c),
+            OpResult::Again => None,
+            ref r => wrong(state, "accept_nb", r),
+        }
+    }
+    /// `epoll_add`.
+    #[inline(always)]
+    pub fn epoll_add(r: OpResult, state: &str) {
+        match r {
+            OpResult::Done => {}
+            ref r => wrong(state, "epoll_add", r),
+        }
+    }
+    /// `epoll_del`.
+    #[inline(always)]
+    pub fn epoll_del(r: OpResult, state: &str) {
+        match r {
+            OpResult::Done => {}
+            ref r => wrong(state, "epoll_del", r),
+        }
+    }
+    /// `epoll_wait`: what was reported.
+    #[inline(always)]
+    pub fn epoll_wait(r: OpResult, state: &str) -> Ready {
+        match r {
+            OpResult::Events(ready) => ready,
+            ref r => wrong(state, "epoll_wait", r),
+        }
+    }
+    /// `read_next`: a request, an end of file, or nothing.
+    #[inline(always)]
+    pub fn read_next(r: OpResult, state: &str) -> Read {
+        match r {
+            OpResult::Request(c) => Read::Request(c),
+            OpResult::Eof(c) => Read::Eof(c),
+            OpResult::Again => Read::Nothing,
+            ref r => wrong(state, "read_next", r),
+        }
+    }
+    /// `recv`: a request or an end of file.
+    #[inline(always)]
+    pub fn recv(r: OpResult, state: &str) -> Read {
+        match r {
+            OpResult::Request(c) => Read::Request(c),
+            OpResult::Eof(c) => Read::Eof(c),
+            ref r => wrong(state, "recv", r),
+        }
+    }
+    /// `respond`.
+    #[inline(always)]
+    pub fn respond(r: OpResult, state: &str) {
+        match r {
+            OpResult::Done => {}
+            ref r => wrong(state, "respond", r),
+        }
+    }
+    /// `await_event`: true for an event, false when there are no more.
+    #[inline(always)]
+    pub fn await_event(r: OpResult, state: &str) -> bool {
+        match r {
+            OpResult::Done => true,
+            OpResult::Closed => false,
+            ref r => wrong(state, "await_event", r),
+        }
+    }
 }
 
 /// Write a machine once as a step table; emit its stepped and straight-line forms.
@@ -461,6 +676,8 @@ pub mod decode {
 ///     pub enum Name(m: Context) -> Outcome, line LineType {
 ///         /// docs of the state
 ///         State { field: Type, .. } @ line_expr => primitive(args..) => |value_pattern| transition;
+///         /// a state that runs another table to its end (see `Call`)
+///         Other @ line_expr => call(SubTable, m.place) => |outcome_pattern| transition;
 ///         ..
 ///     }
 /// }
@@ -470,7 +687,10 @@ pub mod decode {
 /// fields are bound by name; `transition` also sees the primitive's typed value through the
 /// pattern, and evaluates to a [`Next`]`<Name, Outcome>`. `primitive` is a method of [`Ops`]
 /// (`load`, `store`, `cas`, `fetch_add`, `swap`, `sem_wait`, `sem_post`, `futex_wait`, `futex_wake`,
-/// `mutex_lock`, `mutex_unlock`, `cond_wait`, `cond_notify`, `work`, `pause`, `sched_yield`, `now`).
+/// `mutex_lock`, `mutex_unlock`, `cond_wait`, `cond_notify`, `work`, `pause`, `sched_yield`, `now`,
+/// `accept`, `accept_nb`, `epoll_add`, `epoll_del`, `epoll_wait`, `read_next`, `recv`, `respond`,
+/// `await_event`). A `call(Sub, place)` row stays in its state while the table `Sub` (a [`Call`]
+/// on the context's `place`) steps, and takes its transition with `Sub`'s outcome.
 ///
 /// It emits the `enum` (`Clone, Copy, Debug, PartialEq, Eq, Hash`) and, on it:
 /// - `NAMES`: every state's name in table order;
@@ -490,7 +710,7 @@ macro_rules! steps {
             $(
                 $(#[$smeta:meta])*
                 $st:ident $({ $($(#[$fmeta:meta])* $f:ident : $ft:ty),* $(,)? })?
-                    @ $line:expr => $prim:ident ( $($arg:expr),* $(,)? ) => |$r:pat_param| $body:expr ;
+                    @ $line:expr => $prim:ident ( $($arg:tt)* ) => |$r:pat_param| $body:expr ;
             )+
         }
     ) => {
@@ -514,7 +734,7 @@ macro_rules! steps {
             #[inline(always)]
             $vis fn op(self, $m: &$Cx) -> $crate::op::Op {
                 match self {
-                    $( $S::$st $({ $($f),* })? => $crate::machine::steps::prim::$prim($($arg),*), )+
+                    $( $S::$st $({ $($f),* })? => $crate::__steps_op!($prim ($($arg)*)), )+
                 }
             }
 
@@ -527,14 +747,13 @@ macro_rules! steps {
             ) -> $crate::machine::steps::Next<$S, $R> {
                 #[allow(unused_imports)]
                 use $crate::machine::steps::Next::{Done, Go};
+                let this = self;
                 match self {
-                    $( $S::$st $({ $($f),* })? => {
-                        let $r = $crate::machine::steps::decode::$prim(
-                            result,
-                            concat!(stringify!($S), "::", stringify!($st)),
-                        );
-                        $body
-                    } )+
+                    $( $S::$st $({ $($f),* })? => $crate::__steps_complete!(
+                        $prim ($($arg)*);
+                        this, result, concat!(stringify!($S), "::", stringify!($st));
+                        |$r| $body
+                    ), )+
                 }
             }
 
@@ -557,15 +776,11 @@ macro_rules! steps {
                 let mut state = self;
                 loop {
                     let next: $crate::machine::steps::Next<$S, $R> = match state {
-                        $( $S::$st $({ $($f),* })? => {
-                            let $r = match p.$prim($($arg),*) {
-                                Ok(v) => v,
-                                Err(error) => {
-                                    return Err($crate::machine::steps::Stopped { state, error })
-                                }
-                            };
-                            $body
-                        } )+
+                        $( $S::$st $({ $($f),* })? => $crate::__steps_run!(
+                            $prim ($($arg)*);
+                            p, state;
+                            |$r| $body
+                        ), )+
                     };
                     match next {
                         $crate::machine::steps::Next::Go(s) => state = s,
@@ -577,8 +792,62 @@ macro_rules! steps {
     };
 }
 
+/// [`steps!`](crate::steps)'s stepped `op` of one row (not for direct use).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __steps_op {
+    (call ($Sub:path, $place:expr $(,)?)) => {
+        <$Sub as $crate::machine::steps::Call<_>>::op(&$place)
+    };
+    ($prim:ident ($($arg:expr),* $(,)?)) => {
+        $crate::machine::steps::prim::$prim($($arg),*)
+    };
+}
+
+/// [`steps!`](crate::steps)'s stepped `complete` of one row (not for direct use).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __steps_complete {
+    (call ($Sub:path, $place:expr $(,)?); $this:ident, $result:ident, $name:expr; |$r:pat_param| $body:expr) => {
+        match <$Sub as $crate::machine::steps::Call<_>>::complete(&mut $place, $result) {
+            ::core::option::Option::Some($r) => $body,
+            ::core::option::Option::None => $crate::machine::steps::Next::Go($this),
+        }
+    };
+    ($prim:ident ($($arg:expr),* $(,)?); $this:ident, $result:ident, $name:expr; |$r:pat_param| $body:expr) => {{
+        let $r = $crate::machine::steps::decode::$prim($result, $name);
+        $body
+    }};
+}
+
+/// [`steps!`](crate::steps)'s straight-line step of one row (not for direct use).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __steps_run {
+    (call ($Sub:path, $place:expr $(,)?); $p:ident, $state:ident; |$r:pat_param| $body:expr) => {{
+        let $r = match <$Sub as $crate::machine::steps::Call<_>>::run(&mut $place, $p) {
+            Ok(v) => v,
+            Err(error) => {
+                return Err($crate::machine::steps::Stopped { state: $state, error })
+            }
+        };
+        $body
+    }};
+    ($prim:ident ($($arg:expr),* $(,)?); $p:ident, $state:ident; |$r:pat_param| $body:expr) => {{
+        let $r = match $p.$prim($($arg),*) {
+            Ok(v) => v,
+            Err(error) => {
+                return Err($crate::machine::steps::Stopped { state: $state, error })
+            }
+        };
+        $body
+    }};
+}
+
 /// An [`Ops`] for tests: it records every operation and answers each with a seeded pseudo-random
-/// result (loads from a small set of values, CAS outcomes, futex wait outcomes), and stops the run
+/// result of the kind its primitive expects (loads from a small set of values, CAS outcomes, futex
+/// wait outcomes, connections or `EAGAIN`, epoll reports, requests or EOF, events or the end of
+/// them), and stops the run
 /// with `Err(())` after a budget of operations, so a run that would spin forever ends.
 ///
 /// [`Recorder::results`] gives the answers as [`OpResult`]s, in order, to feed the stepped form the
@@ -742,8 +1011,27 @@ impl Ops for Recorder {
         Ok(t)
     }
     fn other(&mut self, op: Op) -> Result<OpResult, ()> {
-        self.issue(op, OpResult::Done)?;
-        Ok(OpResult::Done)
+        let c = self.rng.below(4) as u32;
+        let r = match op {
+            Op::Accept(_) if self.flip() => OpResult::Conn(c),
+            Op::Accept(_) => OpResult::Closed,
+            Op::AcceptNb(_) if self.flip() => OpResult::Conn(c),
+            Op::AcceptNb(_) => OpResult::Again,
+            Op::EpollWait { ep, .. } => OpResult::Events(Ready {
+                listener: self.flip().then_some(ListenerId(ep.0)),
+                conns: self.rng.below(3) as u16,
+            }),
+            Op::ReadNext | Op::Recv(_) => match self.rng.below(3) {
+                0 => OpResult::Request(c),
+                1 => OpResult::Eof(c),
+                _ if op == Op::ReadNext => OpResult::Again,
+                _ => OpResult::Request(c),
+            },
+            Op::AwaitEvent if self.rng.below(4) == 0 => OpResult::Closed,
+            _ => OpResult::Done,
+        };
+        self.issue(op, r)?;
+        Ok(r)
     }
 }
 
