@@ -169,10 +169,11 @@ pub const DEAD: crate::op::Word = crate::op::Word(3);
 /// | `Force` | the unlock's | the [`shmtx::Unlock`] table for the dead pid | done |
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct Master {
-    cfg: ShmtxConfig,
     /// `None` once force_unlock is over.
     step: Option<MasterStep>,
-    /// The lock as the dead worker held it (pid 0 until `ReadPid`, and again once done).
+    /// The lock as the dead worker held it (pid 0 until `ReadPid`, and again once done); it also
+    /// carries the lock's configuration (no field of its own: the checker copies every thread on
+    /// every transition).
     force: Shmtx,
 }
 
@@ -186,7 +187,7 @@ crate::steps! {
             if pid == 0 {
                 Go(MasterStep::Reap)
             } else {
-                m.force = Shmtx::new(m.cfg, pid);
+                m.force = Shmtx::new(m.force.config(), pid);
                 m.force.start_unlock();
                 Go(MasterStep::Force)
             }
@@ -273,7 +274,6 @@ impl LockWorker {
         };
         LockWorker {
             algo: Algo::Master(Master {
-                cfg,
                 step: Some(MasterStep::Reap),
                 force: Shmtx::new(cfg, 0),
             }),
@@ -450,7 +450,7 @@ impl Master {
 
     /// force_unlock is over: the master is done (and keeps no trace of the dead pid).
     fn finish(&mut self) -> Option<MasterStep> {
-        self.force = Shmtx::new(self.cfg, 0);
+        self.force = Shmtx::new(self.force.config(), 0);
         None
     }
 

@@ -348,6 +348,11 @@ impl Shmtx {
         }
     }
 
+    /// The lock's configuration.
+    pub fn config(&self) -> ShmtxConfig {
+        self.cfg
+    }
+
     #[inline(always)]
     fn variant(&self) -> ShmtxVariant {
         self.cfg.variant
