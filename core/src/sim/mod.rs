@@ -617,7 +617,7 @@ impl<M: Machine> Simulation<M> {
     }
 
     fn settle_status(&mut self) {
-        let any_cpu = self.present_ns().is_some();
+        let any_cpu = self.run_at.iter().any(|&t| t != u64::MAX);
         let can_run = any_cpu
             || self.due_producer().is_some()
             || (self.network && self.network_due().is_some());
@@ -703,6 +703,7 @@ impl<M: Machine> Simulation<M> {
         );
     }
 
+    #[inline]
     fn charge(&mut self, cpu: u8, ns: u64) {
         let c = &mut self.cpus[cpu as usize];
         if let Some(t) = c.current {
