@@ -26,7 +26,7 @@ pub enum Status {
 /// What one step did, for announcements and traces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Note {
-    /// A connection arrived; the wake walk woke `woken` sleepers (see [`Simulation::last_walk`]).
+    /// A connection arrived; the wake walk woke `woken` sleepers (see [`crate::sim::Simulation::last_walk`]).
     Arrived {
         /// The connection's id.
         conn: u32,
