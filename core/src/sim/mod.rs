@@ -2,8 +2,8 @@
 //! model, that runs a mechanism's [`Machine`]s one atomic step at a time and counts everything.
 //!
 //! # The machine
-//! - **CPUs.** Each CPU has a clock (simulated nanoseconds), the thread it is running, and a FIFO run
-//!   queue. A step of a thread advances its CPU's clock by the step's cost ([`CostModel`]).
+//! - **CPUs.** Each CPU has a clock (simulated nanoseconds), the thread it is running, and a run
+//!   queue (FIFO, or keyed by CPU time: `sched.rs`). A step of a thread advances its CPU's clock by the step's cost ([`CostModel`]).
 //! - **Threads.** A thread is in one of the states of [`Sched`]: `OnCpu` (running), `Queued`
 //!   (runnable, waiting in a run queue), `Asleep` or `Done`; separately its task state is `Running` or
 //!   `Interruptible` (Linux's `TASK_INTERRUPTIBLE`, set by `prepare_to_wait` before the thread actually
@@ -40,6 +40,26 @@
 //!   wakeup when nothing else is pending either (no client action, no timer): a sleeping worker may
 //!   legitimately be about to wake for its own connection or its timeout.
 //!
+//! The simulation keeps no global state: any number of them can run side by side.
+//!
+//! # Files, one per role
+//! | file | role |
+//! |---|---|
+//! | `mod.rs` | [`Simulation`], [`WorldSpec`], the step loop (choosing the actor, stepping it, the trace, the status), read access |
+//! | `record.rs` | what a step did: [`StepRecord`], [`Note`], [`Actor`], [`StepError`], [`Status`], the trace hash |
+//! | `thread.rs` | one thread: [`SimThread`], [`Sched`], [`TaskState`], [`SleepKind`], [`Role`] |
+//! | `sched.rs` | CPUs ([`Cpu`]), run queues and the two policies ([`SchedPolicy`]), wakeups, blocking, preemption |
+//! | `kernel/mod.rs` | the kernel's state, wait-queue plumbing (`try_to_wake_up`, walks), the dispatch of a thread's step |
+//! | `kernel/mem.rs` | words of memory: [`Words`], the one semantics of the memory operations, and [`BusyTime`] |
+//! | `kernel/{futex,sem,mutex}.rs` | futexes, semaphores, sleeping mutexes and condition variables |
+//! | `kernel/accept.rs` | the blocking accept path ([`accept`]) and the plain network actor |
+//! | `kernel/net.rs` | the event-driven network ([`net`]): listeners, epoll, connections, clients |
+//! | `invariants.rs` | the checks run after every step |
+//! | `arrivals.rs`, `stepper.rs` | the arrival stream; stepping back |
+//!
+//! Nothing here names a mechanism: a mechanism brings its [`Machine`]s, a [`WorldSpec`] and its
+//! invariants; the simulator knows it only through [`Machine`].
+
 pub mod arrivals;
 mod invariants;
 pub mod kernel;
@@ -617,7 +637,7 @@ impl<M: Machine> Simulation<M> {
     }
 
     fn settle_status(&mut self) {
-        let any_cpu = self.present_ns().is_some();
+        let any_cpu = self.run_at.iter().any(|&t| t != u64::MAX);
         let can_run = any_cpu
             || self.due_producer().is_some()
             || (self.network && self.network_due().is_some());
@@ -703,6 +723,7 @@ impl<M: Machine> Simulation<M> {
         );
     }
 
+    #[inline]
     fn charge(&mut self, cpu: u8, ns: u64) {
         let c = &mut self.cpus[cpu as usize];
         if let Some(t) = c.current {

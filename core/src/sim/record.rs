@@ -26,7 +26,7 @@ pub enum Status {
 /// What one step did, for announcements and traces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Note {
-    /// A connection arrived; the wake walk woke `woken` sleepers (see [`Simulation::last_walk`]).
+    /// A connection arrived; the wake walk woke `woken` sleepers (see [`crate::sim::Simulation::last_walk`]).
     Arrived {
         /// The connection's id.
         conn: u32,
@@ -235,6 +235,7 @@ const FNV_PRIME: u64 = 0x0000_0100_0000_01B3;
 pub(super) const TRACE_START: u64 = 0xCBF2_9CE4_8422_2325;
 
 /// Mix one step into a trace hash (FNV-1a over the actor, line, time and outcome).
+#[inline]
 pub(super) fn mix_trace(trace: u64, rec: &StepRecord) -> u64 {
     let actor = match rec.actor {
         Actor::Thread(i) => i as u64,

@@ -2,7 +2,7 @@
 //!
 //! A contended `lock` sleeps on the mutex's queue and retries when woken; `unlock` wakes the front
 //! sleeper. `cond_wait` releases the mutex and queues the sleeper in one atomic step; once woken,
-//! the thread takes the mutex back ([`KPath::CondRelock`]) before its `CondWait` completes.
+//! the thread takes the mutex back (`KPath::CondRelock`) before its `CondWait` completes.
 
 use super::QueueRef;
 use crate::machine::Machine;
