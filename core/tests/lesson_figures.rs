@@ -10,10 +10,12 @@
 //! The marker holds the scenario as a page query (parsed strictly by `Scenario::from_query`), then
 //! options:
 //! - `metric=EXPR`: what to read from the run's report. `EXPR` is a term or `term/term` (a ratio);
-//!   a term is a number, a report field (`wakeups`), an element (`per_worker_connections[0]`), or
+//!   a term is a number, a report field (`wakeups`), an element (`per_worker_connections[0]`), a
+//!   field of an element (`per_worker[1].timer_wakeups`), or
 //!   `max(field)` / `min(field)` / `count(field=N)` over a list field.
 //! - `scale=N`: divide the value by `N` first (`1000` for ns → µs, `1000000` for ns → ms).
-//! - `round=N`: the quoted number is the value rounded to `N` decimals (default 0): it may differ
+//! - `round=N`: the quoted number is the value rounded to `N` decimals (default 0; `-1` rounds to
+//!   tens, for "about 50 µs"): it may differ
 //!   from the value by at most half a unit of its last place.
 //!
 //! The report is the JSON of the run: for `accept`, `AcceptReport` (what `herdlab sim accept --json`
@@ -40,7 +42,7 @@ struct Figure {
     query: String,
     metric: String,
     scale: f64,
-    round: u32,
+    round: i32,
     quoted: f64,
     quoted_text: String,
 }
@@ -179,9 +181,16 @@ fn term(r: &Value, t: &str) -> f64 {
         let want: f64 = want.parse().expect("count(field=N)");
         return list(r, name).iter().filter(|v| num(v) == want).count() as f64;
     }
-    if let Some((name, idx)) = t.strip_suffix(']').and_then(|s| s.split_once('[')) {
+    if let Some((name, rest)) = t.split_once('[') {
+        let (idx, field) = rest.split_once(']').expect("name[i] or name[i].field");
         let i: usize = idx.parse().expect("an index");
-        return num(&list(r, name)[i]);
+        let item = &list(r, name)[i];
+        return match field.strip_prefix('.') {
+            Some(f) => num(item
+                .get(f)
+                .unwrap_or_else(|| panic!("no field '{f}' in {item}"))),
+            None => num(item),
+        };
     }
     num(r
         .get(t)
@@ -195,15 +204,15 @@ fn value(r: &Value, metric: &str) -> f64 {
     }
 }
 
-fn round_to(x: f64, decimals: u32) -> f64 {
-    let m = 10f64.powi(decimals as i32);
+fn round_to(x: f64, decimals: i32) -> f64 {
+    let m = 10f64.powi(decimals);
     (x * m).round() / m
 }
 
 /// Whether `quoted` is `got` rounded to `round` decimals (either way at an exact half: Rust's
 /// `{:.2}` prints 0.125 as 0.12).
-fn quotes(quoted: f64, got: f64, round: u32) -> bool {
-    let half_unit = 0.5 / 10f64.powi(round as i32);
+fn quotes(quoted: f64, got: f64, round: i32) -> bool {
+    let half_unit = 0.5 / 10f64.powi(round);
     (got - quoted).abs() <= half_unit + 1e-9
 }
 
@@ -275,7 +284,8 @@ fn markers_are_parsed_with_their_options_and_number() {
 
 #[test]
 fn metric_expressions_read_the_report() {
-    let r = json!({"a": 6, "b": 4, "xs": [3, 9, 3]});
+    let r = json!({"a": 6, "b": 4, "xs": [3, 9, 3], "ws": [{"t": 1}, {"t": 5}]});
+    assert_eq!(value(&r, "ws[1].t"), 5.0);
     assert_eq!(value(&r, "a/b"), 1.5);
     assert_eq!(value(&r, "max(xs)"), 9.0);
     assert_eq!(value(&r, "min(xs)"), 3.0);
