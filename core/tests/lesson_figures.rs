@@ -34,6 +34,14 @@ use serde_json::{json, Value};
 const MAX_STEPS: u64 = 50_000_000;
 const OPEN: &str = "<!-- sim:";
 
+/// The lessons, as `web/src/lesson_list.rs` lists them (slug, file); each must mark its figures.
+const LESSONS: [(&str, &str); 4] = [
+    ("thundering-herd", "thundering-herd.md"),
+    ("nginx-shmtx", "nginx-shmtx.md"),
+    ("epoll-herd", "epoll-herd.md"),
+    ("nginx-accept-mutex", "nginx-accept-mutex.md"),
+];
+
 /// One marked figure.
 #[derive(Debug)]
 struct Figure {
@@ -240,7 +248,15 @@ fn all_figures() -> Vec<Figure> {
 fn every_marked_figure_matches_the_simulator() {
     let figures = all_figures();
     // every lesson quotes simulator figures; a parser that found none would pass vacuously
-    assert!(figures.len() >= 1, "only {} marked figures", figures.len());
+    assert!(
+        figures.len() >= 100,
+        "only {} marked figures",
+        figures.len()
+    );
+    for (_, file) in LESSONS {
+        let n = figures.iter().filter(|f| f.file == *file).count();
+        assert!(n >= 4, "{file}: only {n} marked figures");
+    }
     let mut cache: std::collections::HashMap<String, Value> = Default::default();
     let mut wrong = Vec::new();
     for f in &figures {
@@ -249,7 +265,10 @@ fn every_marked_figure_matches_the_simulator() {
             .or_insert_with(|| report(&f.query));
         let got = value(r, &f.metric) / f.scale;
         if std::env::var_os("LESSON_FIGURES_PRINT").is_some() {
-            eprintln!("{}:{}: {} = {got} ({})", f.file, f.line, f.metric, f.quoted_text);
+            eprintln!(
+                "{}:{}: {} = {got} ({})",
+                f.file, f.line, f.metric, f.quoted_text
+            );
         }
         if !quotes(f.quoted, got, f.round) {
             wrong.push(format!(
@@ -302,6 +321,10 @@ fn a_wrong_figure_is_caught() {
     assert_eq!(value(&r, "wasted_wakeups"), 70.0);
     assert!(quotes(70.0, value(&r, "wasted_wakeups"), 0));
     assert!(!quotes(69.0, value(&r, "wasted_wakeups"), 0));
-    assert!(!quotes(7.1, value(&r, "wasted_wakeups/connections_accepted"), 1));
+    assert!(!quotes(
+        7.1,
+        value(&r, "wasted_wakeups/connections_accepted"),
+        1
+    ));
     assert!(quotes(0.12, 0.125, 2) && quotes(0.13, 0.125, 2) && !quotes(0.12, 0.1351, 2));
 }
