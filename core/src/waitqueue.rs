@@ -2,7 +2,7 @@
 //!
 //! A wait queue is an ordered list of entries, each naming a sleeper and carrying the
 //! `WQ_FLAG_EXCLUSIVE` flag or not. This module models `include/linux/wait.h` and
-//! `kernel/sched/wait.c` (Linux 4.13 to 6.x; see `shared/reference/linux-wakeups.md` §3 A-C):
+//! `kernel/sched/wait.c` (Linux 4.13 to 6.x, where the entry type is `struct wait_queue_entry`):
 //!
 //! | enqueue call | flag | position | [`Enqueue`] |
 //! |---|---|---|---|
@@ -19,14 +19,24 @@
 //! 4. Move on to the next entry and repeat from 2.
 //!
 //! A wake function returning 0 (the sleeper was already running) never uses up the budget, so the walk
-//! carries on to the next exclusive entry. With `autoremove` (`autoremove_wake_function`, what
-//! `DEFINE_WAIT` and `prepare_to_wait` use) an entry is unlinked when its wake function returns
-//! positive, so the next wake reaches the next sleeper.
+//! carries on to the next exclusive entry. With `autoremove` (`autoremove_wake_function`, the wake
+//! function that `DEFINE_WAIT` gives an entry when it declares it; `prepare_to_wait` and
+//! `prepare_to_wait_exclusive` only queue the entry they are handed and do not choose its wake
+//! function) an entry is unlinked when its wake function returns positive, so the next wake reaches
+//! the next sleeper.
+//!
+//! # Queueing an entry that is already queued
+//! `prepare_to_wait` clears `WQ_FLAG_EXCLUSIVE` and `prepare_to_wait_exclusive` sets it *before*
+//! they take the queue's lock and test `list_empty(&wq_entry->entry)`; only the insertion depends on
+//! that test. So a second call for an entry that is still linked leaves it where it is but does change
+//! its flag. [`WaitQueue::add`] models exactly that: no second entry, no move, the flag set as `how`
+//! says. (`__add_wait_queue_exclusive`, used by `ep_poll` on a fresh entry, has no such test; the
+//! model treats it the same way rather than linking one entry twice.)
 //!
 //! # Invariant
 //! One walk with budget `k > 0` returns positive from at most `k` exclusive entries, and calls every
-//! non-exclusive entry it passes (`linux-wakeups.md` §5, invariant 1). Each waiter is queued at most
-//! once ([`WaitQueue::add`] does nothing for a waiter already queued, as `prepare_to_wait` tests
+//! non-exclusive entry it passes (`__wake_up_common`). Each waiter is queued at most once
+//! ([`WaitQueue::add`] adds no second entry for a waiter already queued, as `prepare_to_wait` tests
 //! `list_empty(&wq_entry->entry)`).
 
 use serde::{Deserialize, Serialize};
@@ -114,8 +124,9 @@ impl WaitQueue {
         self.entries.iter().any(|e| e.waiter == waiter)
     }
 
-    /// Queue `waiter` as `how` says, unless it is already queued (then nothing changes, not even its
-    /// flag, as in `prepare_to_wait`). Returns true when an entry was added.
+    /// Queue `waiter` as `how` says. If it is already queued, its entry stays where it is but takes
+    /// `how`'s `WQ_FLAG_EXCLUSIVE` setting, as in `prepare_to_wait` / `prepare_to_wait_exclusive`
+    /// (which set the flag before testing `list_empty`). Returns true when an entry was added.
     ///
     /// ```
     /// use herdlab_core::waitqueue::{Enqueue, WaitQueue};
@@ -127,7 +138,8 @@ impl WaitQueue {
     /// assert_eq!(order, [3, 2, 1]);
     /// ```
     pub fn add(&mut self, waiter: u16, how: Enqueue) -> bool {
-        if self.contains(waiter) {
+        if let Some(e) = self.entries.iter_mut().find(|e| e.waiter == waiter) {
+            e.exclusive = how.is_exclusive();
             return false;
         }
         let entry = Entry {
@@ -266,9 +278,37 @@ mod tests {
             order(&q),
             [(4, false), (3, true), (2, false), (0, true), (1, true)]
         );
-        // already queued: no second entry, flag unchanged
+        // already queued: no second entry and no move, but the flag follows the call
+        // (prepare_to_wait clears WQ_FLAG_EXCLUSIVE before its list_empty test)
         assert!(!q.add(0, Enqueue::NonExclusiveHead));
-        assert_eq!(q.len(), 5);
+        assert_eq!(
+            order(&q),
+            [(4, false), (3, true), (2, false), (0, false), (1, true)]
+        );
+        // and prepare_to_wait_exclusive sets it again, still in place
+        assert!(!q.add(0, Enqueue::ExclusiveTail));
+        assert!(!q.add(4, Enqueue::ExclusiveTail));
+        assert_eq!(
+            order(&q),
+            [(4, true), (3, true), (2, false), (0, true), (1, true)]
+        );
+    }
+
+    #[test]
+    fn re_queueing_changes_what_the_walk_counts() {
+        // Waiter 0 was queued exclusive at the tail, then prepare_to_wait runs for the same entry
+        // before anyone woke it: it becomes non-exclusive in place, so a budget-1 walk passes it
+        // (calling it without spending the budget) and spends the budget on waiter 1.
+        let mut q = WaitQueue::new();
+        q.add(0, Enqueue::ExclusiveTail);
+        q.add(1, Enqueue::ExclusiveTail);
+        q.add(0, Enqueue::NonExclusiveHead);
+        let mut v = Vec::new();
+        let end = q.wake(1, true, &mut v, |_| 1);
+        let woken: Vec<(u16, bool)> = v.iter().map(|x| (x.waiter, x.exclusive)).collect();
+        assert_eq!(woken, [(0, false), (1, true)]);
+        assert_eq!(end, WalkEnd::BudgetSpent);
+        assert!(q.is_empty());
     }
 
     #[test]

@@ -8,11 +8,16 @@
 //!   on the socket's wait queue: at the head without `EPOLLEXCLUSIVE` (`add_wait_queue`), at the tail
 //!   with it (`add_wait_queue_exclusive`). If the socket is already readable, the item goes straight on
 //!   the ready list and one `epoll_wait` sleeper is woken.
-//! - **`ep_poll_callback`**, called by the socket's wake walk for that entry: 1. queue the item on the
-//!   ready list if it is not there (whether or not anyone is woken); 2. if the epoll has sleepers,
-//!   wake one (the newest: sleepers are queued at the head, so the order is LIFO); 3. return 1 for a
-//!   non-exclusive entry, and for an exclusive one 1 only if it woke a sleeper, so a walk with budget 1
-//!   passes exclusive epolls with nobody waiting.
+//! - **`ep_poll_callback`**, called by the socket's wake walk for that entry: 1. if the event's key
+//!   does not match the item's interest mask, stop there (nothing queued; the kernel returns 1 for a
+//!   non-exclusive entry and 0 for an exclusive one); 2. queue the item on the ready list if it is
+//!   not there (whether or not anyone is woken); 3. if the epoll's own queue `ep->wq` is non-empty,
+//!   `wake_up` it, which wakes one sleeper (the newest: sleepers are queued at the head, so the order
+//!   is LIFO); 4. return 1 for a non-exclusive entry; for an exclusive one, return 1 when `ep->wq`
+//!   was non-empty and the key matched (`EPOLLIN` here), **whether or not `wake_up` actually woke
+//!   anyone**, else 0. So a walk with budget 1 passes exclusive epolls that have nobody waiting. In
+//!   this model a listener's key is always `EPOLLIN` and every listener registration asks for it, so
+//!   the key always matches.
 //! - **`ep_poll` / `ep_send_events`**: a caller harvests the ready list by re-polling each item: a
 //!   drained listener is dropped (the woken caller goes back to sleep inside the kernel: a wasted
 //!   wakeup that user space never sees); a level-triggered listener that is still readable goes back
