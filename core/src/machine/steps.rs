@@ -124,6 +124,12 @@ pub trait Ops {
     fn sched_yield(&mut self) -> Result<(), Self::Error>;
     /// [`Op::Now`]: nanoseconds on the platform's clock.
     fn now(&mut self) -> Result<u64, Self::Error>;
+    /// [`Op::AwaitEvent`]: true for an event, false once there are no more ([`OpResult::Closed`]).
+    /// The default goes through [`Ops::other`], as the stepped form's [`exec`] does.
+    fn await_event(&mut self) -> Result<bool, Self::Error> {
+        let r = self.other(Op::AwaitEvent)?;
+        Ok(decode::await_event(r, "Ops::await_event"))
+    }
     /// Any other operation (the network's, `AwaitEvent`), executed as the stepped form would.
     fn other(&mut self, op: Op) -> Result<OpResult, Self::Error>;
 }
@@ -296,6 +302,11 @@ pub mod prim {
     pub fn now() -> Op {
         Op::Now
     }
+    /// `await_event()`.
+    #[inline(always)]
+    pub fn await_event() -> Op {
+        Op::AwaitEvent
+    }
 }
 
 /// The typed value of each primitive's [`OpResult`] (the stepped form's `complete`), the inverse of
@@ -451,6 +462,15 @@ pub mod decode {
             ref r => wrong(state, "now", r),
         }
     }
+    /// `await_event`: true for an event, false when there are no more.
+    #[inline(always)]
+    pub fn await_event(r: OpResult, state: &str) -> bool {
+        match r {
+            OpResult::Done => true,
+            OpResult::Closed => false,
+            ref r => wrong(state, "await_event", r),
+        }
+    }
 }
 
 /// Write a machine once as a step table; emit its stepped and straight-line forms.
@@ -470,7 +490,8 @@ pub mod decode {
 /// fields are bound by name; `transition` also sees the primitive's typed value through the
 /// pattern, and evaluates to a [`Next`]`<Name, Outcome>`. `primitive` is a method of [`Ops`]
 /// (`load`, `store`, `cas`, `fetch_add`, `swap`, `sem_wait`, `sem_post`, `futex_wait`, `futex_wake`,
-/// `mutex_lock`, `mutex_unlock`, `cond_wait`, `cond_notify`, `work`, `pause`, `sched_yield`, `now`).
+/// `mutex_lock`, `mutex_unlock`, `cond_wait`, `cond_notify`, `work`, `pause`, `sched_yield`, `now`,
+/// `await_event`).
 ///
 /// It emits the `enum` (`Clone, Copy, Debug, PartialEq, Eq, Hash`) and, on it:
 /// - `NAMES`: every state's name in table order;
@@ -740,6 +761,16 @@ impl Ops for Recorder {
         let t = self.ops.len() as u64 * 1000;
         self.issue(Op::Now, OpResult::Time(t))?;
         Ok(t)
+    }
+    fn await_event(&mut self) -> Result<bool, ()> {
+        let event = self.flip();
+        let r = if event {
+            OpResult::Done
+        } else {
+            OpResult::Closed
+        };
+        self.issue(Op::AwaitEvent, r)?;
+        Ok(event)
     }
     fn other(&mut self, op: Op) -> Result<OpResult, ()> {
         self.issue(op, OpResult::Done)?;
