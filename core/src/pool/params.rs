@@ -330,6 +330,29 @@ impl Mechanism for Pool {
 }
 
 impl PoolParams {
+    /// The checker's scenario: T = 2 pool threads, 3 requests that all block, over 2 task objects
+    /// (the third request reuses the first task), `max_queue = 1`, one CPU, no spin, steady arrivals.
+    pub fn check_preset() -> Self {
+        PoolParams {
+            threads: 2,
+            max_queue: 1,
+            offload: true,
+            wake: Wake::Signal,
+            task_us: 1,
+            blocking_pct: 100,
+            arrival: ArrivalPattern::Steady,
+            rate: 1_000_000,
+            burst: 1,
+            requests: 3,
+            slots: 2,
+            cpus: 1,
+            spin: 1,
+            spurious: 0,
+            variant: PoolVariant::Correct,
+            seed: 1,
+        }
+    }
+
     /// What every thread knows.
     pub fn config(&self) -> PoolConfig {
         PoolConfig {
