@@ -145,16 +145,12 @@ pub fn check_state(sim: &PoolSim) -> Option<Violation> {
             return v("queue-shape", msg);
         }
     }
-    let queue = if mtx_free || e.refusing() {
-        match walk(sim, FIRST, LAST, max_task) {
-            Ok(q) => Some(q),
-            Err(msg) => return v("queue-shape", msg),
-        }
-    } else {
-        None
-    };
-    let Some(queue) = queue else {
+    if !(mtx_free || e.refusing()) {
         return None;
+    }
+    let queue = match walk(sim, FIRST, LAST, max_task) {
+        Ok(q) => q,
+        Err(msg) => return v("queue-shape", msg),
     };
     let len = queue.len() as i64;
     let max_queue = e.config().max_queue as i64;
