@@ -353,7 +353,12 @@ fn the_checker_proves_the_correct_pool_for_two_threads_and_three_tasks() {
     assert!(r.complete);
     // pinned: a change in the tables or the simulator's kernel shows here
     assert_eq!(r.states, 177_107);
-    // broadcast is wasteful, not wrong
+}
+
+// a second full proof: native only, to keep the wasm32 run (Node, debug) short
+#[cfg(not(target_arch = "wasm32"))]
+#[test]
+fn the_checker_proves_broadcast_correct_too_only_wasteful() {
     let p = PoolParams {
         wake: Wake::Broadcast,
         ..PoolParams::check_preset()
@@ -433,4 +438,35 @@ fn a_spurious_wakeup_alone_breaks_if_instead_of_while() {
         PoolActor::Injector(_)
     ));
     assert_eq!(check_state(&sim).unwrap().invariant, "null-deref");
+}
+
+#[test]
+fn every_variant_listing_keeps_the_lines_in_place_and_marks_its_change() {
+    for variant in PoolVariant::ALL {
+        let l = variant.listing();
+        assert_eq!(l.lines, LISTING.lines, "{variant:?}");
+        assert_eq!(l.text.len(), LISTING.text.len());
+        let changed: Vec<&str> = l
+            .text
+            .iter()
+            .zip(LISTING.text)
+            .filter(|(a, b)| a != b)
+            .map(|(a, _)| *a)
+            .collect();
+        if variant == PoolVariant::Correct {
+            assert!(changed.is_empty());
+        } else {
+            assert!(!changed.is_empty(), "{variant:?}");
+            assert!(
+                changed.iter().all(|t| t.contains("BUG")),
+                "{variant:?}: {changed:?}"
+            );
+        }
+        let p = PoolParams {
+            variant,
+            ..PoolParams::default()
+        };
+        let sim = p.simulate();
+        assert_eq!(sim.threads()[1].machine().listing(), l.text);
+    }
 }

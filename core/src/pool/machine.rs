@@ -304,116 +304,199 @@ const fn listing<const N: usize>(
     (text, lines)
 }
 
-/// The pool's listing (nginx's code; each variant's change is named in [`PoolVariant`]).
-pub const LISTING: Listing = {
-    const NAMED: [(Option<Ln>, &str); 37] = [
-        (
-            None,
-            "ngx_thread_pool_init:                      // event loop E, at start",
-        ),
-        (
-            Some(Ln::Init),
-            "  first = NULL; last = &first; done.last = &done.first",
-        ),
-        (None, "event loop:"),
-        (
-            Some(Ln::Await),
-            "  wait for a request or the eventfd      // epoll_wait",
-        ),
-        (
-            Some(Ln::Serve),
-            "  cached: serve it; blocking: post it (no pool: read it here)",
-        ),
-        (None, "ngx_thread_task_post(task):                // E"),
-        (
-            Some(Ln::Active),
-            "  if task.event.active: return ERROR     // \"already active\"",
-        ),
-        (Some(Ln::PostLock), "  lock(mtx)"),
-        (
-            Some(Ln::Full),
-            "  if waiting >= max_queue: unlock(mtx); return ERROR  // \"queue overflow\"",
-        ),
-        (
-            Some(Ln::SetActive),
-            "  task.event.active = 1; task.id = id++; task.next = NULL",
-        ),
-        (
-            Some(Ln::Signal),
-            "  cond_signal(cond)                      // before the link, under mtx",
-        ),
-        (Some(Ln::Link), "  *last = task; last = &task.next"),
-        (Some(Ln::Inc), "  waiting++; unlock(mtx)"),
-        (
-            None,
-            "ngx_thread_pool_cycle:                     // each pool thread",
-        ),
-        (Some(Ln::W1), "  for ;; { lock(mtx)"),
-        (
-            Some(Ln::W2),
-            "    waiting--                            // ready: may go negative",
-        ),
-        (
-            Some(Ln::W3),
-            "    while first == NULL: cond_wait(cond, mtx)",
-        ),
-        (
-            Some(Ln::W4),
-            "    task = first; first = task.next; if first == NULL: last = &first",
-        ),
-        (Some(Ln::W5), "    unlock(mtx)"),
-        (
-            Some(Ln::W6),
-            "    task.handler()                       // the blocking read",
-        ),
-        (Some(Ln::W7), "    task.next = NULL"),
-        (Some(Ln::W8), "    ngx_spinlock(&done_lock, 1, 2048)"),
-        (
-            Some(Ln::W9),
-            "    *done.last = task; done.last = &task.next",
-        ),
-        (Some(Ln::W10), "    memory_barrier(); done_lock = 0"),
-        (
-            Some(Ln::W11),
-            "    ngx_notify(handler)                  // eventfd write, then }",
-        ),
-        (
-            None,
-            "ngx_thread_pool_handler:                   // E, eventfd readable",
-        ),
-        (Some(Ln::C1), "  ngx_spinlock(&done_lock, 1, 2048)"),
-        (
-            Some(Ln::C2),
-            "  task = done.first; done.first = NULL; done.last = &done.first",
-        ),
-        (Some(Ln::C3), "  memory_barrier(); done_lock = 0"),
-        (
-            Some(Ln::C4),
-            "  for each task: active = 0; complete = 1; event.handler()",
-        ),
-        (
-            None,
-            "ngx_thread_pool_destroy:                   // E, at exit",
-        ),
-        (
-            Some(Ln::ExitPost),
-            "  for each thread: lock = 1; post(exit_task)",
-        ),
-        (Some(Ln::ExitSpin), "    while lock: sched_yield()"),
-        (Some(Ln::ExitReuse), "    exit_task.event.active = 0"),
-        (
-            Some(Ln::ExitHandler),
-            "ngx_thread_pool_exit_handler: *lock = 0; pthread_exit()",
-        ),
-        (None, "(POSIX: a waiter may wake without a signal)"),
-        (Some(Ln::Spurious), "spurious wakeup"),
-    ];
-    const BUILT: ([&str; 37], [u16; Ln::COUNT]) = listing(&NAMED);
-    Listing {
-        text: &BUILT.0,
-        lines: BUILT.1,
+const BASE: [(Option<Ln>, &str); 37] = [
+    (
+        None,
+        "ngx_thread_pool_init:                      // event loop E, at start",
+    ),
+    (
+        Some(Ln::Init),
+        "  first = NULL; last = &first; done.last = &done.first",
+    ),
+    (None, "event loop:"),
+    (
+        Some(Ln::Await),
+        "  wait for a request or the eventfd      // epoll_wait",
+    ),
+    (
+        Some(Ln::Serve),
+        "  cached: serve it; blocking: post it (no pool: read it here)",
+    ),
+    (None, "ngx_thread_task_post(task):                // E"),
+    (
+        Some(Ln::Active),
+        "  if task.event.active: return ERROR     // \"already active\"",
+    ),
+    (Some(Ln::PostLock), "  lock(mtx)"),
+    (
+        Some(Ln::Full),
+        "  if waiting >= max_queue: unlock(mtx); return ERROR  // \"queue overflow\"",
+    ),
+    (
+        Some(Ln::SetActive),
+        "  task.event.active = 1; task.id = id++; task.next = NULL",
+    ),
+    (
+        Some(Ln::Signal),
+        "  cond_signal(cond)                      // before the link, under mtx",
+    ),
+    (Some(Ln::Link), "  *last = task; last = &task.next"),
+    (Some(Ln::Inc), "  waiting++; unlock(mtx)"),
+    (
+        None,
+        "ngx_thread_pool_cycle:                     // each pool thread",
+    ),
+    (Some(Ln::W1), "  for ;; { lock(mtx)"),
+    (
+        Some(Ln::W2),
+        "    waiting--                            // ready: may go negative",
+    ),
+    (
+        Some(Ln::W3),
+        "    while first == NULL: cond_wait(cond, mtx)",
+    ),
+    (
+        Some(Ln::W4),
+        "    task = first; first = task.next; if first == NULL: last = &first",
+    ),
+    (Some(Ln::W5), "    unlock(mtx)"),
+    (
+        Some(Ln::W6),
+        "    task.handler()                       // the blocking read",
+    ),
+    (Some(Ln::W7), "    task.next = NULL"),
+    (Some(Ln::W8), "    ngx_spinlock(&done_lock, 1, 2048)"),
+    (
+        Some(Ln::W9),
+        "    *done.last = task; done.last = &task.next",
+    ),
+    (Some(Ln::W10), "    memory_barrier(); done_lock = 0"),
+    (
+        Some(Ln::W11),
+        "    ngx_notify(handler)                  // eventfd write, then }",
+    ),
+    (
+        None,
+        "ngx_thread_pool_handler:                   // E, eventfd readable",
+    ),
+    (Some(Ln::C1), "  ngx_spinlock(&done_lock, 1, 2048)"),
+    (
+        Some(Ln::C2),
+        "  task = done.first; done.first = NULL; done.last = &done.first",
+    ),
+    (Some(Ln::C3), "  memory_barrier(); done_lock = 0"),
+    (
+        Some(Ln::C4),
+        "  for each task: active = 0; complete = 1; event.handler()",
+    ),
+    (
+        None,
+        "ngx_thread_pool_destroy:                   // E, at exit",
+    ),
+    (
+        Some(Ln::ExitPost),
+        "  for each thread: lock = 1; post(exit_task)",
+    ),
+    (Some(Ln::ExitSpin), "    while lock: sched_yield()"),
+    (Some(Ln::ExitReuse), "    exit_task.event.active = 0"),
+    (
+        Some(Ln::ExitHandler),
+        "ngx_thread_pool_exit_handler: *lock = 0; pthread_exit()",
+    ),
+    (None, "(POSIX: a waiter may wake without a signal)"),
+    (Some(Ln::Spurious), "spurious wakeup"),
+];
+
+/// `BASE` with the text of some named lines replaced (a variant's listing: same lines, same places).
+const fn patch(patches: &[(Ln, &'static str)]) -> [(Option<Ln>, &'static str); 37] {
+    let mut out = BASE;
+    let mut i = 0;
+    while i < out.len() {
+        if let Some(n) = out[i].0 {
+            let mut j = 0;
+            while j < patches.len() {
+                if n as usize == patches[j].0 as usize {
+                    out[i].1 = patches[j].1;
+                }
+                j += 1;
+            }
+        }
+        i += 1;
     }
-};
+    out
+}
+
+macro_rules! pool_listing {
+    ($(#[$meta:meta])* $name:ident: [$(($ln:expr, $text:expr)),* $(,)?]) => {
+        $(#[$meta])*
+        pub const $name: Listing = {
+            const NAMED: [(Option<Ln>, &str); 37] = patch(&[$(($ln, $text)),*]);
+            const BUILT: ([&str; 37], [u16; Ln::COUNT]) = listing(&NAMED);
+            Listing { text: &BUILT.0, lines: BUILT.1 }
+        };
+    };
+}
+
+pool_listing!(
+    /// The pool's listing: nginx's code.
+    LISTING: []
+);
+pool_listing!(
+    /// `if-not-while`.
+    LISTING_IF: [(Ln::W3, "    if first == NULL: cond_wait(cond, mtx)   // BUG: if, not while")]
+);
+pool_listing!(
+    /// `signal-outside-mutex`.
+    LISTING_OUTSIDE: [(Ln::Signal, "  unlock(mtx); cond_signal(cond); lock(mtx)  // BUG: signal outside mtx")]
+);
+pool_listing!(
+    /// `no-signal`.
+    LISTING_NO_SIGNAL: [(Ln::Signal, "  // BUG: no cond_signal")]
+);
+pool_listing!(
+    /// `forget-last`.
+    LISTING_FORGET_LAST: [(Ln::W4, "    task = first; first = task.next      // BUG: last stays &task.next")]
+);
+pool_listing!(
+    /// `waiting-after-dequeue` (before afe1fcffa).
+    LISTING_LATE_DEC: [
+        (Ln::W2, "    // BUG (before afe1fcffa): no waiting-- before the wait"),
+        (Ln::W4, "    task = first; first = task.next; ...; waiting--  // BUG: after the dequeue"),
+    ]
+);
+pool_listing!(
+    /// `one-per-notify`.
+    LISTING_ONE: [(Ln::C2, "  task = done.first; done.first = task.next  // BUG: one per notify")]
+);
+pool_listing!(
+    /// `no-active-check`.
+    LISTING_NO_ACTIVE: [(Ln::Active, "  // BUG: no event.active check")]
+);
+pool_listing!(
+    /// `shutdown-flag`.
+    LISTING_FLAG: [
+        (Ln::W3, "    while first == NULL: if shutdown: exit; cond_wait(cond, mtx)  // BUG: the flag"),
+        (Ln::ExitPost, "  shutdown = 1; cond_signal(cond)   // BUG: a flag and one signal"),
+    ]
+);
+
+impl PoolVariant {
+    /// This variant's listing (the same lines in the same places as [`LISTING`]; the changed ones
+    /// say `BUG`).
+    pub fn listing(self) -> &'static Listing {
+        match self {
+            PoolVariant::Correct => &LISTING,
+            PoolVariant::IfNotWhile => &LISTING_IF,
+            PoolVariant::SignalOutsideMutex => &LISTING_OUTSIDE,
+            PoolVariant::NoSignal => &LISTING_NO_SIGNAL,
+            PoolVariant::ForgetLast => &LISTING_FORGET_LAST,
+            PoolVariant::WaitingAfterDequeue => &LISTING_LATE_DEC,
+            PoolVariant::OnePerNotify => &LISTING_ONE,
+            PoolVariant::NoActiveCheck => &LISTING_NO_ACTIVE,
+            PoolVariant::ShutdownFlag => &LISTING_FLAG,
+        }
+    }
+}
 
 // ----- the spinlock -----
 
@@ -1376,6 +1459,10 @@ impl Machine for PoolActor {
         self.line_name().map_or(0, |n| LISTING.of(n))
     }
     fn listing(&self) -> &'static [&'static str] {
-        LISTING.text
+        match self {
+            PoolActor::Loop(e) => e.cfg.variant.listing().text,
+            PoolActor::Thread(t) => t.cfg.variant.listing().text,
+            PoolActor::Injector(_) => LISTING.text,
+        }
     }
 }
