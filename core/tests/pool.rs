@@ -470,3 +470,102 @@ fn every_variant_listing_keeps_the_lines_in_place_and_marks_its_change() {
         assert_eq!(sim.threads()[1].machine().listing(), l.text);
     }
 }
+
+/// The golden grid: (threads, wake, max_queue, blocking_pct, arrival, spurious, variant).
+fn golden_grid() -> Vec<PoolParams> {
+    let mut v = Vec::new();
+    for (threads, wake, max_queue, blocking_pct, arrival, spurious, variant) in [
+        (
+            4,
+            Wake::Signal,
+            65536,
+            10,
+            ArrivalPattern::Poisson,
+            0,
+            PoolVariant::Correct,
+        ),
+        (
+            4,
+            Wake::Broadcast,
+            65536,
+            40,
+            ArrivalPattern::Poisson,
+            0,
+            PoolVariant::Correct,
+        ),
+        (
+            2,
+            Wake::Signal,
+            0,
+            60,
+            ArrivalPattern::Steady,
+            2,
+            PoolVariant::Correct,
+        ),
+        (
+            8,
+            Wake::Signal,
+            3,
+            80,
+            ArrivalPattern::Burst,
+            1,
+            PoolVariant::Correct,
+        ),
+        (
+            3,
+            Wake::Signal,
+            65536,
+            50,
+            ArrivalPattern::OnDemand,
+            0,
+            PoolVariant::OnePerNotify,
+        ),
+        (
+            2,
+            Wake::Signal,
+            1,
+            70,
+            ArrivalPattern::Poisson,
+            0,
+            PoolVariant::WaitingAfterDequeue,
+        ),
+    ] {
+        v.push(PoolParams {
+            threads,
+            wake,
+            max_queue,
+            blocking_pct,
+            arrival,
+            spurious,
+            variant,
+            requests: 80,
+            rate: 20_000,
+            spin: 16,
+            slots: 9,
+            ..PoolParams::default()
+        });
+    }
+    v
+}
+
+/// Golden traces over a grid (take them before refactoring the tables or the simulator).
+#[test]
+fn golden_traces() {
+    let got: Vec<(u64, u64)> = golden_grid()
+        .iter()
+        .map(|p| {
+            let (sim, r) = p.run(u64::MAX);
+            (sim.trace_hash(), sim.metrics().steps + r.tasks_done as u64)
+        })
+        .collect();
+    // taken when the tables were first written: the trace hash and steps + tasks done of each run
+    let want: &[(u64, u64)] = &[
+        (1033795836267843537, 1016),
+        (17569218752631410929, 1157),
+        (1336952923040094641, 940),
+        (8302576364042015772, 2868),
+        (16933572286918002173, 2142),
+        (4479445323209274581, 955),
+    ];
+    assert_eq!(got, want);
+}

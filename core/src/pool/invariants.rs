@@ -10,13 +10,13 @@
 //! | `waiting-count` | 2 | with `mtx` free: `waiting == len(queue) − idle`, idle = threads between W2 and their dequeue |
 //! | `bounded-queue` | 3 | `len ≤ max_queue + T`; a post is refused only when `len − idle ≥ max_queue` |
 //! | `lost-wakeup` | 4 | never, with `mtx` free, a queued task while every live pool thread sleeps in `cond_wait` |
-//! | `exactly-once` | 5 | no task runs more often than it was posted, none completes more often than it ran; at the end every posted task ran and completed once per post |
+//! | `exactly-once` | 5 | no task runs more often than it was posted, none completes more often than it ran, a queued or done task's event is active; at the end every posted task ran and completed once per post |
 //! | `order` | 6 | the queue holds tasks in the order they were posted |
 //! | `shutdown` | 7 | once destroy has returned, every pool thread has exited |
 
 use super::machine::{
-    next_of, Cycle, EventLoop, PoolActor, PoolThread, ThreadAt, DONE_FIRST, DONE_LAST, DONE_LOCK,
-    FIRST, LAST, WAITING,
+    active_of, next_of, Cycle, EventLoop, PoolActor, PoolThread, ThreadAt, DONE_FIRST, DONE_LAST,
+    DONE_LOCK, FIRST, LAST, WAITING,
 };
 use super::params::{PoolParams, PoolSim};
 use crate::check::{CheckConfig, CheckReport, SimModel, Violation};
@@ -141,8 +141,16 @@ pub fn check_state(sim: &PoolSim) -> Option<Violation> {
     let idle = pool_threads(sim).filter(|(_, t)| t.is_idle()).count() as i64;
     let mtx_free = sim.mutex_owner(0).is_none();
     if word(sim, DONE_LOCK) == 0 {
-        if let Err(msg) = walk(sim, DONE_FIRST, DONE_LAST, max_task) {
-            return v("queue-shape", msg);
+        match walk(sim, DONE_FIRST, DONE_LAST, max_task) {
+            Err(msg) => return v("queue-shape", msg),
+            Ok(done) => {
+                if let Some(k) = done.iter().find(|&&k| word(sim, active_of(k)) == 0) {
+                    return v(
+                        "exactly-once",
+                        format!("task {k} waits in the done list but its event is not active"),
+                    );
+                }
+            }
         }
     }
     if !(mtx_free || e.refusing()) {
@@ -152,6 +160,12 @@ pub fn check_state(sim: &PoolSim) -> Option<Violation> {
         Ok(q) => q,
         Err(msg) => return v("queue-shape", msg),
     };
+    if let Some(k) = queue.iter().find(|&&k| word(sim, active_of(k)) == 0) {
+        return v(
+            "exactly-once",
+            format!("task {k} is queued but its event is not active"),
+        );
+    }
     let len = queue.len() as i64;
     let max_queue = e.config().max_queue as i64;
     // 2
