@@ -7,6 +7,21 @@
 //! `ngx_thread_pool_destroy` and `ngx_thread_pool_exit_handler`; the `waiting` accounting is the one
 //! of commit afe1fcffa (before 1.7.11 shipped), the done-list barriers those of eeb72127c (1.9.15).
 //!
+//! ```
+//! use herdlab_core::pool::{PoolParams, Wake};
+//! use herdlab_core::sim::arrivals::ArrivalPattern;
+//! // 4 idle pool threads, 4 blocking reads at once: one eventfd wake completes all four
+//! let p = PoolParams { threads: 4, cpus: 8, blocking_pct: 100, arrival: ArrivalPattern::Burst,
+//!                      burst: 4, requests: 4, ..Default::default() };
+//! let (_, r) = p.run(u64::MAX);
+//! assert_eq!((r.tasks_done, r.notify_wakes, r.max_batch, r.violation), (4, 1, 4, None));
+//! // 1 blocking read for 4 idle threads: a signal wakes one, a broadcast all four (3 for nothing);
+//! // each of the 4 exit tasks of the shutdown wakes the thread it kills
+//! let one = PoolParams { requests: 1, burst: 1, ..p.clone() };
+//! let (_, r) = one.run(u64::MAX);
+//! assert_eq!((r.wakeups, r.wasted_wakeups), (1 + 4, 0));
+//! ```
+//!
 //! # Memory
 //! The queue is words, so a broken variant really loses or corrupts a task ([`machine`]): `first`
 //! ([`FIRST`]) holds a task id (0 is NULL); `last` ([`LAST`]) holds the *index of the word* the next
