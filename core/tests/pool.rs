@@ -569,3 +569,49 @@ fn golden_traces() {
     ];
     assert_eq!(got, want);
 }
+
+#[test]
+fn extreme_settings_run_to_the_end_without_a_violation() {
+    for p in [
+        PoolParams {
+            threads: 64,
+            cpus: 1,
+            max_queue: 65536,
+            slots: 1,
+            spin: 2048,
+            task_us: 1,
+            blocking_pct: 100,
+            requests: 50,
+            ..PoolParams::default()
+        },
+        PoolParams {
+            threads: 1,
+            cpus: 64,
+            max_queue: 1,
+            slots: 100,
+            spin: 1,
+            blocking_pct: 100,
+            requests: 300,
+            rate: 10_000_000,
+            ..PoolParams::default()
+        },
+        PoolParams {
+            threads: 2,
+            blocking_pct: 0,
+            requests: 100,
+            ..PoolParams::default()
+        },
+        PoolParams {
+            threads: 3,
+            offload: false,
+            blocking_pct: 100,
+            requests: 20,
+            spurious: 16,
+            ..PoolParams::default()
+        },
+    ] {
+        let (sim, r) = p.run(u64::MAX);
+        assert_eq!(r.violation, None, "{p:?}");
+        assert_eq!(sim.status(), &Status::Finished, "{p:?}");
+    }
+}
