@@ -1,22 +1,35 @@
 //! Model-check nginx's thread pool (T = 2, 3 requests) for the correct code and every broken
 //! variant, and replay each counterexample in the simulator:
-//! `cargo run --release -p herdlab-core --example pool_check`.
+//! `cargo run --release -p herdlab-core --example pool_check [key=value ...]` (keys override the
+//! preset: `spurious=1`, `threads=3`, `variant=correct` to check one variant).
 
 use std::time::Instant;
 
 use herdlab_core::check::CheckConfig;
+use herdlab_core::mechanism::Mechanism;
 use herdlab_core::pool::invariants::{check, check_state, check_terminal, replay};
-use herdlab_core::pool::{PoolParams, PoolVariant};
+use herdlab_core::pool::{Pool, PoolParams, PoolVariant};
 
 fn main() {
-    let spurious: u32 = std::env::args()
-        .nth(1)
-        .map_or(0, |s| s.parse().expect("a number of spurious wakeups"));
+    let mut base = PoolParams::check_preset();
+    let mut only = None;
+    for arg in std::env::args().skip(1) {
+        let (k, v) = arg.split_once('=').expect("key=value");
+        if let Err(e) = Pool::set(&mut base, k, v) {
+            eprintln!("{e}");
+            std::process::exit(2);
+        }
+        if k == "variant" {
+            only = Some(base.variant);
+        }
+    }
     for variant in PoolVariant::ALL {
+        if only.is_some_and(|o| o != variant) {
+            continue;
+        }
         let p = PoolParams {
-            spurious,
             variant,
-            ..PoolParams::check_preset()
+            ..base.clone()
         };
         let t = Instant::now();
         let r = check(&p, &CheckConfig::default(), &mut |_| true);
