@@ -42,6 +42,7 @@ pub mod machine;
 pub mod mechanism;
 pub mod metrics;
 pub mod op;
+pub mod pool;
 pub mod rng;
 pub mod scenario;
 pub mod sim;
