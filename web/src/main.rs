@@ -8,41 +8,23 @@
 //! [`form`], [`snapshot`], [`describe`]), the browser calls ([`dom`]), and the view ([`app`],
 //! [`components`], one component per file).
 
-mod accept_blocks;
-mod accept_form;
-mod accept_snapshot;
 mod app;
-mod block_parse;
-mod blocks;
 mod check_proto;
-mod components;
-mod describe;
 mod dom;
-mod form;
-mod frame_loop;
-mod key_action;
+mod lesson;
 #[cfg(test)]
 mod lesson_file;
 #[cfg(test)]
 mod lesson_list;
 #[cfg(test)]
 mod lesson_text;
-mod lessons;
 mod live;
-mod live_model;
-mod lock_blocks;
-mod lock_describe;
-mod lock_form;
-mod lock_model;
-mod lock_snapshot;
 #[cfg(test)]
 mod markdown;
-mod model;
-mod pair;
-mod playback;
+mod mechanisms;
+mod pages;
 mod route;
-mod sim_open;
-mod snapshot;
+mod ui;
 
 fn main() {
     yew::Renderer::<app::App>::new().render();

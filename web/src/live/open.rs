@@ -1,0 +1,170 @@
+//! Where a simulation widget opens ([`Start`], [`Opening`]): at its block's `stop`, or for the
+//! playground at the page address's `step` with the learner's `picks`, and the sentence for a step
+//! the run could not reach. Pure: no browser types.
+
+use herdlab_core::sim::Actor;
+
+use crate::lesson::grammar::{PlaygroundInit, SimBlock};
+use crate::live::sim_model::{SimModel, SimParams};
+
+/// What a widget opens with: its model, what could not be replayed, and whether it plays at once.
+pub struct Opening<M> {
+    /// The model, at its opening step.
+    pub model: M,
+    /// The sentence for a step the run could not reach (shown as `replay-error`).
+    pub replay_error: Option<String>,
+    /// Play at once (no step asked for), unless motion is reduced.
+    pub autoplay: bool,
+}
+
+/// The sentence for a replay that stopped short: `asked` was asked for, the run could not go past
+/// step `at`; `with_picks` when the learner's picks were replayed too.
+pub fn short_replay(asked: u64, at: u64, with_picks: bool) -> String {
+    format!(
+        "step: asked for step {asked}, but the run could not go past step {at}{}; it opens there.",
+        if with_picks { " with these picks" } else { "" }
+    )
+}
+
+/// The scenario, step and picks a widget opens at.
+pub struct Start<'a, P> {
+    /// The scenario.
+    pub params: P,
+    /// The step to open at (`None`: step 0, playing).
+    pub step: Option<u64>,
+    /// The learner's manual picks to replay (0-based step, actor).
+    pub picks: &'a [(u64, Actor)],
+}
+
+impl<'a, P: Copy> Start<'a, P> {
+    /// Where `block` opens: with the playground's `init`, its scenario, its step (else the
+    /// block's `stop`) and its picks; else the block's scenario at its `stop`.
+    pub fn of(block: &SimBlock<P>, init: Option<&'a PlaygroundInit<P>>) -> Self {
+        match init {
+            Some(i) => Start {
+                params: i.params,
+                step: i.step.or(block.stop),
+                picks: &i.picks,
+            },
+            None => Start {
+                params: block.params,
+                step: block.stop,
+                picks: &[],
+            },
+        }
+    }
+}
+
+impl<P: SimParams> Start<'_, P> {
+    /// The model replayed to the step, and the sentence for a step it could not reach.
+    pub fn replayed(&self) -> Opening<SimModel<P>> {
+        let (model, bad) = replay(self.params, self.step, self.picks);
+        Opening {
+            model,
+            replay_error: bad
+                .map(|at| short_replay(self.step.unwrap_or(0), at, !self.picks.is_empty())),
+            autoplay: self.step.is_none(),
+        }
+    }
+}
+
+/// `params` replayed to `step` with `picks` (a fresh model for no step or step 0), and the first
+/// step that could not be taken.
+fn replay<P: SimParams>(
+    params: P,
+    step: Option<u64>,
+    picks: &[(u64, Actor)],
+) -> (SimModel<P>, Option<u64>) {
+    match step {
+        Some(n) if n > 0 => SimModel::replayed(params, n, picks),
+        _ => (SimModel::new(params), None),
+    }
+}
+
+/// `params` stepped to `stop` (a side of a comparison): as far as the run goes, without a word
+/// for a step it could not reach.
+pub fn stopped_at<P: SimParams>(params: P, stop: Option<u64>) -> SimModel<P> {
+    replay(params, stop, &[]).0
+}
+
+#[cfg(test)]
+mod tests {
+    use herdlab_core::herd::HerdParams;
+
+    use super::*;
+    use crate::mechanisms::herd::blocks::parse_sim;
+
+    #[test]
+    fn the_short_replay_sentence_names_the_picks_only_when_there_are_some() {
+        assert_eq!(
+            short_replay(40, 12, false),
+            "step: asked for step 40, but the run could not go past step 12; it opens there."
+        );
+        assert_eq!(
+            short_replay(40, 12, true),
+            "step: asked for step 40, but the run could not go past step 12 with these picks; it opens there."
+        );
+    }
+
+    #[test]
+    fn a_block_opens_at_its_stop_and_a_playground_at_its_step_else_the_stop() {
+        let block = parse_sim("id=a&workers=3&stop=5", "b");
+        let s = Start::of(&block, None);
+        assert_eq!((s.step, s.picks.len()), (Some(5), 0));
+        assert!(s.params == block.params);
+        let mut init = PlaygroundInit {
+            params: HerdParams {
+                workers: 2,
+                ..block.params
+            },
+            step: Some(9),
+            picks: vec![(0, Actor::Thread(1))],
+            errors: Vec::new(),
+        };
+        let s = Start::of(&block, Some(&init));
+        assert_eq!((s.step, s.picks.len(), s.params.workers), (Some(9), 1, 2));
+        init.step = None;
+        assert_eq!(Start::of(&block, Some(&init)).step, Some(5));
+    }
+
+    #[test]
+    fn no_step_opens_fresh_and_plays_a_step_opens_there_still() {
+        let block = parse_sim("id=a&workers=3", "b");
+        let fresh = Start::of(&block, None).replayed();
+        assert_eq!(fresh.model.position(), 0);
+        assert!(fresh.autoplay && fresh.replay_error.is_none());
+        let zero = Start {
+            step: Some(0),
+            ..Start::of(&block, None)
+        }
+        .replayed();
+        assert_eq!(zero.model.position(), 0);
+        assert!(!zero.autoplay && zero.replay_error.is_none());
+        let three = Start {
+            step: Some(3),
+            ..Start::of(&block, None)
+        }
+        .replayed();
+        assert_eq!(three.model.position(), 3);
+        assert!(!three.autoplay && three.replay_error.is_none());
+        assert_eq!(stopped_at(block.params, Some(3)).position(), 3);
+        assert_eq!(stopped_at(block.params, None).position(), 0);
+    }
+
+    #[test]
+    fn a_step_past_the_end_opens_at_the_end_and_says_so() {
+        let block = parse_sim("id=a&workers=2&connections=1&arrival=on-demand", "b");
+        let far = Start {
+            step: Some(1_000_000),
+            ..Start::of(&block, None)
+        }
+        .replayed();
+        let at = far.model.position();
+        assert!(at < 1_000_000);
+        assert_eq!(
+            far.replay_error.as_deref(),
+            Some(short_replay(1_000_000, at, false).as_str())
+        );
+        assert_eq!(stopped_at(block.params, Some(1_000_000)).position(), at);
+    }
+}
