@@ -26,7 +26,6 @@ use crate::live::frame_loop::{advance_within, FrameLoop, FRAME_BUDGET_MS};
 use crate::live::keys::key_action;
 use crate::live::model::LiveModel;
 use crate::live::sim_model::Action;
-use crate::ui::controls::ControlsProps;
 
 /// While playing, the main simulation rewrites the address at most this often.
 const URL_EVERY_MS: f64 = 1000.0;
@@ -197,27 +196,6 @@ impl<M: LiveModel> Live<M> {
                 true
             }
         }
-    }
-
-    /// The controls of widget `id`: the buttons, the speed ladder and "copy link".
-    pub fn controls(&self, id: &str, main: bool) -> ControlsProps {
-        let m = &self.model;
-        let mut c = ControlsProps::of(
-            format!("controls of simulation {id}").into(),
-            self.on_action.clone(),
-            [m.play().playing, m.can_step(), m.position() > 0],
-            m.play(),
-        );
-        c.on_copy = Some(self.on_copy.clone());
-        c.link = self.link.clone();
-        c.link_ref = self.link_ref.clone();
-        c.link_note = if main {
-            "copy a link that reopens this state"
-        } else {
-            "copy a link that opens this state in the playground"
-        }
-        .into();
-        c
     }
 
     /// After a render: select a link just made.

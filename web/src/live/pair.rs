@@ -11,7 +11,6 @@ use crate::live::frame_loop::{advance_within, FrameLoop, FRAME_BUDGET_MS};
 use crate::live::keys::key_action;
 use crate::live::model::LiveModel;
 use crate::live::sim_model::Action;
-use crate::ui::controls::ControlsProps;
 
 /// Messages of a side-by-side widget.
 pub enum PairMsg {
@@ -87,18 +86,6 @@ impl<M: LiveModel> Pair<M> {
     /// Any side can step back.
     pub fn can_back(&self) -> bool {
         self.sides.iter().any(|m| m.position() > 0)
-    }
-
-    /// The shared controls of comparison `id` (with "run to end").
-    pub fn controls(&self, id: &str) -> ControlsProps {
-        let mut c = ControlsProps::of(
-            format!("controls of comparison {id}").into(),
-            self.on_action.clone(),
-            [self.playing(), self.can_step(), self.can_back()],
-            self.left().play(),
-        );
-        c.run_to_end = true;
-        c
     }
 
     fn sync_play<C: Component<Message = PairMsg>>(&mut self, link: &Scope<C>) {

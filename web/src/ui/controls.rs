@@ -2,8 +2,11 @@
 
 use yew::prelude::*;
 
+use crate::live::model::LiveModel;
+use crate::live::pair::Pair;
 use crate::live::playback::Playback;
 use crate::live::sim_model::Action;
+use crate::live::Live;
 
 /// Props of [`Controls`].
 #[derive(Properties, PartialEq)]
@@ -140,5 +143,43 @@ pub fn controls(p: &ControlsProps) -> Html {
             </span>
             { for copy }
         </div>
+    }
+}
+
+// The controls of the live controllers (here, so that `live` need not know the view).
+impl<M: LiveModel> Live<M> {
+    /// The controls of widget `id`: the buttons, the speed ladder and "copy link".
+    pub fn controls(&self, id: &str, main: bool) -> ControlsProps {
+        let m = &self.model;
+        let mut c = ControlsProps::of(
+            format!("controls of simulation {id}").into(),
+            self.on_action.clone(),
+            [m.play().playing, m.can_step(), m.position() > 0],
+            m.play(),
+        );
+        c.on_copy = Some(self.on_copy.clone());
+        c.link = self.link.clone();
+        c.link_ref = self.link_ref.clone();
+        c.link_note = if main {
+            "copy a link that reopens this state"
+        } else {
+            "copy a link that opens this state in the playground"
+        }
+        .into();
+        c
+    }
+}
+
+impl<M: LiveModel> Pair<M> {
+    /// The shared controls of comparison `id` (with "run to end").
+    pub fn controls(&self, id: &str) -> ControlsProps {
+        let mut c = ControlsProps::of(
+            format!("controls of comparison {id}").into(),
+            self.on_action.clone(),
+            [self.playing(), self.can_step(), self.can_back()],
+            self.left().play(),
+        );
+        c.run_to_end = true;
+        c
     }
 }

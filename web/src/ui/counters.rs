@@ -1,5 +1,5 @@
-//! The counters, each a plain number in `counter-<key>`: the herd's ([`counter_values`]) or the
-//! locks' (`crate::mechanisms::locks::snapshot::lock_counter_values`).
+//! The counters, each a plain number in `counter-<key>`: the simulator's ([`counter_values`]) or
+//! the ones a mechanism's snapshot lists.
 
 use yew::prelude::*;
 

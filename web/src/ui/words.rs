@@ -1,5 +1,6 @@
-//! The lock's shared words: the lock word, `wait`, the semaphore's count and its sleepers (or the
-//! ticket lock's two counters, or the futex word and its queue).
+//! A panel of shared memory words, as a mechanism's snapshot lists them ([`WordView`]: for a lock,
+//! the lock word, `wait`, the semaphore's count and its sleepers, or the ticket lock's two counters,
+//! or the futex word and its queue; for the accept mutex, its word).
 
 use std::rc::Rc;
 
@@ -7,9 +8,9 @@ use yew::prelude::*;
 
 use crate::live::snapshot::WordView;
 
-/// Props of [`LockWords`].
+/// Props of [`WordsPanel`].
 #[derive(Properties, PartialEq)]
-pub struct LockWordsProps {
+pub struct WordsProps {
     /// The words.
     pub words: Rc<Vec<WordView>>,
     /// One line instead of a panel (the comparison).
@@ -18,8 +19,8 @@ pub struct LockWordsProps {
 }
 
 /// The words panel.
-#[function_component(LockWords)]
-pub fn lock_words(p: &LockWordsProps) -> Html {
+#[function_component(WordsPanel)]
+pub fn words_panel(p: &WordsProps) -> Html {
     let rows = p.words.iter().map(|w| {
         let threads = w
             .threads

@@ -21,7 +21,7 @@ use crate::ui::cpus::CpuPanel;
 use crate::ui::shell::sim_frame::{kicker, SimFrame};
 use crate::ui::shell::sim_shell::{SimKind, SimProps};
 use crate::ui::sim_board::SimBoard;
-use crate::ui::words::LockWords;
+use crate::ui::words::WordsPanel;
 
 /// The accept kind of simulation widget.
 #[derive(PartialEq)]
@@ -90,7 +90,7 @@ impl SimKind for AcceptSim {
                         { epoll_panel(&EpollPanelProps { epolls: snap.epolls.clone() }) }
                         <div class="side-panels">
                             if let Some(words) = &snap.mutex {
-                                <LockWords words={words.clone()} />
+                                <WordsPanel words={words.clone()} />
                             }
                             { network_panel(&NetworkPanelProps { net: snap.net.clone(), on_network: on_network.clone() }) }
                             <CpuPanel cpus={snap.cpus.clone()} />

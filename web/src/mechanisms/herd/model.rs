@@ -240,3 +240,76 @@ mod tests {
         assert_eq!(crate::live::describe::fmt_ns(12_345), "12.3 µs");
     }
 }
+
+/// Where a herd widget opens (the generic `crate::live::open`, over herd blocks).
+#[cfg(test)]
+mod open_tests {
+    use herdlab_core::herd::HerdParams;
+    use herdlab_core::sim::Actor;
+
+    use crate::lesson::grammar::PlaygroundInit;
+    use crate::live::open::{short_replay, stopped_at, Start};
+    use crate::mechanisms::herd::blocks::parse_sim;
+
+    #[test]
+    fn a_block_opens_at_its_stop_and_a_playground_at_its_step_else_the_stop() {
+        let block = parse_sim("id=a&workers=3&stop=5", "b");
+        let s = Start::of(&block, None);
+        assert_eq!((s.step, s.picks.len()), (Some(5), 0));
+        assert!(s.params == block.params);
+        let mut init = PlaygroundInit {
+            params: HerdParams {
+                workers: 2,
+                ..block.params
+            },
+            step: Some(9),
+            picks: vec![(0, Actor::Thread(1))],
+            errors: Vec::new(),
+        };
+        let s = Start::of(&block, Some(&init));
+        assert_eq!((s.step, s.picks.len(), s.params.workers), (Some(9), 1, 2));
+        init.step = None;
+        assert_eq!(Start::of(&block, Some(&init)).step, Some(5));
+    }
+
+    #[test]
+    fn no_step_opens_fresh_and_plays_a_step_opens_there_still() {
+        let block = parse_sim("id=a&workers=3", "b");
+        let fresh = Start::of(&block, None).replayed();
+        assert_eq!(fresh.model.position(), 0);
+        assert!(fresh.autoplay && fresh.replay_error.is_none());
+        let zero = Start {
+            step: Some(0),
+            ..Start::of(&block, None)
+        }
+        .replayed();
+        assert_eq!(zero.model.position(), 0);
+        assert!(!zero.autoplay && zero.replay_error.is_none());
+        let three = Start {
+            step: Some(3),
+            ..Start::of(&block, None)
+        }
+        .replayed();
+        assert_eq!(three.model.position(), 3);
+        assert!(!three.autoplay && three.replay_error.is_none());
+        assert_eq!(stopped_at(block.params, Some(3)).position(), 3);
+        assert_eq!(stopped_at(block.params, None).position(), 0);
+    }
+
+    #[test]
+    fn a_step_past_the_end_opens_at_the_end_and_says_so() {
+        let block = parse_sim("id=a&workers=2&connections=1&arrival=on-demand", "b");
+        let far = Start {
+            step: Some(1_000_000),
+            ..Start::of(&block, None)
+        }
+        .replayed();
+        let at = far.model.position();
+        assert!(at < 1_000_000);
+        assert_eq!(
+            far.replay_error.as_deref(),
+            Some(short_replay(1_000_000, at, false).as_str())
+        );
+        assert_eq!(stopped_at(block.params, Some(1_000_000)).position(), at);
+    }
+}

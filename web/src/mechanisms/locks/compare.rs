@@ -14,7 +14,7 @@ use crate::ui::lanes::Lanes;
 use crate::ui::shell::compare_frame::CompareFrame;
 use crate::ui::shell::compare_shell::CompareKind;
 use crate::ui::status::StatusBar;
-use crate::ui::words::LockWords;
+use crate::ui::words::WordsPanel;
 use crate::ui::worker_bars::{bar_scale, WorkerBars};
 
 /// The lock kind of comparison.
@@ -59,7 +59,7 @@ impl CompareKind for LockCompare {
                 <div class="half" data-testid={format!("sim-{id}-{side}")} data-lock={name(m)}>
                     <h4 class="half-title">{ format!("{side}: {}", name(m)) }</h4>
                     <StatusBar status={s.status.clone()} />
-                    <LockWords words={s.words.clone()} compact=true />
+                    <WordsPanel words={s.words.clone()} compact=true />
                     <Lanes lanes={s.lanes.clone()} compact=true />
                     <WorkerBars lanes={s.lanes.clone()} scale={scale}
                         caption="per thread: critical sections entered" who="thread"

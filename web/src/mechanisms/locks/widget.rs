@@ -15,7 +15,7 @@ use crate::ui::replay_progress::replay_progress;
 use crate::ui::shell::sim_frame::{kicker, SimFrame};
 use crate::ui::shell::sim_shell::{SimKind, SimProps, SimShell};
 use crate::ui::sim_board::SimBoard;
-use crate::ui::words::LockWords;
+use crate::ui::words::WordsPanel;
 
 /// The lock simulation widget.
 pub type LockWidget = SimShell<LockSim>;
@@ -145,7 +145,7 @@ impl SimKind for LockSim {
                 lanes: snap.lanes.clone(),
                 under_lanes: Html::default(),
                 counters: snap.counters.clone(),
-                queues: html! { <LockWords words={snap.words.clone()} /> },
+                queues: html! { <WordsPanel words={snap.words.clone()} /> },
                 code: snap.code.clone(),
             },
             after_board: Html::default(),
