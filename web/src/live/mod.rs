@@ -4,9 +4,11 @@
 
 pub mod bench;
 pub mod describe;
+pub mod field;
 pub mod form;
 pub mod frame_loop;
 pub mod keys;
+pub mod mechanism;
 pub mod model;
 pub mod open;
 pub mod pair;
@@ -97,7 +99,7 @@ impl<M: LiveModel> Live<M> {
         };
         let link = ctx.link();
         let mut w = Live {
-            form: FormState::of(model.params()),
+            form: FormState::of::<M::Mech>(model.params()),
             model,
             frames: FrameLoop::default(),
             last_url: 0.0,
@@ -171,7 +173,7 @@ impl<M: LiveModel> Live<M> {
             }
             LiveMsg::Edit(key, value) => {
                 let good = *self.model.params();
-                match self.form.edit(key, &value, &good) {
+                match self.form.edit::<M::Mech>(key, &value, &good) {
                     Some(p) => {
                         self.model.rebuild(p);
                         *self.model.announce_mut() =
@@ -179,7 +181,7 @@ impl<M: LiveModel> Live<M> {
                         self.write_url(at, true);
                     }
                     None => {
-                        if let Some(e) = self.form.error_of::<M::Params>(key) {
+                        if let Some(e) = self.form.error_of::<M::Mech>(key) {
                             *self.model.announce_mut() = format!("{key}: {e}");
                         }
                     }

@@ -3,16 +3,18 @@
 //! so one controller ([`crate::live::Live`], and [`crate::live::pair::Pair`] for several side by
 //! side) drives any.
 
-use crate::live::form::FormParams;
+use herdlab_core::mechanism::Mechanism;
+
+use crate::live::mechanism::SiteMechanism;
 use crate::live::playback::{Playback, Player};
-use crate::live::sim_model::{Action, SimModel, SimParams};
+use crate::live::sim_model::{Action, SimModel, Simulated};
 
 /// A playable model with parameters, an announcement and a link.
 pub trait LiveModel: Player {
-    /// Its parameters (the form edits them).
-    type Params: FormParams;
+    /// Its mechanism (the form edits its parameters).
+    type Mech: SiteMechanism;
     /// The parameters now.
-    fn params(&self) -> &Self::Params;
+    fn params(&self) -> &<Self::Mech as Mechanism>::Params;
     /// The play state.
     fn play(&self) -> &Playback;
     /// Apply a button's action; whether anything changed.
@@ -24,12 +26,12 @@ pub trait LiveModel: Player {
     /// The page query that reopens this state.
     fn link_query(&self) -> String;
     /// Start again at step 0 with these parameters.
-    fn rebuild(&mut self, params: Self::Params);
+    fn rebuild(&mut self, params: <Self::Mech as Mechanism>::Params);
 }
 
-impl<P: SimParams + FormParams> LiveModel for SimModel<P> {
-    type Params = P;
-    fn params(&self) -> &P {
+impl<M: Simulated> LiveModel for SimModel<M> {
+    type Mech = M;
+    fn params(&self) -> &M::Params {
         SimModel::params(self)
     }
     fn play(&self) -> &Playback {
@@ -47,7 +49,7 @@ impl<P: SimParams + FormParams> LiveModel for SimModel<P> {
     fn link_query(&self) -> String {
         SimModel::link_query(self)
     }
-    fn rebuild(&mut self, params: P) {
+    fn rebuild(&mut self, params: M::Params) {
         SimModel::rebuild(self, params)
     }
 }

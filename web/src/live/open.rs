@@ -5,7 +5,9 @@
 use herdlab_core::sim::Actor;
 
 use crate::lesson::grammar::{PlaygroundInit, SimBlock};
-use crate::live::sim_model::{SimModel, SimParams};
+use herdlab_core::mechanism::Mechanism;
+
+use crate::live::sim_model::{SimModel, Simulated};
 
 /// What a widget opens with: its model, what could not be replayed, and whether it plays at once.
 pub struct Opening<M> {
@@ -55,10 +57,11 @@ impl<'a, P: Copy> Start<'a, P> {
     }
 }
 
-impl<P: SimParams> Start<'_, P> {
-    /// The model replayed to the step, and the sentence for a step it could not reach.
-    pub fn replayed(&self) -> Opening<SimModel<P>> {
-        let (model, bad) = replay(self.params, self.step, self.picks);
+impl<P: Copy> Start<'_, P> {
+    /// The model of mechanism `M` replayed to the step, and the sentence for a step it could not
+    /// reach.
+    pub fn replayed<M: Simulated + Mechanism<Params = P>>(&self) -> Opening<SimModel<M>> {
+        let (model, bad) = replay::<M>(self.params, self.step, self.picks);
         Opening {
             model,
             replay_error: bad
@@ -70,11 +73,11 @@ impl<P: SimParams> Start<'_, P> {
 
 /// `params` replayed to `step` with `picks` (a fresh model for no step or step 0), and the first
 /// step that could not be taken.
-fn replay<P: SimParams>(
-    params: P,
+fn replay<M: Simulated>(
+    params: M::Params,
     step: Option<u64>,
     picks: &[(u64, Actor)],
-) -> (SimModel<P>, Option<u64>) {
+) -> (SimModel<M>, Option<u64>) {
     match step {
         Some(n) if n > 0 => SimModel::replayed(params, n, picks),
         _ => (SimModel::new(params), None),
@@ -83,8 +86,8 @@ fn replay<P: SimParams>(
 
 /// `params` stepped to `stop` (a side of a comparison): as far as the run goes, without a word
 /// for a step it could not reach.
-pub fn stopped_at<P: SimParams>(params: P, stop: Option<u64>) -> SimModel<P> {
-    replay(params, stop, &[]).0
+pub fn stopped_at<M: Simulated>(params: M::Params, stop: Option<u64>) -> SimModel<M> {
+    replay::<M>(params, stop, &[]).0
 }
 
 #[cfg(test)]

@@ -2,10 +2,9 @@
 //! core's pure [`Stepper`]; the view only turns a learner's action into an [`Action`] and calls
 //! [`SimModel::apply`] (or [`SimModel::advance`] once per animation frame while playing).
 //!
-//! One model serves every mechanism whose scenario is a [`SimParams`] (each mechanism implements it
-//! in its folder).
+//! One model serves every mechanism core simulates ([`Simulated`]: the herd and the accept
+//! strategies today).
 
-use herdlab_core::machine::Machine;
 use herdlab_core::sim::stepper::Stepper;
 use herdlab_core::sim::{Actor, Simulation, StepRecord};
 use herdlab_core::waitqueue::WalkVisit;
@@ -13,6 +12,7 @@ use herdlab_web_engine::{Engine, FastStepper};
 
 use crate::lesson::picks::format_picks;
 use crate::live::describe::{status_sentence, step_sentence};
+use crate::live::mechanism::SiteMechanism;
 use crate::live::playback::{Playback, Player};
 
 pub use crate::lesson::grammar::MAX_STEPS;
@@ -62,20 +62,17 @@ pub enum Action {
     RunToEnd,
 }
 
-/// A scenario a [`SimModel`] runs: it makes the simulation and the query of the link.
-pub trait SimParams: Copy + PartialEq {
-    /// The machine of each thread (with its stepping compiled for speed, see herdlab-web-engine).
-    type Thread: Machine + Clone + Engine;
-    /// A fresh simulation of this scenario (core's).
-    fn start(&self) -> Simulation<Self::Thread>;
-    /// The scenario as a query (`mechanism=…&…`, core's `Scenario::to_query`).
-    fn query(&self) -> String;
-}
+/// A mechanism a [`SimModel`] runs: any [`SiteMechanism`] whose thread machine has its stepping
+/// compiled for speed (see herdlab-web-engine). Core's [`Mechanism::simulate`] makes the
+/// simulation and the scenario's query makes the link.
+pub trait Simulated: SiteMechanism<Thread: Clone + Engine> {}
+
+impl<M: SiteMechanism<Thread: Clone + Engine>> Simulated for M {}
 
 /// One simulation with its history, play state and the sentence for the last change.
-pub struct SimModel<P: SimParams> {
-    params: P,
-    stepper: Stepper<P::Thread>,
+pub struct SimModel<M: Simulated> {
+    params: M::Params,
+    stepper: Stepper<M::Thread>,
     walks: Vec<Walk>,
     /// A counterexample to step through (a check block's replay): the actor of every step. While
     /// the history follows it, a default step takes its next actor, and the run stops at its end.
@@ -88,12 +85,12 @@ pub struct SimModel<P: SimParams> {
     pub revision: u64,
 }
 
-impl<P: SimParams> SimModel<P> {
+impl<M: Simulated> SimModel<M> {
     /// A fresh simulation of `params` at step 0.
-    pub fn new(params: P) -> Self {
+    pub fn new(params: M::Params) -> Self {
         SimModel {
             params,
-            stepper: Stepper::new(params.start()),
+            stepper: Stepper::new(M::simulate(&params)),
             walks: Vec::new(),
             script: None,
             play: Playback::default(),
@@ -105,8 +102,8 @@ impl<P: SimParams> SimModel<P> {
     /// `params` after `steps` steps, with `picks` (0-based step, actor) taken by hand, as
     /// [`Stepper::replay`] does it (this loop also remembers the wake walks on the way). Returns the
     /// first step that could not be replayed, if any.
-    pub fn replayed(params: P, steps: u64, picks: &[(u64, Actor)]) -> (Self, Option<u64>) {
-        let mut m = SimModel::new(params);
+    pub fn replayed(params: M::Params, steps: u64, picks: &[(u64, Actor)]) -> (Self, Option<u64>) {
+        let mut m = Self::new(params);
         let mut bad = None;
         let mut pi = 0;
         for i in 0..steps.min(MAX_STEPS) {
@@ -135,8 +132,8 @@ impl<P: SimParams> SimModel<P> {
 
     /// A fresh simulation of `params` at step 0 that steps through `script` (a counterexample:
     /// one actor per step).
-    pub fn scripted(params: P, script: Vec<Actor>) -> Self {
-        let mut m = SimModel::new(params);
+    pub fn scripted(params: M::Params, script: Vec<Actor>) -> Self {
+        let mut m = Self::new(params);
         m.script = Some(script);
         m
     }
@@ -174,12 +171,12 @@ impl<P: SimParams> SimModel<P> {
     }
 
     /// The scenario.
-    pub fn params(&self) -> &P {
+    pub fn params(&self) -> &M::Params {
         &self.params
     }
 
     /// The simulation now.
-    pub fn sim(&self) -> &Simulation<P::Thread> {
+    pub fn sim(&self) -> &Simulation<M::Thread> {
         self.stepper.sim()
     }
 
@@ -211,7 +208,7 @@ impl<P: SimParams> SimModel<P> {
 
     /// The query that reopens this state: the scenario, `step` and the learner's `picks`.
     pub fn link_query(&self) -> String {
-        let mut q = self.params.query();
+        let mut q = M::wrap(self.params).to_query();
         q.push_str(&format!("&step={}", self.position()));
         let picks = self.stepper.picks();
         if !picks.is_empty() {
@@ -222,13 +219,13 @@ impl<P: SimParams> SimModel<P> {
     }
 
     /// Start over with new parameters (the play state and speed are kept).
-    pub fn rebuild(&mut self, params: P) {
+    pub fn rebuild(&mut self, params: M::Params) {
         if params != self.params {
             // a counterexample belongs to its scenario
             self.script = None;
         }
         self.params = params;
-        self.stepper = Stepper::new(params.start());
+        self.stepper = Stepper::new(M::simulate(&params));
         self.walks.clear();
         self.revision += 1;
     }
@@ -396,7 +393,7 @@ impl<P: SimParams> SimModel<P> {
     }
 }
 
-impl<P: SimParams> Player for SimModel<P> {
+impl<M: Simulated> Player for SimModel<M> {
     type Rec = StepRecord;
     fn playback(&mut self) -> &mut Playback {
         &mut self.play

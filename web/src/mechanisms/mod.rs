@@ -1,91 +1,39 @@
 //! The mechanisms the site teaches, one folder each, and the one registry of them.
 //!
-//! Generic code (the lesson page, the check widget and page, the shells) knows a mechanism only
-//! through [`SiteMechanism`] and the functions the [`registry!`] line below makes. Adding a mechanism
+//! Generic code (the lesson page, the check widget and page, the shells, the live models and the
+//! form) knows a mechanism only through [`SiteMechanism`] (core's `Mechanism` with the site's part;
+//! defined in `crate::live::mechanism`, below the layers that use it) and the functions the
+//! `registry!` line below makes. Adding a mechanism
 //! to the site is its folder (its blocks, form, model, snapshot, widgets and a `SiteMechanism`
 //! impl) and one name in that line.
 
 use herdlab_core::check::Counterexample;
-use herdlab_core::scenario::Scenario;
+use herdlab_core::mechanism::Mechanism;
+use herdlab_core::scenario::{Registered, Scenario};
 use yew::prelude::*;
 
 use crate::lesson::check::CheckSpec;
 use crate::lesson::grammar::named_mechanism;
 use crate::lesson::parts::{Placing, Widget};
+pub use crate::live::mechanism::SiteMechanism;
 
 pub mod accept;
 pub mod herd;
 pub mod locks;
 
-/// A mechanism on the site: how its lesson blocks become widgets, and how its check blocks read,
-/// read out and replay.
-pub trait SiteMechanism {
-    /// Its `mechanism=` name.
-    const NAME: &'static str;
-    /// Whether a simulation or comparison block that names no mechanism (or an unknown one) is
-    /// this mechanism's.
-    const DEFAULT_WIDGET: bool = false;
-    /// Whether a check block that names no checkable mechanism is this mechanism's.
-    const DEFAULT_CHECK: bool = false;
-    /// The lesson whose playground opens its counterexamples from the `#/check` page.
-    const LESSON: &'static str;
-    /// Its scenario parameters.
-    type Params: Copy;
-
-    /// Its parameters, when `s` is its scenario.
-    fn params_of(s: &Scenario) -> Option<Self::Params>;
-    /// A simulation block (`body`), placed at part `at` of a lesson opened with page `query`.
-    fn sim_widget(
-        body: &str,
-        fallback_id: &str,
-        query: &str,
-        place: &mut Placing,
-        at: usize,
-    ) -> Widget;
-    /// A comparison block (`body`), placed at part `at`.
-    fn compare_widget(body: &str, fallback_id: &str, place: &mut Placing, at: usize) -> Widget;
-    /// A check block (also the `#/check?…` page's query); `None` where the browser cannot check
-    /// this mechanism.
-    fn check_block(_body: &str, _fallback_id: &str) -> Option<CheckSpec> {
-        None
-    }
-    /// What a check of `p` explores, for a check block without a caption.
-    fn check_caption(_p: &Self::Params) -> String {
-        String::new()
-    }
-    /// The invariants the checker's worker checks for `p`.
-    fn check_invariants(_p: &Self::Params) -> Vec<&'static str> {
-        Vec::new()
-    }
-    /// The query of the scenario the `#/bench` page measures, when it is this mechanism's.
-    fn bench_query() -> Option<String> {
-        None
-    }
-    /// One measuring run of the `#/bench` scenario for about `run_ms`: the steps and the
-    /// milliseconds they took (see [`crate::live::bench::measure`]).
-    fn bench_run(_run_ms: f64) -> Option<(u64, f64)> {
-        None
-    }
-    /// A counterexample of check block `id`: its schedule, a link into lesson `slug`'s playground,
-    /// and a widget stepping through it.
-    fn check_replay(_p: Self::Params, _c: &Counterexample, _id: &str, _slug: &AttrValue) -> Html {
-        Html::default()
-    }
-}
-
 /// The one list of the site's mechanisms: every function below goes through it.
 macro_rules! registry {
     ($($m:ty),+ $(,)?) => {
         /// The mechanisms' names, in registry order.
-        pub const NAMES: &[&str] = &[$(<$m>::NAME),+];
+        pub const NAMES: &[&str] = &[$(<$m as Mechanism>::NAME),+];
 
         /// The mechanism a widget block is for: the one it names, else the default.
         fn widget_mechanism(named: Option<&str>) -> &'static str {
-            $(if named == Some(<$m>::NAME) {
-                return <$m>::NAME;
+            $(if named == Some(<$m as Mechanism>::NAME) {
+                return <$m as Mechanism>::NAME;
             })+
             $(if <$m>::DEFAULT_WIDGET {
-                return <$m>::NAME;
+                return <$m as Mechanism>::NAME;
             })+
             NAMES[0]
         }
@@ -100,7 +48,7 @@ macro_rules! registry {
             at: usize,
         ) -> Widget {
             let name = widget_mechanism(mechanism.map(str::to_string).or_else(|| named_mechanism(body)).as_deref());
-            $(if name == <$m>::NAME {
+            $(if name == <$m as Mechanism>::NAME {
                 return <$m>::sim_widget(body, fallback_id, query, place, at);
             })+
             unreachable!("widget_mechanism names a registered mechanism")
@@ -115,7 +63,7 @@ macro_rules! registry {
             at: usize,
         ) -> Widget {
             let name = widget_mechanism(mechanism.map(str::to_string).or_else(|| named_mechanism(body)).as_deref());
-            $(if name == <$m>::NAME {
+            $(if name == <$m as Mechanism>::NAME {
                 return <$m>::compare_widget(body, fallback_id, place, at);
             })+
             unreachable!("widget_mechanism names a registered mechanism")
@@ -125,7 +73,7 @@ macro_rules! registry {
         /// the default check (which reports a `mechanism` it does not take).
         pub fn check_block(body: &str, fallback_id: &str) -> CheckSpec {
             let named = named_mechanism(body);
-            $(if named.as_deref() == Some(<$m>::NAME) {
+            $(if named.as_deref() == Some(<$m as Mechanism>::NAME) {
                 if let Some(spec) = <$m>::check_block(body, fallback_id) {
                     return spec;
                 }
@@ -138,17 +86,9 @@ macro_rules! registry {
             unreachable!("one mechanism takes the checks that name no other")
         }
 
-        /// The `mechanism=` name of scenario `s`.
-        pub fn name_of(s: &Scenario) -> &'static str {
-            $(if <$m>::params_of(s).is_some() {
-                return <$m>::NAME;
-            })+
-            unreachable!("every scenario is a registered mechanism's")
-        }
-
         /// The lesson whose playground opens `s`'s counterexamples.
         pub fn lesson_of(s: &Scenario) -> &'static str {
-            $(if <$m>::params_of(s).is_some() {
+            $(if <$m>::unwrap(s).is_some() {
                 return <$m>::LESSON;
             })+
             unreachable!("every scenario is a registered mechanism's")
@@ -156,16 +96,16 @@ macro_rules! registry {
 
         /// What a check of `s` explores, for a check block without a caption.
         pub fn check_caption(s: &Scenario) -> String {
-            $(if let Some(p) = <$m>::params_of(s) {
-                return <$m>::check_caption(&p);
+            $(if let Some(p) = <$m>::unwrap(s) {
+                return <$m>::check_caption(p);
             })+
             String::new()
         }
 
         /// The invariants the checker's worker checks for `s`.
         pub fn check_invariants(s: &Scenario) -> Vec<&'static str> {
-            $(if let Some(p) = <$m>::params_of(s) {
-                return <$m>::check_invariants(&p);
+            $(if let Some(p) = <$m>::unwrap(s) {
+                return <$m>::check_invariants(p);
             })+
             Vec::new()
         }
@@ -173,8 +113,8 @@ macro_rules! registry {
         /// A counterexample of `s` found by check block `id`, replayed (see
         /// [`SiteMechanism::check_replay`]).
         pub fn check_replay(s: &Scenario, c: &Counterexample, id: &str, slug: &AttrValue) -> Html {
-            $(if let Some(p) = <$m>::params_of(s) {
-                return <$m>::check_replay(p, c, id, slug);
+            $(if let Some(p) = <$m>::unwrap(s) {
+                return <$m>::check_replay(*p, c, id, slug);
             })+
             Html::default()
         }
@@ -198,7 +138,11 @@ macro_rules! registry {
     };
 }
 
-registry!(herd::Herd, locks::Locks, accept::Accept);
+registry!(
+    herdlab_core::herd::Herd,
+    herdlab_core::locks::Locks,
+    herdlab_core::accept::Accept,
+);
 
 #[cfg(test)]
 mod tests {
@@ -237,9 +181,6 @@ mod tests {
         );
         let k = check_block("mechanism=accept", "z");
         assert!(matches!(k.scenario, Scenario::Locks(_)), "{k:?}");
-        assert_eq!(
-            (name_of(&k.scenario), lesson_of(&k.scenario)),
-            ("locks", "nginx-shmtx")
-        );
+        assert_eq!(lesson_of(&k.scenario), "nginx-shmtx");
     }
 }

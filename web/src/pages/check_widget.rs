@@ -240,7 +240,7 @@ impl Component for CheckWidget {
                 let scenario = ctx.props().spec.scenario;
                 let req = CheckRequest {
                     // a mechanism the worker cannot check is refused there, with a check-error
-                    mechanism: mechanisms::name_of(&scenario).to_string(),
+                    mechanism: scenario.mechanism().to_string(),
                     query: scenario.to_query(),
                     max_states: BROWSER_MAX_STATES,
                 };

@@ -1,11 +1,9 @@
 //! The accept playground's parameter form (controls=full): its fields, read and written with core's
 //! `set_accept_param` and checked with `validate_accept`.
 
-use herdlab_core::accept::AcceptParams;
-use herdlab_core::scenario::{set_accept_param, validate_accept, ParamError};
 use herdlab_core::sim::arrivals::ArrivalPattern;
 
-use crate::live::form::{Field, FieldKind, FormParams, Hint};
+use crate::live::form::{Field, FieldKind, Hint};
 
 /// `Strategy::NAMES` (core), for the strategy selector.
 pub const STRATEGY_NAMES: [&str; 6] = herdlab_core::accept::Strategy::NAMES;
@@ -72,41 +70,6 @@ pub const ACCEPT_FIELDS: [Field; 17] = [
     number("seed", "seed", "0-18446744073709551615"),
 ];
 
-impl FormParams for AcceptParams {
-    const FIELDS: &'static [Field] = &ACCEPT_FIELDS;
-
-    fn value_of(&self, key: &str) -> String {
-        match key {
-            "strategy" => self.strategy.name().to_string(),
-            "variant" => self.variant.name().to_string(),
-            "workers" => self.workers.to_string(),
-            "cpus" => self.cpus.to_string(),
-            "connections" => self.connections.to_string(),
-            "arrival" => self.arrival.name().to_string(),
-            "rate" => self.rate.to_string(),
-            "burst" => self.burst.to_string(),
-            "requests" => self.requests.to_string(),
-            "service" => self.service_ns.to_string(),
-            "think" => self.think_ns.to_string(),
-            "multi_accept" => self.multi_accept.to_string(),
-            "reorder_every" => self.reorder_every.to_string(),
-            "delay" => self.mutex_delay_ms.to_string(),
-            "worker_connections" => self.worker_connections.to_string(),
-            "local_clients" => self.local_clients.to_string(),
-            "seed" => self.seed.to_string(),
-            _ => String::new(),
-        }
-    }
-
-    fn set(&mut self, key: &str, value: &str) -> Result<(), ParamError> {
-        set_accept_param(self, key, value)
-    }
-
-    fn validate(&self) -> Vec<ParamError> {
-        validate_accept(self)
-    }
-}
-
 /// One line on each strategy, for the selector's hint.
 pub fn strategy_story(name: &str) -> &'static str {
     match name {
@@ -132,7 +95,10 @@ pub fn mutex_story(value: &str) -> &'static str {
 mod tests {
     use super::*;
     use crate::live::form::FormState;
+    use herdlab_core::accept::Accept;
+    use herdlab_core::accept::AcceptParams;
     use herdlab_core::accept::{MutexVariant, Strategy};
+    use herdlab_core::mechanism::Mechanism;
     use herdlab_core::scenario::ACCEPT_KEYS;
 
     #[test]
@@ -152,7 +118,12 @@ mod tests {
         let p = AcceptParams::default();
         for f in ACCEPT_FIELDS {
             let mut q = p;
-            assert_eq!(q.set(f.key, &p.value_of(f.key)), Ok(()), "{}", f.key);
+            assert_eq!(
+                Accept::set(&mut q, f.key, &Accept::get(&p, f.key).unwrap_or_default()),
+                Ok(()),
+                "{}",
+                f.key
+            );
             assert_eq!(q, p, "{}", f.key);
         }
     }
@@ -160,20 +131,22 @@ mod tests {
     #[test]
     fn accept_form_refuses_and_keeps_the_last_good_value() {
         let good = AcceptParams::default();
-        let mut f = FormState::of(&good);
-        assert_eq!(f.edit("workers", "65", &good), None);
+        let mut f = FormState::of::<Accept>(&good);
+        assert_eq!(f.edit::<Accept>("workers", "65", &good), None);
         assert!(f
-            .error_of::<AcceptParams>("workers")
+            .error_of::<Accept>("workers")
             .unwrap_or_default()
             .contains("1-64"));
-        assert_eq!(f.edit("strategy", "nope", &good), None);
+        assert_eq!(f.edit::<Accept>("strategy", "nope", &good), None);
         assert!(f
-            .error_of::<AcceptParams>("strategy")
+            .error_of::<Accept>("strategy")
             .unwrap_or_default()
             .contains("accept-mutex"));
-        let p = f.edit("strategy", "accept-mutex", &good).expect("valid");
+        let p = f
+            .edit::<Accept>("strategy", "accept-mutex", &good)
+            .expect("valid");
         assert_eq!(p.strategy, Strategy::AcceptMutex);
-        let p2 = f.edit("variant", "no-timer", &p).expect("valid");
+        let p2 = f.edit::<Accept>("variant", "no-timer", &p).expect("valid");
         assert_eq!(p2.variant, MutexVariant::NoTimer);
         assert_eq!(p2.workers, good.workers, "the refused value was not used");
         assert_eq!(

@@ -12,5 +12,3 @@ pub mod network_panel;
 pub mod site;
 pub mod snapshot;
 pub mod widget;
-
-pub use site::Accept;

@@ -1,21 +1,8 @@
-//! The accept strategies' model: core's accept scenario as a [`SimParams`] of the generic
-//! [`SimModel`].
+//! The accept strategies' model: the generic [`SimModel`] over core's accept strategies.
 
-use herdlab_core::accept::{AcceptParams, AcceptThread};
-use herdlab_core::scenario::Scenario;
-use herdlab_core::sim::Simulation;
+use herdlab_core::accept::Accept;
 
-use crate::live::sim_model::{SimModel, SimParams};
+use crate::live::sim_model::SimModel;
 
 /// The accept strategies' simulation model.
-pub type AcceptSimModel = SimModel<AcceptParams>;
-
-impl SimParams for AcceptParams {
-    type Thread = AcceptThread;
-    fn start(&self) -> Simulation<AcceptThread> {
-        self.simulate()
-    }
-    fn query(&self) -> String {
-        Scenario::Accept(*self).to_query()
-    }
-}
+pub type AcceptSimModel = SimModel<Accept>;

@@ -1,10 +1,9 @@
 //! The herd's parameter form: its fields, in display order, over core's setter and validation.
 
-use herdlab_core::herd::{HerdParams, Primitive, Variant, WakeMode};
-use herdlab_core::scenario::{set_herd_param, validate_herd, ParamError};
+use herdlab_core::herd::{Primitive, Variant, WakeMode};
 use herdlab_core::sim::arrivals::ArrivalPattern;
 
-use crate::live::form::{Field, FieldKind, FormParams};
+use crate::live::form::{Field, FieldKind};
 
 /// The herd form's fields, in display order.
 pub const HERD_FIELDS: [Field; 11] = [
@@ -76,51 +75,21 @@ pub const HERD_FIELDS: [Field; 11] = [
     },
 ];
 
-impl FormParams for HerdParams {
-    const FIELDS: &'static [Field] = &HERD_FIELDS;
-    fn value_of(&self, key: &str) -> String {
-        herd_value_of(self, key)
-    }
-    fn set(&mut self, key: &str, value: &str) -> Result<(), ParamError> {
-        set_herd_param(self, key, value)
-    }
-    fn validate(&self) -> Vec<ParamError> {
-        validate_herd(self)
-    }
-}
-
-/// The text of a herd field for these parameters.
-fn herd_value_of(p: &HerdParams, key: &str) -> String {
-    match key {
-        "workers" => p.workers.to_string(),
-        "cpus" => p.cpus.to_string(),
-        "mode" => p.mode.name().to_string(),
-        "arrival" => p.arrival.name().to_string(),
-        "burst" => p.burst.to_string(),
-        "rate" => p.rate.to_string(),
-        "connections" => p.connections.to_string(),
-        "service" => p.service_ns.to_string(),
-        "seed" => p.seed.to_string(),
-        "variant" => p.variant.name().to_string(),
-        "primitive" => p.primitive.name().to_string(),
-        _ => String::new(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::live::form::FormState;
+    use herdlab_core::herd::{Herd, HerdParams};
 
     #[test]
     fn refuses_and_keeps_last_good() {
         let good = HerdParams::default();
-        let mut f = FormState::of(&good);
-        assert_eq!(f.edit("workers", "999", &good), None);
+        let mut f = FormState::of::<Herd>(&good);
+        assert_eq!(f.edit::<Herd>("workers", "999", &good), None);
         let e = f.errors[0].clone().unwrap_or_default();
         assert!(e.contains("1-64"), "{e}");
         assert_eq!(f.raw[0], "999");
-        let next = f.edit("workers", "16", &good).expect("valid");
+        let next = f.edit::<Herd>("workers", "16", &good).expect("valid");
         assert_eq!(next.workers, 16);
         assert!(f.errors[0].is_none());
     }
@@ -131,13 +100,15 @@ mod tests {
             mode: WakeMode::LifoExclusive,
             ..Default::default()
         };
-        let mut f = FormState::of(&good);
-        assert_eq!(f.edit("primitive", "futex", &good), None);
+        let mut f = FormState::of::<Herd>(&good);
+        assert_eq!(f.edit::<Herd>("primitive", "futex", &good), None);
         assert!(f.errors[10]
             .as_deref()
             .unwrap_or("")
             .contains("lifo-exclusive"));
-        let next = f.edit("mode", "exclusive", &good).expect("both now valid");
+        let next = f
+            .edit::<Herd>("mode", "exclusive", &good)
+            .expect("both now valid");
         assert_eq!(next.primitive, Primitive::Futex);
         assert_eq!(next.mode, WakeMode::Exclusive);
         assert!(f.errors.iter().all(Option::is_none));

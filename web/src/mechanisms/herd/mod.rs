@@ -9,5 +9,4 @@ pub mod site;
 pub mod snapshot;
 pub mod widget;
 
-pub use site::Herd;
 pub mod form;

@@ -1,23 +1,11 @@
-//! The herd's model: core's herd scenario as a [`SimParams`] of the generic [`SimModel`].
+//! The herd's model: the generic [`SimModel`] over core's herd (its simulation and its link).
 
-use herdlab_core::herd::{HerdParams, HerdThread};
-use herdlab_core::scenario::Scenario;
-use herdlab_core::sim::Simulation;
+use herdlab_core::herd::Herd;
 
-use crate::live::sim_model::{SimModel, SimParams};
+use crate::live::sim_model::SimModel;
 
 /// The herd's simulation model.
-pub type HerdModel = SimModel<HerdParams>;
-
-impl SimParams for HerdParams {
-    type Thread = HerdThread;
-    fn start(&self) -> Simulation<HerdThread> {
-        self.simulate()
-    }
-    fn query(&self) -> String {
-        Scenario::Herd(*self).to_query()
-    }
-}
+pub type HerdModel = SimModel<Herd>;
 
 #[cfg(test)]
 mod tests {
@@ -25,7 +13,7 @@ mod tests {
     use crate::lesson::picks::parse_picks;
     use crate::live::playback::Player;
     use crate::live::sim_model::Action;
-    use herdlab_core::herd::WakeMode;
+    use herdlab_core::herd::{HerdParams, WakeMode};
     use herdlab_core::sim::Actor;
 
     fn p() -> HerdParams {
@@ -250,6 +238,7 @@ mod open_tests {
     use crate::lesson::grammar::PlaygroundInit;
     use crate::live::open::{short_replay, stopped_at, Start};
     use crate::mechanisms::herd::blocks::parse_sim;
+    use herdlab_core::herd::Herd;
 
     #[test]
     fn a_block_opens_at_its_stop_and_a_playground_at_its_step_else_the_stop() {
@@ -275,25 +264,25 @@ mod open_tests {
     #[test]
     fn no_step_opens_fresh_and_plays_a_step_opens_there_still() {
         let block = parse_sim("id=a&workers=3", "b");
-        let fresh = Start::of(&block, None).replayed();
+        let fresh = Start::of(&block, None).replayed::<Herd>();
         assert_eq!(fresh.model.position(), 0);
         assert!(fresh.autoplay && fresh.replay_error.is_none());
         let zero = Start {
             step: Some(0),
             ..Start::of(&block, None)
         }
-        .replayed();
+        .replayed::<Herd>();
         assert_eq!(zero.model.position(), 0);
         assert!(!zero.autoplay && zero.replay_error.is_none());
         let three = Start {
             step: Some(3),
             ..Start::of(&block, None)
         }
-        .replayed();
+        .replayed::<Herd>();
         assert_eq!(three.model.position(), 3);
         assert!(!three.autoplay && three.replay_error.is_none());
-        assert_eq!(stopped_at(block.params, Some(3)).position(), 3);
-        assert_eq!(stopped_at(block.params, None).position(), 0);
+        assert_eq!(stopped_at::<Herd>(block.params, Some(3)).position(), 3);
+        assert_eq!(stopped_at::<Herd>(block.params, None).position(), 0);
     }
 
     #[test]
@@ -303,13 +292,16 @@ mod open_tests {
             step: Some(1_000_000),
             ..Start::of(&block, None)
         }
-        .replayed();
+        .replayed::<Herd>();
         let at = far.model.position();
         assert!(at < 1_000_000);
         assert_eq!(
             far.replay_error.as_deref(),
             Some(short_replay(1_000_000, at, false).as_str())
         );
-        assert_eq!(stopped_at(block.params, Some(1_000_000)).position(), at);
+        assert_eq!(
+            stopped_at::<Herd>(block.params, Some(1_000_000)).position(),
+            at
+        );
     }
 }

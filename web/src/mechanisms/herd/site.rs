@@ -4,7 +4,7 @@
 use std::rc::Rc;
 
 use herdlab_core::check::Counterexample;
-use herdlab_core::herd::{HerdParams, Primitive};
+use herdlab_core::herd::{Herd, HerdParams, Primitive};
 use herdlab_core::scenario::Scenario;
 use yew::prelude::*;
 
@@ -13,32 +13,23 @@ use crate::lesson::grammar::Controls;
 use crate::lesson::parts::{Placing, Widget};
 use crate::lesson::picks::{format_picks, script_picks};
 use crate::live::bench::measure;
+use crate::live::form::Field;
 use crate::mechanisms::herd::bench::bench_params;
 use crate::mechanisms::herd::blocks::{
     herd_actors, parse_compare, parse_herd_check, parse_sim, resolve_main, SimSpec,
 };
 use crate::mechanisms::herd::compare::HerdCompare;
+use crate::mechanisms::herd::form::HERD_FIELDS;
 use crate::mechanisms::herd::widget::{HerdSim, SimWidget};
 use crate::mechanisms::SiteMechanism;
 use crate::ui::shell::compare_shell::compare_part;
 use crate::ui::shell::sim_shell::sim_part;
-
-/// The thundering herd (`mechanism=herd`), the default of a widget block that names none.
-pub struct Herd;
+use herdlab_core::mechanism::Mechanism;
 
 impl SiteMechanism for Herd {
-    const NAME: &'static str = "herd";
+    const FIELDS: &'static [Field] = &HERD_FIELDS;
     const DEFAULT_WIDGET: bool = true;
     const LESSON: &'static str = "thundering-herd";
-    type Params = HerdParams;
-
-    fn params_of(s: &Scenario) -> Option<HerdParams> {
-        match s {
-            Scenario::Herd(p) => Some(*p),
-            _ => None,
-        }
-    }
-
     fn sim_widget(
         body: &str,
         fallback_id: &str,
@@ -47,13 +38,20 @@ impl SiteMechanism for Herd {
         at: usize,
     ) -> Widget {
         let spec = parse_sim(body, fallback_id);
-        sim_part::<HerdSim>(Self::NAME, spec, place, at, |s| resolve_main(s, query))
+        sim_part::<HerdSim>(<Self as Mechanism>::NAME, spec, place, at, |s| {
+            resolve_main(s, query)
+        })
     }
 
     fn compare_widget(body: &str, fallback_id: &str, place: &mut Placing, at: usize) -> Widget {
         let mut spec = parse_compare(body, fallback_id);
         place.widget(&mut spec.id, &mut spec.errors, at);
-        compare_part::<HerdCompare>(Self::NAME, spec.id.clone(), spec.errors.clone(), spec)
+        compare_part::<HerdCompare>(
+            <Self as Mechanism>::NAME,
+            spec.id.clone(),
+            spec.errors.clone(),
+            spec,
+        )
     }
 
     fn check_block(body: &str, fallback_id: &str) -> Option<CheckSpec> {

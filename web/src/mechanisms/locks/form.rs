@@ -1,10 +1,7 @@
 //! The lock playground's parameter form (controls=full): its fields, read and written with core's
 //! `set_lock_param` and checked with `validate_locks`.
 
-use herdlab_core::locks::LockParams;
-use herdlab_core::scenario::{set_lock_param, validate_locks, ParamError};
-
-use crate::live::form::{Field, FieldKind, FormParams, Hint};
+use crate::live::form::{Field, FieldKind, Hint};
 
 /// `LockKind::name` of every lock, in `LockKind::ALL` order (a test holds them equal).
 pub const LOCK_NAMES: [&str; 5] = ["shmtx", "ttas", "spin-yield", "ticket", "futex"];
@@ -94,36 +91,6 @@ pub const LOCK_FIELDS: [Field; 12] = [
     },
 ];
 
-impl FormParams for LockParams {
-    const FIELDS: &'static [Field] = &LOCK_FIELDS;
-
-    fn value_of(&self, key: &str) -> String {
-        match key {
-            "lock" => self.lock.name().to_string(),
-            "variant" => self.variant.name().to_string(),
-            "threads" => self.threads.to_string(),
-            "rounds" => self.rounds.to_string(),
-            "cpus" => self.cpus.to_string(),
-            "spin" => self.spin.to_string(),
-            "semaphore" => if self.semaphore { "on" } else { "off" }.to_string(),
-            "yield" => self.yield_after.to_string(),
-            "cs" => self.cs_ns.to_string(),
-            "crash" => if self.crash { "on" } else { "off" }.to_string(),
-            "master" => if self.master { "on" } else { "off" }.to_string(),
-            "seed" => self.seed.to_string(),
-            _ => String::new(),
-        }
-    }
-
-    fn set(&mut self, key: &str, value: &str) -> Result<(), ParamError> {
-        set_lock_param(self, key, value)
-    }
-
-    fn validate(&self) -> Vec<ParamError> {
-        validate_locks(self)
-    }
-}
-
 /// The story of `ngx_shmtx` variant `value` (core's `ShmtxVariant::story`; empty for an unknown
 /// one).
 pub fn variant_story(value: &str) -> &'static str {
@@ -138,6 +105,9 @@ mod tests {
     use crate::live::form::FormState;
     use herdlab_core::locks::shmtx::ShmtxVariant;
     use herdlab_core::locks::LockKind;
+    use herdlab_core::locks::LockParams;
+    use herdlab_core::locks::Locks;
+    use herdlab_core::mechanism::Mechanism;
     use herdlab_core::scenario::LOCK_KEYS;
 
     #[test]
@@ -151,30 +121,34 @@ mod tests {
     #[test]
     fn lock_form_refuses_and_retries() {
         let good = LockParams::default();
-        let mut f = FormState::of(&good);
+        let mut f = FormState::of::<Locks>(&good);
         assert_eq!(f.raw[0], "shmtx");
-        assert_eq!(f.edit("threads", "17", &good), None);
+        assert_eq!(f.edit::<Locks>("threads", "17", &good), None);
         assert!(f
-            .error_of::<LockParams>("threads")
+            .error_of::<Locks>("threads")
             .unwrap_or_default()
             .contains("1-16"));
-        let p = f.edit("threads", "3", &good).expect("valid");
+        let p = f.edit::<Locks>("threads", "3", &good).expect("valid");
         assert_eq!(p.threads, 3);
-        let p2 = f.edit("variant", "seed-listing", &p).expect("valid");
+        let p2 = f
+            .edit::<Locks>("variant", "seed-listing", &p)
+            .expect("valid");
         assert_eq!(p2.variant, ShmtxVariant::SeedListing);
         // ttas takes no shmtx variant: refused until the variant goes back to correct
-        assert_eq!(f.edit("lock", "ttas", &p2), None);
+        assert_eq!(f.edit::<Locks>("lock", "ttas", &p2), None);
         assert!(f
-            .error_of::<LockParams>("lock")
+            .error_of::<Locks>("lock")
             .unwrap_or_default()
             .contains("variant"));
-        let p3 = f.edit("variant", "correct", &p2).expect("both valid now");
+        let p3 = f
+            .edit::<Locks>("variant", "correct", &p2)
+            .expect("both valid now");
         assert_eq!(p3.lock, LockKind::Ttas);
         assert_eq!(p3.variant, ShmtxVariant::Correct);
         assert_eq!(
             Hint(variant_story).text("announce-after-check"),
             ShmtxVariant::AnnounceAfterCheck.story()
         );
-        assert_eq!(p3.value_of("semaphore"), "on");
+        assert_eq!(Locks::get(&p3, "semaphore").as_deref(), Some("on"));
     }
 }

@@ -10,5 +10,3 @@ pub mod model;
 pub mod site;
 pub mod snapshot;
 pub mod widget;
-
-pub use site::Locks;

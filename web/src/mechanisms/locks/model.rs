@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use herdlab_core::check::{SpinSteps, Violation};
 use herdlab_core::locks::invariants::{check_state, check_terminal};
-use herdlab_core::locks::{LockParams, LockSim, LockWorker};
+use herdlab_core::locks::{LockParams, LockSim, LockWorker, Locks};
 use herdlab_core::machine::Machine;
 use herdlab_core::op::Op;
 use herdlab_core::scenario::Scenario;
@@ -460,7 +460,7 @@ impl Player for LockModel {
 }
 
 impl LiveModel for LockModel {
-    type Params = LockParams;
+    type Mech = Locks;
     fn params(&self) -> &LockParams {
         LockModel::params(self)
     }

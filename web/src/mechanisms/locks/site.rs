@@ -5,40 +5,31 @@
 use std::rc::Rc;
 
 use herdlab_core::check::Counterexample;
-use herdlab_core::locks::LockParams;
+use herdlab_core::locks::{LockParams, Locks};
 use herdlab_core::scenario::Scenario;
 use yew::prelude::*;
 
 use crate::lesson::check::CheckSpec;
 use crate::lesson::grammar::Controls;
 use crate::lesson::parts::{Placing, Widget};
+use crate::live::form::Field;
 use crate::mechanisms::locks::blocks::{
     format_schedule, parse_check, parse_lock_compare, parse_lock_sim, resolve_lock_main,
     LockSimSpec,
 };
 use crate::mechanisms::locks::compare::LockCompare;
+use crate::mechanisms::locks::form::LOCK_FIELDS;
 use crate::mechanisms::locks::snapshot::invariant_names;
 use crate::mechanisms::locks::widget::{LockSim, LockWidget};
 use crate::mechanisms::SiteMechanism;
 use crate::ui::shell::compare_shell::compare_part;
 use crate::ui::shell::sim_shell::sim_part;
-
-/// The locks (`mechanism=locks`), the default of a check block.
-pub struct Locks;
+use herdlab_core::mechanism::Mechanism;
 
 impl SiteMechanism for Locks {
-    const NAME: &'static str = "locks";
+    const FIELDS: &'static [Field] = &LOCK_FIELDS;
     const DEFAULT_CHECK: bool = true;
     const LESSON: &'static str = "nginx-shmtx";
-    type Params = LockParams;
-
-    fn params_of(s: &Scenario) -> Option<LockParams> {
-        match s {
-            Scenario::Locks(p) => Some(*p),
-            _ => None,
-        }
-    }
-
     fn sim_widget(
         body: &str,
         fallback_id: &str,
@@ -47,13 +38,20 @@ impl SiteMechanism for Locks {
         at: usize,
     ) -> Widget {
         let spec = parse_lock_sim(body, fallback_id);
-        sim_part::<LockSim>(Self::NAME, spec, place, at, |s| resolve_lock_main(s, query))
+        sim_part::<LockSim>(<Self as Mechanism>::NAME, spec, place, at, |s| {
+            resolve_lock_main(s, query)
+        })
     }
 
     fn compare_widget(body: &str, fallback_id: &str, place: &mut Placing, at: usize) -> Widget {
         let mut spec = parse_lock_compare(body, fallback_id);
         place.widget(&mut spec.id, &mut spec.errors, at);
-        compare_part::<LockCompare>(Self::NAME, spec.id.clone(), spec.errors.clone(), spec)
+        compare_part::<LockCompare>(
+            <Self as Mechanism>::NAME,
+            spec.id.clone(),
+            spec.errors.clone(),
+            spec,
+        )
     }
 
     fn check_block(body: &str, fallback_id: &str) -> Option<CheckSpec> {

@@ -8,7 +8,7 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use crate::lesson::grammar::{Controls as ControlSet, SimBlock};
-use crate::live::form::FormParams;
+use crate::live::mechanism::SiteMechanism;
 use crate::live::model::LiveModel;
 use crate::live::snapshot::StatusView;
 use crate::live::Live;
@@ -78,7 +78,7 @@ pub fn sim_frame<P, M: LiveModel>(
             { replay_error(replay) }
             { frame.before_form }
             if spec.controls == ControlSet::Full {
-                <ParamForm wid={format!("sim-{id}")} fields={M::Params::FIELDS} form={live.form.clone()} on_edit={live.on_edit.clone()} />
+                <ParamForm wid={format!("sim-{id}")} fields={<M::Mech as SiteMechanism>::FIELDS} form={live.form.clone()} on_edit={live.on_edit.clone()} />
             }
             <Controls ..frame.controls />
             { announce(live.model.announce(), true) }
