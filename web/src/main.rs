@@ -4,9 +4,15 @@
 //! (and the others in the contract) become live widgets over herdlab-core's simulator. The names shared with the lessons and the browser tests are fixed in
 //! `docs/site-contract.md`.
 //!
-//! Layout: pure state and parsing ([`route`], [`lessons`], [`markdown`], [`blocks`], [`model`],
-//! [`form`], [`snapshot`], [`describe`]), the browser calls ([`dom`]), and the view ([`app`],
-//! [`components`], one component per file).
+//! Layout (layers, each using only those below it; `web/tools/modgraph.py` checks there is no
+//! cycle and that no file outside `mechanisms/<name>/` names a mechanism):
+//! - [`lesson`]: the lesson list and files, the one block grammar, picks, predict and check specs,
+//!   the parts of a lesson page and their placing;
+//! - [`live`]: what the site knows of a mechanism ([`live::mechanism::SiteMechanism`]), the generic
+//!   model, form, snapshot views, playback and the controllers of one widget and of a comparison;
+//! - [`ui`]: generic components and the shells every mechanism's widgets are made of;
+//! - [`mechanisms`]: one folder per mechanism and the one registry of them;
+//! - [`pages`] and [`app`]: the routes; [`dom`], [`route`]: the browser calls and the hash routes.
 
 mod app;
 mod check_proto;

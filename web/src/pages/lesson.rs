@@ -295,4 +295,47 @@ mod tests {
             ["this lesson has no playground, so the link's values were not used"]
         );
     }
+
+    /// One fence kind per shape, with `mechanism=`: `herdlab-sim` / `herdlab-compare` naming the
+    /// accept strategies read exactly as the older `herdlab-accept` / `herdlab-accept-compare`.
+    #[test]
+    fn a_shape_fence_with_a_mechanism_key_reads_as_the_mechanism_fence() {
+        let old = [
+            Block::Widget(
+                Shape::Sim,
+                Some("accept"),
+                "id=a&main=true&strategy=reuseport".into(),
+            ),
+            Block::Widget(
+                Shape::Compare,
+                Some("accept"),
+                "id=b&strategies=herd,exclusive".into(),
+            ),
+        ];
+        let new = [
+            Block::Widget(
+                Shape::Sim,
+                None,
+                "mechanism=accept&id=a&main=true&strategy=reuseport".into(),
+            ),
+            Block::Widget(
+                Shape::Compare,
+                None,
+                "mechanism=accept&id=b&strategies=herd,exclusive".into(),
+            ),
+        ];
+        let (old, new) = (build(&old, "workers=3"), build(&new, "workers=3"));
+        for i in 0..2 {
+            let (o, n) = (widget(&old, i), widget(&new, i));
+            assert_eq!(format!("{o:?}"), format!("{n:?}"), "part {i}");
+            assert_eq!(o.0.mechanism, "accept");
+            assert!(o.0.errors.is_empty(), "{:?}", o.0.errors);
+        }
+        assert!(widget(&new, 0)
+            .0
+            .init
+            .as_deref()
+            .is_some_and(|i| i.contains("workers: 3,")));
+        assert_eq!(old.url_errors, new.url_errors);
+    }
 }
