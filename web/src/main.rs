@@ -1,5 +1,5 @@
 //! herdlab-web: the teaching site. Lessons are Markdown, split into HTML and widget blocks at build
-//! time and fetched by the lesson page (`lessons/<slug>.txt`, see [`lessons`]); their
+//! time and fetched by the lesson page (`lessons/<slug>.txt`, see [`lesson::catalog`]); their
 //! ```` ```herdlab-sim ````, ```` ```herdlab-compare ```` and ```` ```herdlab-predict ```` blocks
 //! (and the others in the contract) become live widgets over herdlab-core's simulator. The names shared with the lessons and the browser tests are fixed in
 //! `docs/site-contract.md`.
