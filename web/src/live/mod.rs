@@ -1,6 +1,10 @@
 //! The controller of one live simulation widget ([`Live`]), over any [`LiveModel`]: maps clicks,
 //! keys, form edits and animation frames to the model's actions, makes "copy link", and (for the
-//! lesson's main simulation) keeps the page address in step with it.
+//! lesson's main simulation) keeps the page address in step with it. Around it, what every live
+//! widget shares whatever its mechanism: the mechanism's site trait ([`mechanism`]), the generic
+//! model ([`sim_model`]) and what a widget needs of any model ([`model`]), the form, the plain views
+//! of a snapshot, playback, the frame loop, the keys, where a widget opens ([`open`]) and the
+//! side-by-side controller ([`pair`]).
 
 pub mod bench;
 pub mod describe;

@@ -1,5 +1,5 @@
-//! The controller of simulations side by side ([`Pair`]: two for the herd and lock compares, up to
-//! four for the accept compare), over any [`LiveModel`]: same buttons, same keys, stepped together,
+//! The controller of simulations side by side ([`Pair`]: two, or more where a mechanism's
+//! comparison has more sides), over any [`LiveModel`]: same buttons, same keys, stepped together,
 //! one announcement for all.
 
 use gloo_events::EventListener;
