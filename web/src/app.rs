@@ -5,14 +5,14 @@ use wasm_bindgen::JsCast;
 use web_sys::KeyboardEvent;
 use yew::prelude::*;
 
-use crate::components::bench::BenchPage;
-use crate::components::check_page::CheckPage;
-use crate::components::help::HelpOverlay;
-use crate::components::home::Home;
-use crate::components::lesson_page::LessonPage;
-use crate::components::not_found::NotFound;
 use crate::dom::{self, Shortcut};
+use crate::pages::bench::BenchPage;
+use crate::pages::check::CheckPage;
+use crate::pages::home::Home;
+use crate::pages::lesson::LessonPage;
+use crate::pages::not_found::NotFound;
 use crate::route::{self, Route};
+use crate::ui::help::HelpOverlay;
 
 /// Messages of [`App`].
 pub enum Msg {

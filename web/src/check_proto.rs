@@ -76,7 +76,7 @@ impl CheckReply {
     }
 
     /// A posted JSON string read back (the page reads it with the browser's JSON instead, in
-    /// `components::check_widget`, to keep serde_json out of its bundle).
+    /// `pages::check_widget`, to keep serde_json out of its bundle).
     #[allow(dead_code)] // the tests' half
     pub fn from_json(s: &str) -> Result<Self, String> {
         serde_json::from_str(s)
@@ -86,7 +86,7 @@ impl CheckReply {
 
 impl CheckRequest {
     /// The request as JSON (the page builds it with the browser's JSON; see
-    /// `components::check_widget`).
+    /// `pages::check_widget`).
     #[allow(dead_code)] // the tests' half
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).unwrap_or_default()

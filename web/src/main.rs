@@ -1,40 +1,28 @@
 //! herdlab-web: the teaching site. Lessons are Markdown, split into HTML and widget blocks at build
-//! time and fetched by the lesson page (`lessons/<slug>.txt`, see [`lessons`]); their
+//! time and fetched by the lesson page (`lessons/<slug>.txt`, see [`lesson::catalog`]); their
 //! ```` ```herdlab-sim ````, ```` ```herdlab-compare ```` and ```` ```herdlab-predict ```` blocks
 //! (and the others in the contract) become live widgets over herdlab-core's simulator. The names shared with the lessons and the browser tests are fixed in
 //! `docs/site-contract.md`.
 //!
-//! Layout: pure state and parsing ([`route`], [`lessons`], [`markdown`], [`blocks`], [`model`],
-//! [`form`], [`snapshot`], [`describe`]), the browser calls ([`dom`]), and the view ([`app`],
-//! [`components`], one component per file).
+//! Layout (layers, each using only those below it; `web/tools/modgraph.py` checks there is no
+//! cycle and that no file outside `mechanisms/<name>/` names a mechanism):
+//! - [`lesson`]: the lesson list and files, the one block grammar, picks, predict and check specs,
+//!   the parts of a lesson page and their placing;
+//! - [`live`]: what the site knows of a mechanism ([`live::mechanism::SiteMechanism`]), the generic
+//!   model, form, snapshot views, playback and the controllers of one widget and of a comparison;
+//! - [`ui`]: generic components and the shells every mechanism's widgets are made of;
+//! - [`mechanisms`]: one folder per mechanism and the one registry of them;
+//! - [`pages`] and [`app`]: the routes; [`dom`], [`route`]: the browser calls and the hash routes.
 
-mod accept_blocks;
-mod accept_form;
-mod accept_snapshot;
 mod app;
-mod block_parse;
-mod blocks;
 mod check_proto;
-mod components;
-mod describe;
 mod dom;
-mod form;
-mod frame_loop;
-mod key_action;
-mod lessons;
+mod lesson;
 mod live;
-mod live_model;
-mod lock_blocks;
-mod lock_describe;
-mod lock_form;
-mod lock_model;
-mod lock_snapshot;
-mod model;
-mod pair;
-mod playback;
+mod mechanisms;
+mod pages;
 mod route;
-mod sim_open;
-mod snapshot;
+mod ui;
 
 fn main() {
     yew::Renderer::<app::App>::new().render();

@@ -1,0 +1,216 @@
+//! The controller of one live simulation widget ([`Live`]), over any [`LiveModel`]: maps clicks,
+//! keys, form edits and animation frames to the model's actions, makes "copy link", and (for the
+//! lesson's main simulation) keeps the page address in step with it. Around it, what every live
+//! widget shares whatever its mechanism: the mechanism's site trait ([`mechanism`]), the generic
+//! model ([`sim_model`]) and what a widget needs of any model ([`model`]), the form, the plain views
+//! of a snapshot, playback, the frame loop, the keys, where a widget opens ([`open`]) and the
+//! side-by-side controller ([`pair`]).
+
+pub mod bench;
+pub mod describe;
+pub mod field;
+pub mod form;
+pub mod frame_loop;
+pub mod keys;
+pub mod mechanism;
+pub mod model;
+pub mod open;
+pub mod pair;
+pub mod playback;
+pub mod sim_model;
+pub mod snapshot;
+
+use gloo_events::EventListener;
+use herdlab_core::sim::Actor;
+use web_sys::HtmlInputElement;
+use yew::html::Scope;
+use yew::prelude::*;
+
+use crate::dom::{self, Shortcut};
+use crate::live::form::FormState;
+use crate::live::frame_loop::{advance_within, FrameLoop, FRAME_BUDGET_MS};
+use crate::live::keys::key_action;
+use crate::live::model::LiveModel;
+use crate::live::sim_model::Action;
+
+/// While playing, the main simulation rewrites the address at most this often.
+const URL_EVERY_MS: f64 = 1000.0;
+
+/// Messages of a live simulation widget.
+pub enum LiveMsg {
+    /// A button.
+    Act(Action),
+    /// An animation frame, with its timestamp.
+    Frame(f64),
+    /// A form field changed.
+    Edit(&'static str, String),
+    /// "Copy link".
+    Copy,
+    /// A keyboard shortcut.
+    Key(Shortcut),
+}
+
+/// Where a widget is: its lesson, and whether it is the page's main simulation.
+pub struct Place<'a> {
+    /// The lesson it is in (where "copy link" leads).
+    pub slug: &'a str,
+    /// The main simulation (the one the page address follows).
+    pub main: bool,
+}
+
+/// The model and its widget state.
+pub struct Live<M: LiveModel> {
+    /// The model.
+    pub model: M,
+    /// The parameter form.
+    pub form: FormState,
+    frames: FrameLoop,
+    last_url: f64,
+    /// The link made by "copy link".
+    pub link: Option<AttrValue>,
+    /// The link output.
+    pub link_ref: NodeRef,
+    select_link: bool,
+    /// The buttons.
+    pub on_action: Callback<Action>,
+    /// A lane's "step this thread".
+    pub on_thread: Callback<u16>,
+    /// "Copy link".
+    pub on_copy: Callback<()>,
+    /// A form field.
+    pub on_edit: Callback<(&'static str, String)>,
+    _keys: Option<EventListener>,
+    /// The widget's root element.
+    pub root: NodeRef,
+}
+
+impl<M: LiveModel> Live<M> {
+    /// Open with `model`, playing if `autoplay` (and motion is welcome).
+    pub fn new<C>(ctx: &Context<C>, mut model: M, autoplay: bool, keyboard: bool) -> Self
+    where
+        C: Component<Message = LiveMsg>,
+    {
+        if autoplay && !dom::prefers_reduced_motion() {
+            model.apply(Action::TogglePlay);
+            model.announce_mut().clear();
+        }
+        let root = NodeRef::default();
+        let keys = {
+            let link = ctx.link().clone();
+            dom::widget_keys(root.clone(), keyboard, move |s| {
+                link.send_message(LiveMsg::Key(s))
+            })
+        };
+        let link = ctx.link();
+        let mut w = Live {
+            form: FormState::of::<M::Mech>(model.params()),
+            model,
+            frames: FrameLoop::default(),
+            last_url: 0.0,
+            link: None,
+            link_ref: NodeRef::default(),
+            select_link: false,
+            on_action: link.callback(LiveMsg::Act),
+            on_thread: link.callback(|i: u16| LiveMsg::Act(Action::StepActor(Actor::Thread(i)))),
+            on_copy: link.callback(|_| LiveMsg::Copy),
+            on_edit: link.callback(|(k, v)| LiveMsg::Edit(k, v)),
+            _keys: keys,
+            root,
+        };
+        w.sync_play(link);
+        w
+    }
+
+    /// Keep the frame loop running exactly while playing.
+    fn sync_play<C: Component<Message = LiveMsg>>(&mut self, link: &Scope<C>) {
+        self.frames
+            .sync(self.model.play().playing, link, LiveMsg::Frame);
+    }
+
+    fn link_for(&self, at: &Place) -> String {
+        format!(
+            "{}#/lesson/{}?{}",
+            dom::page_base(),
+            at.slug,
+            self.model.link_query()
+        )
+    }
+
+    /// Write the state into the address (main simulation only; throttled while playing).
+    fn write_url(&mut self, at: &Place, force: bool) {
+        if !at.main {
+            return;
+        }
+        let now = dom::now_ms();
+        if force || !self.model.play().playing || now - self.last_url >= URL_EVERY_MS {
+            dom::replace_url(&self.link_for(at));
+            self.last_url = now;
+        }
+    }
+
+    /// Handle a message; whether to render again.
+    pub fn update<C>(&mut self, link: &Scope<C>, at: &Place, msg: LiveMsg) -> bool
+    where
+        C: Component<Message = LiveMsg>,
+    {
+        match msg {
+            LiveMsg::Act(a) => {
+                let changed = self.model.apply(a);
+                self.sync_play(link);
+                if changed {
+                    self.write_url(at, false);
+                }
+                changed
+            }
+            LiveMsg::Key(s) => match key_action(s) {
+                Some(a) => self.update(link, at, LiveMsg::Act(a)),
+                None => false,
+            },
+            LiveMsg::Frame(ts) => {
+                let dt = self.frames.tick(ts);
+                let changed = advance_within(&mut self.model, dt, FRAME_BUDGET_MS);
+                self.sync_play(link);
+                if changed {
+                    self.write_url(at, false);
+                }
+                changed
+            }
+            LiveMsg::Edit(key, value) => {
+                let good = *self.model.params();
+                match self.form.edit::<M::Mech>(key, &value, &good) {
+                    Some(p) => {
+                        self.model.rebuild(p);
+                        *self.model.announce_mut() =
+                            format!("{key} is now {value}; the simulation restarted at step 0.");
+                        self.write_url(at, true);
+                    }
+                    None => {
+                        if let Some(e) = self.form.error_of::<M::Mech>(key) {
+                            *self.model.announce_mut() = format!("{key}: {e}");
+                        }
+                    }
+                }
+                true
+            }
+            LiveMsg::Copy => {
+                let link = self.link_for(at);
+                dom::copy_to_clipboard(&link);
+                self.link = Some(link.into());
+                self.select_link = true;
+                *self.model.announce_mut() = "Link made: it reopens this state (it is on the clipboard if the browser allowed it).".into();
+                self.write_url(at, true);
+                true
+            }
+        }
+    }
+
+    /// After a render: select a link just made.
+    pub fn rendered(&mut self) {
+        if self.select_link {
+            self.select_link = false;
+            if let Some(el) = self.link_ref.cast::<HtmlInputElement>() {
+                el.select();
+            }
+        }
+    }
+}

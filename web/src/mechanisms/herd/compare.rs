@@ -1,0 +1,81 @@
+//! Two simulations side by side (```` ```herdlab-compare ````), same seed, stepped together: the
+//! herd kind of [`CompareShell`]; this file says how its sides open and what each half shows.
+
+use yew::prelude::*;
+
+use crate::live::open::stopped_at;
+use crate::live::pair::Pair;
+use crate::mechanisms::herd::blocks::CompareSpec;
+use crate::mechanisms::herd::model::HerdModel;
+use crate::mechanisms::herd::snapshot::Snapshot;
+use crate::ui::counters::{counter_values, CounterGrid};
+use crate::ui::diff_table::{diff_rows, DiffTable};
+use crate::ui::lanes::Lanes;
+use crate::ui::shell::compare_frame::CompareFrame;
+use crate::ui::shell::compare_shell::CompareKind;
+use crate::ui::status::StatusBar;
+use crate::ui::wait_queue::WaitQueuePanel;
+use crate::ui::worker_bars::{bar_scale, WorkerBars};
+
+/// The herd kind of comparison.
+#[derive(PartialEq)]
+pub struct HerdCompare;
+
+impl CompareKind for HerdCompare {
+    type Spec = CompareSpec;
+    type Model = HerdModel;
+
+    fn open(spec: &CompareSpec) -> Vec<(String, HerdModel)> {
+        vec![
+            ("left".into(), stopped_at(spec.left, spec.stop)),
+            ("right".into(), stopped_at(spec.right, spec.stop)),
+        ]
+    }
+
+    fn frame<'a>(spec: &'a CompareSpec, pair: &Pair<HerdModel>) -> CompareFrame<'a> {
+        let id = &spec.id;
+        let ls = Snapshot::of(pair.left());
+        let rs = Snapshot::of(pair.right());
+        let scale = bar_scale(&ls.lanes, &rs.lanes);
+        let caption = spec.caption.clone().unwrap_or_else(|| {
+            format!(
+                "{} (left) against {} (right), same seed {}, stepped together",
+                spec.left.mode.name(),
+                spec.right.mode.name(),
+                spec.left.seed
+            )
+        });
+        let half = |side: &str, m: &HerdModel, s: &Snapshot| {
+            html! {
+                <div class="half" data-testid={format!("sim-{id}-{side}")}>
+                    <h4 class="half-title">{ format!("{side}: {}", m.params().mode.name()) }</h4>
+                    <StatusBar status={s.status.clone()} />
+                    <Lanes lanes={s.lanes.clone()} compact=true />
+                    <WaitQueuePanel queue={s.queue.clone()} />
+                    <WorkerBars lanes={s.lanes.clone()} scale={scale}
+                        caption="per worker: connections taken and wakeups" who="worker"
+                        columns={&["took", "woken"][..]} />
+                    <CounterGrid values={counter_values(&s.metrics).to_vec()} compact=true />
+                </div>
+            }
+        };
+        CompareFrame {
+            id,
+            errors: &spec.errors,
+            mechanism: None,
+            caption,
+            controls: pair.controls(id),
+            table: html! {
+                <DiffTable left={format!("left: {}", spec.left.mode.name())}
+                    right={format!("right: {}", spec.right.mode.name())}
+                    rows={diff_rows(&counter_values(&ls.metrics), &counter_values(&rs.metrics))} />
+            },
+            halves: html! {
+                <>
+                    { half("left", pair.left(), &ls) }
+                    { half("right", pair.right(), &rs) }
+                </>
+            },
+        }
+    }
+}

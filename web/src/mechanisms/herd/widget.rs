@@ -1,0 +1,111 @@
+//! One live simulation (```` ```herdlab-sim ````, or a herd check block's counterexample): the
+//! herd kind of [`SimShell`], which owns its [`HerdModel`]; this file says how it opens and shows
+//! the wait queue, the accept queue and the CPUs.
+
+use herdlab_core::herd::HerdParams;
+use herdlab_core::sim::Actor;
+use yew::prelude::*;
+
+use crate::live::open::{Opening, Start};
+use crate::live::Live;
+use crate::mechanisms::herd::accept_queue::AcceptQueuePanel;
+use crate::mechanisms::herd::blocks::MainInit;
+use crate::mechanisms::herd::model::HerdModel;
+use crate::mechanisms::herd::snapshot::Snapshot;
+use crate::ui::counters::counter_values;
+use crate::ui::cpus::CpuPanel;
+use crate::ui::replay_progress::replay_progress;
+use crate::ui::shell::sim_frame::{kicker, SimFrame};
+use crate::ui::shell::sim_shell::{SimKind, SimProps, SimShell};
+use crate::ui::sim_board::SimBoard;
+use crate::ui::wait_queue::WaitQueuePanel;
+
+/// The herd simulation widget.
+pub type SimWidget = SimShell<HerdSim>;
+
+/// The herd kind of simulation widget.
+#[derive(PartialEq)]
+pub struct HerdSim;
+
+impl SimKind for HerdSim {
+    type Params = HerdParams;
+    type Init = MainInit;
+    /// The actor of every step.
+    type Counterexample = Vec<Actor>;
+    type Model = HerdModel;
+
+    fn open(props: &SimProps<Self>) -> Opening<HerdModel> {
+        let start = Start::of(&props.spec, props.init.as_deref());
+        match &props.counterexample {
+            Some(script) => Opening {
+                model: HerdModel::scripted(start.params, script.to_vec()),
+                replay_error: None,
+                autoplay: start.step.is_none(),
+            },
+            None => start.replayed(),
+        }
+    }
+
+    fn frame(
+        props: &SimProps<Self>,
+        live: &Live<HerdModel>,
+        on_network: &Callback<()>,
+    ) -> SimFrame {
+        let spec = &props.spec;
+        let m = &live.model;
+        let snap = Snapshot::of(m);
+        let id = &spec.id;
+        let main = props.main();
+        let progress = m.script().map(|script| {
+            let pos = m.position();
+            let text = if m.script_done() {
+                format!(
+                    "counterexample replayed: step {pos} of {}{}",
+                    script.len(),
+                    if m.sim().metrics().lost_wakeups > 0 {
+                        ", and a wakeup is lost"
+                    } else {
+                        ""
+                    }
+                )
+            } else if m.on_script() {
+                format!("counterexample: step {pos} of {}", script.len())
+            } else {
+                format!("off the counterexample: you stepped by hand (step {pos}); reset to follow it again")
+            };
+            replay_progress(pos, script.len(), Some(m.on_script()), text)
+        });
+        let mut controls = live.controls(id, main);
+        controls.connect = m.sim().has_network().then_some(m.can_connect());
+        SimFrame {
+            mechanism: None,
+            strategy: None,
+            kicker: kicker(main),
+            caption: spec
+                .caption
+                .clone()
+                .unwrap_or_else(|| format!("Simulation {id}")),
+            controls,
+            before_form: progress.unwrap_or_default(),
+            after_announce: Html::default(),
+            status: snap.status.clone(),
+            after_status: Html::default(),
+            board: SimBoard {
+                class: None,
+                many: snap.lanes.len() > 16,
+                lanes: snap.lanes.clone(),
+                under_lanes: Html::default(),
+                counters: counter_values(&snap.metrics).to_vec(),
+                queues: html! {
+                    <>
+                        <WaitQueuePanel queue={snap.queue.clone()} />
+                        <AcceptQueuePanel accept={snap.accept.clone()} on_network={Some(on_network.clone())} />
+                        <CpuPanel cpus={snap.cpus.clone()} />
+                    </>
+                },
+                code: snap.code.clone(),
+            },
+            after_board: Html::default(),
+        }
+    }
+}

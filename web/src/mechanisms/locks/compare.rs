@@ -1,0 +1,90 @@
+//! Two lock simulations side by side (```` ```herdlab-compare ```` with `mechanism=locks`): same
+//! seed and parameters, a different lock on each side, stepped together: the lock kind of
+//! [`CompareShell`]; this file says how its sides open and what each half shows.
+
+use yew::prelude::*;
+
+use crate::live::pair::Pair;
+use crate::mechanisms::locks::blocks::LockCompareSpec;
+use crate::mechanisms::locks::model::LockModel;
+use crate::mechanisms::locks::snapshot::LockSnapshot;
+use crate::ui::counters::CounterGrid;
+use crate::ui::diff_table::{diff_rows, DiffTable};
+use crate::ui::lanes::Lanes;
+use crate::ui::shell::compare_frame::CompareFrame;
+use crate::ui::shell::compare_shell::CompareKind;
+use crate::ui::status::StatusBar;
+use crate::ui::words::WordsPanel;
+use crate::ui::worker_bars::{bar_scale, WorkerBars};
+
+/// The lock kind of comparison.
+#[derive(PartialEq)]
+pub struct LockCompare;
+
+impl CompareKind for LockCompare {
+    type Spec = LockCompareSpec;
+    type Model = LockModel;
+
+    fn open(spec: &LockCompareSpec) -> Vec<(String, LockModel)> {
+        let mut left = LockModel::new(spec.left);
+        let mut right = LockModel::new(spec.right);
+        if let Some(n) = spec.stop {
+            left.advance_to(n, &[]);
+            right.advance_to(n, &[]);
+        }
+        vec![("left".into(), left), ("right".into(), right)]
+    }
+
+    fn frame<'a>(spec: &'a LockCompareSpec, pair: &Pair<LockModel>) -> CompareFrame<'a> {
+        let id = &spec.id;
+        let ls = LockSnapshot::of(pair.left());
+        let rs = LockSnapshot::of(pair.right());
+        let scale = bar_scale(&ls.lanes, &rs.lanes);
+        let name = |m: &LockModel| m.params().lock.name();
+        let caption = spec.caption.clone().unwrap_or_else(|| {
+            format!(
+                "{} (left) against {} (right): {} threads × {} rounds on {} CPUs, same seed {}, stepped together",
+                spec.left.lock.name(),
+                spec.right.lock.name(),
+                spec.left.threads,
+                spec.left.rounds,
+                spec.left.cpus,
+                spec.left.seed
+            )
+        });
+        let mut controls = pair.controls(id);
+        controls.next_wakeup = false;
+        let half = |side: &'static str, m: &LockModel, s: &LockSnapshot| {
+            html! {
+                <div class="half" data-testid={format!("sim-{id}-{side}")} data-lock={name(m)}>
+                    <h4 class="half-title">{ format!("{side}: {}", name(m)) }</h4>
+                    <StatusBar status={s.status.clone()} />
+                    <WordsPanel words={s.words.clone()} compact=true />
+                    <Lanes lanes={s.lanes.clone()} compact=true />
+                    <WorkerBars lanes={s.lanes.clone()} scale={scale}
+                        caption="per thread: critical sections entered" who="thread"
+                        columns={&["acquired"][..]} side={side} />
+                    <CounterGrid values={s.counters.clone()} compact=true />
+                </div>
+            }
+        };
+        CompareFrame {
+            id,
+            errors: &spec.errors,
+            mechanism: Some(("lock-compare", "locks")),
+            caption,
+            controls,
+            table: html! {
+                <DiffTable left={format!("left: {}", name(pair.left()))}
+                    right={format!("right: {}", name(pair.right()))}
+                    rows={diff_rows(&ls.counters, &rs.counters)} />
+            },
+            halves: html! {
+                <>
+                    { half("left", pair.left(), &ls) }
+                    { half("right", pair.right(), &rs) }
+                </>
+            },
+        }
+    }
+}

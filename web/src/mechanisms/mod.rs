@@ -1,0 +1,186 @@
+//! The mechanisms the site teaches, one folder each, and the one registry of them.
+//!
+//! Generic code (the lesson page, the check widget and page, the shells, the live models and the
+//! form) knows a mechanism only through [`SiteMechanism`] (core's `Mechanism` with the site's part;
+//! defined in `crate::live::mechanism`, below the layers that use it) and the functions the
+//! `registry!` line below makes. Adding a mechanism
+//! to the site is its folder (its blocks, form, model, snapshot, widgets and a `SiteMechanism`
+//! impl) and one name in that line.
+
+use herdlab_core::check::Counterexample;
+use herdlab_core::mechanism::Mechanism;
+use herdlab_core::scenario::{Registered, Scenario};
+use yew::prelude::*;
+
+use crate::lesson::check::CheckSpec;
+use crate::lesson::grammar::named_mechanism;
+use crate::lesson::parts::{Placing, Widget};
+pub use crate::live::mechanism::SiteMechanism;
+
+pub mod accept;
+pub mod herd;
+pub mod locks;
+
+/// The one list of the site's mechanisms: every function below goes through it.
+macro_rules! registry {
+    ($($m:ty),+ $(,)?) => {
+        /// The mechanisms' names, in registry order.
+        pub const NAMES: &[&str] = &[$(<$m as Mechanism>::NAME),+];
+
+        /// The mechanism a widget block is for: the one it names, else the default.
+        fn widget_mechanism(named: Option<&str>) -> &'static str {
+            $(if named == Some(<$m as Mechanism>::NAME) {
+                return <$m as Mechanism>::NAME;
+            })+
+            $(if <$m>::DEFAULT_WIDGET {
+                return <$m as Mechanism>::NAME;
+            })+
+            NAMES[0]
+        }
+
+        /// A simulation block of `mechanism` (`None`: the one it names, else the default).
+        pub fn sim_widget(
+            mechanism: Option<&str>,
+            body: &str,
+            fallback_id: &str,
+            query: &str,
+            place: &mut Placing,
+            at: usize,
+        ) -> Widget {
+            let name = widget_mechanism(mechanism.map(str::to_string).or_else(|| named_mechanism(body)).as_deref());
+            $(if name == <$m as Mechanism>::NAME {
+                return <$m>::sim_widget(body, fallback_id, query, place, at);
+            })+
+            unreachable!("widget_mechanism names a registered mechanism")
+        }
+
+        /// A comparison block of `mechanism` (`None`: the one it names, else the default).
+        pub fn compare_widget(
+            mechanism: Option<&str>,
+            body: &str,
+            fallback_id: &str,
+            place: &mut Placing,
+            at: usize,
+        ) -> Widget {
+            let name = widget_mechanism(mechanism.map(str::to_string).or_else(|| named_mechanism(body)).as_deref());
+            $(if name == <$m as Mechanism>::NAME {
+                return <$m>::compare_widget(body, fallback_id, place, at);
+            })+
+            unreachable!("widget_mechanism names a registered mechanism")
+        }
+
+        /// A check block (or the `#/check?…` page's query): the checkable mechanism it names, else
+        /// the default check (which reports a `mechanism` it does not take).
+        pub fn check_block(body: &str, fallback_id: &str) -> CheckSpec {
+            let named = named_mechanism(body);
+            $(if named.as_deref() == Some(<$m as Mechanism>::NAME) {
+                if let Some(spec) = <$m>::check_block(body, fallback_id) {
+                    return spec;
+                }
+            })+
+            $(if <$m>::DEFAULT_CHECK {
+                if let Some(spec) = <$m>::check_block(body, fallback_id) {
+                    return spec;
+                }
+            })+
+            unreachable!("one mechanism takes the checks that name no other")
+        }
+
+        /// The lesson whose playground opens `s`'s counterexamples.
+        pub fn lesson_of(s: &Scenario) -> &'static str {
+            $(if <$m>::unwrap(s).is_some() {
+                return <$m>::LESSON;
+            })+
+            unreachable!("every scenario is a registered mechanism's")
+        }
+
+        /// What a check of `s` explores, for a check block without a caption.
+        pub fn check_caption(s: &Scenario) -> String {
+            $(if let Some(p) = <$m>::unwrap(s) {
+                return <$m>::check_caption(p);
+            })+
+            String::new()
+        }
+
+        /// The invariants the checker's worker checks for `s`.
+        pub fn check_invariants(s: &Scenario) -> Vec<&'static str> {
+            $(if let Some(p) = <$m>::unwrap(s) {
+                return <$m>::check_invariants(p);
+            })+
+            Vec::new()
+        }
+
+        /// A counterexample of `s` found by check block `id`, replayed (see
+        /// [`SiteMechanism::check_replay`]).
+        pub fn check_replay(s: &Scenario, c: &Counterexample, id: &str, slug: &AttrValue) -> Html {
+            $(if let Some(p) = <$m>::unwrap(s) {
+                return <$m>::check_replay(*p, c, id, slug);
+            })+
+            Html::default()
+        }
+
+        /// The query of the scenario the `#/bench` page measures (the first mechanism's that has
+        /// one).
+        pub fn bench_query() -> String {
+            $(if let Some(q) = <$m>::bench_query() {
+                return q;
+            })+
+            String::new()
+        }
+
+        /// One measuring run of the `#/bench` scenario for about `run_ms`.
+        pub fn bench_run(run_ms: f64) -> (u64, f64) {
+            $(if let Some(r) = <$m>::bench_run(run_ms) {
+                return r;
+            })+
+            (0, 0.0)
+        }
+    };
+}
+
+registry!(
+    herdlab_core::herd::Herd,
+    herdlab_core::locks::Locks,
+    herdlab_core::accept::Accept,
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_registry_lists_every_mechanism_of_core_once() {
+        assert_eq!(NAMES, herdlab_core::scenario::MECHANISMS);
+    }
+
+    #[test]
+    fn widget_blocks_go_to_the_mechanism_they_name_else_the_herd() {
+        assert_eq!(widget_mechanism(Some("locks")), "locks");
+        assert_eq!(widget_mechanism(None), "herd");
+        assert_eq!(widget_mechanism(Some("bogus")), "herd");
+        let mut place = Placing::default();
+        let w = sim_widget(None, "id=a&mechanism=locks", "x", "", &mut place, 0);
+        assert_eq!((w.mechanism, w.id.as_str()), ("locks", "a"));
+        let w = sim_widget(None, "id=b&workers=2", "x", "", &mut place, 1);
+        assert_eq!(w.mechanism, "herd");
+        let w = sim_widget(Some("accept"), "id=c", "x", "", &mut place, 2);
+        assert_eq!(w.mechanism, "accept");
+    }
+
+    #[test]
+    fn check_blocks_are_lock_checks_unless_they_name_the_herd() {
+        let k = check_block("mechanism=herd&frob=1", "z");
+        assert!(matches!(k.scenario, Scenario::Herd(_)));
+        assert_eq!(k.errors.len(), 2, "{:?}", k.errors);
+        let k = check_block("mechanism=futex&frob=1", "z");
+        assert!(matches!(k.scenario, Scenario::Locks(_)));
+        assert!(
+            k.errors[0].contains("allowed: locks, herd"),
+            "{:?}",
+            k.errors
+        );
+        let k = check_block("mechanism=accept", "z");
+        assert!(matches!(k.scenario, Scenario::Locks(_)), "{k:?}");
+        assert_eq!(lesson_of(&k.scenario), "nginx-shmtx");
+    }
+}

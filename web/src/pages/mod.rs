@@ -1,0 +1,8 @@
+//! The site's pages, one per route (`crate::route`).
+
+pub mod bench;
+pub mod check;
+pub mod check_widget;
+pub mod home;
+pub mod lesson;
+pub mod not_found;

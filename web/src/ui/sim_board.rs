@@ -1,0 +1,50 @@
+//! A simulation widget's board ([`sim_board`]): the lanes, the counters, the mechanism's queues and
+//! the code, in the four places the page's grid gives them.
+
+use std::rc::Rc;
+
+use yew::prelude::*;
+
+use crate::live::snapshot::{CodeView, LaneView};
+use crate::ui::code_panel::CodePanel;
+use crate::ui::counters::CounterGrid;
+use crate::ui::lanes::Lanes;
+
+/// What a board shows.
+pub struct SimBoard {
+    /// The board's own class (`lock-board`; none for herd).
+    pub class: Option<&'static str>,
+    /// Many lanes: the board packs them tighter.
+    pub many: bool,
+    /// The lanes.
+    pub lanes: Rc<Vec<LaneView>>,
+    /// Under the lanes (accept: the connection bars).
+    pub under_lanes: Html,
+    /// The counters (`counter-<key>`).
+    pub counters: Vec<(&'static str, u64)>,
+    /// The mechanism's queues, words and machine.
+    pub queues: Html,
+    /// The listings.
+    pub code: Rc<Vec<CodeView>>,
+}
+
+/// The board; `on_thread` steps a lane's thread.
+pub fn sim_board(board: SimBoard, on_thread: &Callback<u16>) -> Html {
+    html! {
+        <div class={classes!("board", board.class, board.many.then_some("many"))}>
+            <div class="b-lanes">
+                <Lanes lanes={board.lanes} on_step={Some(on_thread.clone())} />
+                { board.under_lanes }
+            </div>
+            <div class="b-counters">
+                <CounterGrid values={board.counters} />
+            </div>
+            <div class="b-queues queues">
+                { board.queues }
+            </div>
+            <div class="b-code">
+                <CodePanel code={board.code} />
+            </div>
+        </div>
+    }
+}
