@@ -15,19 +15,20 @@ use herdlab_core::scenario::{
     HERD_KEYS,
 };
 
-use crate::accept_cmd::{self, AcceptBenchConfig};
-use crate::bench_cmd::{
-    LockBenchConfig, DEFAULT_EVENTS, DEFAULT_THREADS, QUICK_EVENTS, QUICK_THREADS,
-};
-use crate::check_accept;
-use crate::check_cmd::default_params;
-use crate::check_herd;
-use crate::native_accept::{
+use crate::mechanisms::accept::check as check_accept;
+use crate::mechanisms::accept::cmd::{self as accept_cmd, AcceptBenchConfig};
+use crate::mechanisms::accept::native::{
     MAX_CONCURRENCY, MAX_CONNECTIONS as MAX_NATIVE_CONNECTIONS, MAX_REQUEST_SIZE, MAX_TIME_LIMIT_S,
 };
-use crate::native_herd::{MAX_EVENTS, MAX_THREADS};
-use crate::native_locks::{self, BenchLock, Form};
-use crate::sim_cmd::DEFAULT_MAX_STEPS;
+use crate::mechanisms::herd::bench::{
+    DEFAULT_EVENTS, DEFAULT_THREADS, QUICK_EVENTS, QUICK_THREADS,
+};
+use crate::mechanisms::herd::check as check_herd;
+use crate::mechanisms::herd::native::{MAX_EVENTS, MAX_THREADS};
+use crate::mechanisms::herd::sim::DEFAULT_MAX_STEPS;
+use crate::mechanisms::locks::bench::LockBenchConfig;
+use crate::mechanisms::locks::check::default_params;
+use crate::mechanisms::locks::native::{self as native_locks, BenchLock, Form};
 use herdlab_core::sim::arrivals::ArrivalPattern;
 
 /// The usage text (`herdlab --help`).

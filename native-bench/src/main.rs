@@ -2,9 +2,14 @@
 
 use std::process::ExitCode;
 
+use herdlab_bench::check as check_cmd;
 use herdlab_bench::cli::{self, Command};
-use herdlab_bench::{
-    accept_cmd, bench_cmd, check_accept, check_cmd, check_herd, native_accept, sim_cmd,
+use herdlab_bench::mechanisms::accept::{
+    check as check_accept, cmd as accept_cmd, native as native_accept,
+};
+use herdlab_bench::mechanisms::herd::{bench as bench_cmd, check as check_herd, sim as sim_cmd};
+use herdlab_bench::mechanisms::locks::{
+    bench as bench_locks, check as check_locks, sim as sim_locks,
 };
 
 fn print_json<T: serde::Serialize>(v: &T, pretty: bool) -> ExitCode {
@@ -58,11 +63,11 @@ fn main() -> ExitCode {
             max_steps,
             json,
         } => {
-            let report = sim_cmd::run_locks(&params, max_steps);
+            let report = sim_locks::run_locks(&params, max_steps);
             if json {
                 print_json(&report, false)
             } else {
-                print!("{}", sim_cmd::render_locks(&report));
+                print!("{}", sim_locks::render_locks(&report));
                 ExitCode::SUCCESS
             }
         }
@@ -132,12 +137,12 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
-        Command::BenchLocks { config, json } => match bench_cmd::run_locks(&config, true) {
+        Command::BenchLocks { config, json } => match bench_locks::run_locks(&config, true) {
             Ok(rows) => {
                 if json {
                     print_json(&rows, true)
                 } else {
-                    print!("{}", bench_cmd::render_locks(&rows));
+                    print!("{}", bench_locks::render_locks(&rows));
                     ExitCode::SUCCESS
                 }
             }
@@ -151,14 +156,14 @@ fn main() -> ExitCode {
             config,
             json,
         } => {
-            let out = check_cmd::run(&params, &config, check_cmd::progress_wanted());
+            let out = check_locks::run(&params, &config, check_cmd::progress_wanted());
             let code = ExitCode::from(out.exit_code());
             if json {
                 if print_json(&out, false) != ExitCode::SUCCESS {
                     return ExitCode::FAILURE;
                 }
             } else {
-                print!("{}", check_cmd::render(&params, &config, &out));
+                print!("{}", check_locks::render(&params, &config, &out));
             }
             code
         }

@@ -43,7 +43,7 @@ use herdlab_core::locks::{LockKind, LockParams, LockWorker, Phase};
 use herdlab_core::machine::Machine;
 use herdlab_core::op::{SemId, Word};
 
-use crate::native_herd::quantile;
+use crate::mechanisms::herd::native::quantile;
 use crate::platform::native::{own_nvcsw, spin_for, NativeThread, OpCounters, Padded};
 use crate::platform::{supported, NativeError, NativeWorld, WorldSpec};
 
