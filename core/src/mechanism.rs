@@ -20,7 +20,10 @@
 //! assert_eq!(k.allowed(), "wake-all, exclusive");
 //! ```
 
+use crate::cost::CostModel;
+use crate::machine::Machine;
 use crate::scenario::ParamError;
+use crate::sim::Simulation;
 use serde::{de::DeserializeOwned, Serialize};
 
 /// What values a key takes.
@@ -37,8 +40,12 @@ pub enum KeyKind {
     },
     /// One of these names.
     OneOf(&'static [&'static str]),
-    /// A switch: `on`/`off` (also `true`/`false`).
+    /// A switch written `on`/`off` (the locks' `semaphore`, `crash`, `master`); nothing else is
+    /// accepted.
     Switch,
+    /// A switch written `true`/`false`, also read as nginx's `on`/`off` (the accept strategies'
+    /// `multi_accept`, `local_clients`).
+    Bool,
 }
 
 /// One parameter key, as the URL, the lesson blocks, the site's form and the CLI all name it.
@@ -53,12 +60,52 @@ pub struct Key {
 }
 
 impl Key {
-    /// The allowed values, as the messages show them: `1-64`, `wake-all, exclusive`, `on, off`.
+    /// The allowed values, as the messages show them: `1-64`, `wake-all, exclusive`, `on, off`,
+    /// `true, false, on, off`.
     pub fn allowed(&self) -> String {
         match self.kind {
             KeyKind::Range { lo, hi, .. } => format!("{lo}-{hi}"),
             KeyKind::OneOf(names) => names.join(", "),
             KeyKind::Switch => "on, off".to_string(),
+            KeyKind::Bool => "true, false, on, off".to_string(),
+        }
+    }
+
+    /// The values a form or a test may offer: every name of a [`KeyKind::OneOf`] key, both
+    /// spellings of a switch, and the two ends of a range.
+    pub fn examples(&self) -> Vec<String> {
+        match self.kind {
+            KeyKind::Range { lo, hi, .. } => vec![lo.to_string(), hi.to_string()],
+            KeyKind::OneOf(names) => names.iter().map(|n| n.to_string()).collect(),
+            KeyKind::Switch => vec!["on".into(), "off".into()],
+            KeyKind::Bool => vec!["true".into(), "false".into()],
+        }
+    }
+
+    /// The text of a switch's value as the key writes it: `on`/`off` for a [`KeyKind::Switch`],
+    /// `true`/`false` otherwise.
+    pub fn show_switch(&self, on: bool) -> String {
+        match (self.kind, on) {
+            (KeyKind::Switch, true) => "on".into(),
+            (KeyKind::Switch, false) => "off".into(),
+            (_, on) => on.to_string(),
+        }
+    }
+
+    /// The error for a value outside the key's range that did not come through
+    /// [`Key::parse_u64`] (built in code, or read from JSON): `out of range; allowed 1-64`.
+    pub fn out_of_range(&self) -> ParamError {
+        ParamError {
+            field: self.name.to_string(),
+            message: format!("out of range; allowed {}", self.allowed()),
+        }
+    }
+
+    /// Whether `n` is in the key's range (always, for a key that is not a [`KeyKind::Range`]).
+    pub fn in_range(&self, n: u64) -> bool {
+        match self.kind {
+            KeyKind::Range { lo, hi, .. } => (lo..=hi).contains(&n),
+            _ => true,
         }
     }
 
@@ -69,7 +116,7 @@ impl Key {
             KeyKind::Range { lo, hi, .. } => (lo, hi),
             _ => (0, u64::MAX),
         };
-        match v.trim().parse::<u64>() {
+        match v.parse::<u64>() {
             Ok(n) if (lo..=hi).contains(&n) => Ok(n),
             Ok(n) => Err(ParamError {
                 field: self.name.to_string(),
@@ -94,17 +141,57 @@ impl Key {
         })
     }
 
-    /// Parse a switch: `on`, `true` → true; `off`, `false` → false.
+    /// Parse a switch: for a [`KeyKind::Switch`] only `on` and `off`; for any other key also
+    /// `true` and `false` (the [`KeyKind::Bool`] spellings). The message lists [`Key::allowed`].
     pub fn parse_switch(&self, v: &str) -> Result<bool, ParamError> {
+        let strict = matches!(self.kind, KeyKind::Switch);
         match v {
-            "on" | "true" => Ok(true),
-            "off" | "false" => Ok(false),
+            "on" => Ok(true),
+            "off" => Ok(false),
+            "true" if !strict => Ok(true),
+            "false" if !strict => Ok(false),
             _ => Err(ParamError {
                 field: self.name.to_string(),
-                message: format!("'{v}' is not allowed; allowed: on, off (or true, false)"),
+                message: format!("'{v}' is not allowed; allowed: {}", self.allowed()),
             }),
         }
     }
+}
+
+/// The error for a key no mechanism's table has: `unknown parameter; allowed: workers, cpus, …`.
+pub fn unknown_key(keys: &[Key], key: &str) -> ParamError {
+    ParamError {
+        field: key.to_string(),
+        message: format!(
+            "unknown parameter; allowed: {}",
+            keys.iter().map(|k| k.name).collect::<Vec<_>>().join(", ")
+        ),
+    }
+}
+
+/// The names of a key table, as a fixed-size array (for the `*_KEYS` constants).
+///
+/// ```
+/// use herdlab_core::mechanism::{key_names, Key, KeyKind};
+/// const KEYS: &[Key] = &[
+///     Key { name: "a", kind: KeyKind::Switch, help: "" },
+///     Key { name: "b", kind: KeyKind::Bool, help: "" },
+/// ];
+/// const NAMES: [&str; 2] = key_names(KEYS);
+/// assert_eq!(NAMES, ["a", "b"]);
+/// ```
+///
+/// # Panics
+/// When `N` is not the table's length (at compile time, in a constant).
+pub const fn key_names<const N: usize>(keys: &[Key]) -> [&'static str; N] {
+    assert!(keys.len() == N, "key_names: wrong length");
+    let mut out = [""; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = keys[i].name;
+        i += 1;
+    }
+    out
 }
 
 /// A mechanism herdlab simulates, checks, benchmarks and teaches.
@@ -119,8 +206,19 @@ pub trait Mechanism: 'static {
     const TITLE: &'static str;
     /// The parameters (the seed is one of them); serde gives the scenario JSON.
     type Params: Clone + core::fmt::Debug + Default + PartialEq + Serialize + DeserializeOwned;
-    /// The parameter keys, in display order.
+    /// The parameter keys, in display order (also the order of [`Mechanism::to_query`]).
     const KEYS: &'static [Key];
+    /// The thread machine its simulations step.
+    type Thread: Machine;
+
+    /// A fresh simulation of these parameters with an explicit cost model. The parameters should
+    /// be valid ([`Mechanism::validate`]).
+    fn simulate_with(p: &Self::Params, cost: CostModel) -> Simulation<Self::Thread>;
+
+    /// A fresh simulation of these parameters with the default cost model.
+    fn simulate(p: &Self::Params) -> Simulation<Self::Thread> {
+        Self::simulate_with(p, CostModel::default())
+    }
 
     /// Set one parameter from its key and text value; the error names the key and the allowed
     /// values (an unknown key lists the known ones).
@@ -132,8 +230,30 @@ pub trait Mechanism: 'static {
     /// be out of them) and combinations that single keys cannot express. Empty when valid.
     fn validate(p: &Self::Params) -> Vec<ParamError>;
     /// Put the field a [`Mechanism::validate`] error names back to a value that makes the set valid
-    /// (its default), so a page can run the rest of a half-bad address.
-    fn reset(p: &mut Self::Params, field: &str);
+    /// (its default), so a page can run the rest of a half-bad address. By default: the default
+    /// parameters' value of that key, through [`Mechanism::get`] and [`Mechanism::set`].
+    fn reset(p: &mut Self::Params, field: &str) {
+        if let Some(v) = Self::get(&Self::Params::default(), field) {
+            // the default's own text always parses
+            let _ = Self::set(p, field, &v);
+        }
+    }
+
+    /// The range errors of a parameter set, one per [`KeyKind::Range`] key whose value (read
+    /// with [`Mechanism::get`]) is outside its range, in [`Mechanism::KEYS`] order; the message is
+    /// [`Key::out_of_range`]'s.
+    fn range_errors(p: &Self::Params) -> Vec<ParamError> {
+        Self::KEYS
+            .iter()
+            .filter(|k| matches!(k.kind, KeyKind::Range { .. }))
+            .filter(|k| {
+                Self::get(p, k.name)
+                    .and_then(|v| v.parse::<u64>().ok())
+                    .is_some_and(|n| !k.in_range(n))
+            })
+            .map(|k| k.out_of_range())
+            .collect()
+    }
 
     /// The key named `key`, if this mechanism has it.
     fn key(key: &str) -> Option<&'static Key> {

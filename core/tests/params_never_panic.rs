@@ -2,8 +2,8 @@
 //! keeps its invariants. Native only (proptest does not target wasm32 here).
 #![cfg(not(target_arch = "wasm32"))]
 
-use herdlab_core::herd::{HerdParams, Primitive, Variant, WakeMode};
-use herdlab_core::scenario::validate_herd;
+use herdlab_core::herd::{Herd, HerdParams, Primitive, Variant, WakeMode};
+use herdlab_core::mechanism::Mechanism;
 use herdlab_core::sim::arrivals::ArrivalPattern;
 use herdlab_core::sim::stepper::Stepper;
 use herdlab_core::sim::Status;
@@ -63,7 +63,7 @@ proptest! {
 
     #[test]
     fn any_allowed_scenario_runs_without_panicking_and_keeps_its_invariants(p in params()) {
-        prop_assert!(validate_herd(&p).is_empty());
+        prop_assert!(Herd::validate(&p).is_empty());
         let mut st = Stepper::new(p.simulate());
         for i in 0..3_000u32 {
             let advanced = if i % 7 == 3 {

@@ -230,7 +230,7 @@ mod tests {
 
     #[test]
     fn every_accept_block_of_the_lessons_parses_cleanly() {
-        use crate::markdown::{segments, Segment};
+        use herdlab_lessons::markdown::{segments, Segment};
         let mut n = 0;
         for slug in ["epoll-herd", "nginx-accept-mutex"] {
             for seg in segments(crate::lessons::tests::source(slug)) {

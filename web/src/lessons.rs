@@ -1,6 +1,6 @@
 //! The lessons: the list compiled into the site (each lesson's slug, title and summary, written by
 //! `build.rs`), and the lesson files the page fetches at run time (`lessons/<slug>.txt`, written by
-//! `cargo xtask lessons`, format in `lesson_file.rs`): the lesson's HTML and widget blocks.
+//! `cargo xtask lessons`, format in `herdlab_lessons::file`): the lesson's HTML and widget blocks.
 
 use std::rc::Rc;
 
@@ -32,14 +32,14 @@ pub struct Lesson {
     pub title: &'static str,
     /// The first paragraph after the title, as plain text.
     pub summary: &'static str,
-    /// The version tag of its lesson file (see `lesson_list.rs`).
+    /// The version tag of its lesson file (see `herdlab_lessons::list::version_tag`).
     pub version: &'static str,
 }
 
 include!(concat!(env!("OUT_DIR"), "/lessons.rs"));
 
 /// The first line of a lesson file starts with this and the format this site reads
-/// (`lesson_file.rs`'s `MAGIC` and `FORMAT`).
+/// (`herdlab_lessons::file`'s `MAGIC` and `FORMAT`).
 const MAGIC: &str = "herdlab-lesson";
 const FORMAT: &str = "1";
 
@@ -60,7 +60,7 @@ impl Lesson {
     }
 }
 
-/// The blocks of lesson `slug` from the text of its lesson file (format in `lesson_file.rs`); an
+/// The blocks of lesson `slug` from the text of its lesson file (format in `herdlab_lessons::file`); an
 /// error says what is wrong with it.
 pub fn decode(slug: &str, file: &str) -> Result<Vec<Block>, String> {
     let (head, mut rest) = file.split_once('\n').unwrap_or((file, ""));
@@ -125,7 +125,7 @@ pub fn decode(slug: &str, file: &str) -> Result<Vec<Block>, String> {
 #[cfg(test)]
 pub mod tests {
     use super::*;
-    use crate::markdown::{segments, Segment};
+    use herdlab_lessons::markdown::{segments, Segment};
 
     /// A lesson's Markdown source (the tests read it; the site does not ship it).
     pub fn source(slug: &str) -> &'static str {
@@ -176,7 +176,7 @@ pub mod tests {
             ]
         );
         assert_eq!(
-            crate::lesson_list::LESSON_FILES
+            herdlab_lessons::list::LESSON_FILES
                 .iter()
                 .map(|(slug, file)| (slug.to_string(), file.to_string()))
                 .collect::<Vec<_>>(),
@@ -186,7 +186,10 @@ pub mod tests {
                 .collect::<Vec<_>>()
         );
         for l in LESSONS {
-            assert_eq!(l.title, crate::lesson_text::title(source(l.slug), l.slug));
+            assert_eq!(
+                l.title,
+                herdlab_lessons::text::title(source(l.slug), l.slug)
+            );
             assert_eq!(l.url(), format!("lessons/{}.txt?v={}", l.slug, l.version));
             assert_eq!(l.version.len(), 16);
         }
@@ -204,11 +207,11 @@ pub mod tests {
     /// What `cargo xtask lessons` writes decodes to the Markdown split, block for block.
     #[test]
     fn lesson_files_decode_to_the_markdown_split() {
-        assert_eq!(crate::lesson_file::FORMAT.to_string(), FORMAT);
-        assert_eq!(crate::lesson_file::MAGIC, MAGIC);
+        assert_eq!(herdlab_lessons::file::FORMAT.to_string(), FORMAT);
+        assert_eq!(herdlab_lessons::file::MAGIC, MAGIC);
         for l in LESSONS {
             let segs = segments(source(l.slug));
-            let file = crate::lesson_file::encode(l.slug, &segs);
+            let file = herdlab_lessons::file::encode(l.slug, &segs);
             let got = decode(l.slug, &file).unwrap_or_else(|e| panic!("{}: {e}", l.slug));
             assert_eq!(got, blocks_of(segs), "{}", l.slug);
             assert!(got.len() > 5, "{}", l.slug);
@@ -220,11 +223,11 @@ pub mod tests {
                   ```herdlab-accept-compare\nid=e\n```\n";
         let segs = segments(md);
         assert_eq!(segs.len(), 7);
-        let file = crate::lesson_file::encode("x", &segs);
+        let file = herdlab_lessons::file::encode("x", &segs);
         assert!(file.starts_with("herdlab-lesson 1 x 7\nhtml "), "{file}");
         assert_eq!(decode("x", &file), Ok(blocks_of(segs)));
         assert_eq!(
-            decode("x", &crate::lesson_file::encode("x", &[])),
+            decode("x", &herdlab_lessons::file::encode("x", &[])),
             Ok(vec![])
         );
     }
@@ -233,28 +236,26 @@ pub mod tests {
     #[test]
     fn version_tags_follow_the_sources() {
         for l in LESSONS {
-            let parts = [
-                source(l.slug),
-                include_str!("markdown.rs"),
-                include_str!("lesson_file.rs"),
-            ];
+            let [markdown, file] = herdlab_lessons::WRITER_SOURCES;
+            assert!(markdown.contains("pub fn segments") && file.contains("pub fn encode"));
+            let parts = [source(l.slug), markdown, file];
             assert_eq!(
                 l.version,
-                crate::lesson_list::version_tag(&parts),
+                herdlab_lessons::list::version_tag(&parts),
                 "{}",
                 l.slug
             );
         }
         assert_ne!(
-            crate::lesson_list::version_tag(&["ab", "c"]),
-            crate::lesson_list::version_tag(&["a", "bc"])
+            herdlab_lessons::list::version_tag(&["ab", "c"]),
+            herdlab_lessons::list::version_tag(&["a", "bc"])
         );
     }
 
     /// The generated folder is what trunk copies into dist/lessons/, and git ignores it.
     #[test]
     fn the_generated_folder_is_copied_and_ignored() {
-        let dir = crate::lesson_file::GENERATED_DIR;
+        let dir = herdlab_lessons::file::GENERATED_DIR;
         assert!(dir.ends_with("/lessons"), "dist/lessons/ is named after it");
         assert!(include_str!("../../index.html").contains(&format!(
             r#"<link data-trunk rel="copy-dir" href="{dir}" />"#

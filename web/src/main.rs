@@ -21,12 +21,6 @@ mod dom;
 mod form;
 mod frame_loop;
 mod key_action;
-#[cfg(test)]
-mod lesson_file;
-#[cfg(test)]
-mod lesson_list;
-#[cfg(test)]
-mod lesson_text;
 mod lessons;
 mod live;
 mod live_model;
@@ -35,8 +29,6 @@ mod lock_describe;
 mod lock_form;
 mod lock_model;
 mod lock_snapshot;
-#[cfg(test)]
-mod markdown;
 mod model;
 mod pair;
 mod playback;

@@ -1,10 +1,10 @@
 //! `cargo xtask lessons`: split each `lessons/<slug>.md` into HTML and widget blocks and write the
 //! lesson files the site fetches, `web/generated/lessons/<slug>.txt` (format in
-//! `web/src/lesson_file.rs`). Trunk runs it before every build (a `pre_build` hook in `Trunk.toml`)
+//! `herdlab_lessons::file`). Trunk runs it before every build (a `pre_build` hook in `Trunk.toml`)
 //! and `index.html` copies the folder into `dist/lessons/`; the folder is ignored by git.
 //!
-//! The splitter is the site's own (`web/src/markdown.rs`, included here), so the site carries no
-//! Markdown parser and no lesson text in its wasm. A file is rewritten only when its content
+//! The splitter is the site's own (crate `herdlab-lessons`, `crates/lessons/`, also used by the
+//! site's build script and tests), so the site carries no Markdown parser and no lesson text in its wasm. A file is rewritten only when its content
 //! changes (so that `trunk serve`'s watcher is not woken for nothing), and files of lessons that no
 //! longer exist are removed.
 
@@ -13,13 +13,9 @@ use std::path::Path;
 
 use crate::Ctx;
 
-#[path = "../../web/src/lesson_file.rs"]
-mod lesson_file;
-#[path = "../../web/src/lesson_list.rs"]
-#[allow(dead_code)] // version_tag is build.rs's
-mod lesson_list;
+use herdlab_lessons::{file, list, markdown};
 
-pub use lesson_file::GENERATED_DIR;
+pub use file::GENERATED_DIR;
 
 /// Writes every lesson file; returns how many were (re)written.
 pub fn write(ctx: &Ctx) -> Result<usize, String> {
@@ -27,11 +23,11 @@ pub fn write(ctx: &Ctx) -> Result<usize, String> {
     fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let mut changed = 0;
     let mut keep = Vec::new();
-    for (slug, file) in lesson_list::LESSON_FILES {
+    for (slug, file) in list::LESSON_FILES {
         let src_path = ctx.root.join("lessons").join(file);
         let src = fs::read_to_string(&src_path)
             .map_err(|e| format!("cannot read lesson {}: {e}", src_path.display()))?;
-        let text = lesson_file::encode(slug, &crate::markdown::segments(&src));
+        let text = file::encode(slug, &markdown::segments(&src));
         let name = format!("{slug}.txt");
         if write_if_changed(&out.join(&name), &text)? {
             changed += 1;

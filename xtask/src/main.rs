@@ -1,11 +1,10 @@
 //! herdlab's set-up, build, serve and test tasks: `cargo xtask <setup|build|serve|test|lessons>`.
 //!
-//! std only, besides pulldown-cmark for the site's Markdown splitter (`lessons.rs`). Tool versions
-//! are pinned in `Trunk.toml` (see `pins.rs`).
+//! std only, besides the site's lesson splitter (crate `herdlab-lessons`, for `lessons.rs`) and
+//! serde with toml and serde_json (for the pinned versions, `pins.rs`). Tool versions are pinned in
+//! `Trunk.toml` (see `pins.rs`).
 
 mod lessons;
-#[path = "../../web/src/markdown.rs"]
-mod markdown;
 mod pins;
 mod server;
 mod setup;

@@ -176,7 +176,7 @@ fn modified(path: &Path) -> Option<SystemTime> {
 fn installed_npm_version(e2e: &Path, name: &str) -> Option<String> {
     let json =
         std::fs::read_to_string(e2e.join("node_modules").join(name).join("package.json")).ok()?;
-    pins::json_dependency(&json, "version")
+    pins::json_version(&json)
 }
 
 fn npm_packages(ctx: &Ctx, pins: &Pins) -> Result<(), String> {

@@ -20,7 +20,9 @@
 pub mod blocking_worker;
 pub mod event_worker;
 pub mod invariants;
+pub mod params;
 pub mod report;
+pub use params::Accept;
 
 use serde::{Deserialize, Serialize};
 

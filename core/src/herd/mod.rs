@@ -21,6 +21,8 @@ pub mod accept_worker;
 pub mod condvar_herd;
 pub mod futex_herd;
 pub mod invariants;
+pub mod params;
+pub use params::Herd;
 
 use serde::{Deserialize, Serialize};
 

@@ -13,9 +13,11 @@
 
 pub mod futex_mutex;
 pub mod invariants;
+pub mod params;
 pub mod shmtx;
 pub mod ticket;
 pub mod ttas;
+pub use params::{Locks, LOCK_NAMES, SHMTX_VARIANT_NAMES};
 
 use serde::{Deserialize, Serialize};
 

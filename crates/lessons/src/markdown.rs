@@ -1,7 +1,9 @@
 //! Splitting a lesson's Markdown into HTML segments and live-widget segments. This runs at build
-//! time (`cargo xtask lessons` includes this file and writes the segments into the lesson files the
-//! site fetches, see `lesson_file.rs`), so the site itself carries no Markdown parser.
+//! time (`cargo xtask lessons` writes the segments into the lesson files the site fetches, see
+//! [`crate::file`]), so the site itself carries no Markdown parser. The splitter,
+//! [`segments`], needs the `split` feature (pulldown-cmark); [`Segment`] does not.
 
+#[cfg(feature = "split")]
 use pulldown_cmark::{html, CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
 /// One piece of a lesson, in order.
@@ -39,6 +41,7 @@ impl Segment {
     }
 }
 
+#[cfg(feature = "split")]
 #[derive(Clone, Copy)]
 enum Kind {
     Sim,
@@ -49,6 +52,7 @@ enum Kind {
     AcceptCompare,
 }
 
+#[cfg(feature = "split")]
 fn kind_of(info: &str) -> Option<Kind> {
     match info.split_whitespace().next().unwrap_or("") {
         "herdlab-sim" => Some(Kind::Sim),
@@ -62,6 +66,7 @@ fn kind_of(info: &str) -> Option<Kind> {
 }
 
 /// The segments of `src`: HTML between the widget blocks, and each widget block's body.
+#[cfg(feature = "split")]
 pub fn segments(src: &str) -> Vec<Segment> {
     let mut opts = Options::empty();
     opts.insert(Options::ENABLE_TABLES);
@@ -102,6 +107,7 @@ pub fn segments(src: &str) -> Vec<Segment> {
     out
 }
 
+#[cfg(feature = "split")]
 fn flush(pending: &mut Vec<Event<'_>>, out: &mut Vec<Segment>) {
     if pending.is_empty() {
         return;
@@ -113,7 +119,7 @@ fn flush(pending: &mut Vec<Event<'_>>, out: &mut Vec<Segment>) {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "split"))]
 mod tests {
     use super::*;
 

@@ -3,9 +3,9 @@
 //! `cargo xtask lessons` (run by trunk as a `pre_build` hook, see `Trunk.toml`) splits each
 //! `lessons/<slug>.md` with [`crate::markdown`] and writes its segments here, into
 //! [`GENERATED_DIR`]; `index.html` has trunk copy that folder into `dist/lessons/`. The lesson page
-//! fetches its file and decodes it (`crate::lessons::decode`), so the lesson texts are not compiled
-//! into the wasm. This file is shared: xtask includes it to write the files, the site's tests to
-//! check that what it writes decodes to the Markdown split.
+//! fetches its file and decodes it (the site's `lessons::decode`), so the lesson texts are not
+//! compiled into the wasm. xtask uses this module to write the files, the site's tests to check
+//! that what it writes decodes to the Markdown split.
 //!
 //! The format (UTF-8 text, so that the site decodes it with a few lines of code and no JSON
 //! parser): a first line `herdlab-lesson <format> <slug> <number of blocks>`, then each block in

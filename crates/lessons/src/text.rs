@@ -1,5 +1,6 @@
 //! The plain text a lesson's Markdown gives the lesson list: its title and its summary. Used by the
-//! build script (which compiles every lesson's title and summary in, see `build.rs`) and by the tests.
+//! site's build script (which compiles every lesson's title and summary in, see `web/build.rs`) and
+//! by the tests.
 
 /// The text of the first `# ` heading (`fallback` when there is none).
 pub fn title(source: &str, fallback: &str) -> String {

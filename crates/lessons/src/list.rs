@@ -1,8 +1,8 @@
 //! Every lesson that exists, in reading order: (slug, file under `lessons/`).
 //!
-//! Shared by `build.rs` (which compiles each lesson's slug, title and summary into the site, for the
-//! lesson list) and `cargo xtask lessons` (which writes the lesson files the site fetches, see
-//! `lesson_file.rs`); both include this file.
+//! Used by `web/build.rs` (which compiles each lesson's slug, title and summary into the site, for
+//! the lesson list) and `cargo xtask lessons` (which writes the lesson files the site fetches, see
+//! [`crate::file`]).
 
 /// (slug, file under `lessons/`), in reading order.
 pub const LESSON_FILES: &[(&str, &str)] = &[
@@ -13,7 +13,8 @@ pub const LESSON_FILES: &[(&str, &str)] = &[
 ];
 
 /// A version tag of one lesson file: FNV-1a (64 bits, hex) over `parts` (the lesson's Markdown and
-/// the code that splits and writes it). `build.rs` compiles each lesson's in and the page fetches
+/// the code that splits and writes it, [`crate::lesson_version`]). `web/build.rs` compiles each
+/// lesson's in and the page fetches
 /// `lessons/<slug>.txt?v=<tag>`, so that a browser never reuses a cached file of another build.
 pub fn version_tag(parts: &[&str]) -> String {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;

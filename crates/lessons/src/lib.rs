@@ -1,0 +1,37 @@
+//! # herdlab-lessons
+//!
+//! The lessons as the build sees them, shared by `web/build.rs` (which compiles the lesson list
+//! into the site: slugs, titles, summaries, version tags) and `cargo xtask lessons` (which splits
+//! each `lessons/<slug>.md` and writes the lesson files the site fetches), and by the site's tests.
+//! The site itself carries no Markdown parser and no lesson text in its wasm.
+//!
+//! - [`list`]: every lesson, in reading order, and the version tag of a lesson file;
+//! - [`text`]: a lesson's title and summary as plain text;
+//! - [`markdown`]: the split of a lesson's Markdown into HTML and widget segments (the splitter,
+//!   [`markdown::segments`], with the `split` feature);
+//! - [`file`]: the lesson file format.
+//!
+//! ```
+//! use herdlab_lessons::{list, text};
+//! assert_eq!(list::LESSON_FILES[0], ("thundering-herd", "thundering-herd.md"));
+//! assert_eq!(text::title("# The *herd*\n\nIt wakes.\n", "x"), "The herd");
+//! ```
+#![warn(missing_docs)]
+
+pub mod file;
+pub mod list;
+pub mod markdown;
+pub mod text;
+
+/// The source of the code that splits and writes the lesson files ([`markdown`] and [`file`]):
+/// part of each lesson file's version tag ([`list::version_tag`]), so that a change to how the
+/// files are written gives every file a new tag.
+pub const WRITER_SOURCES: [&str; 2] = [include_str!("markdown.rs"), include_str!("file.rs")];
+
+/// The version tag of the lesson file of a lesson whose Markdown is `source`: [`list::version_tag`]
+/// over the Markdown and [`WRITER_SOURCES`].
+pub fn lesson_version(source: &str) -> String {
+    let mut parts = vec![source];
+    parts.extend(WRITER_SOURCES);
+    list::version_tag(&parts)
+}
