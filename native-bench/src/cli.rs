@@ -592,7 +592,7 @@ pub fn key_args<M: Mechanism>(flags: &[KeyFlag]) -> Vec<Arg> {
                 M::key(f.key()).unwrap_or_else(|| panic!("{} has no key {}", M::NAME, f.key()));
             let long = leak(f.long());
             match f {
-                KeyFlag::Sets(..) => switch(long, key.help),
+                KeyFlag::Sets(k, _, v) => switch(long, &format!("{k}={v}: {}", key.help)),
                 _ => {
                     let allowed = match key.kind {
                         KeyKind::Range { unit, .. } if !unit.is_empty() => {
