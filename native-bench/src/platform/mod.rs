@@ -14,9 +14,11 @@
 //!
 //! Generic: names no mechanism.
 
+mod futex;
 pub mod native;
 #[cfg(target_os = "linux")]
 pub mod net;
+mod sem;
 
 /// The one executor of the stepped form on this platform: core's, over a thread's `Ops`.
 pub use herdlab_core::machine::steps::exec;

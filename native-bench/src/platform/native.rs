@@ -50,6 +50,9 @@ use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use herdlab_core::machine::Machine;
+
+use super::futex::{futex_wait, futex_wake, WaitOutcome};
+use super::sem::{Sem, SemOutcome};
 use herdlab_core::op::{CondId, MutexId, Op, OpResult, SemId, WakeCount, Word};
 
 /// The longest any single futex, semaphore or condition-variable wait may sleep before it is an
@@ -82,7 +85,7 @@ impl core::fmt::Display for NativeError {
 impl std::error::Error for NativeError {}
 
 impl NativeError {
-    fn new(msg: impl Into<String>) -> Self {
+    pub(crate) fn new(msg: impl Into<String>) -> Self {
         NativeError(msg.into())
     }
 }
@@ -163,7 +166,7 @@ pub struct NativeWorld {
     mask: usize,
     mutexes: Box<[Mutex<()>]>,
     condvars: Box<[Condvar]>,
-    sems: Box<[Padded<sys::Sem>]>,
+    sems: Box<[Padded<Sem>]>,
     listener: Option<TcpListener>,
     listener_shut: AtomicBool,
     slots: Box<[Padded<ThreadSlot>]>,
@@ -193,8 +196,7 @@ impl NativeWorld {
         } else {
             (0, words)
         };
-        let mut sems: Box<[Padded<sys::Sem>]> =
-            (0..spec.sems).map(|_| Padded(sys::Sem::new())).collect();
+        let mut sems: Box<[Padded<Sem>]> = (0..spec.sems).map(|_| Padded(Sem::new())).collect();
         // in place, in the heap block: a sem_t must not move once initialised
         for s in sems.iter_mut() {
             s.0.init()?;
@@ -244,7 +246,7 @@ impl NativeWorld {
         self.sems.get(s.0 as usize).and_then(|p| p.0.value())
     }
 
-    fn sem(&self, s: SemId) -> Result<&sys::Sem, NativeError> {
+    fn sem(&self, s: SemId) -> Result<&Sem, NativeError> {
         self.sems
             .get(s.0 as usize)
             .map(|p| &p.0)
@@ -313,7 +315,7 @@ impl NativeWorld {
         self.aborted.store(true, SeqCst);
         for i in 0..self.words {
             if let Ok(w) = self.word(Word(i as u8)) {
-                let _ = sys::futex_wake(w, i32::MAX);
+                let _ = futex_wake(w, i32::MAX);
             }
         }
         for s in self.sems.iter() {
@@ -488,7 +490,7 @@ impl herdlab_core::machine::steps::Ops for NativeThread<'_> {
             WakeCount::All => i32::MAX,
             WakeCount::Up(n) => n.min(i32::MAX as u32) as i32,
         };
-        sys::futex_wake(self.world.word(w)?, n)
+        futex_wake(self.world.word(w)?, n)
     }
     fn mutex_lock(&mut self, m: MutexId) -> Result<(), NativeError> {
         self.counters.ops += 1;
@@ -754,9 +756,9 @@ impl<'w> NativeThread<'w> {
         let sem = self.world.sem(s)?;
         self.check_abort()?;
         match sem.wait(WAIT_TIMEOUT)? {
-            sys::SemOutcome::Took => {}
-            sys::SemOutcome::Slept => self.counters.sem_sleeps += 1,
-            sys::SemOutcome::TimedOut => {
+            SemOutcome::Took => {}
+            SemOutcome::Slept => self.counters.sem_sleeps += 1,
+            SemOutcome::TimedOut => {
                 return Err(NativeError::new(format!(
                     "thread {}: sem_wait on semaphore {} slept past {} s",
                     self.index,
@@ -773,15 +775,15 @@ impl<'w> NativeThread<'w> {
         self.check_abort()?;
         let a = self.world.word(word)?;
         let counted = self.enter_wait();
-        let r = sys::futex_wait(a, expected, WAIT_TIMEOUT);
+        let r = futex_wait(a, expected, WAIT_TIMEOUT);
         self.leave_wait();
         match r? {
-            sys::WaitOutcome::Woken => {
+            WaitOutcome::Woken => {
                 self.woken();
                 self.counters.futex_sleeps += 1;
                 Ok(true)
             }
-            sys::WaitOutcome::Mismatch => {
+            WaitOutcome::Mismatch => {
                 if counted {
                     self.slot().wasted.fetch_sub(1, SeqCst);
                     self.woken_since_work = true;
@@ -789,8 +791,8 @@ impl<'w> NativeThread<'w> {
                 Ok(false)
             }
             // a signal: the machine re-checks the word, as after any return
-            sys::WaitOutcome::Interrupted => Ok(true),
-            sys::WaitOutcome::TimedOut => Err(NativeError::new(format!(
+            WaitOutcome::Interrupted => Ok(true),
+            WaitOutcome::TimedOut => Err(NativeError::new(format!(
                 "thread {}: futex_wait on word {} slept past {} s",
                 self.index,
                 word.0,
@@ -918,171 +920,8 @@ pub fn own_nvcsw() -> u64 {
 #[cfg(target_os = "linux")]
 mod sys {
     use super::NativeError;
-    use std::cell::UnsafeCell;
-    use std::mem::MaybeUninit;
     use std::net::TcpListener;
     use std::os::fd::AsRawFd;
-    use std::sync::atomic::AtomicU32;
-    use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
-
-    pub enum WaitOutcome {
-        Woken,
-        Mismatch,
-        Interrupted,
-        TimedOut,
-    }
-
-    pub enum SemOutcome {
-        /// `sem_trywait` took a unit.
-        Took,
-        /// The count was 0: `sem_timedwait` slept (or found a unit posted meanwhile) and took one.
-        Slept,
-        TimedOut,
-    }
-
-    /// A process-private POSIX semaphore. It is initialised in place ([`Sem::init`]) once it sits
-    /// where it will stay (the world's heap block), because a `sem_t` must not be moved or copied
-    /// after `sem_init`.
-    pub struct Sem {
-        sem: UnsafeCell<MaybeUninit<libc::sem_t>>,
-        live: bool,
-    }
-
-    // SAFETY: a sem_t is made to be used by many threads at once through a pointer (sem_wait,
-    // sem_post and sem_getvalue are thread-safe); the Rust side only ever hands out that pointer,
-    // and `live` is written only through `&mut self` (init) before the Sem is shared.
-    unsafe impl Sync for Sem {}
-    // SAFETY: a process-private sem_t is not tied to the thread that initialised it.
-    unsafe impl Send for Sem {}
-
-    impl core::fmt::Debug for Sem {
-        fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-            f.debug_struct("Sem")
-                .field("live", &self.live)
-                .field("value", &self.value())
-                .finish()
-        }
-    }
-
-    fn errno_msg(e: &std::io::Error) -> String {
-        format!("{}: {e}", e.raw_os_error().unwrap_or(0))
-    }
-
-    impl Sem {
-        pub fn new() -> Self {
-            Sem {
-                sem: UnsafeCell::new(MaybeUninit::uninit()),
-                live: false,
-            }
-        }
-
-        fn ptr(&self) -> *mut libc::sem_t {
-            self.sem.get().cast()
-        }
-
-        /// `sem_init(sem, 0, 0)`: shared between the threads of this process, count 0.
-        pub fn init(&mut self) -> Result<(), NativeError> {
-            // SAFETY: `ptr()` points to sem_t-sized, aligned storage owned by `self`, which the
-            // caller does not move afterwards; it is not yet initialised (`live` is false), so no
-            // thread can be using it; pshared = 0 and value = 0 are valid arguments.
-            let r = unsafe { libc::sem_init(self.ptr(), 0, 0) };
-            if r != 0 {
-                let e = std::io::Error::last_os_error();
-                return Err(NativeError::new(format!(
-                    "sem_init() failed ({})",
-                    errno_msg(&e)
-                )));
-            }
-            self.live = true;
-            Ok(())
-        }
-
-        pub fn wait(&self, timeout: Duration) -> Result<SemOutcome, NativeError> {
-            debug_assert!(self.live);
-            // SAFETY: the semaphore was initialised by init (worlds only hold initialised ones)
-            // and is not destroyed while `&self` is borrowed.
-            if unsafe { libc::sem_trywait(self.ptr()) } == 0 {
-                return Ok(SemOutcome::Took);
-            }
-            let e = std::io::Error::last_os_error();
-            if !matches!(e.raw_os_error(), Some(libc::EAGAIN) | Some(libc::EINTR)) {
-                return Err(NativeError::new(format!(
-                    "sem_trywait() failed ({})",
-                    errno_msg(&e)
-                )));
-            }
-            let start = Instant::now();
-            loop {
-                let left = timeout.saturating_sub(start.elapsed());
-                if left.is_zero() {
-                    return Ok(SemOutcome::TimedOut);
-                }
-                // sem_timedwait takes an absolute CLOCK_REALTIME deadline; a clock step only makes
-                // it return early with ETIMEDOUT, which the monotonic check above then retries
-                let now = SystemTime::now()
-                    .duration_since(UNIX_EPOCH)
-                    .unwrap_or_default();
-                let at = now + left;
-                let ts = libc::timespec {
-                    tv_sec: at.as_secs() as libc::time_t,
-                    tv_nsec: at.subsec_nanos() as libc::c_long,
-                };
-                // SAFETY: as above for the semaphore; `ts` is a valid timespec on this stack frame
-                // for the duration of the call.
-                let r = unsafe { libc::sem_timedwait(self.ptr(), &ts) };
-                if r == 0 {
-                    return Ok(SemOutcome::Slept);
-                }
-                let e = std::io::Error::last_os_error();
-                match e.raw_os_error() {
-                    Some(libc::EINTR) | Some(libc::ETIMEDOUT) => continue,
-                    _ => {
-                        return Err(NativeError::new(format!(
-                            "sem_timedwait() failed ({})",
-                            errno_msg(&e)
-                        )))
-                    }
-                }
-            }
-        }
-
-        pub fn post(&self) -> Result<(), NativeError> {
-            debug_assert!(self.live);
-            // SAFETY: the semaphore was initialised and is not destroyed while `&self` is borrowed.
-            if unsafe { libc::sem_post(self.ptr()) } == 0 {
-                return Ok(());
-            }
-            let e = std::io::Error::last_os_error();
-            // nginx logs the same failure as "sem_post() failed while wake shmtx"
-            Err(NativeError::new(format!(
-                "sem_post() failed while wake shmtx ({})",
-                errno_msg(&e)
-            )))
-        }
-
-        pub fn value(&self) -> Option<i32> {
-            if !self.live {
-                return None;
-            }
-            let mut v: libc::c_int = 0;
-            // SAFETY: the semaphore is initialised (`live`); `v` is a valid int to write to.
-            let r = unsafe { libc::sem_getvalue(self.ptr(), &mut v) };
-            (r == 0).then_some(v)
-        }
-    }
-
-    impl Drop for Sem {
-        fn drop(&mut self) {
-            if self.live {
-                // SAFETY: initialised and, with `&mut self`, used by no thread any more (nobody can
-                // be blocked in it: every waiter borrows the world, and the borrow has ended).
-                unsafe {
-                    libc::sem_destroy(self.ptr());
-                }
-                self.live = false;
-            }
-        }
-    }
 
     pub fn supported() -> Result<(), NativeError> {
         if std::path::Path::new("/proc/self/task").is_dir() {
@@ -1091,68 +930,6 @@ mod sys {
             Err(NativeError::new(
                 "the native platform reads /proc/self/task/<tid>/stat, and /proc is not mounted",
             ))
-        }
-    }
-
-    pub fn futex_wait(
-        word: &AtomicU32,
-        expected: u32,
-        timeout: Duration,
-    ) -> Result<WaitOutcome, NativeError> {
-        let ts = libc::timespec {
-            tv_sec: timeout.as_secs() as libc::time_t,
-            tv_nsec: timeout.subsec_nanos() as libc::c_long,
-        };
-        // SAFETY: `word` is a live, 4-byte-aligned AtomicU32 borrowed for the whole call, so its
-        // address is valid and FUTEX_WAIT only reads it atomically; `ts` is a valid timespec on
-        // this stack frame for the duration of the call (a relative timeout); FUTEX_WAIT ignores
-        // uaddr2 and val3, passed as null and 0.
-        let r = unsafe {
-            libc::syscall(
-                libc::SYS_futex,
-                word.as_ptr(),
-                libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
-                expected,
-                &ts as *const libc::timespec,
-                std::ptr::null::<u32>(),
-                0u32,
-            )
-        };
-        if r == 0 {
-            return Ok(WaitOutcome::Woken);
-        }
-        let e = std::io::Error::last_os_error();
-        match e.raw_os_error() {
-            Some(libc::EAGAIN) => Ok(WaitOutcome::Mismatch),
-            Some(libc::EINTR) => Ok(WaitOutcome::Interrupted),
-            Some(libc::ETIMEDOUT) => Ok(WaitOutcome::TimedOut),
-            _ => Err(NativeError::new(format!(
-                "futex(FUTEX_WAIT_PRIVATE) failed: {e}"
-            ))),
-        }
-    }
-
-    pub fn futex_wake(word: &AtomicU32, n: i32) -> Result<u32, NativeError> {
-        // SAFETY: `word` is a live, aligned AtomicU32 borrowed for the call; FUTEX_WAKE only uses
-        // its address as the key of the wait queue and ignores timeout, uaddr2 and val3 (null/0).
-        let r = unsafe {
-            libc::syscall(
-                libc::SYS_futex,
-                word.as_ptr(),
-                libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
-                n,
-                std::ptr::null::<libc::timespec>(),
-                std::ptr::null::<u32>(),
-                0u32,
-            )
-        };
-        if r < 0 {
-            let e = std::io::Error::last_os_error();
-            Err(NativeError::new(format!(
-                "futex(FUTEX_WAKE_PRIVATE) failed: {e}"
-            )))
-        } else {
-            Ok(r as u32)
         }
     }
 
@@ -1208,16 +985,6 @@ mod sys {
 mod sys {
     use super::NativeError;
     use std::net::TcpListener;
-    use std::sync::atomic::AtomicU32;
-    use std::time::Duration;
-
-    #[allow(dead_code)] // the same shape as on Linux; never made here
-    pub enum WaitOutcome {
-        Woken,
-        Mismatch,
-        Interrupted,
-        TimedOut,
-    }
 
     fn unsupported() -> NativeError {
         NativeError::new(format!(
@@ -1227,43 +994,6 @@ mod sys {
     }
 
     pub fn supported() -> Result<(), NativeError> {
-        Err(unsupported())
-    }
-
-    #[allow(dead_code)] // the same shape as on Linux; never made here
-    pub enum SemOutcome {
-        Took,
-        Slept,
-        TimedOut,
-    }
-
-    /// No semaphores off Linux: making one fails.
-    #[derive(Debug)]
-    pub struct Sem;
-
-    impl Sem {
-        pub fn new() -> Self {
-            Sem
-        }
-        pub fn init(&mut self) -> Result<(), NativeError> {
-            Err(unsupported())
-        }
-        pub fn wait(&self, _: Duration) -> Result<SemOutcome, NativeError> {
-            Err(unsupported())
-        }
-        pub fn post(&self) -> Result<(), NativeError> {
-            Err(unsupported())
-        }
-        pub fn value(&self) -> Option<i32> {
-            None
-        }
-    }
-
-    pub fn futex_wait(_: &AtomicU32, _: u32, _: Duration) -> Result<WaitOutcome, NativeError> {
-        Err(unsupported())
-    }
-
-    pub fn futex_wake(_: &AtomicU32, _: i32) -> Result<u32, NativeError> {
         Err(unsupported())
     }
 
