@@ -56,7 +56,6 @@ use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use herdlab_core::accept::Strategy;
 use herdlab_core::histogram::LogHistogram;
 use herdlab_core::op::{
     CondId, EpId, Fd, Interest, ListenerId, MutexId, Op, OpResult, Ready, SemId, WakeCount, Word,
@@ -87,11 +86,24 @@ fn err(msg: impl Into<String>) -> NativeError {
     NativeError(msg.into())
 }
 
+/// How the listening socket is shared: how many listeners and epoll instances, and how.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sockets {
+    /// Listening sockets (one, or one per worker with `reuseport`).
+    pub listeners: u32,
+    /// Epoll instances (none for blocking acceptors).
+    pub epolls: u32,
+    /// Every listener has `SO_REUSEPORT` and binds the same port.
+    pub reuseport: bool,
+    /// Blocking listeners (a blocking `accept`, blocking connections).
+    pub blocking: bool,
+}
+
 /// What a world needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NetSpec {
-    /// How the listening socket is shared (listeners, epolls, blocking or not).
-    pub strategy: Strategy,
+    /// How the listening socket is shared.
+    pub sockets: Sockets,
     /// Worker threads (one counter slot each).
     pub workers: u32,
     /// Connections the table can hold (every accepted connection takes one slot for the run).
@@ -164,9 +176,12 @@ impl NetWorld {
             )));
         }
         let workers = spec.workers.max(1);
-        let blocking = spec.strategy == Strategy::Blocking;
-        let reuseport = spec.strategy == Strategy::Reuseport;
-        let n_listeners = spec.strategy.listeners(workers) as usize;
+        let Sockets {
+            blocking,
+            reuseport,
+            ..
+        } = spec.sockets;
+        let n_listeners = spec.sockets.listeners as usize;
         let mut listeners = Vec::with_capacity(n_listeners);
         let mut port = 0u16;
         for i in 0..n_listeners {
@@ -191,7 +206,7 @@ impl NetWorld {
             sys::listen(fd, BACKLOG).map_err(|e| err(format!("listen() of listener {i}: {e}")))?;
         }
         let stop_fd = sys::eventfd().map_err(|e| err(format!("eventfd(): {e}")))?;
-        let n_epolls = spec.strategy.epolls(workers) as usize;
+        let n_epolls = spec.sockets.epolls as usize;
         let mut epolls = Vec::with_capacity(n_epolls);
         for _ in 0..n_epolls {
             let ep = sys::epoll_create().map_err(|e| err(format!("epoll_create1(): {e}")))?;
@@ -299,7 +314,7 @@ impl NetWorld {
             return;
         }
         sys::eventfd_signal(&self.stop_fd);
-        if self.spec.strategy == Strategy::Blocking {
+        if self.spec.sockets.blocking {
             for l in &self.listeners {
                 sys::shutdown(l.as_raw_fd(), libc::SHUT_RDWR);
             }
@@ -1307,6 +1322,7 @@ mod sys {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use herdlab_core::accept::Strategy;
     use std::io::{Read, Write};
     use std::net::TcpStream;
 
@@ -1342,7 +1358,12 @@ mod tests {
 
     fn world(strategy: Strategy) -> NetWorld {
         NetWorld::new(NetSpec {
-            strategy,
+            sockets: Sockets {
+                listeners: strategy.listeners(2),
+                epolls: strategy.epolls(2),
+                reuseport: strategy == Strategy::Reuseport,
+                blocking: strategy == Strategy::Blocking,
+            },
             workers: 2,
             max_conns: 4,
             request_size: 16,
@@ -1512,7 +1533,12 @@ mod tests {
     #[test]
     fn small_requests_are_refused() {
         let e = NetWorld::new(NetSpec {
-            strategy: Strategy::Herd,
+            sockets: Sockets {
+                listeners: 1,
+                epolls: 1,
+                reuseport: false,
+                blocking: false,
+            },
             workers: 1,
             max_conns: 1,
             request_size: 4,
