@@ -117,9 +117,15 @@ fn missing_noun(verb: &str) -> &'static str {
 pub fn command() -> clap::Command {
     let mut cmd = Cli::command();
     for verb in Verb::ALL {
-        cmd = cmd.mut_subcommand(verb.name(), |c| {
-            c.subcommands(REGISTRY.iter().flat_map(|m| (m.commands)(verb)))
-        });
+        // the mechanisms' own order (display_order), kept by the help too
+        let mut subs: Vec<clap::Command> =
+            REGISTRY.iter().flat_map(|m| (m.commands)(verb)).collect();
+        subs.sort_by_key(|s| s.get_display_order());
+        let subs = subs
+            .into_iter()
+            .enumerate()
+            .map(|(i, s)| s.display_order(i));
+        cmd = cmd.mut_subcommand(verb.name(), |c| c.subcommands(subs));
     }
     let reference = reference(&cmd);
     cmd.after_long_help(reference)
