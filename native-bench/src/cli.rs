@@ -387,10 +387,15 @@ fn refusal(e: clap::Error, args: &[String], cmd: &mut clap::Command) -> Result<P
                     .any(|a| a.get_long().is_some_and(|l| *f == format!("--{l}")))
             }) {
                 format!("{flag}: takes no value")
-            } else if bad.starts_with('-') {
+            } else if bad.starts_with("--") {
                 format!("{what}: unknown flag '{bad}'; allowed: {}", flag_list(c))
             } else {
-                format!("{what}: unexpected argument '{bad}'; flags start with --")
+                // clap reads `-workers` as the short flag `-w`: name what was written
+                let written = args
+                    .iter()
+                    .find(|a| a.starts_with(&bad) && !a.starts_with("--"))
+                    .map_or(bad.as_str(), String::as_str);
+                format!("{what}: unexpected argument '{written}'; flags start with --")
             }
         }
         ErrorKind::InvalidValue => {
@@ -826,6 +831,10 @@ pub(crate) mod tests {
             msg("bench herd --workers 3").contains("allowed: --threads, --events, --quick, --json")
         );
         assert!(msg("sim herd workers").contains("unexpected argument 'workers'"));
+        assert_eq!(
+            msg("sim herd -workers 3"),
+            "sim herd: unexpected argument '-workers'; flags start with --"
+        );
         assert_eq!(msg("sim herd --json=yes"), "--json: takes no value");
     }
 
