@@ -50,9 +50,8 @@ pub const MAX_PREEMPTION_BOUND: u64 = 10_000;
 #[derive(Parser, Debug)]
 #[command(
     name = "herdlab",
-    about = "herdlab: the thundering herd, nginx's ngx_shmtx and accept strategies, simulated, \
+    about = "herdlab: how concurrent servers put threads to sleep and wake them, simulated, \
              model-checked and on real threads",
-    after_help = EXAMPLES,
     subcommand_required = true,
     disable_version_flag = true
 )]
@@ -64,22 +63,13 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Top {
     /// Run a scenario headless on the simulated platform and print its counters.
-    #[command(
-        subcommand_required = true,
-        after_help = "example:\n  herdlab sim herd --workers 8 --mode wake-all --json"
-    )]
+    #[command(subcommand_required = true)]
     Sim,
     /// Run core's machines on real threads (Linux) and measure them.
-    #[command(
-        subcommand_required = true,
-        after_help = "example:\n  herdlab bench locks --quick"
-    )]
+    #[command(subcommand_required = true)]
     Bench,
     /// Model-check a scenario: every interleaving of its threads, every invariant.
-    #[command(
-        subcommand_required = true,
-        after_help = "example:\n  herdlab check shmtx --variant announce-after-check"
-    )]
+    #[command(subcommand_required = true)]
     Check,
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     #[command(
@@ -91,8 +81,6 @@ enum Top {
         shell: clap_complete::Shell,
     },
 }
-
-const EXAMPLES: &str = "examples:\n  herdlab sim herd --workers 8 --mode exclusive\n  herdlab sim locks --lock ticket --threads 8\n  herdlab check shmtx --variant announce-after-check\n  herdlab bench locks --quick\n  herdlab sim herd --help    (each command's flags, ranges and defaults)";
 
 /// What the mechanisms' subcommands are called under each verb (for the refusals).
 fn noun(verb: &str) -> &'static str {
@@ -116,19 +104,38 @@ fn missing_noun(verb: &str) -> &'static str {
 /// ends with every subcommand's synopsis and description.
 pub fn command() -> clap::Command {
     let mut cmd = Cli::command();
+    let mut examples = Vec::new();
     for verb in Verb::ALL {
         // the mechanisms' own order (display_order), kept by the help too
         let mut subs: Vec<clap::Command> =
             REGISTRY.iter().flat_map(|m| (m.commands)(verb)).collect();
         subs.sort_by_key(|s| s.get_display_order());
+        let example = subs.first().map_or_else(String::new, example_of);
+        examples.push(example.clone());
         let subs = subs
             .into_iter()
             .enumerate()
             .map(|(i, s)| s.display_order(i));
-        cmd = cmd.mut_subcommand(verb.name(), |c| c.subcommands(subs));
+        cmd = cmd.mut_subcommand(verb.name(), |c| {
+            c.subcommands(subs)
+                .after_help(format!("example:\n  {example}"))
+        });
     }
-    let reference = reference(&cmd);
-    cmd.after_long_help(reference)
+    let examples = format!(
+        "examples:\n  {}\n  herdlab <command> <name> --help    (its flags, ranges and defaults)",
+        examples.join("\n  ")
+    );
+    let reference = reference(&cmd, &examples);
+    cmd.after_help(examples).after_long_help(reference)
+}
+
+/// A subcommand's example line (its help ends with `example:` and the line).
+fn example_of(c: &clap::Command) -> String {
+    let help = c
+        .get_after_help()
+        .map(|h| h.to_string())
+        .unwrap_or_default();
+    help.rsplit("\n  ").next().unwrap_or_default().to_string()
 }
 
 /// The synopsis of a subcommand: `herdlab <path> [--flag VALUE] [--switch] ...`, wrapped at 100
@@ -161,8 +168,8 @@ fn synopsis(path: &str, c: &clap::Command) -> String {
 }
 
 /// Every mechanism's subcommand: its synopsis, then its description.
-fn reference(cmd: &clap::Command) -> String {
-    let mut out = format!("{EXAMPLES}\n\ncommands:\n");
+fn reference(cmd: &clap::Command, examples: &str) -> String {
+    let mut out = format!("{examples}\n\ncommands:\n");
     for verb in Verb::ALL {
         let v = cmd
             .find_subcommand(verb.name())
