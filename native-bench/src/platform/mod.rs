@@ -15,6 +15,7 @@
 //! Generic: names no mechanism.
 
 mod futex;
+pub mod mem;
 pub mod native;
 #[cfg(target_os = "linux")]
 pub mod net;

@@ -52,6 +52,7 @@ use std::time::{Duration, Instant};
 use herdlab_core::machine::Machine;
 
 use super::futex::{futex_wait, futex_wake, WaitOutcome};
+pub use super::mem::{spin_for, Padded};
 use super::sem::{Sem, SemOutcome};
 use herdlab_core::op::{CondId, MutexId, Op, OpResult, SemId, WakeCount, Word};
 
@@ -89,12 +90,6 @@ impl NativeError {
         NativeError(msg.into())
     }
 }
-
-/// A value alone on its own 128-byte line (two 64-byte lines: adjacent-line prefetch included), so
-/// that words and per-thread counters never share a cache line.
-#[derive(Debug, Default)]
-#[repr(align(128))]
-pub struct Padded<T>(pub T);
 
 /// What a world needs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -604,18 +599,6 @@ pub fn drive<'w, M: Machine>(
         return Err(e);
     }
     Ok(d.report())
-}
-
-/// Busy-spin on the monotonic clock for `ns` nanoseconds (what `Op::Work` does; 0 returns at once).
-pub fn spin_for(ns: u64) {
-    if ns == 0 {
-        return;
-    }
-    let start = Instant::now();
-    let d = Duration::from_nanos(ns);
-    while start.elapsed() < d {
-        std::hint::spin_loop();
-    }
 }
 
 impl<'w> NativeThread<'w> {
