@@ -123,7 +123,7 @@ fn contended_form(
 
 #[inline(always)]
 fn step(th: &mut NativeThread<'_>, w: &mut LockWorker) {
-    let r = th.exec(w.next_op(), None).expect("an operation");
+    let r = th.exec(w.next_op()).expect("an operation");
     w.complete(r);
 }
 

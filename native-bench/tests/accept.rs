@@ -204,7 +204,7 @@ fn help_names_the_accept_commands() {
 #[test]
 fn native_strategies_serve_every_connection_once_and_only_the_herd_wastes() {
     let _g = serial();
-    use herdlab_bench::accept_cmd::{run_bench, AcceptBenchConfig};
+    use herdlab_bench::mechanisms::accept::cmd::{run_bench, AcceptBenchConfig};
     use herdlab_core::sim::arrivals::ArrivalPattern;
 
     let mut cfg = AcceptBenchConfig::new(true);

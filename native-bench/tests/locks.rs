@@ -25,7 +25,7 @@ fn json_of(out: &Output) -> serde_json::Value {
 
 #[cfg(target_os = "linux")]
 mod native {
-    use herdlab_bench::native_locks::{run, BenchLock, Bound, Form, LockRun};
+    use herdlab_bench::mechanisms::locks::native::{run, BenchLock, Bound, Form, LockRun};
 
     const N: u32 = 4;
     const M: u32 = 300;

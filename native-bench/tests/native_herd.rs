@@ -4,7 +4,7 @@
 //! and waste `N − 1` per event, and wake-one must wake one. No timing is asserted.
 #![cfg(target_os = "linux")]
 
-use herdlab_bench::native_herd::{run, RunReport, Variant};
+use herdlab_bench::mechanisms::herd::native::{run, RunReport, Variant};
 
 const N: u32 = 4;
 const E: u32 = 20;

@@ -6,10 +6,23 @@
 //! `std::sync::Mutex`/`Condvar`, a blocking `accept(2)`, a spin on the monotonic clock), and the
 //! event world ([`net`], Linux only), where the event-driven operations run on real loopback TCP
 //! sockets and real epoll instances.
+//!
+//! Both worlds' threads implement core's typed primitives (`herdlab_core::machine::steps::Ops`),
+//! and both run a stepped machine through the one executor, [`exec`]: each [`herdlab_core::op::Op`]
+//! calls its typed method, so an operation means the same in the straight-line form and the stepped
+//! one, in the lock world and in the event world.
+//!
+//! Generic: names no mechanism.
 
+mod futex;
+pub mod mem;
 pub mod native;
 #[cfg(target_os = "linux")]
 pub mod net;
+mod sem;
+
+/// The one executor of the stepped form on this platform: core's, over a thread's `Ops`.
+pub use herdlab_core::machine::steps::exec;
 
 pub use native::{
     drive, supported, thread_nvcsw, thread_state, EventGate, NativeError, NativeWorld,

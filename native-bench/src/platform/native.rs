@@ -49,8 +49,11 @@ use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use herdlab_core::machine::steps::decode;
 use herdlab_core::machine::Machine;
+
+use super::futex::{futex_wait, futex_wake, WaitOutcome};
+pub use super::mem::{spin_for, Padded};
+use super::sem::{Sem, SemOutcome};
 use herdlab_core::op::{CondId, MutexId, Op, OpResult, SemId, WakeCount, Word};
 
 /// The longest any single futex, semaphore or condition-variable wait may sleep before it is an
@@ -83,16 +86,10 @@ impl core::fmt::Display for NativeError {
 impl std::error::Error for NativeError {}
 
 impl NativeError {
-    fn new(msg: impl Into<String>) -> Self {
+    pub(crate) fn new(msg: impl Into<String>) -> Self {
         NativeError(msg.into())
     }
 }
-
-/// A value alone on its own 128-byte line (two 64-byte lines: adjacent-line prefetch included), so
-/// that words and per-thread counters never share a cache line.
-#[derive(Debug, Default)]
-#[repr(align(128))]
-pub struct Padded<T>(pub T);
 
 /// What a world needs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -164,7 +161,7 @@ pub struct NativeWorld {
     mask: usize,
     mutexes: Box<[Mutex<()>]>,
     condvars: Box<[Condvar]>,
-    sems: Box<[Padded<sys::Sem>]>,
+    sems: Box<[Padded<Sem>]>,
     listener: Option<TcpListener>,
     listener_shut: AtomicBool,
     slots: Box<[Padded<ThreadSlot>]>,
@@ -194,8 +191,7 @@ impl NativeWorld {
         } else {
             (0, words)
         };
-        let mut sems: Box<[Padded<sys::Sem>]> =
-            (0..spec.sems).map(|_| Padded(sys::Sem::new())).collect();
+        let mut sems: Box<[Padded<Sem>]> = (0..spec.sems).map(|_| Padded(Sem::new())).collect();
         // in place, in the heap block: a sem_t must not move once initialised
         for s in sems.iter_mut() {
             s.0.init()?;
@@ -245,7 +241,7 @@ impl NativeWorld {
         self.sems.get(s.0 as usize).and_then(|p| p.0.value())
     }
 
-    fn sem(&self, s: SemId) -> Result<&sys::Sem, NativeError> {
+    fn sem(&self, s: SemId) -> Result<&Sem, NativeError> {
         self.sems
             .get(s.0 as usize)
             .map(|p| &p.0)
@@ -314,7 +310,7 @@ impl NativeWorld {
         self.aborted.store(true, SeqCst);
         for i in 0..self.words {
             if let Ok(w) = self.word(Word(i as u8)) {
-                let _ = sys::futex_wake(w, i32::MAX);
+                let _ = futex_wake(w, i32::MAX);
             }
         }
         for s in self.sems.iter() {
@@ -417,12 +413,15 @@ pub struct NativeThread<'w> {
     /// (its line array, shift and mask, a chain of dependent loads that every locked instruction
     /// makes start afresh) cost as much as the atomics themselves.
     fast: [Option<&'w AtomicU32>; FAST_WORDS],
+    /// What serves `Op::AwaitEvent`.
+    gate: Option<&'w dyn EventGate>,
 }
 
-/// The typed primitives of core's step tables on real atomics and system calls: what a machine's
-/// straight-line form (`run`) calls. The memory operations and `pause` are written here inline, with
-/// the counters [`NativeThread::exec`] keeps (so a straight-line run and a stepped one count the
-/// same); everything that may sleep or touch the kernel goes through [`NativeThread::exec`].
+/// The primitives of core's step tables on real atomics and system calls: what a machine's
+/// straight-line form (`run`) calls, and what the one stepped executor
+/// (`herdlab_core::machine::steps::exec`, [`super::exec`]) calls for each [`Op`]. Each counts one
+/// operation; the memory operations, `pause` and `work` are inlined into the caller (a lock's fast
+/// path is a handful of them per round); what may sleep or touch the kernel is not.
 impl herdlab_core::machine::steps::Ops for NativeThread<'_> {
     type Error = NativeError;
 
@@ -467,51 +466,101 @@ impl herdlab_core::machine::steps::Ops for NativeThread<'_> {
         Ok(())
     }
     fn sem_wait(&mut self, s: SemId) -> Result<(), NativeError> {
-        self.exec(Op::SemWait(s), None)
-            .map(|r| decode::sem_wait(r, "native"))
+        self.counters.ops += 1;
+        self.sem_wait_slow(s)
     }
     fn sem_post(&mut self, s: SemId) -> Result<(), NativeError> {
-        self.exec(Op::SemPost(s), None)
-            .map(|r| decode::sem_post(r, "native"))
+        self.counters.ops += 1;
+        self.world.sem(s)?.post()?;
+        self.counters.sem_posts += 1;
+        Ok(())
     }
     fn futex_wait(&mut self, word: Word, expected: u32) -> Result<bool, NativeError> {
-        self.exec(Op::FutexWait { word, expected }, None)
-            .map(|r| decode::futex_wait(r, "native"))
+        self.counters.ops += 1;
+        self.futex_wait_slow(word, expected)
     }
-    fn futex_wake(&mut self, w: Word, n: WakeCount) -> Result<u32, NativeError> {
-        self.exec(Op::FutexWake(w, n), None)
-            .map(|r| decode::futex_wake(r, "native"))
+    fn futex_wake(&mut self, w: Word, count: WakeCount) -> Result<u32, NativeError> {
+        self.counters.ops += 1;
+        let n = match count {
+            WakeCount::All => i32::MAX,
+            WakeCount::Up(n) => n.min(i32::MAX as u32) as i32,
+        };
+        futex_wake(self.world.word(w)?, n)
     }
     fn mutex_lock(&mut self, m: MutexId) -> Result<(), NativeError> {
-        self.exec(Op::MutexLock(m), None)
-            .map(|r| decode::mutex_lock(r, "native"))
+        self.counters.ops += 1;
+        let mx = self.mutex(m.0)?;
+        if self.guards[m.0 as usize].is_some() {
+            return Err(NativeError::new(format!(
+                "thread {} locked mutex {} it already holds",
+                self.index, m.0
+            )));
+        }
+        let g = mx.lock().unwrap_or_else(PoisonError::into_inner);
+        self.guards[m.0 as usize] = Some(g);
+        Ok(())
     }
     fn mutex_unlock(&mut self, m: MutexId) -> Result<(), NativeError> {
-        self.exec(Op::MutexUnlock(m), None)
-            .map(|r| decode::mutex_unlock(r, "native"))
+        self.counters.ops += 1;
+        self.mutex(m.0)?;
+        if self.guards[m.0 as usize].take().is_none() {
+            return Err(NativeError::new(format!(
+                "thread {} unlocked mutex {} it does not hold",
+                self.index, m.0
+            )));
+        }
+        Ok(())
     }
     fn cond_wait(&mut self, c: CondId, m: MutexId) -> Result<(), NativeError> {
-        self.exec(Op::CondWait(c, m), None)
-            .map(|r| decode::cond_wait(r, "native"))
+        self.counters.ops += 1;
+        self.cond_wait_slow(c, m)
     }
-    fn cond_notify(&mut self, c: CondId, n: WakeCount) -> Result<(), NativeError> {
-        self.exec(Op::CondNotify(c, n), None)
-            .map(|r| decode::cond_notify(r, "native"))
+    fn cond_notify(&mut self, cv: CondId, count: WakeCount) -> Result<(), NativeError> {
+        self.counters.ops += 1;
+        let c = self
+            .world
+            .condvars
+            .get(cv.0 as usize)
+            .ok_or_else(|| NativeError::new(format!("condvar {} does not exist", cv.0)))?;
+        match count {
+            WakeCount::All => c.notify_all(),
+            WakeCount::Up(n) => (0..n).for_each(|_| c.notify_one()),
+        }
+        Ok(())
     }
     #[inline(always)]
     fn work(&mut self, ns: u64) -> Result<(), NativeError> {
-        self.exec(Op::Work(ns), None)
-            .map(|r| decode::work(r, "native"))
+        self.counters.ops += 1;
+        let world = self.world;
+        // a plain load first: the stamp's line stays shared (and cheap) until an event is
+        // stamped, so threads that never see events do not pass it back and forth
+        if world.event_start.0.load(SeqCst) != 0 {
+            let start = world.now_ns();
+            let stamp = world.event_start.0.swap(0, SeqCst);
+            if stamp != 0 {
+                self.latencies.push(start.saturating_sub(stamp - 1));
+            }
+        }
+        self.woken_since_work = false;
+        // only this thread writes its slot's count: a load and a store, no locked RMW
+        let items = &self.slot().work_items;
+        items.store(items.load(Relaxed) + 1, Release);
+        spin_for(ns);
+        Ok(())
     }
     fn sched_yield(&mut self) -> Result<(), NativeError> {
-        self.exec(Op::Yield, None)
-            .map(|r| decode::sched_yield(r, "native"))
+        self.counters.ops += 1;
+        self.counters.yields += 1;
+        std::thread::yield_now();
+        Ok(())
     }
     fn now(&mut self) -> Result<u64, NativeError> {
-        self.exec(Op::Now, None).map(|r| decode::now(r, "native"))
+        self.counters.ops += 1;
+        Ok(self.world.now_ns())
     }
     fn other(&mut self, op: Op) -> Result<OpResult, NativeError> {
-        self.exec(op, None)
+        self.counters.ops += 1;
+        self.other_slow(op)
     }
 }
 
@@ -521,13 +570,13 @@ pub const FAST_WORDS: usize = 8;
 /// Run `machine` on the calling thread until it exits: `loop { op = next_op(); if Exit break;
 /// complete(exec(op)) }`. `index` is the thread's counter slot in `world`; `gate` serves
 /// `Op::AwaitEvent`. On an error the world is failed ([`NativeWorld::fail`]) and the error returned.
-pub fn drive<M: Machine>(
-    world: &NativeWorld,
+pub fn drive<'w, M: Machine>(
+    world: &'w NativeWorld,
     index: usize,
     machine: &mut M,
-    gate: Option<&dyn EventGate>,
+    gate: Option<&'w dyn EventGate>,
 ) -> Result<ThreadReport, NativeError> {
-    let mut d = NativeThread::new(world, index)?;
+    let mut d = NativeThread::new(world, index)?.with_gate(gate);
     let result = loop {
         let op = machine.next_op();
         if op == Op::Exit {
@@ -538,7 +587,7 @@ pub fn drive<M: Machine>(
                 "thread {index} ran past {MAX_OPS} operations"
             )));
         }
-        match d.exec(op, gate) {
+        match d.exec(op) {
             Ok(r) => machine.complete(r),
             Err(e) => break Err(e),
         }
@@ -550,18 +599,6 @@ pub fn drive<M: Machine>(
         return Err(e);
     }
     Ok(d.report())
-}
-
-/// Busy-spin on the monotonic clock for `ns` nanoseconds (what `Op::Work` does; 0 returns at once).
-pub fn spin_for(ns: u64) {
-    if ns == 0 {
-        return;
-    }
-    let start = Instant::now();
-    let d = Duration::from_nanos(ns);
-    while start.elapsed() < d {
-        std::hint::spin_loop();
-    }
 }
 
 impl<'w> NativeThread<'w> {
@@ -587,7 +624,14 @@ impl<'w> NativeThread<'w> {
             latencies: Vec::new(),
             counters: OpCounters::default(),
             fast: std::array::from_fn(|i| world.word(Word(i as u8)).ok()),
+            gate: None,
         })
+    }
+
+    /// The same thread with `gate` serving `Op::AwaitEvent`.
+    pub fn with_gate(mut self, gate: Option<&'w dyn EventGate>) -> Self {
+        self.gate = gate;
+        self
     }
 
     /// The word `w`: from the addresses at hand, else through the world (an error if it does not
@@ -681,215 +725,102 @@ impl<'w> NativeThread<'w> {
             .ok_or_else(|| NativeError::new(format!("mutex {m} does not exist")))
     }
 
-    /// Execute one operation and return its result. `gate` serves `Op::AwaitEvent`. `Op::Exit`
-    /// does nothing and returns `Done`. On an error the caller decides whether to fail the world
-    /// ([`drive`] does).
-    ///
-    /// The memory operations, `pause` and `work` are inlined into the caller (a lock's fast path is a
-    /// handful of them per round); everything that may sleep or touch the kernel is not.
+    /// Execute one operation of a stepped machine and return its result: the one executor,
+    /// `herdlab_core::machine::steps::exec`, over this thread's [`Ops`] methods. `Op::AwaitEvent`
+    /// is served by the thread's gate ([`NativeThread::with_gate`]); `Op::Exit` does nothing and
+    /// returns `Done`. On an error the caller decides whether to fail the world ([`drive`] does).
     #[inline(always)]
-    pub fn exec(&mut self, op: Op, gate: Option<&dyn EventGate>) -> Result<OpResult, NativeError> {
-        let world = self.world;
-        self.counters.ops += 1;
-        Ok(match op {
-            Op::Load(w) => OpResult::Value(self.word(w)?.load(SeqCst)),
-            Op::Store(w, v) => {
-                self.word(w)?.store(v, SeqCst);
-                OpResult::Done
-            }
-            Op::Cas {
-                word,
-                expected,
-                new,
-            } => match self
-                .word(word)?
-                .compare_exchange(expected, new, SeqCst, SeqCst)
-            {
-                Ok(v) => OpResult::Cas {
-                    ok: true,
-                    actual: v,
-                },
-                Err(v) => {
-                    self.counters.cas_failures += 1;
-                    OpResult::Cas {
-                        ok: false,
-                        actual: v,
-                    }
-                }
-            },
-            Op::FetchAdd(w, v) => OpResult::Value(self.word(w)?.fetch_add(v, SeqCst)),
-            Op::Swap(w, v) => OpResult::Value(self.word(w)?.swap(v, SeqCst)),
-            Op::Pause => {
-                self.counters.pauses += 1;
-                std::hint::spin_loop();
-                OpResult::Done
-            }
-            Op::Work(ns) => {
-                // a plain load first: the stamp's line stays shared (and cheap) until an event is
-                // stamped, so threads that never see events do not pass it back and forth
-                if world.event_start.0.load(SeqCst) != 0 {
-                    let start = world.now_ns();
-                    let stamp = world.event_start.0.swap(0, SeqCst);
-                    if stamp != 0 {
-                        self.latencies.push(start.saturating_sub(stamp - 1));
-                    }
-                }
-                self.woken_since_work = false;
-                // only this thread writes its slot's count: a load and a store, no locked RMW
-                let items = &self.slot().work_items;
-                items.store(items.load(Relaxed) + 1, Release);
-                spin_for(ns);
-                OpResult::Done
-            }
-            _ => return self.exec_slow(op, gate),
-        })
+    pub fn exec(&mut self, op: Op) -> Result<OpResult, NativeError> {
+        super::exec(self, op)
     }
 
     #[inline(never)]
-    fn exec_slow(&mut self, op: Op, gate: Option<&dyn EventGate>) -> Result<OpResult, NativeError> {
-        let world = self.world;
-        Ok(match op {
-            Op::Load(_)
-            | Op::Store(..)
-            | Op::Cas { .. }
-            | Op::FetchAdd(..)
-            | Op::Swap(..)
-            | Op::Pause
-            | Op::Work(_) => unreachable!("executed inline by exec"),
-            Op::SemWait(s) => {
-                let sem = world.sem(s)?;
-                self.check_abort()?;
-                match sem.wait(WAIT_TIMEOUT)? {
-                    sys::SemOutcome::Took => {}
-                    sys::SemOutcome::Slept => self.counters.sem_sleeps += 1,
-                    sys::SemOutcome::TimedOut => {
-                        return Err(NativeError::new(format!(
-                            "thread {}: sem_wait on semaphore {} slept past {} s",
-                            self.index,
-                            s.0,
-                            WAIT_TIMEOUT.as_secs()
-                        )))
-                    }
-                }
-                OpResult::Done
-            }
-            Op::SemPost(s) => {
-                world.sem(s)?.post()?;
-                self.counters.sem_posts += 1;
-                OpResult::Done
-            }
-            Op::FutexWait { word, expected } => {
-                self.check_abort()?;
-                let a = world.word(word)?;
-                let counted = self.enter_wait();
-                let r = sys::futex_wait(a, expected, WAIT_TIMEOUT);
-                self.leave_wait();
-                match r? {
-                    sys::WaitOutcome::Woken => {
-                        self.woken();
-                        self.counters.futex_sleeps += 1;
-                        OpResult::Woken
-                    }
-                    sys::WaitOutcome::Mismatch => {
-                        if counted {
-                            self.slot().wasted.fetch_sub(1, SeqCst);
-                            self.woken_since_work = true;
-                        }
-                        OpResult::Mismatch
-                    }
-                    // a signal: the machine re-checks the word, as after any return
-                    sys::WaitOutcome::Interrupted => OpResult::Woken,
-                    sys::WaitOutcome::TimedOut => {
-                        return Err(NativeError::new(format!(
-                            "thread {}: futex_wait on word {} slept past {} s",
-                            self.index,
-                            word.0,
-                            WAIT_TIMEOUT.as_secs()
-                        )))
-                    }
-                }
-            }
-            Op::FutexWake(w, count) => {
-                let n = match count {
-                    WakeCount::All => i32::MAX,
-                    WakeCount::Up(n) => n.min(i32::MAX as u32) as i32,
-                };
-                OpResult::Value(sys::futex_wake(world.word(w)?, n)?)
-            }
-            Op::MutexLock(m) => {
-                let mx = self.mutex(m.0)?;
-                if self.guards[m.0 as usize].is_some() {
-                    return Err(NativeError::new(format!(
-                        "thread {} locked mutex {} it already holds",
-                        self.index, m.0
-                    )));
-                }
-                let g = mx.lock().unwrap_or_else(PoisonError::into_inner);
-                self.guards[m.0 as usize] = Some(g);
-                OpResult::Done
-            }
-            Op::MutexUnlock(m) => {
-                self.mutex(m.0)?;
-                if self.guards[m.0 as usize].take().is_none() {
-                    return Err(NativeError::new(format!(
-                        "thread {} unlocked mutex {} it does not hold",
-                        self.index, m.0
-                    )));
-                }
-                OpResult::Done
-            }
-            Op::CondWait(cv, m) => {
-                self.check_abort()?;
-                self.mutex(m.0)?;
-                let c = world
-                    .condvars
-                    .get(cv.0 as usize)
-                    .ok_or_else(|| NativeError::new(format!("condvar {} does not exist", cv.0)))?;
-                let g = self.guards[m.0 as usize].take().ok_or_else(|| {
-                    NativeError::new(format!(
-                        "thread {} waited on condvar {} without holding mutex {}",
-                        self.index, cv.0, m.0
-                    ))
-                })?;
-                self.enter_wait();
-                let (g, res) = c
-                    .wait_timeout(g, WAIT_TIMEOUT)
-                    .unwrap_or_else(PoisonError::into_inner);
-                self.leave_wait();
-                self.guards[m.0 as usize] = Some(g);
-                if res.timed_out() {
-                    return Err(NativeError::new(format!(
-                        "thread {}: cv.wait slept past {} s",
-                        self.index,
-                        WAIT_TIMEOUT.as_secs()
-                    )));
-                }
-                self.woken();
-                OpResult::Woken
-            }
-            Op::CondNotify(cv, count) => {
-                let c = world
-                    .condvars
-                    .get(cv.0 as usize)
-                    .ok_or_else(|| NativeError::new(format!("condvar {} does not exist", cv.0)))?;
-                match count {
-                    WakeCount::All => c.notify_all(),
-                    WakeCount::Up(n) => (0..n).for_each(|_| c.notify_one()),
-                }
-                OpResult::Done
-            }
-            Op::AcceptNb(_)
-            | Op::EpollAdd { .. }
-            | Op::EpollDel { .. }
-            | Op::EpollWait { .. }
-            | Op::ReadNext
-            | Op::Recv(_)
-            | Op::Respond(_) => {
+    fn sem_wait_slow(&mut self, s: SemId) -> Result<(), NativeError> {
+        let sem = self.world.sem(s)?;
+        self.check_abort()?;
+        match sem.wait(WAIT_TIMEOUT)? {
+            SemOutcome::Took => {}
+            SemOutcome::Slept => self.counters.sem_sleeps += 1,
+            SemOutcome::TimedOut => {
                 return Err(NativeError::new(format!(
-                    "thread {}: {op:?} needs the event-driven world (platform/net.rs)",
-                    self.index
+                    "thread {}: sem_wait on semaphore {} slept past {} s",
+                    self.index,
+                    s.0,
+                    WAIT_TIMEOUT.as_secs()
                 )))
             }
+        }
+        Ok(())
+    }
+
+    #[inline(never)]
+    fn futex_wait_slow(&mut self, word: Word, expected: u32) -> Result<bool, NativeError> {
+        self.check_abort()?;
+        let a = self.world.word(word)?;
+        let counted = self.enter_wait();
+        let r = futex_wait(a, expected, WAIT_TIMEOUT);
+        self.leave_wait();
+        match r? {
+            WaitOutcome::Woken => {
+                self.woken();
+                self.counters.futex_sleeps += 1;
+                Ok(true)
+            }
+            WaitOutcome::Mismatch => {
+                if counted {
+                    self.slot().wasted.fetch_sub(1, SeqCst);
+                    self.woken_since_work = true;
+                }
+                Ok(false)
+            }
+            // a signal: the machine re-checks the word, as after any return
+            WaitOutcome::Interrupted => Ok(true),
+            WaitOutcome::TimedOut => Err(NativeError::new(format!(
+                "thread {}: futex_wait on word {} slept past {} s",
+                self.index,
+                word.0,
+                WAIT_TIMEOUT.as_secs()
+            ))),
+        }
+    }
+
+    #[inline(never)]
+    fn cond_wait_slow(&mut self, cv: CondId, m: MutexId) -> Result<(), NativeError> {
+        self.check_abort()?;
+        self.mutex(m.0)?;
+        let c = self
+            .world
+            .condvars
+            .get(cv.0 as usize)
+            .ok_or_else(|| NativeError::new(format!("condvar {} does not exist", cv.0)))?;
+        let g = self.guards[m.0 as usize].take().ok_or_else(|| {
+            NativeError::new(format!(
+                "thread {} waited on condvar {} without holding mutex {}",
+                self.index, cv.0, m.0
+            ))
+        })?;
+        self.enter_wait();
+        let (g, res) = c
+            .wait_timeout(g, WAIT_TIMEOUT)
+            .unwrap_or_else(PoisonError::into_inner);
+        self.leave_wait();
+        self.guards[m.0 as usize] = Some(g);
+        if res.timed_out() {
+            return Err(NativeError::new(format!(
+                "thread {}: cv.wait slept past {} s",
+                self.index,
+                WAIT_TIMEOUT.as_secs()
+            )));
+        }
+        self.woken();
+        Ok(())
+    }
+
+    /// The operations without a typed primitive: a blocking accept, the event gate, the exit.
+    #[inline(never)]
+    fn other_slow(&mut self, op: Op) -> Result<OpResult, NativeError> {
+        let world = self.world;
+        Ok(match op {
             Op::Accept(_) => {
                 // the previous connection was handled: close it
                 self.conn = None;
@@ -926,7 +857,7 @@ impl<'w> NativeThread<'w> {
                     }
                 }
             }
-            Op::AwaitEvent => match gate {
+            Op::AwaitEvent => match self.gate {
                 Some(g) => g.await_event(world, self.index)?,
                 None => {
                     return Err(NativeError::new(format!(
@@ -935,13 +866,13 @@ impl<'w> NativeThread<'w> {
                     )))
                 }
             },
-            Op::Yield => {
-                self.counters.yields += 1;
-                std::thread::yield_now();
-                OpResult::Done
-            }
-            Op::Now => OpResult::Time(world.now_ns()),
             Op::Exit => OpResult::Done,
+            _ => {
+                return Err(NativeError::new(format!(
+                    "thread {}: {op:?} needs the event-driven world (platform/net.rs)",
+                    self.index
+                )))
+            }
         })
     }
 }
@@ -972,171 +903,8 @@ pub fn own_nvcsw() -> u64 {
 #[cfg(target_os = "linux")]
 mod sys {
     use super::NativeError;
-    use std::cell::UnsafeCell;
-    use std::mem::MaybeUninit;
     use std::net::TcpListener;
     use std::os::fd::AsRawFd;
-    use std::sync::atomic::AtomicU32;
-    use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
-
-    pub enum WaitOutcome {
-        Woken,
-        Mismatch,
-        Interrupted,
-        TimedOut,
-    }
-
-    pub enum SemOutcome {
-        /// `sem_trywait` took a unit.
-        Took,
-        /// The count was 0: `sem_timedwait` slept (or found a unit posted meanwhile) and took one.
-        Slept,
-        TimedOut,
-    }
-
-    /// A process-private POSIX semaphore. It is initialised in place ([`Sem::init`]) once it sits
-    /// where it will stay (the world's heap block), because a `sem_t` must not be moved or copied
-    /// after `sem_init`.
-    pub struct Sem {
-        sem: UnsafeCell<MaybeUninit<libc::sem_t>>,
-        live: bool,
-    }
-
-    // SAFETY: a sem_t is made to be used by many threads at once through a pointer (sem_wait,
-    // sem_post and sem_getvalue are thread-safe); the Rust side only ever hands out that pointer,
-    // and `live` is written only through `&mut self` (init) before the Sem is shared.
-    unsafe impl Sync for Sem {}
-    // SAFETY: a process-private sem_t is not tied to the thread that initialised it.
-    unsafe impl Send for Sem {}
-
-    impl core::fmt::Debug for Sem {
-        fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-            f.debug_struct("Sem")
-                .field("live", &self.live)
-                .field("value", &self.value())
-                .finish()
-        }
-    }
-
-    fn errno_msg(e: &std::io::Error) -> String {
-        format!("{}: {e}", e.raw_os_error().unwrap_or(0))
-    }
-
-    impl Sem {
-        pub fn new() -> Self {
-            Sem {
-                sem: UnsafeCell::new(MaybeUninit::uninit()),
-                live: false,
-            }
-        }
-
-        fn ptr(&self) -> *mut libc::sem_t {
-            self.sem.get().cast()
-        }
-
-        /// `sem_init(sem, 0, 0)`: shared between the threads of this process, count 0.
-        pub fn init(&mut self) -> Result<(), NativeError> {
-            // SAFETY: `ptr()` points to sem_t-sized, aligned storage owned by `self`, which the
-            // caller does not move afterwards; it is not yet initialised (`live` is false), so no
-            // thread can be using it; pshared = 0 and value = 0 are valid arguments.
-            let r = unsafe { libc::sem_init(self.ptr(), 0, 0) };
-            if r != 0 {
-                let e = std::io::Error::last_os_error();
-                return Err(NativeError::new(format!(
-                    "sem_init() failed ({})",
-                    errno_msg(&e)
-                )));
-            }
-            self.live = true;
-            Ok(())
-        }
-
-        pub fn wait(&self, timeout: Duration) -> Result<SemOutcome, NativeError> {
-            debug_assert!(self.live);
-            // SAFETY: the semaphore was initialised by init (worlds only hold initialised ones)
-            // and is not destroyed while `&self` is borrowed.
-            if unsafe { libc::sem_trywait(self.ptr()) } == 0 {
-                return Ok(SemOutcome::Took);
-            }
-            let e = std::io::Error::last_os_error();
-            if !matches!(e.raw_os_error(), Some(libc::EAGAIN) | Some(libc::EINTR)) {
-                return Err(NativeError::new(format!(
-                    "sem_trywait() failed ({})",
-                    errno_msg(&e)
-                )));
-            }
-            let start = Instant::now();
-            loop {
-                let left = timeout.saturating_sub(start.elapsed());
-                if left.is_zero() {
-                    return Ok(SemOutcome::TimedOut);
-                }
-                // sem_timedwait takes an absolute CLOCK_REALTIME deadline; a clock step only makes
-                // it return early with ETIMEDOUT, which the monotonic check above then retries
-                let now = SystemTime::now()
-                    .duration_since(UNIX_EPOCH)
-                    .unwrap_or_default();
-                let at = now + left;
-                let ts = libc::timespec {
-                    tv_sec: at.as_secs() as libc::time_t,
-                    tv_nsec: at.subsec_nanos() as libc::c_long,
-                };
-                // SAFETY: as above for the semaphore; `ts` is a valid timespec on this stack frame
-                // for the duration of the call.
-                let r = unsafe { libc::sem_timedwait(self.ptr(), &ts) };
-                if r == 0 {
-                    return Ok(SemOutcome::Slept);
-                }
-                let e = std::io::Error::last_os_error();
-                match e.raw_os_error() {
-                    Some(libc::EINTR) | Some(libc::ETIMEDOUT) => continue,
-                    _ => {
-                        return Err(NativeError::new(format!(
-                            "sem_timedwait() failed ({})",
-                            errno_msg(&e)
-                        )))
-                    }
-                }
-            }
-        }
-
-        pub fn post(&self) -> Result<(), NativeError> {
-            debug_assert!(self.live);
-            // SAFETY: the semaphore was initialised and is not destroyed while `&self` is borrowed.
-            if unsafe { libc::sem_post(self.ptr()) } == 0 {
-                return Ok(());
-            }
-            let e = std::io::Error::last_os_error();
-            // nginx logs the same failure as "sem_post() failed while wake shmtx"
-            Err(NativeError::new(format!(
-                "sem_post() failed while wake shmtx ({})",
-                errno_msg(&e)
-            )))
-        }
-
-        pub fn value(&self) -> Option<i32> {
-            if !self.live {
-                return None;
-            }
-            let mut v: libc::c_int = 0;
-            // SAFETY: the semaphore is initialised (`live`); `v` is a valid int to write to.
-            let r = unsafe { libc::sem_getvalue(self.ptr(), &mut v) };
-            (r == 0).then_some(v)
-        }
-    }
-
-    impl Drop for Sem {
-        fn drop(&mut self) {
-            if self.live {
-                // SAFETY: initialised and, with `&mut self`, used by no thread any more (nobody can
-                // be blocked in it: every waiter borrows the world, and the borrow has ended).
-                unsafe {
-                    libc::sem_destroy(self.ptr());
-                }
-                self.live = false;
-            }
-        }
-    }
 
     pub fn supported() -> Result<(), NativeError> {
         if std::path::Path::new("/proc/self/task").is_dir() {
@@ -1145,68 +913,6 @@ mod sys {
             Err(NativeError::new(
                 "the native platform reads /proc/self/task/<tid>/stat, and /proc is not mounted",
             ))
-        }
-    }
-
-    pub fn futex_wait(
-        word: &AtomicU32,
-        expected: u32,
-        timeout: Duration,
-    ) -> Result<WaitOutcome, NativeError> {
-        let ts = libc::timespec {
-            tv_sec: timeout.as_secs() as libc::time_t,
-            tv_nsec: timeout.subsec_nanos() as libc::c_long,
-        };
-        // SAFETY: `word` is a live, 4-byte-aligned AtomicU32 borrowed for the whole call, so its
-        // address is valid and FUTEX_WAIT only reads it atomically; `ts` is a valid timespec on
-        // this stack frame for the duration of the call (a relative timeout); FUTEX_WAIT ignores
-        // uaddr2 and val3, passed as null and 0.
-        let r = unsafe {
-            libc::syscall(
-                libc::SYS_futex,
-                word.as_ptr(),
-                libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
-                expected,
-                &ts as *const libc::timespec,
-                std::ptr::null::<u32>(),
-                0u32,
-            )
-        };
-        if r == 0 {
-            return Ok(WaitOutcome::Woken);
-        }
-        let e = std::io::Error::last_os_error();
-        match e.raw_os_error() {
-            Some(libc::EAGAIN) => Ok(WaitOutcome::Mismatch),
-            Some(libc::EINTR) => Ok(WaitOutcome::Interrupted),
-            Some(libc::ETIMEDOUT) => Ok(WaitOutcome::TimedOut),
-            _ => Err(NativeError::new(format!(
-                "futex(FUTEX_WAIT_PRIVATE) failed: {e}"
-            ))),
-        }
-    }
-
-    pub fn futex_wake(word: &AtomicU32, n: i32) -> Result<u32, NativeError> {
-        // SAFETY: `word` is a live, aligned AtomicU32 borrowed for the call; FUTEX_WAKE only uses
-        // its address as the key of the wait queue and ignores timeout, uaddr2 and val3 (null/0).
-        let r = unsafe {
-            libc::syscall(
-                libc::SYS_futex,
-                word.as_ptr(),
-                libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
-                n,
-                std::ptr::null::<libc::timespec>(),
-                std::ptr::null::<u32>(),
-                0u32,
-            )
-        };
-        if r < 0 {
-            let e = std::io::Error::last_os_error();
-            Err(NativeError::new(format!(
-                "futex(FUTEX_WAKE_PRIVATE) failed: {e}"
-            )))
-        } else {
-            Ok(r as u32)
         }
     }
 
@@ -1262,16 +968,6 @@ mod sys {
 mod sys {
     use super::NativeError;
     use std::net::TcpListener;
-    use std::sync::atomic::AtomicU32;
-    use std::time::Duration;
-
-    #[allow(dead_code)] // the same shape as on Linux; never made here
-    pub enum WaitOutcome {
-        Woken,
-        Mismatch,
-        Interrupted,
-        TimedOut,
-    }
 
     fn unsupported() -> NativeError {
         NativeError::new(format!(
@@ -1281,43 +977,6 @@ mod sys {
     }
 
     pub fn supported() -> Result<(), NativeError> {
-        Err(unsupported())
-    }
-
-    #[allow(dead_code)] // the same shape as on Linux; never made here
-    pub enum SemOutcome {
-        Took,
-        Slept,
-        TimedOut,
-    }
-
-    /// No semaphores off Linux: making one fails.
-    #[derive(Debug)]
-    pub struct Sem;
-
-    impl Sem {
-        pub fn new() -> Self {
-            Sem
-        }
-        pub fn init(&mut self) -> Result<(), NativeError> {
-            Err(unsupported())
-        }
-        pub fn wait(&self, _: Duration) -> Result<SemOutcome, NativeError> {
-            Err(unsupported())
-        }
-        pub fn post(&self) -> Result<(), NativeError> {
-            Err(unsupported())
-        }
-        pub fn value(&self) -> Option<i32> {
-            None
-        }
-    }
-
-    pub fn futex_wait(_: &AtomicU32, _: u32, _: Duration) -> Result<WaitOutcome, NativeError> {
-        Err(unsupported())
-    }
-
-    pub fn futex_wake(_: &AtomicU32, _: i32) -> Result<u32, NativeError> {
         Err(unsupported())
     }
 
@@ -1561,9 +1220,11 @@ mod tests {
                     ok: true,
                     actual: 7
                 },
+                // the one executor (core's `exec`) answers a failed cas with `actual` 0, as on
+                // every platform (no machine reads it); the load after it reads the word: 1
                 OpResult::Cas {
                     ok: false,
-                    actual: 1
+                    actual: 0
                 },
                 OpResult::Value(1),
                 OpResult::Mismatch,

@@ -56,9 +56,10 @@ use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use herdlab_core::accept::Strategy;
 use herdlab_core::histogram::LogHistogram;
-use herdlab_core::op::{EpId, Fd, Interest, ListenerId, Op, OpResult, Ready, Word};
+use herdlab_core::op::{
+    CondId, EpId, Fd, Interest, ListenerId, MutexId, Op, OpResult, Ready, SemId, WakeCount, Word,
+};
 
 use super::native::{own_nvcsw, spin_for, NativeError, Padded};
 
@@ -85,11 +86,24 @@ fn err(msg: impl Into<String>) -> NativeError {
     NativeError(msg.into())
 }
 
+/// How the listening socket is shared: how many listeners and epoll instances, and how.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sockets {
+    /// Listening sockets (one, or one per worker with `reuseport`).
+    pub listeners: u32,
+    /// Epoll instances (none for blocking acceptors).
+    pub epolls: u32,
+    /// Every listener has `SO_REUSEPORT` and binds the same port.
+    pub reuseport: bool,
+    /// Blocking listeners (a blocking `accept`, blocking connections).
+    pub blocking: bool,
+}
+
 /// What a world needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NetSpec {
-    /// How the listening socket is shared (listeners, epolls, blocking or not).
-    pub strategy: Strategy,
+    /// How the listening socket is shared.
+    pub sockets: Sockets,
     /// Worker threads (one counter slot each).
     pub workers: u32,
     /// Connections the table can hold (every accepted connection takes one slot for the run).
@@ -162,9 +176,12 @@ impl NetWorld {
             )));
         }
         let workers = spec.workers.max(1);
-        let blocking = spec.strategy == Strategy::Blocking;
-        let reuseport = spec.strategy == Strategy::Reuseport;
-        let n_listeners = spec.strategy.listeners(workers) as usize;
+        let Sockets {
+            blocking,
+            reuseport,
+            ..
+        } = spec.sockets;
+        let n_listeners = spec.sockets.listeners as usize;
         let mut listeners = Vec::with_capacity(n_listeners);
         let mut port = 0u16;
         for i in 0..n_listeners {
@@ -189,7 +206,7 @@ impl NetWorld {
             sys::listen(fd, BACKLOG).map_err(|e| err(format!("listen() of listener {i}: {e}")))?;
         }
         let stop_fd = sys::eventfd().map_err(|e| err(format!("eventfd(): {e}")))?;
-        let n_epolls = spec.strategy.epolls(workers) as usize;
+        let n_epolls = spec.sockets.epolls as usize;
         let mut epolls = Vec::with_capacity(n_epolls);
         for _ in 0..n_epolls {
             let ep = sys::epoll_create().map_err(|e| err(format!("epoll_create1(): {e}")))?;
@@ -297,7 +314,7 @@ impl NetWorld {
             return;
         }
         sys::eventfd_signal(&self.stop_fd);
-        if self.spec.strategy == Strategy::Blocking {
+        if self.spec.sockets.blocking {
             for l in &self.listeners {
                 sys::shutdown(l.as_raw_fd(), libc::SHUT_RDWR);
             }
@@ -472,6 +489,128 @@ pub struct NetThread<'w> {
     r: NetThreadReport,
 }
 
+/// Why an event-world thread stopped before an operation completed.
+#[derive(Debug)]
+pub enum NetStop {
+    /// The run was stopped while the thread waited.
+    Stopped,
+    /// The operation failed.
+    Failed(NativeError),
+}
+
+impl From<NativeError> for NetStop {
+    fn from(e: NativeError) -> Self {
+        NetStop::Failed(e)
+    }
+}
+
+/// What `None` from a waiting call means: the run was stopped.
+fn or_stopped(r: Option<OpResult>) -> Result<OpResult, NetStop> {
+    r.ok_or(NetStop::Stopped)
+}
+
+/// The event world's primitives: the memory operations on its two words (word 0's holder timed),
+/// the busy work, and the network operations (`other`). The sleeping primitives of the lock world
+/// (semaphores, futexes, mutexes, condvars) are not operations of the event world.
+impl herdlab_core::machine::steps::Ops for NetThread<'_> {
+    type Error = NetStop;
+
+    fn load(&mut self, x: Word) -> Result<u32, NetStop> {
+        Ok(self.world.word(x)?.load(SeqCst))
+    }
+    fn store(&mut self, x: Word, v: u32) -> Result<(), NetStop> {
+        self.world.word(x)?.store(v, SeqCst);
+        self.stored(x, v);
+        Ok(())
+    }
+    fn cas(&mut self, x: Word, expected: u32, new: u32) -> Result<bool, NetStop> {
+        let ok = self
+            .world
+            .word(x)?
+            .compare_exchange(expected, new, SeqCst, SeqCst)
+            .is_ok();
+        if ok {
+            self.wrote(x, expected, new);
+        }
+        Ok(ok)
+    }
+    fn fetch_add(&mut self, x: Word, d: u32) -> Result<u32, NetStop> {
+        let old = self.world.word(x)?.fetch_add(d, SeqCst);
+        self.wrote(x, old, old.wrapping_add(d));
+        Ok(old)
+    }
+    fn swap(&mut self, x: Word, v: u32) -> Result<u32, NetStop> {
+        let old = self.world.word(x)?.swap(v, SeqCst);
+        self.wrote(x, old, v);
+        Ok(old)
+    }
+    fn sem_wait(&mut self, s: SemId) -> Result<(), NetStop> {
+        self.not_here(Op::SemWait(s))
+    }
+    fn sem_post(&mut self, s: SemId) -> Result<(), NetStop> {
+        self.not_here(Op::SemPost(s))
+    }
+    fn futex_wait(&mut self, word: Word, expected: u32) -> Result<bool, NetStop> {
+        self.not_here(Op::FutexWait { word, expected })
+    }
+    fn futex_wake(&mut self, w: Word, n: WakeCount) -> Result<u32, NetStop> {
+        self.not_here(Op::FutexWake(w, n))
+    }
+    fn mutex_lock(&mut self, m: MutexId) -> Result<(), NetStop> {
+        self.not_here(Op::MutexLock(m))
+    }
+    fn mutex_unlock(&mut self, m: MutexId) -> Result<(), NetStop> {
+        self.not_here(Op::MutexUnlock(m))
+    }
+    fn cond_wait(&mut self, c: CondId, m: MutexId) -> Result<(), NetStop> {
+        self.not_here(Op::CondWait(c, m))
+    }
+    fn cond_notify(&mut self, c: CondId, n: WakeCount) -> Result<(), NetStop> {
+        self.not_here(Op::CondNotify(c, n))
+    }
+    fn work(&mut self, ns: u64) -> Result<(), NetStop> {
+        self.r.wakes.work();
+        spin_for(ns);
+        Ok(())
+    }
+    fn pause(&mut self) -> Result<(), NetStop> {
+        std::hint::spin_loop();
+        Ok(())
+    }
+    fn sched_yield(&mut self) -> Result<(), NetStop> {
+        std::thread::yield_now();
+        Ok(())
+    }
+    fn now(&mut self) -> Result<u64, NetStop> {
+        Ok(self.world.now_ns())
+    }
+    fn other(&mut self, op: Op) -> Result<OpResult, NetStop> {
+        let w = self.world;
+        Ok(match op {
+            Op::AcceptNb(l) => self.accept_nb(l)?,
+            Op::Accept(l) => or_stopped(self.accept_blocking(l)?)?,
+            Op::EpollAdd { ep, fd, interest } => self.epoll_add(ep, fd, interest)?,
+            Op::EpollDel { ep, fd } => self.epoll_del(ep, fd)?,
+            Op::EpollWait { ep, timeout_ns } => or_stopped(self.epoll_wait(ep, timeout_ns)?)?,
+            Op::ReadNext => match self.harvest.pop_front() {
+                Some(c) => self.read_request(c, false)?.unwrap_or(OpResult::Again),
+                None => {
+                    self.r.reads_empty += 1;
+                    OpResult::Again
+                }
+            },
+            Op::Recv(c) => match self.read_request(c, true)? {
+                Some(r) => r,
+                None if w.stopped() => return Err(NetStop::Stopped),
+                // not open: the simulator answers a read of an unknown connection with EOF
+                None => OpResult::Eof(c),
+            },
+            Op::Respond(c) => self.respond(c)?,
+            other => return self.not_here(other),
+        })
+    }
+}
+
 /// Whether this build can run the event world.
 pub fn supported() -> Result<(), NativeError> {
     super::native::supported()
@@ -535,93 +674,34 @@ impl<'w> NetThread<'w> {
         d
     }
 
-    /// Execute one operation. `Ok(None)`: the run was stopped while the thread waited (the
+    /// Execute one operation: the one executor (`herdlab_core::machine::steps::exec`, [`super::exec`])
+    /// over this thread's `Ops`. `Ok(None)`: the run was stopped while the thread waited (the
     /// operation did not complete).
     pub fn exec(&mut self, op: Op) -> Result<Option<OpResult>, NativeError> {
-        let w = self.world;
-        Ok(Some(match op {
-            Op::Load(x) => OpResult::Value(w.word(x)?.load(SeqCst)),
-            Op::Store(x, v) => {
-                let old = w.word(x)?.swap(v, SeqCst);
-                self.wrote(x, old, v);
-                OpResult::Done
+        match super::exec(self, op) {
+            Ok(r) => Ok(Some(r)),
+            Err(NetStop::Stopped) => Ok(None),
+            Err(NetStop::Failed(e)) => Err(e),
+        }
+    }
+
+    /// The refusal of an operation the event world does not have.
+    fn not_here<T>(&self, op: Op) -> Result<T, NetStop> {
+        Err(NetStop::Failed(err(format!(
+            "worker {}: {op:?} is not an operation of the event world",
+            self.index
+        ))))
+    }
+
+    /// A plain store to word 0: its holder's release (a store of 0) ends the hold it timed.
+    fn stored(&mut self, x: Word, v: u32) {
+        if x == Word(0) && v == 0 {
+            if let Some(t) = self.lock_since.take() {
+                self.r.mutex_hold_ns += self.world.now_ns().saturating_sub(t);
             }
-            Op::Swap(x, v) => {
-                let old = w.word(x)?.swap(v, SeqCst);
-                self.wrote(x, old, v);
-                OpResult::Value(old)
-            }
-            Op::FetchAdd(x, v) => {
-                let old = w.word(x)?.fetch_add(v, SeqCst);
-                self.wrote(x, old, old.wrapping_add(v));
-                OpResult::Value(old)
-            }
-            Op::Cas {
-                word,
-                expected,
-                new,
-            } => match w
-                .word(word)?
-                .compare_exchange(expected, new, SeqCst, SeqCst)
-            {
-                Ok(v) => {
-                    self.wrote(word, v, new);
-                    OpResult::Cas {
-                        ok: true,
-                        actual: v,
-                    }
-                }
-                Err(v) => OpResult::Cas {
-                    ok: false,
-                    actual: v,
-                },
-            },
-            Op::Work(ns) => {
-                self.r.wakes.work();
-                spin_for(ns);
-                OpResult::Done
-            }
-            Op::Pause => {
-                std::hint::spin_loop();
-                OpResult::Done
-            }
-            Op::Yield => {
-                std::thread::yield_now();
-                OpResult::Done
-            }
-            Op::Now => OpResult::Time(w.now_ns()),
-            Op::AcceptNb(l) => self.accept_nb(l)?,
-            Op::Accept(l) => match self.accept_blocking(l)? {
-                Some(r) => r,
-                None => return Ok(None),
-            },
-            Op::EpollAdd { ep, fd, interest } => self.epoll_add(ep, fd, interest)?,
-            Op::EpollDel { ep, fd } => self.epoll_del(ep, fd)?,
-            Op::EpollWait { ep, timeout_ns } => match self.epoll_wait(ep, timeout_ns)? {
-                Some(r) => r,
-                None => return Ok(None),
-            },
-            Op::ReadNext => match self.harvest.pop_front() {
-                Some(c) => self.read_request(c, false)?.unwrap_or(OpResult::Again),
-                None => {
-                    self.r.reads_empty += 1;
-                    OpResult::Again
-                }
-            },
-            Op::Recv(c) => match self.read_request(c, true)? {
-                Some(r) => r,
-                None if w.stopped() => return Ok(None),
-                // not open: the simulator answers a read of an unknown connection with EOF
-                None => OpResult::Eof(c),
-            },
-            Op::Respond(c) => self.respond(c)?,
-            other => {
-                return Err(err(format!(
-                    "worker {}: {other:?} is not an operation of the event world",
-                    self.index
-                )))
-            }
-        }))
+        } else if x == Word(0) && self.lock_since.is_none() {
+            self.lock_since = Some(self.world.now_ns());
+        }
     }
 
     /// Word 0 is the accept mutex: time it from 0 → pid to pid → 0.
@@ -1242,6 +1322,7 @@ mod sys {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use herdlab_core::accept::Strategy;
     use std::io::{Read, Write};
     use std::net::TcpStream;
 
@@ -1277,7 +1358,12 @@ mod tests {
 
     fn world(strategy: Strategy) -> NetWorld {
         NetWorld::new(NetSpec {
-            strategy,
+            sockets: Sockets {
+                listeners: strategy.listeners(2),
+                epolls: strategy.epolls(2),
+                reuseport: strategy == Strategy::Reuseport,
+                blocking: strategy == Strategy::Blocking,
+            },
             workers: 2,
             max_conns: 4,
             request_size: 16,
@@ -1411,6 +1497,29 @@ mod tests {
     }
 
     #[test]
+    fn a_plain_store_of_0_ends_the_timed_hold() {
+        let w = world(Strategy::AcceptMutex);
+        let mut t = NetThread::new(&w, 0).unwrap();
+        let lock = Op::Cas {
+            word: Word(0),
+            expected: 0,
+            new: 1,
+        };
+        assert!(matches!(
+            t.exec(lock).unwrap(),
+            Some(OpResult::Cas { ok: true, .. })
+        ));
+        spin_for(200_000);
+        assert_eq!(t.exec(Op::Store(Word(0), 0)).unwrap(), Some(OpResult::Done));
+        assert_eq!(t.exec(Op::Load(Word(0))).unwrap(), Some(OpResult::Value(0)));
+        let held = t.report().mutex_hold_ns;
+        assert!(held >= 200_000, "{held}");
+        // a store to another word times nothing
+        assert_eq!(t.exec(Op::Store(Word(1), 0)).unwrap(), Some(OpResult::Done));
+        assert_eq!(t.report().mutex_hold_ns, held);
+    }
+
+    #[test]
     fn reuseport_binds_every_listener_to_one_port() {
         let w = world(Strategy::Reuseport);
         assert_eq!(w.listeners.len(), 2);
@@ -1424,7 +1533,12 @@ mod tests {
     #[test]
     fn small_requests_are_refused() {
         let e = NetWorld::new(NetSpec {
-            strategy: Strategy::Herd,
+            sockets: Sockets {
+                listeners: 1,
+                epolls: 1,
+                reuseport: false,
+                blocking: false,
+            },
             workers: 1,
             max_conns: 1,
             request_size: 4,

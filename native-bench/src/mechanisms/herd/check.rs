@@ -25,8 +25,8 @@ use herdlab_core::scenario::Scenario;
 use herdlab_core::sim::arrivals::ArrivalPattern;
 use herdlab_core::sim::{Actor, Note, Role, StepRecord};
 
-use crate::check_cmd::{self, Replay, Search};
-use crate::check_sim::{self, and_list, SimStep};
+use crate::check::{self as check_sim, and_list, SimStep};
+use crate::check::{self as check_cmd, Replay, Search};
 
 /// Where the herd lesson is served (`cargo xtask serve`).
 pub const LESSON_BASE: &str = "http://127.0.0.1:8080/#/lesson/thundering-herd?";

@@ -218,8 +218,9 @@ mod imp {
     use herdlab_core::op::Op;
 
     use super::*;
-    use crate::platform::net::{self, NetSpec, NetThread, NetThreadReport, NetWorld};
+    use crate::platform::net::{self, NetSpec, NetThread, NetThreadReport, NetWorld, Sockets};
     use crate::platform::thread_state;
+    use herdlab_core::accept::Strategy;
 
     pub fn supported() -> Result<(), NativeError> {
         net::supported()
@@ -449,7 +450,12 @@ mod imp {
         let machines: Vec<AcceptThread> = p.threads().into_iter().map(|(m, _)| m).collect();
         let n = machines.len();
         let world = NetWorld::new(NetSpec {
-            strategy: p.strategy,
+            sockets: Sockets {
+                listeners: p.strategy.listeners((n as u32).max(1)),
+                epolls: p.strategy.epolls((n as u32).max(1)),
+                reuseport: p.strategy == Strategy::Reuseport,
+                blocking: p.strategy == Strategy::Blocking,
+            },
             workers: n as u32,
             max_conns: p.connections.saturating_add(16),
             request_size: cfg.request_size as usize,

@@ -1,175 +1,15 @@
-//! `herdlab bench herd`: the herd variants on real threads, per thread count; `herdlab bench
-//! locks`: core's locks on real threads beside `std::sync::Mutex` and `parking_lot::Mutex`.
+//! `herdlab bench locks`: core's locks on real threads beside `std::sync::Mutex` and
+//! `parking_lot::Mutex`.
 
 use std::io::Write;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::native_herd::{self, Variant};
-use crate::native_locks::{self, BenchLock, Bound, Form, LockRun};
+use super::native::{self as native_locks, BenchLock, Bound, Form, LockRun};
+use crate::mechanisms::BENCH_TIMEOUT;
+use crate::output::{progress_line, si, table_lines};
 use crate::platform::NativeError;
-
-/// The thread counts of a full run.
-pub const DEFAULT_THREADS: [u32; 4] = [2, 8, 32, 128];
-/// The thread counts of `--quick`.
-pub const QUICK_THREADS: [u32; 3] = [2, 8, 32];
-/// Events per row of a full run.
-pub const DEFAULT_EVENTS: u32 = 200;
-/// Events per row of `--quick`.
-pub const QUICK_EVENTS: u32 = 50;
-/// The longest a whole benchmark may take.
-pub const BENCH_TIMEOUT: Duration = Duration::from_secs(30 * 60);
-
-/// One row of the benchmark.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct BenchRow {
-    /// The variant's label (`futex wake-all`, …, `accept`).
-    pub variant: String,
-    /// Worker threads.
-    pub threads: u32,
-    /// Events measured.
-    pub events: u32,
-    /// Wakeups per event.
-    pub wakeups_per_event: f64,
-    /// Wasted wakeups per event.
-    pub wasted_per_event: f64,
-    /// The workers' voluntary context switches per event.
-    pub nvcsw_per_event: f64,
-    /// Median time from an event to the start of its work, nanoseconds.
-    pub event_p50_ns: u64,
-    /// 99th percentile of the same.
-    pub event_p99_ns: u64,
-    /// Jobs handled (`Work` operations) in the run; equals `events` when nothing was lost or
-    /// duplicated.
-    pub work_items: u64,
-}
-
-impl BenchRow {
-    /// The row of one run.
-    pub fn from_report(variant: Variant, r: &native_herd::RunReport) -> Self {
-        BenchRow {
-            variant: variant.label().to_string(),
-            threads: r.threads,
-            events: r.events,
-            wakeups_per_event: r.per_event(r.wakeups),
-            wasted_per_event: r.per_event(r.wasted_wakeups),
-            nvcsw_per_event: r.per_event(r.nvcsw),
-            event_p50_ns: r.latency_quantile(0.50),
-            event_p99_ns: r.latency_quantile(0.99),
-            work_items: r.work_items,
-        }
-    }
-}
-
-pub(crate) fn progress_line(done: usize, total: usize, what: &str) -> String {
-    const WIDTH: usize = 20;
-    let filled = (done * WIDTH)
-        .checked_div(total)
-        .unwrap_or(WIDTH)
-        .min(WIDTH);
-    // padded with spaces so a shorter line overwrites a longer one (no terminal escapes)
-    format!(
-        "\r{:<72}",
-        format!(
-            "[{}{}] {done}/{total} {what}",
-            "#".repeat(filled),
-            " ".repeat(WIDTH - filled)
-        )
-    )
-}
-
-/// Run every variant at every thread count (`events` each), printing progress on stderr when
-/// `progress`.
-pub fn run(threads: &[u32], events: u32, progress: bool) -> Result<Vec<BenchRow>, NativeError> {
-    crate::platform::supported()?;
-    let deadline = Instant::now() + BENCH_TIMEOUT;
-    let total = threads.len() * Variant::ALL.len();
-    let mut rows = Vec::with_capacity(total);
-    let mut err = std::io::stderr();
-    for &n in threads {
-        for v in Variant::ALL {
-            if progress {
-                let _ = write!(
-                    err,
-                    "{}",
-                    progress_line(rows.len(), total, &format!("{} N={n}", v.label()))
-                );
-                let _ = err.flush();
-            }
-            if Instant::now() > deadline {
-                return Err(NativeError(format!(
-                    "the benchmark ran past {} s",
-                    BENCH_TIMEOUT.as_secs()
-                )));
-            }
-            let r = native_herd::run(v, n, events)
-                .map_err(|e| NativeError(format!("{} N={n}: {e}", v.label())))?;
-            rows.push(BenchRow::from_report(v, &r));
-        }
-    }
-    if progress {
-        let _ = writeln!(err, "{}", progress_line(total, total, "done"));
-    }
-    Ok(rows)
-}
-
-/// The rows as an aligned table.
-pub fn render(rows: &[BenchRow]) -> String {
-    let head = [
-        "variant",
-        "threads",
-        "events",
-        "wakeups/event",
-        "wasted/event",
-        "nvcsw/event",
-        "p50 ns",
-        "p99 ns",
-    ];
-    let cells: Vec<[String; 8]> = rows
-        .iter()
-        .map(|r| {
-            [
-                r.variant.clone(),
-                r.threads.to_string(),
-                r.events.to_string(),
-                format!("{:.2}", r.wakeups_per_event),
-                format!("{:.2}", r.wasted_per_event),
-                format!("{:.2}", r.nvcsw_per_event),
-                r.event_p50_ns.to_string(),
-                r.event_p99_ns.to_string(),
-            ]
-        })
-        .collect();
-    let line = table_lines(&head, &cells);
-    let mut out = line(&head.map(String::from));
-    for c in &cells {
-        out.push_str(&line(c));
-    }
-    out
-}
-
-/// The line maker of an aligned table with columns `head` over `cells`: the first column
-/// left-aligned, the others right-aligned, each as wide as its widest cell.
-pub(crate) fn table_lines<C: AsRef<[String]>>(
-    head: &[&str],
-    cells: &[C],
-) -> impl Fn(&[String]) -> String {
-    let mut w: Vec<usize> = head.iter().map(|h| h.len()).collect();
-    for c in cells {
-        for (i, s) in c.as_ref().iter().enumerate() {
-            w[i] = w[i].max(s.len());
-        }
-    }
-    move |c: &[String]| {
-        let mut s = format!("{:<w0$}", c[0], w0 = w[0]);
-        for i in 1..c.len() {
-            s.push_str(&format!("  {:>wi$}", c[i], wi = w[i]));
-        }
-        s.push('\n');
-        s
-    }
-}
 
 /// The critical-section lengths of `bench locks`, nanoseconds.
 pub const LOCK_CS_NS: [u64; 3] = [0, 100, 1000];
@@ -376,18 +216,6 @@ pub fn run_locks(cfg: &LockBenchConfig, progress: bool) -> Result<Vec<LockBenchR
     Ok(rows)
 }
 
-pub(crate) fn si(x: f64) -> String {
-    if x >= 1e9 {
-        format!("{:.2}G", x / 1e9)
-    } else if x >= 1e6 {
-        format!("{:.2}M", x / 1e6)
-    } else if x >= 1e3 {
-        format!("{:.1}k", x / 1e3)
-    } else {
-        format!("{x:.0}")
-    }
-}
-
 /// The lock rows as an aligned table.
 pub fn render_locks(rows: &[LockBenchRow]) -> String {
     let head = [
@@ -441,42 +269,4 @@ pub fn render_locks(rows: &[LockBenchRow]) -> String {
         out.push_str(&line(c));
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn progress_bar_fills() {
-        let s = progress_line(10, 20, "futex wake-all N=32");
-        assert!(s.starts_with("\r[##########          ] 10/20 futex wake-all N=32"));
-        assert!(progress_line(0, 0, "x").contains("[####################]"));
-    }
-
-    #[test]
-    fn table_is_aligned() {
-        let row = BenchRow {
-            variant: "futex wake-all".into(),
-            threads: 8,
-            events: 50,
-            wakeups_per_event: 8.0,
-            wasted_per_event: 7.0,
-            nvcsw_per_event: 8.0,
-            event_p50_ns: 12_000,
-            event_p99_ns: 40_000,
-            work_items: 50,
-        };
-        let t = render(&[
-            row.clone(),
-            BenchRow {
-                variant: "accept".into(),
-                ..row
-            },
-        ]);
-        let lines: Vec<&str> = t.lines().collect();
-        assert_eq!(lines.len(), 3);
-        assert!(lines.iter().all(|l| l.len() == lines[0].len()));
-        assert!(lines[1].contains("7.00"));
-    }
 }

@@ -24,8 +24,8 @@ use herdlab_core::sim::arrivals::ArrivalPattern;
 use herdlab_core::sim::net::EP_WAITER;
 use herdlab_core::sim::{Actor, Note, StepRecord};
 
-use crate::check_cmd::{self, Replay, Search};
-use crate::check_sim::{self, SimStep};
+use crate::check::{self as check_cmd, Replay, Search};
+use crate::check::{self as check_sim, SimStep};
 
 /// Where the lessons are served (`cargo xtask serve`).
 pub const SITE_BASE: &str = "http://127.0.0.1:8080/#/lesson/";

@@ -43,7 +43,7 @@ use herdlab_core::locks::{LockKind, LockParams, LockWorker, Phase};
 use herdlab_core::machine::Machine;
 use herdlab_core::op::{SemId, Word};
 
-use crate::native_herd::quantile;
+use crate::mechanisms::herd::native::quantile;
 use crate::platform::native::{own_nvcsw, spin_for, NativeThread, OpCounters, Padded};
 use crate::platform::{supported, NativeError, NativeWorld, WorldSpec};
 
@@ -391,7 +391,7 @@ fn core_thread(
             Form::Straight => w.lock_run(&mut th)?,
             Form::Stepped => {
                 while w.phase() == Phase::Lock {
-                    let r = th.exec(w.next_op(), None)?;
+                    let r = th.exec(w.next_op())?;
                     w.complete(r);
                 }
             }
@@ -399,7 +399,7 @@ fn core_thread(
         s.end(t0);
         if w.in_critical() {
             ctl.enter();
-            let r = th.exec(w.next_op(), None)?;
+            let r = th.exec(w.next_op())?;
             bump(counter);
             ctl.leave();
             w.complete(r);
@@ -408,7 +408,7 @@ fn core_thread(
             Form::Straight => w.unlock_run(&mut th)?,
             Form::Stepped => {
                 while w.phase() == Phase::Unlock {
-                    let r = th.exec(w.next_op(), None)?;
+                    let r = th.exec(w.next_op())?;
                     w.complete(r);
                 }
             }

@@ -1,5 +1,5 @@
 //! `herdlab sim accept` (core's accept scenarios on the simulator, headless) and `herdlab bench
-//! accept` (the same machines on real threads and loopback sockets, [`crate::native_accept`], with
+//! accept` (the same machines on real threads and loopback sockets, [`super::native`], with
 //! the simulator's prediction beside each row on request).
 //!
 //! Both print [`AcceptReport`]s, built by `AcceptReport::from_parts` on both platforms, so the JSON
@@ -13,9 +13,9 @@ use serde::Serialize;
 use herdlab_core::accept::{AcceptParams, AcceptReport, Strategy};
 use herdlab_core::sim::Status;
 
-use crate::bench_cmd::{progress_line, si, table_lines};
-use crate::native_accept::{self, LoadReport, NativeAcceptConfig};
-use crate::native_locks::cores;
+use super::native::{self as native_accept, LoadReport, NativeAcceptConfig};
+use crate::mechanisms::locks::native::cores;
+use crate::output::{progress_line, si, table_lines};
 use crate::platform::NativeError;
 
 /// The default bound on the steps of one accept simulation.
