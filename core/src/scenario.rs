@@ -22,7 +22,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::mechanism::{key_names, Key, Mechanism};
-use crate::{accept, herd, locks};
+use crate::{accept, herd, locks, pool};
 
 /// A refused value: which field, and why, with the allowed values.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -188,6 +188,8 @@ registry! {
     /// Event-loop workers sharing a listening socket: the epoll herd, `EPOLLEXCLUSIVE`,
     /// `SO_REUSEPORT`, nginx's accept mutex.
     Accept => accept::Accept,
+    /// nginx's thread pool: an event loop that hands blocking work to pool threads.
+    Pool => pool::Pool,
 }
 
 /// What [`Scenario`]'s generic accessors read from the scenario's mechanism.

@@ -20,7 +20,7 @@ use crate::sim::{Role, SchedPolicy, Simulation, WorldSpec};
 pub type PoolSim = Simulation<PoolActor>;
 
 /// The parameters of a pool scenario.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(default)]
 pub struct PoolParams {
     /// Pool threads (T), 1-64.
