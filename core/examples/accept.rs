@@ -3,7 +3,7 @@
 //! `cargo run --release -p herdlab-core --example accept -- [key=value ...]`, with the keys of
 //! `AcceptParams` (`workers=8 connections=1000 rate=200 strategy=exclusive reorder_every=0 ...`);
 //! without `strategy=` every strategy runs.
-use herdlab_core::accept::{AcceptParams, AcceptReport, Strategy};
+use herdlab_core::mechanisms::accept::{AcceptParams, AcceptReport, Strategy};
 
 fn main() {
     let mut obj = serde_json::Map::new();

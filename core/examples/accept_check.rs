@@ -1,8 +1,8 @@
 //! Model-check the accept mutex (and the other strategies) for small scenarios.
 //!
 //! `cargo run --release -p herdlab-core --example accept_check -- [workers] [connections]`
-use herdlab_core::accept::{invariants, AcceptParams, MutexVariant, Strategy};
 use herdlab_core::check::CheckConfig;
+use herdlab_core::mechanisms::accept::{invariants, AcceptParams, MutexVariant, Strategy};
 use herdlab_core::sim::arrivals::ArrivalPattern;
 
 fn main() {

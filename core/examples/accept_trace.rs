@@ -1,7 +1,7 @@
 //! Print the first steps of one accept strategy, one line per step.
 //!
 //! `cargo run -p herdlab-core --example accept_trace -- STRATEGY [steps] [workers]`
-use herdlab_core::accept::{AcceptParams, Strategy};
+use herdlab_core::mechanisms::accept::{AcceptParams, Strategy};
 use herdlab_core::sim::Actor;
 
 fn main() {

@@ -1,8 +1,8 @@
 //! States per second of the checker on ngx_shmtx, 3 threads × 2 rounds.
 //! `cargo run --release -p herdlab-core --example check_rate -- [spin]`
 use herdlab_core::check::{explore, CheckConfig};
-use herdlab_core::locks::invariants::{check_state, check_terminal, check_world};
-use herdlab_core::locks::{LockKind, LockParams};
+use herdlab_core::mechanisms::locks::invariants::{check_state, check_terminal, check_world};
+use herdlab_core::mechanisms::locks::{LockKind, LockParams};
 
 fn main() {
     let spin = std::env::args()

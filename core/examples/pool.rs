@@ -2,7 +2,7 @@
 //! settings: `cargo run --release -p herdlab-core --example pool [key=value ...]`.
 
 use herdlab_core::mechanism::Mechanism;
-use herdlab_core::pool::{Pool, PoolParams};
+use herdlab_core::mechanisms::pool::{Pool, PoolParams};
 
 fn main() {
     let mut p = PoolParams::default();

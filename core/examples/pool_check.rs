@@ -7,8 +7,8 @@ use std::time::Instant;
 
 use herdlab_core::check::CheckConfig;
 use herdlab_core::mechanism::Mechanism;
-use herdlab_core::pool::invariants::{check, check_state, check_terminal, replay};
-use herdlab_core::pool::{Pool, PoolParams, PoolVariant};
+use herdlab_core::mechanisms::pool::invariants::{check, check_state, check_terminal, replay};
+use herdlab_core::mechanisms::pool::{Pool, PoolParams, PoolVariant};
 
 fn main() {
     let mut base = PoolParams::check_preset();

@@ -2,7 +2,7 @@
 //! `cargo run --release -p herdlab-core --example sim_rate [-- --cpus 8 --connections 100000]`
 //! (defaults: 2 CPUs, 1M connections, at most 20M steps). With `--connections`, the run goes to
 //! the end and the wall time of the whole run is the figure to read.
-use herdlab_core::herd::{HerdParams, WakeMode};
+use herdlab_core::mechanisms::herd::{HerdParams, WakeMode};
 use herdlab_core::sim::arrivals::ArrivalPattern;
 
 fn main() {

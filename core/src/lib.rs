@@ -19,7 +19,7 @@
 //! This crate has no web and no OS dependencies; it builds for `wasm32-unknown-unknown`.
 //!
 //! ```
-//! use herdlab_core::herd::{HerdParams, WakeMode};
+//! use herdlab_core::mechanisms::herd::{HerdParams, WakeMode};
 //! let mut p = HerdParams { workers: 8, cpus: 2, mode: WakeMode::WakeAll, connections: 10, ..Default::default() };
 //! let mut sim = p.simulate();
 //! sim.run(u64::MAX);
@@ -32,17 +32,14 @@
 //! ```
 #![warn(missing_docs)]
 
-pub mod accept;
 pub mod check;
 pub mod cost;
-pub mod herd;
 pub mod histogram;
-pub mod locks;
 pub mod machine;
 pub mod mechanism;
+pub mod mechanisms;
 pub mod metrics;
 pub mod op;
-pub mod pool;
 pub mod rng;
 pub mod scenario;
 pub mod sim;

@@ -1,7 +1,7 @@
 //! The one trait through which generic code knows a mechanism.
 //!
 //! A mechanism (the herd, the locks, the accept strategies, and those to come) lives in its own folder
-//! (today `core/src/herd/`, `locks/`, `accept/`, the implementation in each one's `params.rs`) and
+//! (today `core/src/mechanisms/herd/`, `locks/`, `accept/`, the implementation in each one's `params.rs`) and
 //! implements [`Mechanism`]: its name as the `mechanism=` key says it,
 //! its parameters with their key table, the setter and validator whose messages the site and the CLI
 //! both show, and the simulation it starts. Generic code (the scenario registry, the simulator, the

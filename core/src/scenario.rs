@@ -22,7 +22,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::mechanism::{key_names, Key, Mechanism};
-use crate::{accept, herd, locks, pool};
+use crate::mechanisms::{accept, herd, locks, pool};
 
 /// A refused value: which field, and why, with the allowed values.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,8 +1,10 @@
 //! The accept strategies in the simulator: exact wakeup counts in an idle server, conservation under
 //! load, the kernel's EPOLLEXCLUSIVE walk, fairness, and the accept mutex's model-checked invariants.
 
-use herdlab_core::accept::{invariants, AcceptParams, AcceptReport, MutexVariant, Strategy};
 use herdlab_core::check::CheckConfig;
+use herdlab_core::mechanisms::accept::{
+    invariants, AcceptParams, AcceptReport, MutexVariant, Strategy,
+};
 use herdlab_core::sim::arrivals::ArrivalPattern;
 use herdlab_core::sim::net::EP_WAITER;
 use herdlab_core::sim::{Note, Status};

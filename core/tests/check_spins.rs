@@ -2,8 +2,8 @@
 //! name no mechanism): merged, nginx's spin of 2048 explores exactly the states of a spin of 2;
 //! probe by probe, every probe is a state of its own.
 use herdlab_core::check::{explore, CheckConfig, SpinSteps};
-use herdlab_core::locks::invariants::{check_state, check_terminal, check_world};
-use herdlab_core::locks::{LockKind, LockParams};
+use herdlab_core::mechanisms::locks::invariants::{check_state, check_terminal, check_world};
+use herdlab_core::mechanisms::locks::{LockKind, LockParams};
 
 fn states(spin: u32, spins: SpinSteps) -> u64 {
     let p = LockParams {

@@ -9,12 +9,12 @@
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
-use herdlab_core::accept::{AcceptParams, MutexVariant, Strategy};
 use herdlab_core::check::{explore, CheckConfig, CheckReport, SpinSteps};
-use herdlab_core::herd::{HerdParams, Primitive, Variant, WakeMode};
-use herdlab_core::locks::shmtx::ShmtxVariant;
-use herdlab_core::locks::{LockKind, LockParams};
 use herdlab_core::machine::Machine;
+use herdlab_core::mechanisms::accept::{AcceptParams, MutexVariant, Strategy};
+use herdlab_core::mechanisms::herd::{HerdParams, Primitive, Variant, WakeMode};
+use herdlab_core::mechanisms::locks::shmtx::ShmtxVariant;
+use herdlab_core::mechanisms::locks::{LockKind, LockParams};
 use herdlab_core::sim::arrivals::ArrivalPattern;
 use herdlab_core::sim::Simulation;
 
@@ -229,7 +229,7 @@ fn counts(r: &CheckReport) -> (u64, u64, u64) {
 
 #[test]
 fn the_checkers_state_counts_stay_exact() {
-    use herdlab_core::locks::invariants::{check_state, check_terminal, check_world};
+    use herdlab_core::mechanisms::locks::invariants::{check_state, check_terminal, check_world};
     let mut got = Vec::new();
     for lock in LockKind::ALL {
         let variants: &[ShmtxVariant] = if lock == LockKind::Shmtx {
@@ -302,10 +302,11 @@ fn the_checkers_state_counts_stay_exact() {
                     primitive,
                     ..HerdParams::default()
                 };
-                let r =
-                    herdlab_core::herd::invariants::check(&p, &CheckConfig::default(), &mut |_| {
-                        true
-                    });
+                let r = herdlab_core::mechanisms::herd::invariants::check(
+                    &p,
+                    &CheckConfig::default(),
+                    &mut |_| true,
+                );
                 let (a, b, c) = counts(&r);
                 got.push((
                     format!(
@@ -339,7 +340,7 @@ fn the_checkers_state_counts_stay_exact() {
                 max_states: 2_000_000,
                 ..Default::default()
             };
-            let r = herdlab_core::accept::invariants::check(&p, &cfg, &mut |_| true);
+            let r = herdlab_core::mechanisms::accept::invariants::check(&p, &cfg, &mut |_| true);
             let (a, b, c) = counts(&r);
             got.push((
                 format!("accept {} {}", strategy.name(), variant.name()),

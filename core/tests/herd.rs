@@ -4,7 +4,7 @@
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
-use herdlab_core::herd::{HerdParams, HerdSim, Primitive, Variant, WakeMode};
+use herdlab_core::mechanisms::herd::{HerdParams, HerdSim, Primitive, Variant, WakeMode};
 use herdlab_core::scenario::Scenario;
 use herdlab_core::sim::arrivals::ArrivalPattern;
 use herdlab_core::sim::stepper::Stepper;
@@ -331,8 +331,8 @@ mod checker {
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
     use herdlab_core::check::CheckConfig;
-    use herdlab_core::herd::invariants::{check, replay};
-    use herdlab_core::herd::{HerdParams, Primitive, Variant, WakeMode};
+    use herdlab_core::mechanisms::herd::invariants::{check, replay};
+    use herdlab_core::mechanisms::herd::{HerdParams, Primitive, Variant, WakeMode};
     use herdlab_core::sim::arrivals::ArrivalPattern;
 
     fn small(variant: Variant, mode: WakeMode, workers: u32, connections: u32) -> HerdParams {

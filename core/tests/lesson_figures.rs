@@ -128,6 +128,7 @@ fn report(query: &str) -> Value {
             assert_eq!(sim.status(), &Status::Finished, "{query}");
             with_workers(serde_json::to_value(sim.metrics()).unwrap(), sim.threads())
         }
+        Scenario::Pool(p) => serde_json::to_value(p.run(MAX_STEPS).1).unwrap(),
     }
 }
 

@@ -6,10 +6,10 @@
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
-use herdlab_core::locks::shmtx::{
+use herdlab_core::machine::steps::Recorder;
+use herdlab_core::mechanisms::locks::shmtx::{
     Ln, Lock, Progress, Shmtx, ShmtxConfig, ShmtxVariant, Try, TryOutcome, Unlock,
 };
-use herdlab_core::machine::steps::Recorder;
 use herdlab_core::op::Op;
 
 fn configs() -> Vec<ShmtxConfig> {
@@ -167,7 +167,7 @@ fn trylock_takes_a_free_lock_and_never_waits() {
             }
             assert_eq!(
                 s.trylock_op(),
-                Op::Load(herdlab_core::locks::shmtx::LOCK),
+                Op::Load(herdlab_core::mechanisms::locks::shmtx::LOCK),
                 "ready for the next trylock"
             );
         }
@@ -176,7 +176,7 @@ fn trylock_takes_a_free_lock_and_never_waits() {
 
 /// The state names in one of the module docs' tables (the first backticked word of each row).
 fn doc_states(section: &str) -> Vec<String> {
-    let src = include_str!("../src/locks/shmtx.rs");
+    let src = include_str!("../src/mechanisms/locks/shmtx.rs");
     let start = src.find(section).expect("section");
     let rest = &src[start..];
     let end = rest[1..]
@@ -216,8 +216,8 @@ fn the_module_docs_name_every_state_and_no_other() {
 
 #[test]
 fn every_lock_workers_straight_round_matches_its_stepped_round() {
-    use herdlab_core::locks::{LockKind, LockParams, LockWorker, Phase};
     use herdlab_core::machine::Machine;
+    use herdlab_core::mechanisms::locks::{LockKind, LockParams, LockWorker, Phase};
     for lock in LockKind::ALL {
         for variant in ShmtxVariant::ALL {
             if lock != LockKind::Shmtx && variant != ShmtxVariant::Correct {

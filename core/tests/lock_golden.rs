@@ -7,8 +7,8 @@
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
-use herdlab_core::locks::shmtx::ShmtxVariant;
-use herdlab_core::locks::{LockKind, LockParams};
+use herdlab_core::mechanisms::locks::shmtx::ShmtxVariant;
+use herdlab_core::mechanisms::locks::{LockKind, LockParams};
 
 fn scenarios() -> Vec<(String, LockParams)> {
     let base = LockParams {

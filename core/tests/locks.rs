@@ -5,9 +5,11 @@
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use herdlab_core::check::{explore, replay, replay_with, CheckConfig, CheckReport, SpinSteps};
-use herdlab_core::locks::invariants::{check_state, check_terminal, check_world, LockView};
-use herdlab_core::locks::shmtx::ShmtxVariant;
-use herdlab_core::locks::{LockKind, LockParams};
+use herdlab_core::mechanisms::locks::invariants::{
+    check_state, check_terminal, check_world, LockView,
+};
+use herdlab_core::mechanisms::locks::shmtx::ShmtxVariant;
+use herdlab_core::mechanisms::locks::{LockKind, LockParams};
 use herdlab_core::sim::Status;
 
 fn params(lock: LockKind, variant: ShmtxVariant, threads: u32, rounds: u32) -> LockParams {

@@ -9,17 +9,17 @@
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
-use herdlab_core::accept::blocking_worker::{self, BlockingWorker};
-use herdlab_core::accept::event_worker::{self, EventWorker, WorkerConfig};
-use herdlab_core::accept::{MutexVariant, Strategy};
-use herdlab_core::herd::accept_worker::{self, AcceptWorker};
-use herdlab_core::herd::{condvar_herd, futex_herd};
-use herdlab_core::locks::shmtx::{self, Progress, ShmtxVariant};
-use herdlab_core::locks::{futex_mutex, ticket, ttas};
-use herdlab_core::locks::{LockKind, LockParams, LockWorker, Phase};
 use herdlab_core::machine::listing::{LineName, Listing};
 use herdlab_core::machine::steps::Recorder;
 use herdlab_core::machine::Machine;
+use herdlab_core::mechanisms::accept::blocking_worker::{self, BlockingWorker};
+use herdlab_core::mechanisms::accept::event_worker::{self, EventWorker, WorkerConfig};
+use herdlab_core::mechanisms::accept::{MutexVariant, Strategy};
+use herdlab_core::mechanisms::herd::accept_worker::{self, AcceptWorker};
+use herdlab_core::mechanisms::herd::{condvar_herd, futex_herd};
+use herdlab_core::mechanisms::locks::shmtx::{self, Progress, ShmtxVariant};
+use herdlab_core::mechanisms::locks::{futex_mutex, ticket, ttas};
+use herdlab_core::mechanisms::locks::{LockKind, LockParams, LockWorker, Phase};
 use herdlab_core::op::{EpId, ListenerId, Op, WakeCount};
 use herdlab_core::sim::accept::{AcceptModel, SleeperOrder};
 use herdlab_core::waitqueue::Enqueue;
@@ -236,7 +236,7 @@ fn the_masters_force_unlock_forms_agree() {
                     let line = stepped.line();
                     let text = stepped.listing()[line as usize - 1];
                     let ok = match op {
-                        Op::FutexWait { .. } | Op::Load(herdlab_core::locks::DEAD) => {
+                        Op::FutexWait { .. } | Op::Load(herdlab_core::mechanisms::locks::DEAD) => {
                             text.contains("waitpid")
                         }
                         Op::Cas { word, .. } if word == shmtx::LOCK => {
@@ -589,57 +589,57 @@ fn sorted(names: &[&[&str]]) -> Vec<String> {
 fn every_module_docs_state_table_names_the_real_states() {
     let cases: &[(&str, &str, Vec<String>)] = &[
         (
-            include_str!("../src/locks/ttas.rs"),
+            include_str!("../src/mechanisms/locks/ttas.rs"),
             "//! | state |",
             sorted(&[ttas::Lock::NAMES, ttas::Unlock::NAMES]),
         ),
         (
-            include_str!("../src/locks/ticket.rs"),
+            include_str!("../src/mechanisms/locks/ticket.rs"),
             "//! | state |",
             sorted(&[ticket::Lock::NAMES, ticket::Unlock::NAMES]),
         ),
         (
-            include_str!("../src/locks/futex_mutex.rs"),
+            include_str!("../src/mechanisms/locks/futex_mutex.rs"),
             "# Lock states",
             sorted(&[futex_mutex::Lock::NAMES]),
         ),
         (
-            include_str!("../src/locks/futex_mutex.rs"),
+            include_str!("../src/mechanisms/locks/futex_mutex.rs"),
             "# Unlock states",
             sorted(&[futex_mutex::Unlock::NAMES]),
         ),
         (
-            include_str!("../src/herd/futex_herd.rs"),
+            include_str!("../src/mechanisms/herd/futex_herd.rs"),
             "# Worker states",
             sorted(&[futex_herd::Worker::NAMES]),
         ),
         (
-            include_str!("../src/herd/futex_herd.rs"),
+            include_str!("../src/mechanisms/herd/futex_herd.rs"),
             "# Producer states",
             sorted(&[futex_herd::Producer::NAMES]),
         ),
         (
-            include_str!("../src/herd/condvar_herd.rs"),
+            include_str!("../src/mechanisms/herd/condvar_herd.rs"),
             "# Worker states",
             sorted(&[condvar_herd::Worker::NAMES]),
         ),
         (
-            include_str!("../src/herd/condvar_herd.rs"),
+            include_str!("../src/mechanisms/herd/condvar_herd.rs"),
             "# Producer states",
             sorted(&[condvar_herd::Producer::NAMES]),
         ),
         (
-            include_str!("../src/herd/accept_worker.rs"),
+            include_str!("../src/mechanisms/herd/accept_worker.rs"),
             "//! | state |",
             sorted(&[accept_worker::Worker::NAMES]),
         ),
         (
-            include_str!("../src/accept/blocking_worker.rs"),
+            include_str!("../src/mechanisms/accept/blocking_worker.rs"),
             "//! | state |",
             sorted(&[blocking_worker::Worker::NAMES]),
         ),
         (
-            include_str!("../src/accept/event_worker.rs"),
+            include_str!("../src/mechanisms/accept/event_worker.rs"),
             "//! | state |",
             sorted(&[event_worker::Step::NAMES]),
         ),

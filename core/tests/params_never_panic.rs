@@ -2,8 +2,8 @@
 //! keeps its invariants. Native only (proptest does not target wasm32 here).
 #![cfg(not(target_arch = "wasm32"))]
 
-use herdlab_core::herd::{Herd, HerdParams, Primitive, Variant, WakeMode};
 use herdlab_core::mechanism::Mechanism;
+use herdlab_core::mechanisms::herd::{Herd, HerdParams, Primitive, Variant, WakeMode};
 use herdlab_core::sim::arrivals::ArrivalPattern;
 use herdlab_core::sim::stepper::Stepper;
 use herdlab_core::sim::Status;

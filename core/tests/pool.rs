@@ -10,10 +10,10 @@ use herdlab_core::check::CheckConfig;
 use herdlab_core::machine::steps::Recorder;
 use herdlab_core::machine::Machine;
 use herdlab_core::mechanism::Mechanism;
-use herdlab_core::pool::invariants::{check, check_state, check_terminal, replay};
-use herdlab_core::pool::machine::{LoopAt, LISTING};
-use herdlab_core::pool::params::all_exited;
-use herdlab_core::pool::{
+use herdlab_core::mechanisms::pool::invariants::{check, check_state, check_terminal, replay};
+use herdlab_core::mechanisms::pool::machine::{LoopAt, LISTING};
+use herdlab_core::mechanisms::pool::params::all_exited;
+use herdlab_core::mechanisms::pool::{
     Cycle, EventLoop, Loop, Pool, PoolActor, PoolParams, PoolSim, PoolThread, PoolVariant, Spin,
     Wake,
 };
@@ -297,12 +297,12 @@ fn every_state_reached_shows_a_line_of_the_listing() {
 
 #[test]
 fn the_module_docs_name_every_state() {
-    let docs = include_str!("../src/pool/mod.rs");
+    let docs = include_str!("../src/mechanisms/pool/mod.rs");
     for name in Loop::NAMES
         .iter()
         .chain(Cycle::NAMES)
         .chain(Spin::NAMES)
-        .chain(herdlab_core::pool::Inject::NAMES)
+        .chain(herdlab_core::mechanisms::pool::Inject::NAMES)
     {
         assert!(
             docs.contains(&format!("`{name}")),

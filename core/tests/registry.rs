@@ -211,9 +211,9 @@ fn the_registry_names_agree() {
 
 #[test]
 fn the_typed_accessors_find_their_own_mechanism_only() {
-    use herdlab_core::accept::{Accept, AcceptParams};
-    use herdlab_core::herd::{Herd, HerdParams};
-    use herdlab_core::locks::{LockParams, Locks};
+    use herdlab_core::mechanisms::accept::{Accept, AcceptParams};
+    use herdlab_core::mechanisms::herd::{Herd, HerdParams};
+    use herdlab_core::mechanisms::locks::{LockParams, Locks};
     let h = Scenario::from(HerdParams {
         workers: 3,
         ..HerdParams::default()
@@ -233,9 +233,9 @@ fn the_typed_accessors_find_their_own_mechanism_only() {
 
 #[test]
 fn the_name_tables_match_the_enums() {
-    use herdlab_core::accept::{MutexVariant, Strategy};
-    use herdlab_core::locks::shmtx::ShmtxVariant;
-    use herdlab_core::locks::{LockKind, LOCK_NAMES, SHMTX_VARIANT_NAMES};
+    use herdlab_core::mechanisms::accept::{MutexVariant, Strategy};
+    use herdlab_core::mechanisms::locks::shmtx::ShmtxVariant;
+    use herdlab_core::mechanisms::locks::{LockKind, LOCK_NAMES, SHMTX_VARIANT_NAMES};
     let names = |v: Vec<&'static str>| v;
     assert_eq!(
         names(LockKind::ALL.iter().map(|k| k.name()).collect()),
@@ -260,9 +260,9 @@ fn the_name_tables_match_the_enums() {
 
 #[test]
 fn the_old_key_lists_are_the_tables() {
-    use herdlab_core::accept::Accept;
-    use herdlab_core::herd::Herd;
-    use herdlab_core::locks::Locks;
+    use herdlab_core::mechanisms::accept::Accept;
+    use herdlab_core::mechanisms::herd::Herd;
+    use herdlab_core::mechanisms::locks::Locks;
     use herdlab_core::scenario::{ACCEPT_KEYS, HERD_KEYS, LOCK_KEYS};
     let names = |keys: &[Key]| keys.iter().map(|k| k.name).collect::<Vec<_>>();
     assert_eq!(names(Herd::KEYS), HERD_KEYS);

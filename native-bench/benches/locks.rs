@@ -18,9 +18,9 @@ use std::time::{Duration, Instant};
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use herdlab_bench::platform::native::NativeThread;
 use herdlab_bench::platform::{NativeWorld, WorldSpec};
-use herdlab_core::locks::shmtx::{Shmtx, ShmtxConfig};
-use herdlab_core::locks::{LockKind, LockParams, LockWorker, Phase};
 use herdlab_core::machine::Machine;
+use herdlab_core::mechanisms::locks::shmtx::{Shmtx, ShmtxConfig};
+use herdlab_core::mechanisms::locks::{LockKind, LockParams, LockWorker, Phase};
 
 fn params(lock: LockKind) -> LockParams {
     LockParams {

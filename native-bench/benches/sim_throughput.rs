@@ -3,7 +3,7 @@
 //! `cargo bench -p herdlab-bench --bench sim_throughput`
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
-use herdlab_core::herd::{HerdParams, WakeMode};
+use herdlab_core::mechanisms::herd::{HerdParams, WakeMode};
 use herdlab_core::sim::arrivals::ArrivalPattern;
 use herdlab_core::sim::Status;
 

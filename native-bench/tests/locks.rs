@@ -4,7 +4,7 @@
 
 use std::process::{Command, Output};
 
-use herdlab_core::locks::shmtx::ShmtxVariant;
+use herdlab_core::mechanisms::locks::shmtx::ShmtxVariant;
 
 fn herdlab(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_herdlab"))
@@ -91,7 +91,7 @@ mod native {
         // the OS schedules the threads, so this asserts only what must hold on every schedule:
         // exact counts and mutual exclusion. `herdlab bench locks` reports the sleeps.
         let r = run(&LockRun {
-            lock: BenchLock::Core(herdlab_core::locks::LockKind::Shmtx),
+            lock: BenchLock::Core(herdlab_core::mechanisms::locks::LockKind::Shmtx),
             threads: 8,
             cs_ns: 20_000,
             padded: true,

@@ -1322,7 +1322,7 @@ mod sys {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use herdlab_core::accept::Strategy;
+    use herdlab_core::mechanisms::accept::Strategy;
     use std::io::{Read, Write};
     use std::net::TcpStream;
 

@@ -11,12 +11,12 @@
 //!
 //! Nothing here changes what a step does: every function forwards to core.
 
-use herdlab_core::accept::AcceptThread;
 use herdlab_core::check::{explore, CheckConfig, CheckReport};
-use herdlab_core::herd::HerdThread;
-use herdlab_core::locks::invariants::{check_state, check_terminal, check_world};
-use herdlab_core::locks::{LockParams, LockWorker};
 use herdlab_core::machine::Machine;
+use herdlab_core::mechanisms::accept::AcceptThread;
+use herdlab_core::mechanisms::herd::HerdThread;
+use herdlab_core::mechanisms::locks::invariants::{check_state, check_terminal, check_world};
+use herdlab_core::mechanisms::locks::{LockParams, LockWorker};
 use herdlab_core::sim::stepper::Stepper;
 use herdlab_core::sim::{Actor, Simulation, StepError, StepRecord};
 
@@ -144,8 +144,8 @@ pub fn check_locks(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use herdlab_core::accept::AcceptParams;
-    use herdlab_core::herd::HerdParams;
+    use herdlab_core::mechanisms::accept::AcceptParams;
+    use herdlab_core::mechanisms::herd::HerdParams;
 
     /// The forwarders take the same steps as core's methods.
     #[test]

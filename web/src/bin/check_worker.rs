@@ -15,8 +15,8 @@ use check_proto::{
     CheckReply, CheckRequest, BROWSER_MAX_HERD_CONNECTIONS, BROWSER_MAX_HERD_WORKERS,
 };
 use herdlab_core::check::CheckConfig;
-use herdlab_core::herd::{invariants as herd_invariants, HerdParams};
-use herdlab_core::locks::LockParams;
+use herdlab_core::mechanisms::herd::{invariants as herd_invariants, HerdParams};
+use herdlab_core::mechanisms::locks::LockParams;
 use herdlab_core::scenario::Scenario;
 use herdlab_core::sim::arrivals::ArrivalPattern;
 use herdlab_web_engine::check_locks;
@@ -151,8 +151,8 @@ fn main() {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use herdlab_core::locks::shmtx::ShmtxVariant;
-    use herdlab_core::locks::LockParams;
+    use herdlab_core::mechanisms::locks::shmtx::ShmtxVariant;
+    use herdlab_core::mechanisms::locks::LockParams;
 
     fn req(p: LockParams) -> CheckRequest {
         CheckRequest {

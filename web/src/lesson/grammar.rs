@@ -513,7 +513,7 @@ mod tests {
         assert_eq!(
             block.errors,
             [
-                "mechanism: 'herd' does not fit a toy block; allowed: toy (mechanisms: herd, locks, accept)",
+                "mechanism: 'herd' does not fit a toy block; allowed: toy (mechanisms: herd, locks, accept, pool)",
                 "step: not a herdlab-toy key; allowed: id, caption, mechanism, n",
             ]
         );
@@ -638,7 +638,7 @@ mod tests {
             errors,
             [
                 "n: '99' is not allowed; allowed: n=0-9",
-                "mechanism: 'herd' is not this playground's; allowed: toy (mechanisms: herd, locks, accept)",
+                "mechanism: 'herd' is not this playground's; allowed: toy (mechanisms: herd, locks, accept, pool)",
             ]
         );
         let init = read_playground_query(

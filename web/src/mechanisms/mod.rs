@@ -139,9 +139,9 @@ macro_rules! registry {
 }
 
 registry!(
-    herdlab_core::herd::Herd,
-    herdlab_core::locks::Locks,
-    herdlab_core::accept::Accept,
+    herdlab_core::mechanisms::herd::Herd,
+    herdlab_core::mechanisms::locks::Locks,
+    herdlab_core::mechanisms::accept::Accept,
 );
 
 #[cfg(test)]

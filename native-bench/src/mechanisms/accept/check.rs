@@ -1,10 +1,10 @@
 //! `herdlab check accept-mutex` (and `herdlab check accept --strategy …`): core's model checker on an
 //! accept scenario, timed natively.
 //!
-//! The search is `herdlab_core::accept::invariants::check`: the simulator as the model
+//! The search is `herdlab_core::mechanisms::accept::invariants::check`: the simulator as the model
 //! (`herdlab_core::check::SimModel`); the actors are the workers (checker indices `0..n`) and the
 //! network (index `n`), which delivers the next connection, client action or `epoll_wait` timeout
-//! at any point. The invariants are those of `herdlab_core::accept::invariants`:
+//! at any point. The invariants are those of `herdlab_core::mechanisms::accept::invariants`:
 //! `mutual-exclusion`, `accept-under-lock`, `registration-follows-held`, `retry-bound` (accept mutex
 //! only), `lost-connection` and `conservation` (every strategy).
 //!
@@ -16,9 +16,9 @@ use std::ops::Deref;
 
 use serde::Serialize;
 
-use herdlab_core::accept::invariants::{check, check_state, check_terminal};
-use herdlab_core::accept::{AcceptParams, AcceptSim, MutexVariant, Strategy};
 use herdlab_core::check::CheckConfig;
+use herdlab_core::mechanisms::accept::invariants::{check, check_state, check_terminal};
+use herdlab_core::mechanisms::accept::{AcceptParams, AcceptSim, MutexVariant, Strategy};
 use herdlab_core::scenario::Scenario;
 use herdlab_core::sim::arrivals::ArrivalPattern;
 use herdlab_core::sim::net::EP_WAITER;

@@ -5,8 +5,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Arg, ArgMatches};
-use herdlab_core::accept::{AcceptParams, MutexVariant, Strategy};
 use herdlab_core::check::CheckConfig;
+use herdlab_core::mechanisms::accept::{AcceptParams, MutexVariant, Strategy};
 use herdlab_core::sim::arrivals::ArrivalPattern;
 
 use super::cmd::{self, AcceptBenchConfig};

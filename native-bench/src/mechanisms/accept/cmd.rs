@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use herdlab_core::accept::{AcceptParams, AcceptReport, Strategy};
+use herdlab_core::mechanisms::accept::{AcceptParams, AcceptReport, Strategy};
 use herdlab_core::sim::Status;
 
 use super::native::{self as native_accept, LoadReport, NativeAcceptConfig};

@@ -7,4 +7,4 @@ pub mod cli;
 pub mod cmd;
 pub mod native;
 
-pub use herdlab_core::accept::Accept;
+pub use herdlab_core::mechanisms::accept::Accept;

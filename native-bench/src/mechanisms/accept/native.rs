@@ -32,7 +32,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use herdlab_core::accept::{AcceptParams, AcceptReport};
+use herdlab_core::mechanisms::accept::{AcceptParams, AcceptReport};
 use herdlab_core::sim::arrivals::{ArrivalPattern, Arrivals};
 
 use crate::platform::NativeError;
@@ -211,16 +211,16 @@ mod imp {
     use std::thread;
     use std::time::Instant;
 
-    use herdlab_core::accept::event_worker::WorkerStats;
-    use herdlab_core::accept::{AcceptThread, WorkerReport};
     use herdlab_core::histogram::LogHistogram;
     use herdlab_core::machine::Machine;
+    use herdlab_core::mechanisms::accept::event_worker::WorkerStats;
+    use herdlab_core::mechanisms::accept::{AcceptThread, WorkerReport};
     use herdlab_core::op::Op;
 
     use super::*;
     use crate::platform::net::{self, NetSpec, NetThread, NetThreadReport, NetWorld, Sockets};
     use crate::platform::thread_state;
-    use herdlab_core::accept::Strategy;
+    use herdlab_core::mechanisms::accept::Strategy;
 
     pub fn supported() -> Result<(), NativeError> {
         net::supported()

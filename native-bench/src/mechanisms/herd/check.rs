@@ -1,6 +1,6 @@
 //! `herdlab check herd`: core's model checker on a herd scenario, timed natively.
 //!
-//! The search is `herdlab_core::herd::invariants::check`: the simulator itself as the model
+//! The search is `herdlab_core::mechanisms::herd::invariants::check`: the simulator itself as the model
 //! (`herdlab_core::check::SimModel`), whose actors are the threads (checker indices `0..n`: the
 //! workers, then the producer for the futex and condvar primitives) and, for the accept primitive,
 //! the network (index `n`), which may deliver its next connection at any point while connections
@@ -19,8 +19,8 @@ use std::ops::Deref;
 use serde::Serialize;
 
 use herdlab_core::check::CheckConfig;
-use herdlab_core::herd::invariants::{check, check_state, check_terminal};
-use herdlab_core::herd::{HerdParams, HerdSim, Primitive, WakeMode};
+use herdlab_core::mechanisms::herd::invariants::{check, check_state, check_terminal};
+use herdlab_core::mechanisms::herd::{HerdParams, HerdSim, Primitive, WakeMode};
 use herdlab_core::scenario::Scenario;
 use herdlab_core::sim::arrivals::ArrivalPattern;
 use herdlab_core::sim::{Actor, Note, Role, StepRecord};
@@ -241,7 +241,7 @@ pub fn render(p: &HerdParams, cfg: &CheckConfig, o: &CheckOutput) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use herdlab_core::herd::Variant;
+    use herdlab_core::mechanisms::herd::Variant;
 
     #[test]
     fn the_correct_default_holds() {

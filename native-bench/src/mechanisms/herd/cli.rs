@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use clap::ArgMatches;
 use herdlab_core::check::CheckConfig;
-use herdlab_core::herd::HerdParams;
+use herdlab_core::mechanisms::herd::HerdParams;
 
 use super::{bench, check, native, sim, Herd};
 use crate::check::progress_wanted;
@@ -255,7 +255,7 @@ impl NativeMechanism for Herd {
 mod tests {
     use super::*;
     use crate::cli::tests::{matches, msg};
-    use herdlab_core::herd::{Primitive, WakeMode};
+    use herdlab_core::mechanisms::herd::{Primitive, WakeMode};
     use herdlab_core::sim::arrivals::ArrivalPattern;
 
     fn sim(s: &str) -> Result<SimArgs, CliError> {
@@ -423,7 +423,10 @@ mod tests {
             (params.workers, params.cpus, params.mode, params.connections),
             (3, 1, WakeMode::WakeAll, 4)
         );
-        assert_eq!(params.variant, herdlab_core::herd::Variant::BrokenSleeper);
+        assert_eq!(
+            params.variant,
+            herdlab_core::mechanisms::herd::Variant::BrokenSleeper
+        );
         assert_eq!((params.service_ns, params.seed), (0, 7));
         assert_eq!(config.preemption_bound, Some(2));
         assert_eq!(config.max_states, 5000);

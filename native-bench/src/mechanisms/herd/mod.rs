@@ -7,4 +7,4 @@ pub mod cli;
 pub mod native;
 pub mod sim;
 
-pub use herdlab_core::herd::Herd;
+pub use herdlab_core::mechanisms::herd::Herd;

@@ -27,9 +27,9 @@ use std::sync::{Mutex, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use herdlab_core::herd::futex_herd::WAITERS;
-use herdlab_core::herd::{HerdParams, HerdThread, Primitive, WakeMode};
 use herdlab_core::machine::Machine;
+use herdlab_core::mechanisms::herd::futex_herd::WAITERS;
+use herdlab_core::mechanisms::herd::{HerdParams, HerdThread, Primitive, WakeMode};
 use herdlab_core::op::{OpResult, Word};
 use herdlab_core::sim::Role;
 

@@ -4,7 +4,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use herdlab_core::herd::HerdParams;
+use herdlab_core::mechanisms::herd::HerdParams;
 use herdlab_core::scenario::Scenario;
 use herdlab_core::sim::Role;
 
@@ -142,7 +142,7 @@ pub fn render(r: &SimReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use herdlab_core::herd::WakeMode;
+    use herdlab_core::mechanisms::herd::WakeMode;
 
     #[test]
     fn wake_all_wastes_seven_of_eight() {

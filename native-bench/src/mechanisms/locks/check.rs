@@ -11,9 +11,9 @@ use std::ops::Deref;
 use serde::Serialize;
 
 use herdlab_core::check::{explore, CheckConfig, SpinSteps};
-use herdlab_core::locks::invariants::{check_state, check_terminal, check_world};
-use herdlab_core::locks::{LockKind, LockParams};
 use herdlab_core::machine::Machine;
+use herdlab_core::mechanisms::locks::invariants::{check_state, check_terminal, check_world};
+use herdlab_core::mechanisms::locks::{LockKind, LockParams};
 use herdlab_core::op::Op;
 use herdlab_core::scenario::Scenario;
 use herdlab_core::sim::{Actor, Sched};
@@ -26,7 +26,7 @@ pub const LESSON_BASE: &str = "http://127.0.0.1:8080/#/lesson/nginx-shmtx?";
 /// `--spin` when checking: nginx's own 2048. The checker merges a failed probe with the rest of its
 /// spin (`herdlab_core::check::SpinSteps`), so every spin of 2 or more has the same state space and
 /// nginx's costs no more to check than a small one.
-pub const CHECK_SPIN: u32 = herdlab_core::locks::shmtx::NGINX_SPIN;
+pub const CHECK_SPIN: u32 = herdlab_core::mechanisms::locks::shmtx::NGINX_SPIN;
 /// `--cpus` when checking (more than one, so the spin phase exists).
 pub const CHECK_CPUS: u32 = 2;
 /// `--yield` when checking spin-yield.
@@ -239,7 +239,7 @@ pub fn render(p: &LockParams, cfg: &CheckConfig, o: &CheckOutput) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use herdlab_core::locks::shmtx::ShmtxVariant;
+    use herdlab_core::mechanisms::locks::shmtx::ShmtxVariant;
 
     #[test]
     fn correct_shmtx_two_threads_holds() {

@@ -4,8 +4,8 @@ use std::process::ExitCode;
 
 use clap::{Arg, ArgMatches};
 use herdlab_core::check::CheckConfig;
-use herdlab_core::locks::shmtx::ShmtxVariant;
-use herdlab_core::locks::{LockKind, LockParams};
+use herdlab_core::mechanisms::locks::shmtx::ShmtxVariant;
+use herdlab_core::mechanisms::locks::{LockKind, LockParams};
 
 use super::native::{self, BenchLock, Form};
 use super::{bench, check, sim, Locks};

@@ -7,4 +7,4 @@ pub mod cli;
 pub mod native;
 pub mod sim;
 
-pub use herdlab_core::locks::Locks;
+pub use herdlab_core::mechanisms::locks::Locks;

@@ -39,8 +39,8 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use herdlab_core::locks::{LockKind, LockParams, LockWorker, Phase};
 use herdlab_core::machine::Machine;
+use herdlab_core::mechanisms::locks::{LockKind, LockParams, LockWorker, Phase};
 use herdlab_core::op::{SemId, Word};
 
 use crate::mechanisms::herd::native::quantile;

@@ -5,8 +5,8 @@ use std::time::Instant;
 use serde::Serialize;
 
 use herdlab_core::check::Violation;
-use herdlab_core::locks::invariants::{check_state, check_terminal};
-use herdlab_core::locks::LockParams;
+use herdlab_core::mechanisms::locks::invariants::{check_state, check_terminal};
+use herdlab_core::mechanisms::locks::LockParams;
 use herdlab_core::scenario::Scenario;
 
 pub use crate::mechanisms::herd::sim::DEFAULT_MAX_STEPS;
@@ -202,7 +202,7 @@ mod tests {
 
     #[test]
     fn seed_listing_deadlocks_in_the_simulator() {
-        use herdlab_core::locks::shmtx::ShmtxVariant;
+        use herdlab_core::mechanisms::locks::shmtx::ShmtxVariant;
         let p = LockParams {
             threads: 4,
             rounds: 50,

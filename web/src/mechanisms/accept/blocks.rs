@@ -4,7 +4,7 @@
 //! panics on any input: every bad key or value becomes a message naming the key and the allowed
 //! values, and the default is used instead.
 
-use herdlab_core::accept::{AcceptParams, Strategy};
+use herdlab_core::mechanisms::accept::{AcceptParams, Strategy};
 use herdlab_core::scenario::{set_accept_param, validate_accept, ParamError, ACCEPT_KEYS};
 
 use crate::lesson::grammar::{
@@ -151,7 +151,7 @@ pub fn resolve_accept_main(spec: &AcceptSimSpec, query: &str) -> AcceptMainInit 
 mod tests {
     use super::*;
     use crate::lesson::grammar::Controls;
-    use herdlab_core::accept::MutexVariant;
+    use herdlab_core::mechanisms::accept::MutexVariant;
     use herdlab_core::scenario::Scenario;
     use herdlab_core::sim::Actor;
 

@@ -6,7 +6,7 @@ use herdlab_core::sim::arrivals::ArrivalPattern;
 use crate::live::form::{Field, FieldKind, Hint};
 
 /// `Strategy::NAMES` (core), for the strategy selector.
-pub const STRATEGY_NAMES: [&str; 6] = herdlab_core::accept::Strategy::NAMES;
+pub const STRATEGY_NAMES: [&str; 6] = herdlab_core::mechanisms::accept::Strategy::NAMES;
 /// `MutexVariant::name` of every variant, in `MutexVariant::ALL` order (a test holds them equal).
 pub const MUTEX_VARIANT_NAMES: [&str; 4] =
     ["correct", "unlock-before-accept", "no-disable", "no-timer"];
@@ -86,7 +86,7 @@ pub fn strategy_story(name: &str) -> &'static str {
 /// The story of the accept mutex's code `value` (core's `MutexVariant::story`; empty for an
 /// unknown one).
 pub fn mutex_story(value: &str) -> &'static str {
-    herdlab_core::accept::MutexVariant::from_name(value)
+    herdlab_core::mechanisms::accept::MutexVariant::from_name(value)
         .map(|v| v.story())
         .unwrap_or("")
 }
@@ -95,10 +95,10 @@ pub fn mutex_story(value: &str) -> &'static str {
 mod tests {
     use super::*;
     use crate::live::form::FormState;
-    use herdlab_core::accept::Accept;
-    use herdlab_core::accept::AcceptParams;
-    use herdlab_core::accept::{MutexVariant, Strategy};
     use herdlab_core::mechanism::Mechanism;
+    use herdlab_core::mechanisms::accept::Accept;
+    use herdlab_core::mechanisms::accept::AcceptParams;
+    use herdlab_core::mechanisms::accept::{MutexVariant, Strategy};
     use herdlab_core::scenario::ACCEPT_KEYS;
 
     #[test]

@@ -1,6 +1,6 @@
 //! The accept strategies' model: the generic [`SimModel`] over core's accept strategies.
 
-use herdlab_core::accept::Accept;
+use herdlab_core::mechanisms::accept::Accept;
 
 use crate::live::sim_model::SimModel;
 

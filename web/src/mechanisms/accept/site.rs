@@ -1,7 +1,7 @@
 //! The accept strategies in the registry ([`Accept`]): their blocks become their widgets; the
 //! browser does not check them (a check block naming them is a lock check that says so).
 
-use herdlab_core::accept::{Accept, AcceptParams};
+use herdlab_core::mechanisms::accept::{Accept, AcceptParams};
 
 use crate::lesson::parts::{Placing, Widget};
 use crate::live::form::Field;

@@ -5,8 +5,8 @@
 
 use std::rc::Rc;
 
-use herdlab_core::accept::{AcceptReport, AcceptThread, Strategy};
 use herdlab_core::machine::Machine;
+use herdlab_core::mechanisms::accept::{AcceptReport, AcceptThread, Strategy};
 use herdlab_core::op::{Fd, Interest, Op, Word};
 use herdlab_core::sim::net::{ClientAction, EP_WAITER};
 use herdlab_core::sim::{Actor, Note, Role, Sched, SimThread};
@@ -492,7 +492,7 @@ impl AcceptSnapshot {
 mod tests {
     use super::*;
     use crate::live::sim_model::Action;
-    use herdlab_core::accept::AcceptParams;
+    use herdlab_core::mechanisms::accept::AcceptParams;
 
     fn p(strategy: Strategy) -> AcceptParams {
         AcceptParams {
@@ -645,7 +645,7 @@ mod tests {
     #[test]
     fn random_actions_never_panic_and_links_replay() {
         use crate::lesson::picks::parse_picks;
-        use herdlab_core::accept::MutexVariant;
+        use herdlab_core::mechanisms::accept::MutexVariant;
         use herdlab_core::sim::arrivals::ArrivalPattern;
         let mut x: u64 = 0x1234_5678_9ABC_DEF1;
         let mut rnd = |n: u64| {

@@ -5,7 +5,7 @@
 
 use std::convert::Infallible;
 
-use herdlab_core::accept::{AcceptParams, Strategy};
+use herdlab_core::mechanisms::accept::{AcceptParams, Strategy};
 use yew::prelude::*;
 
 use crate::lesson::grammar::Controls as ControlSet;

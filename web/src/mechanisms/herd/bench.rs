@@ -1,6 +1,6 @@
 //! The scenario the `#/bench` page measures (the same one the native throughput benchmark runs).
 
-use herdlab_core::herd::{HerdParams, WakeMode};
+use herdlab_core::mechanisms::herd::{HerdParams, WakeMode};
 use herdlab_core::sim::arrivals::ArrivalPattern;
 
 /// The scenario measured.

@@ -5,7 +5,7 @@
 //! any input: every bad key or value becomes an error message naming the key and the allowed
 //! values.
 
-use herdlab_core::herd::{HerdParams, Primitive, WakeMode};
+use herdlab_core::mechanisms::herd::{HerdParams, Primitive, WakeMode};
 use herdlab_core::scenario::{
     set_herd_param, validate_herd, ParamError, Scenario, HERD_KEYS, MECHANISMS,
 };
@@ -219,7 +219,7 @@ mod tests {
     use super::*;
     use crate::lesson::grammar::Controls;
     use crate::lesson::picks::{format_picks, script_picks};
-    use herdlab_core::herd::{Primitive, Variant};
+    use herdlab_core::mechanisms::herd::{Primitive, Variant};
 
     #[test]
     fn herd_check_block() {

@@ -1,6 +1,6 @@
 //! The herd's parameter form: its fields, in display order, over core's setter and validation.
 
-use herdlab_core::herd::{Primitive, Variant, WakeMode};
+use herdlab_core::mechanisms::herd::{Primitive, Variant, WakeMode};
 use herdlab_core::sim::arrivals::ArrivalPattern;
 
 use crate::live::form::{Field, FieldKind};
@@ -79,7 +79,7 @@ pub const HERD_FIELDS: [Field; 11] = [
 mod tests {
     use super::*;
     use crate::live::form::FormState;
-    use herdlab_core::herd::{Herd, HerdParams};
+    use herdlab_core::mechanisms::herd::{Herd, HerdParams};
 
     #[test]
     fn refuses_and_keeps_last_good() {

@@ -1,6 +1,6 @@
 //! The herd's model: the generic [`SimModel`] over core's herd (its simulation and its link).
 
-use herdlab_core::herd::Herd;
+use herdlab_core::mechanisms::herd::Herd;
 
 use crate::live::sim_model::SimModel;
 
@@ -13,7 +13,7 @@ mod tests {
     use crate::lesson::picks::parse_picks;
     use crate::live::playback::Player;
     use crate::live::sim_model::Action;
-    use herdlab_core::herd::{HerdParams, WakeMode};
+    use herdlab_core::mechanisms::herd::{HerdParams, WakeMode};
     use herdlab_core::sim::Actor;
 
     fn p() -> HerdParams {
@@ -53,7 +53,7 @@ mod tests {
     #[test]
     fn a_scripted_counterexample_steps_to_its_lost_wakeup_and_stops() {
         use crate::mechanisms::herd::blocks::{herd_actors, herd_check_defaults};
-        use herdlab_core::herd::Variant;
+        use herdlab_core::mechanisms::herd::Variant;
         let p = HerdParams {
             variant: Variant::BrokenSleeper,
             ..herd_check_defaults()
@@ -131,7 +131,7 @@ mod tests {
     #[test]
     fn random_actions_never_panic() {
         use crate::mechanisms::herd::snapshot::Snapshot;
-        use herdlab_core::herd::{Primitive, Variant};
+        use herdlab_core::mechanisms::herd::{Primitive, Variant};
         use herdlab_core::sim::arrivals::ArrivalPattern;
         let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
         let mut rnd = |n: u64| {
@@ -215,7 +215,7 @@ mod tests {
         let p = HerdParams {
             workers: 2,
             connections: 2,
-            primitive: herdlab_core::herd::Primitive::Futex,
+            primitive: herdlab_core::mechanisms::herd::Primitive::Futex,
             ..Default::default()
         };
         let mut sim = p.simulate();
@@ -232,13 +232,13 @@ mod tests {
 /// Where a herd widget opens (the generic `crate::live::open`, over herd blocks).
 #[cfg(test)]
 mod open_tests {
-    use herdlab_core::herd::HerdParams;
+    use herdlab_core::mechanisms::herd::HerdParams;
     use herdlab_core::sim::Actor;
 
     use crate::lesson::grammar::PlaygroundInit;
     use crate::live::open::{short_replay, stopped_at, Start};
     use crate::mechanisms::herd::blocks::parse_sim;
-    use herdlab_core::herd::Herd;
+    use herdlab_core::mechanisms::herd::Herd;
 
     #[test]
     fn a_block_opens_at_its_stop_and_a_playground_at_its_step_else_the_stop() {

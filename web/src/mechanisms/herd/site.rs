@@ -4,7 +4,7 @@
 use std::rc::Rc;
 
 use herdlab_core::check::Counterexample;
-use herdlab_core::herd::{Herd, HerdParams, Primitive};
+use herdlab_core::mechanisms::herd::{Herd, HerdParams, Primitive};
 use herdlab_core::scenario::Scenario;
 use yew::prelude::*;
 

@@ -4,7 +4,7 @@
 
 use std::rc::Rc;
 
-use herdlab_core::herd::{Primitive, Variant};
+use herdlab_core::mechanisms::herd::{Primitive, Variant};
 use herdlab_core::metrics::Metrics;
 use herdlab_core::op::Word;
 use herdlab_core::sim::{Actor, Role};
@@ -201,7 +201,7 @@ impl Snapshot {
 mod tests {
     use super::*;
     use crate::live::sim_model::Action;
-    use herdlab_core::herd::HerdParams;
+    use herdlab_core::mechanisms::herd::HerdParams;
 
     #[test]
     fn snapshot_of_a_herd() {

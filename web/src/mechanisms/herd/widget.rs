@@ -2,7 +2,7 @@
 //! herd kind of [`SimShell`], which owns its [`HerdModel`]; this file says how it opens and shows
 //! the wait queue, the accept queue and the CPUs.
 
-use herdlab_core::herd::HerdParams;
+use herdlab_core::mechanisms::herd::HerdParams;
 use herdlab_core::sim::Actor;
 use yew::prelude::*;
 

@@ -5,8 +5,8 @@
 //! allowed values, and the default is used instead.
 
 use herdlab_core::check::world::MAX_THREADS;
-use herdlab_core::locks::shmtx::ShmtxVariant;
-use herdlab_core::locks::{LockKind, LockParams};
+use herdlab_core::mechanisms::locks::shmtx::ShmtxVariant;
+use herdlab_core::mechanisms::locks::{LockKind, LockParams};
 use herdlab_core::scenario::{set_lock_param, validate_locks, ParamError, Scenario, LOCK_KEYS};
 use herdlab_core::sim::Actor;
 

@@ -1,10 +1,10 @@
 //! Words for a lock simulation: one sentence per step ("step 7: thread 1 announced itself in wait
 //! (wait is now 1)"), the names of the shared words, and the holder of the lock.
 
-use herdlab_core::locks::shmtx::{LOCK, WAIT};
-use herdlab_core::locks::ticket::{NEXT, SERVING};
-use herdlab_core::locks::{LockKind, LockParams, LockSim, Phase};
 use herdlab_core::machine::Machine;
+use herdlab_core::mechanisms::locks::shmtx::{LOCK, WAIT};
+use herdlab_core::mechanisms::locks::ticket::{NEXT, SERVING};
+use herdlab_core::mechanisms::locks::{LockKind, LockParams, LockSim, Phase};
 use herdlab_core::op::{Op, Word};
 use herdlab_core::sim::{Actor, Note, Status, StepRecord};
 
@@ -272,7 +272,7 @@ pub fn lock_sentence(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use herdlab_core::locks::shmtx::ShmtxVariant;
+    use herdlab_core::mechanisms::locks::shmtx::ShmtxVariant;
 
     fn run(p: &LockParams) -> Vec<String> {
         let mut sim = p.simulate();

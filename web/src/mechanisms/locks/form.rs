@@ -94,7 +94,7 @@ pub const LOCK_FIELDS: [Field; 12] = [
 /// The story of `ngx_shmtx` variant `value` (core's `ShmtxVariant::story`; empty for an unknown
 /// one).
 pub fn variant_story(value: &str) -> &'static str {
-    herdlab_core::locks::shmtx::ShmtxVariant::from_name(value)
+    herdlab_core::mechanisms::locks::shmtx::ShmtxVariant::from_name(value)
         .map(|v| v.story())
         .unwrap_or("")
 }
@@ -103,11 +103,11 @@ pub fn variant_story(value: &str) -> &'static str {
 mod tests {
     use super::*;
     use crate::live::form::FormState;
-    use herdlab_core::locks::shmtx::ShmtxVariant;
-    use herdlab_core::locks::LockKind;
-    use herdlab_core::locks::LockParams;
-    use herdlab_core::locks::Locks;
     use herdlab_core::mechanism::Mechanism;
+    use herdlab_core::mechanisms::locks::shmtx::ShmtxVariant;
+    use herdlab_core::mechanisms::locks::LockKind;
+    use herdlab_core::mechanisms::locks::LockParams;
+    use herdlab_core::mechanisms::locks::Locks;
     use herdlab_core::scenario::LOCK_KEYS;
 
     #[test]

@@ -6,9 +6,9 @@
 use std::rc::Rc;
 
 use herdlab_core::check::{SpinSteps, Violation};
-use herdlab_core::locks::invariants::{check_state, check_terminal};
-use herdlab_core::locks::{LockParams, LockSim, LockWorker, Locks};
 use herdlab_core::machine::Machine;
+use herdlab_core::mechanisms::locks::invariants::{check_state, check_terminal};
+use herdlab_core::mechanisms::locks::{LockParams, LockSim, LockWorker, Locks};
 use herdlab_core::op::Op;
 use herdlab_core::scenario::Scenario;
 use herdlab_core::sim::stepper::Stepper;
@@ -488,8 +488,8 @@ impl LiveModel for LockModel {
 mod tests {
     use super::*;
     use herdlab_core::check::{explore, replay, CheckConfig};
-    use herdlab_core::locks::invariants::check_world;
-    use herdlab_core::locks::shmtx::ShmtxVariant;
+    use herdlab_core::mechanisms::locks::invariants::check_world;
+    use herdlab_core::mechanisms::locks::shmtx::ShmtxVariant;
 
     fn check(p: &LockParams) -> Vec<u16> {
         let r = explore(
@@ -639,10 +639,10 @@ mod tests {
             x % n
         };
         for case in 0..40 {
-            let lock = herdlab_core::locks::LockKind::ALL[case % 5];
+            let lock = herdlab_core::mechanisms::locks::LockKind::ALL[case % 5];
             let p = LockParams {
                 lock,
-                variant: if lock == herdlab_core::locks::LockKind::Shmtx {
+                variant: if lock == herdlab_core::mechanisms::locks::LockKind::Shmtx {
                     ShmtxVariant::ALL[rnd(6) as usize]
                 } else {
                     ShmtxVariant::Correct
@@ -654,7 +654,7 @@ mod tests {
                 semaphore: rnd(2) == 0,
                 yield_after: 1 + rnd(8) as u32,
                 cs_ns: rnd(3_000), // spinners pause all through a long section: keep runs short
-                crash: lock == herdlab_core::locks::LockKind::Shmtx && rnd(4) == 0,
+                crash: lock == herdlab_core::mechanisms::locks::LockKind::Shmtx && rnd(4) == 0,
                 master: rnd(3) != 0,
                 seed: rnd(u64::MAX),
             };

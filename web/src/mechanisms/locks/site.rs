@@ -5,7 +5,7 @@
 use std::rc::Rc;
 
 use herdlab_core::check::Counterexample;
-use herdlab_core::locks::{LockParams, Locks};
+use herdlab_core::mechanisms::locks::{LockParams, Locks};
 use herdlab_core::scenario::Scenario;
 use yew::prelude::*;
 

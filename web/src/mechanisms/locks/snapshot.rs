@@ -3,9 +3,9 @@
 use std::rc::Rc;
 
 use herdlab_core::check::Violation;
-use herdlab_core::locks::shmtx::{LOCK, WAIT};
-use herdlab_core::locks::ticket::{NEXT, SERVING};
-use herdlab_core::locks::{LockKind, LockParams, LockSim};
+use herdlab_core::mechanisms::locks::shmtx::{LOCK, WAIT};
+use herdlab_core::mechanisms::locks::ticket::{NEXT, SERVING};
+use herdlab_core::mechanisms::locks::{LockKind, LockParams, LockSim};
 use herdlab_core::metrics::Metrics;
 use herdlab_core::sim::{Actor, Role};
 
@@ -225,7 +225,10 @@ pub fn lanes(p: &LockParams, sim: &LockSim) -> Vec<LaneView> {
                             .map(|l| l.split("//").next().unwrap_or("").trim())
                             .unwrap_or("")
                     )
-                } else if w.phase() == herdlab_core::locks::Phase::Done && p.crash && i == 0 {
+                } else if w.phase() == herdlab_core::mechanisms::locks::Phase::Done
+                    && p.crash
+                    && i == 0
+                {
                     format!(
                         "pid 1 · died holding the lock after {} acquisition",
                         w.acquired()

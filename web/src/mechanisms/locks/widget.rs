@@ -2,7 +2,7 @@
 //! counterexample): the lock kind of [`SimShell`], which owns its [`LockModel`]; this file says
 //! how it opens (a checker schedule included) and shows the invariants and the lock words.
 
-use herdlab_core::locks::LockParams;
+use herdlab_core::mechanisms::locks::LockParams;
 use yew::prelude::*;
 
 use crate::live::open::{short_replay, Opening};

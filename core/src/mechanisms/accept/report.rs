@@ -106,7 +106,7 @@ pub struct AcceptReport {
 /// Jain's fairness index of `xs`: `(Σx)² / (n·Σx²)`; 1 for an empty or all-zero list.
 ///
 /// ```
-/// use herdlab_core::accept::jain_index;
+/// use herdlab_core::mechanisms::accept::jain_index;
 /// assert_eq!(jain_index(&[5, 5, 5, 5]), 1.0);
 /// assert_eq!(jain_index(&[8, 0, 0, 0]), 0.25);
 /// ```

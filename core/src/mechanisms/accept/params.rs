@@ -25,7 +25,7 @@
 //! combination of in-range values is valid.
 //!
 //! ```
-//! use herdlab_core::accept::{Accept, AcceptParams};
+//! use herdlab_core::mechanisms::accept::{Accept, AcceptParams};
 //! use herdlab_core::mechanism::Mechanism;
 //! let mut p = AcceptParams::default();
 //! Accept::set(&mut p, "multi_accept", "on").unwrap();

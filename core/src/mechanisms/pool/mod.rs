@@ -8,7 +8,7 @@
 //! of commit afe1fcffa (before 1.7.11 shipped), the done-list barriers those of eeb72127c (1.9.15).
 //!
 //! ```
-//! use herdlab_core::pool::{PoolParams, Wake};
+//! use herdlab_core::mechanisms::pool::{PoolParams, Wake};
 //! use herdlab_core::sim::arrivals::ArrivalPattern;
 //! // 4 idle pool threads, 4 blocking reads at once: one eventfd wake completes all four
 //! let p = PoolParams { threads: 4, cpus: 8, blocking_pct: 100, arrival: ArrivalPattern::Burst,

@@ -2,7 +2,7 @@
 //! done-list spinlock both of them take ([`Spin`], `ngx_spinlock`) and the spurious-wakeup injector
 //! ([`Inject`]); [`PoolActor`] is the one [`Machine`] type the simulator steps.
 //!
-//! The module docs of [`crate::pool`] give the states, the invariants and the sources.
+//! The module docs of [`crate::mechanisms::pool`] give the states, the invariants and the sources.
 
 use serde::{Deserialize, Serialize};
 

@@ -18,7 +18,7 @@
 //! The switches are written `on`/`off` only ([`KeyKind::Switch`]).
 //!
 //! ```
-//! use herdlab_core::locks::{LockKind, LockParams, Locks};
+//! use herdlab_core::mechanisms::locks::{LockKind, LockParams, Locks};
 //! use herdlab_core::mechanism::Mechanism;
 //! let mut p = LockParams::default();
 //! Locks::set(&mut p, "lock", "ticket").unwrap();

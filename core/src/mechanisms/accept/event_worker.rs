@@ -6,7 +6,7 @@
 //!
 //! The loop is the step table [`Step`]; each state names its line ([`Ln`]), placed by the listing
 //! of the run's strategy ([`LISTING_PLAIN`], [`LISTING_MUTEX`]). The trylock and the unlock are
-//! `ngx_shmtx`'s own tables ([`crate::locks::shmtx::Try`], [`crate::locks::shmtx::Unlock`]), run
+//! `ngx_shmtx`'s own tables ([`crate::mechanisms::locks::shmtx::Try`], [`crate::mechanisms::locks::shmtx::Unlock`]), run
 //! as sub-tables.
 //!
 //! | state | line | op | next |
@@ -43,10 +43,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::locks::shmtx::{self, Shmtx, ShmtxConfig, ShmtxVariant};
 use crate::machine::listing::Listing;
 use crate::machine::steps::{Next, Ops, Read, Stopped};
 use crate::machine::Machine;
+use crate::mechanisms::locks::shmtx::{self, Shmtx, ShmtxConfig, ShmtxVariant};
 use crate::op::{EpId, Fd, Interest, ListenerId, Op, OpResult};
 
 use super::{MutexVariant, Strategy};
@@ -610,7 +610,7 @@ mod tests {
     #[test]
     fn mutex_worker_trylocks_registers_then_waits_forever() {
         let mut w = EventWorker::new(cfg(Strategy::AcceptMutex));
-        assert_eq!(w.next_op(), Op::Load(crate::locks::shmtx::LOCK));
+        assert_eq!(w.next_op(), Op::Load(crate::mechanisms::locks::shmtx::LOCK));
         w.complete(OpResult::Value(0));
         assert!(matches!(w.next_op(), Op::Cas { new: 1, .. }));
         w.complete(OpResult::Cas {

@@ -15,7 +15,7 @@
 //! | `seed` | `seed` | 0-18446744073709551615 | 1 |
 //!
 //! ```
-//! use herdlab_core::herd::{Herd, HerdParams, WakeMode};
+//! use herdlab_core::mechanisms::herd::{Herd, HerdParams, WakeMode};
 //! use herdlab_core::mechanism::Mechanism;
 //! let mut p = HerdParams::default();
 //! Herd::set(&mut p, "mode", "exclusive").unwrap();
