@@ -145,6 +145,71 @@ impl RunQueue {
     }
 }
 
+/// Per CPU: its clock while it runs a thread, `u64::MAX` while idle, kept as the leaves of a
+/// tournament tree whose every inner node holds the earlier of its two children (ties: the left,
+/// lower-numbered one). The root is then the running CPU with the earliest clock, ties to the
+/// lowest CPU, exactly what a scan of the leaves finds, without a scan on every step: a change
+/// replays the log2(CPUs) matches above its leaf.
+///
+/// Node `k`'s children are `2k` and `2k + 1`; the leaves are `p..p + n` (`p`, the number of
+/// leaves, is `n` rounded up to a power of two; the spare leaves are idle CPUs that never run).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(super) struct RunAt {
+    /// The index of the first leaf.
+    p: usize,
+    /// `(clock, cpu)` per node; entry 0 is unused.
+    node: Vec<(u64, u32)>,
+}
+
+impl RunAt {
+    /// A tree over these leaves (one per CPU).
+    pub(super) fn new(leaves: &[u64]) -> Self {
+        let p = leaves.len().max(1).next_power_of_two();
+        let mut node = vec![(u64::MAX, 0u32); 2 * p];
+        for (i, e) in node[p..].iter_mut().enumerate() {
+            *e = (leaves.get(i).copied().unwrap_or(u64::MAX), i as u32);
+        }
+        for k in (1..p).rev() {
+            node[k] = Self::winner(node[2 * k], node[2 * k + 1]);
+        }
+        RunAt { p, node }
+    }
+
+    #[inline(always)]
+    fn winner(l: (u64, u32), r: (u64, u32)) -> (u64, u32) {
+        if r.0 < l.0 {
+            r
+        } else {
+            l
+        }
+    }
+
+    /// CPU `cpu`'s leaf.
+    #[inline]
+    pub(super) fn get(&self, cpu: usize) -> u64 {
+        self.node[self.p + cpu].0
+    }
+
+    /// Set CPU `cpu`'s leaf and replay the matches above it.
+    #[inline]
+    pub(super) fn set(&mut self, cpu: usize, t: u64) {
+        let mut k = self.p + cpu;
+        self.node[k].0 = t;
+        while k > 1 {
+            k >>= 1;
+            self.node[k] = Self::winner(self.node[2 * k], self.node[2 * k + 1]);
+        }
+    }
+
+    /// The running CPU with the earliest clock (ties: the lowest) and that clock; `None` when
+    /// every CPU is idle.
+    #[inline]
+    pub(super) fn earliest(&self) -> Option<(u64, usize)> {
+        let (t, i) = self.node[1];
+        (t != u64::MAX).then_some((t, i as usize))
+    }
+}
+
 impl Cpu {
     /// The thread it runs.
     pub fn current(&self) -> Option<u16> {
@@ -376,6 +441,41 @@ impl<M: Machine> Simulation<M> {
 mod tests {
     use super::*;
     use crate::rng::Rng;
+
+    /// The scan the tree replaces: the least clock below `u64::MAX`, ties to the lowest CPU.
+    fn scan(v: &[u64]) -> Option<(u64, usize)> {
+        let (mut ct, mut ci) = (u64::MAX, usize::MAX);
+        for (i, &t) in v.iter().enumerate() {
+            if t < ct {
+                (ct, ci) = (t, i);
+            }
+        }
+        (ci != usize::MAX).then_some((ct, ci))
+    }
+
+    #[test]
+    fn run_at_tree_finds_what_the_scan_found() {
+        let mut rng = Rng::new(11);
+        for n in 1..=13usize {
+            let mut v: Vec<u64> = (0..n).map(|_| u64::MAX).collect();
+            let mut tree = RunAt::new(&v);
+            assert_eq!(tree.earliest(), None);
+            for _ in 0..400 {
+                let cpu = rng.below(n as u64) as usize;
+                // small clocks so that ties are frequent; a quarter of the changes idle the CPU
+                let t = if rng.below(4) == 0 {
+                    u64::MAX
+                } else {
+                    rng.below(6)
+                };
+                v[cpu] = t;
+                tree.set(cpu, t);
+                assert_eq!(tree.get(cpu), t);
+                assert_eq!(tree.earliest(), scan(&v), "{v:?}");
+                assert_eq!(RunAt::new(&v), tree, "a tree is a function of its leaves");
+            }
+        }
+    }
 
     /// The scan the keyed queue replaces: a deque, and the least key first, ties to the front.
     #[derive(Default)]
