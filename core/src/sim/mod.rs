@@ -621,6 +621,7 @@ impl<M: Machine> Simulation<M> {
                 self.step_thread(i)
             }
         };
+        self.run_at.flush();
         self.metrics.steps += 1;
         let rec = StepRecord {
             step: self.metrics.steps,
