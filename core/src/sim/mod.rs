@@ -48,7 +48,7 @@
 //! | `mod.rs` | [`Simulation`], [`WorldSpec`], the step loop (choosing the actor, stepping it, the trace, the status), read access |
 //! | `record.rs` | what a step did: [`StepRecord`], [`Note`], [`Actor`], [`StepError`], [`Status`], the trace hash |
 //! | `thread.rs` | one thread: [`SimThread`], [`Sched`], [`TaskState`], [`SleepKind`], [`Role`] |
-//! | `sched.rs` | CPUs ([`Cpu`]), run queues and the two policies ([`SchedPolicy`]), wakeups, blocking, preemption |
+//! | `sched.rs` | CPUs ([`Cpu`]), the tree of their clocks that names the next CPU to step, run queues and the two policies ([`SchedPolicy`]), wakeups, blocking, preemption |
 //! | `kernel/mod.rs` | the kernel's state, wait-queue plumbing (`try_to_wake_up`, walks), the dispatch of a thread's step |
 //! | `kernel/mem.rs` | words of memory: [`Words`], the one semantics of the memory operations, and [`BusyTime`] |
 //! | `kernel/{futex,sem,mutex}.rs` | futexes, semaphores, sleeping mutexes and condition variables |
