@@ -93,9 +93,48 @@ pub enum WalkEnd {
 }
 
 /// A wait queue: entries in order, head first.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+///
+/// Besides the list it keeps a bit per waiter below 64 saying whether that waiter has an entry, so
+/// that [`WaitQueue::add`]'s "already queued?" test and a [`WaitQueue::remove`] of a waiter the
+/// walk already unlinked cost no scan. The bits are a function of the list: equality, hashing and
+/// `Debug` read the list alone.
+#[derive(Clone, Default)]
 pub struct WaitQueue {
     entries: Vec<Entry>,
+    /// Bit `w` set: waiter `w` (< 64) has an entry. Waiters from 64 up are found by a scan.
+    low: u64,
+}
+
+/// `waiter`'s bit in [`WaitQueue::low`] (none from 64 up).
+#[inline]
+fn bit(waiter: u16) -> u64 {
+    if waiter < 64 {
+        1 << waiter
+    } else {
+        0
+    }
+}
+
+impl PartialEq for WaitQueue {
+    fn eq(&self, o: &Self) -> bool {
+        self.entries == o.entries
+    }
+}
+
+impl Eq for WaitQueue {}
+
+impl core::hash::Hash for WaitQueue {
+    fn hash<H: core::hash::Hasher>(&self, h: &mut H) {
+        self.entries.hash(h);
+    }
+}
+
+impl core::fmt::Debug for WaitQueue {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("WaitQueue")
+            .field("entries", &self.entries)
+            .finish()
+    }
 }
 
 impl WaitQueue {
@@ -121,7 +160,11 @@ impl WaitQueue {
 
     /// Whether `waiter` has an entry.
     pub fn contains(&self, waiter: u16) -> bool {
-        self.entries.iter().any(|e| e.waiter == waiter)
+        if waiter < 64 {
+            self.low & bit(waiter) != 0
+        } else {
+            self.entries.iter().any(|e| e.waiter == waiter)
+        }
     }
 
     /// Queue `waiter` as `how` says. If it is already queued, its entry stays where it is but takes
@@ -150,15 +193,20 @@ impl WaitQueue {
             Enqueue::ExclusiveTail => self.entries.push(entry),
             Enqueue::NonExclusiveHead | Enqueue::ExclusiveHead => self.entries.insert(0, entry),
         }
+        self.low |= bit(waiter);
         true
     }
 
     /// Unlink `waiter`'s entry if it has one (`finish_wait`, `remove_wait_queue`). Returns true when
     /// an entry was removed.
     pub fn remove(&mut self, waiter: u16) -> bool {
+        if waiter < 64 && self.low & bit(waiter) == 0 {
+            return false;
+        }
         match self.entries.iter().position(|e| e.waiter == waiter) {
             Some(i) => {
                 self.entries.remove(i);
+                self.low &= !bit(waiter);
                 true
             }
             None => false,
@@ -224,7 +272,9 @@ impl WaitQueue {
                 end = WalkEnd::Aborted;
                 break;
             }
-            if !(ret > 0 && autoremove(entry.waiter)) {
+            if ret > 0 && autoremove(entry.waiter) {
+                self.low &= !bit(entry.waiter);
+            } else {
                 self.entries[kept] = entry;
                 kept += 1;
             }
@@ -389,6 +439,60 @@ mod tests {
         q.wake(1, false, &mut v, |_| 1);
         assert_eq!(v.len(), 2);
         assert_eq!(q.len(), 2);
+    }
+
+    /// The bits say what a scan of the list says, through every kind of change, for waiters on
+    /// both sides of 64.
+    #[test]
+    fn membership_bits_follow_the_list() {
+        let mut rng = crate::rng::Rng::new(5);
+        let kinds = [
+            Enqueue::NonExclusiveHead,
+            Enqueue::ExclusiveTail,
+            Enqueue::ExclusiveHead,
+        ];
+        let mut q = WaitQueue::new();
+        let mut v = Vec::new();
+        for _ in 0..3000 {
+            let w = [0, 1, 7, 62, 63, 64, 65, 200][rng.below(8) as usize];
+            match rng.below(4) {
+                0 | 1 => {
+                    let was = q.entries().iter().any(|e| e.waiter == w);
+                    assert_eq!(q.add(w, kinds[rng.below(3) as usize]), !was);
+                }
+                2 => {
+                    let was = q.entries().iter().any(|e| e.waiter == w);
+                    assert_eq!(q.remove(w), was);
+                }
+                _ => {
+                    v.clear();
+                    let r = rng.below(3) as i32;
+                    q.wake_with(
+                        rng.below(3) as u32,
+                        &mut v,
+                        |x| if x == 62 { r - 1 } else { 1 },
+                        |x| x % 2 == 0,
+                    );
+                }
+            }
+            for x in [0u16, 1, 7, 62, 63, 64, 65, 200] {
+                let scan = q.entries().iter().any(|e| e.waiter == x);
+                assert_eq!(q.contains(x), scan, "{x} in {:?}", q.entries());
+            }
+            let mut fresh = WaitQueue::new();
+            for e in q.entries().iter().rev() {
+                fresh.add(
+                    e.waiter,
+                    if e.exclusive {
+                        Enqueue::ExclusiveHead
+                    } else {
+                        Enqueue::NonExclusiveHead
+                    },
+                );
+            }
+            assert_eq!(fresh, q);
+            assert_eq!(fresh.low, q.low);
+        }
     }
 
     #[test]

@@ -48,7 +48,7 @@
 //! | `mod.rs` | [`Simulation`], [`WorldSpec`], the step loop (choosing the actor, stepping it, the trace, the status), read access |
 //! | `record.rs` | what a step did: [`StepRecord`], [`Note`], [`Actor`], [`StepError`], [`Status`], the trace hash |
 //! | `thread.rs` | one thread: [`SimThread`], [`Sched`], [`TaskState`], [`SleepKind`], [`Role`] |
-//! | `sched.rs` | CPUs ([`Cpu`]), run queues and the two policies ([`SchedPolicy`]), wakeups, blocking, preemption |
+//! | `sched.rs` | CPUs ([`Cpu`]), the tree of their clocks that names the next CPU to step, run queues and the two policies ([`SchedPolicy`]), wakeups, blocking, preemption |
 //! | `kernel/mod.rs` | the kernel's state, wait-queue plumbing (`try_to_wake_up`, walks), the dispatch of a thread's step |
 //! | `kernel/mem.rs` | words of memory: [`Words`], the one semantics of the memory operations, and [`BusyTime`] |
 //! | `kernel/{futex,sem,mutex}.rs` | futexes, semaphores, sleeping mutexes and condition variables |
@@ -86,7 +86,7 @@ use crate::waitqueue::{WaitQueue, WalkEnd, WalkVisit};
 use accept::AcceptModel;
 use arrivals::Arrivals;
 use kernel::Kernel;
-use sched::RunQueue;
+use sched::{RunAt, RunQueue};
 use thread::KPath;
 
 /// The shape of the simulated world a mechanism needs.
@@ -124,8 +124,8 @@ pub struct Simulation<M> {
     threads: Vec<SimThread<M>>,
     cpus: Vec<Cpu>,
     /// Per CPU: its clock while it runs a thread, `u64::MAX` while idle (kept in step with `cpus` by
-    /// [`Simulation::sync_cpu`], so that choosing the next actor reads one small array).
-    run_at: Vec<u64>,
+    /// [`Simulation::sync_cpu`] and `charge`), in a tree whose root is the next CPU to step.
+    run_at: RunAt,
     k: Kernel,
     network: bool,
     accept: AcceptModel,
@@ -259,7 +259,7 @@ impl<M: Machine> Simulation<M> {
             .count() as u16;
         let words = world.words as usize;
         let total_events = world.arrivals.remaining();
-        let run_at = cpus
+        let run_at: Vec<u64> = cpus
             .iter()
             .map(|c| {
                 if c.current.is_some() {
@@ -269,6 +269,7 @@ impl<M: Machine> Simulation<M> {
                 }
             })
             .collect();
+        let run_at = RunAt::new(&run_at);
         Simulation {
             threads: sim_threads,
             cpus,
@@ -544,15 +545,11 @@ impl<M: Machine> Simulation<M> {
             self.due_producer().map(|(p, t)| (t, Actor::Thread(p)));
         // the running CPU with the earliest clock (ties: the lowest), unless the producer is due
         // no later
-        let (mut ct, mut ci) = (u64::MAX, usize::MAX);
-        for (i, &t) in self.run_at.iter().enumerate() {
-            if t < ct {
-                (ct, ci) = (t, i);
-            }
-        }
-        if ci != usize::MAX && best.is_none_or(|(bt, _)| ct < bt) {
-            if let Some(t) = self.cpus[ci].current {
-                best = Some((ct, Actor::Thread(t)));
+        if let Some((ct, ci)) = self.run_at.earliest() {
+            if best.is_none_or(|(bt, _)| ct < bt) {
+                if let Some(t) = self.cpus[ci].current {
+                    best = Some((ct, Actor::Thread(t)));
+                }
             }
         }
         if self.network {
@@ -624,6 +621,7 @@ impl<M: Machine> Simulation<M> {
                 self.step_thread(i)
             }
         };
+        self.run_at.flush();
         self.metrics.steps += 1;
         let rec = StepRecord {
             step: self.metrics.steps,
@@ -637,7 +635,7 @@ impl<M: Machine> Simulation<M> {
     }
 
     fn settle_status(&mut self) {
-        let any_cpu = self.run_at.iter().any(|&t| t != u64::MAX);
+        let any_cpu = self.run_at.earliest().is_some();
         let can_run = any_cpu
             || self.due_producer().is_some()
             || (self.network && self.network_due().is_some());
@@ -695,25 +693,25 @@ impl<M: Machine> Simulation<M> {
 
     /// The earliest clock of a CPU that runs a thread (`None`: every CPU is idle).
     pub(in crate::sim) fn present_ns(&self) -> Option<u64> {
-        let t = self.run_at.iter().copied().min().unwrap_or(u64::MAX);
-        (t != u64::MAX).then_some(t)
+        self.run_at.earliest().map(|(t, _)| t)
     }
 
     /// Bring `run_at` up to date after `cpu`'s clock or current thread changed.
     #[inline]
     pub(in crate::sim) fn sync_cpu(&mut self, cpu: usize) {
         let c = &self.cpus[cpu];
-        self.run_at[cpu] = if c.current.is_some() {
+        let t = if c.current.is_some() {
             c.clock
         } else {
             u64::MAX
         };
+        self.run_at.set(cpu, t);
     }
 
     /// In debug builds (every test): `run_at` says what `cpus` say.
     fn debug_check_run_at(&self) {
         debug_assert!(
-            self.cpus.iter().zip(&self.run_at).all(|(c, &t)| t
+            self.cpus.iter().enumerate().all(|(i, c)| self.run_at.get(i)
                 == if c.current.is_some() {
                     c.clock
                 } else {
@@ -728,7 +726,7 @@ impl<M: Machine> Simulation<M> {
         let c = &mut self.cpus[cpu as usize];
         if let Some(t) = c.current {
             self.threads[t as usize].metrics.busy_ns += ns;
-            self.run_at[cpu as usize] = c.clock + ns;
+            self.run_at.set(cpu as usize, c.clock + ns);
         }
         c.clock += ns;
         self.metrics.cpu_time_ns += ns;

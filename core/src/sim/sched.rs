@@ -145,6 +145,101 @@ impl RunQueue {
     }
 }
 
+/// Per CPU: its clock while it runs a thread, `u64::MAX` while idle, kept as the leaves of a
+/// tournament tree whose every inner node holds the earlier of its two children (ties: the left,
+/// lower-numbered one). The root is then the running CPU with the earliest clock, ties to the
+/// lowest CPU, exactly what a scan of the leaves finds, without a scan on every step.
+///
+/// A step may move a CPU's clock several times (its cost, a context switch, a wakeup): a change
+/// only writes its leaf and marks it, and [`RunAt::flush`], once at the end of the step, replays the
+/// log2(CPUs) matches above each marked leaf. [`RunAt::earliest`] reads a flushed tree.
+///
+/// Node `k`'s children are `2k` and `2k + 1`; the leaves are `p..p + n` (`p`, the number of
+/// leaves, is `n` rounded up to a power of two; the spare leaves are idle CPUs that never run).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(super) struct RunAt {
+    /// The index of the first leaf.
+    p: usize,
+    /// `(clock, cpu)` per node; entry 0 is unused.
+    node: Vec<(u64, u32)>,
+    /// Bit `c`: CPU `c`'s leaf changed since the last flush (CPUs from 64 up replay at once).
+    dirty: u64,
+}
+
+impl RunAt {
+    /// A tree over these leaves (one per CPU).
+    pub(super) fn new(leaves: &[u64]) -> Self {
+        let p = leaves.len().max(1).next_power_of_two();
+        let mut node = vec![(u64::MAX, 0u32); 2 * p];
+        for (i, e) in node[p..].iter_mut().enumerate() {
+            *e = (leaves.get(i).copied().unwrap_or(u64::MAX), i as u32);
+        }
+        for k in (1..p).rev() {
+            let (l, r) = (node[2 * k], node[2 * k + 1]);
+            node[k] = if r.0 < l.0 { r } else { l };
+        }
+        RunAt { p, node, dirty: 0 }
+    }
+
+    /// CPU `cpu`'s leaf.
+    #[inline]
+    pub(super) fn get(&self, cpu: usize) -> u64 {
+        self.node[self.p + cpu].0
+    }
+
+    /// Set CPU `cpu`'s leaf; the tree above it is brought up to date by the next flush.
+    #[inline]
+    pub(super) fn set(&mut self, cpu: usize, t: u64) {
+        self.node[self.p + cpu].0 = t;
+        if cpu < 64 {
+            self.dirty |= 1 << cpu;
+        } else {
+            self.replay(cpu);
+        }
+    }
+
+    /// Replay the matches above every leaf changed since the last flush.
+    #[inline]
+    pub(super) fn flush(&mut self) {
+        while self.dirty != 0 {
+            let cpu = self.dirty.trailing_zeros() as usize;
+            self.dirty &= self.dirty - 1;
+            self.replay(cpu);
+        }
+    }
+
+    /// Replay the matches above CPU `cpu`'s leaf. The leaf's entry climbs in registers and meets
+    /// only its siblings, and each match picks its winner with masks rather than a branch, since
+    /// which side wins is as good as random from one step to the next.
+    #[inline]
+    fn replay(&mut self, cpu: usize) {
+        let mut k = self.p + cpu;
+        let mut cur = self.node[k];
+        while k > 1 {
+            let sib = self.node[k ^ 1];
+            // a left child (even k) wins ties: it has the lower CPUs; all ones when `cur` wins
+            let left = (k & 1 == 0) as u64;
+            let wins = (cur.0 < sib.0) as u64 | ((cur.0 == sib.0) as u64 & left);
+            let m = wins.wrapping_neg();
+            cur = (
+                (cur.0 & m) | (sib.0 & !m),
+                (cur.1 & m as u32) | (sib.1 & !m as u32),
+            );
+            k >>= 1;
+            self.node[k] = cur;
+        }
+    }
+
+    /// The running CPU with the earliest clock (ties: the lowest) and that clock; `None` when
+    /// every CPU is idle. The tree must be flushed.
+    #[inline]
+    pub(super) fn earliest(&self) -> Option<(u64, usize)> {
+        debug_assert_eq!(self.dirty, 0, "RunAt read before a flush");
+        let (t, i) = self.node[1];
+        (t != u64::MAX).then_some((t, i as usize))
+    }
+}
+
 impl Cpu {
     /// The thread it runs.
     pub fn current(&self) -> Option<u16> {
@@ -376,6 +471,46 @@ impl<M: Machine> Simulation<M> {
 mod tests {
     use super::*;
     use crate::rng::Rng;
+
+    /// The scan the tree replaces: the least clock below `u64::MAX`, ties to the lowest CPU.
+    fn scan(v: &[u64]) -> Option<(u64, usize)> {
+        let (mut ct, mut ci) = (u64::MAX, usize::MAX);
+        for (i, &t) in v.iter().enumerate() {
+            if t < ct {
+                (ct, ci) = (t, i);
+            }
+        }
+        (ci != usize::MAX).then_some((ct, ci))
+    }
+
+    #[test]
+    fn run_at_tree_finds_what_the_scan_found() {
+        let mut rng = Rng::new(11);
+        for n in 1..=13usize {
+            let mut v: Vec<u64> = (0..n).map(|_| u64::MAX).collect();
+            let mut tree = RunAt::new(&v);
+            assert_eq!(tree.earliest(), None);
+            for _ in 0..400 {
+                let cpu = rng.below(n as u64) as usize;
+                // small clocks so that ties are frequent; a quarter of the changes idle the CPU
+                let t = if rng.below(4) == 0 {
+                    u64::MAX
+                } else {
+                    rng.below(6)
+                };
+                v[cpu] = t;
+                tree.set(cpu, t);
+                assert_eq!(tree.get(cpu), t);
+                // several changes may come between two flushes
+                if rng.below(3) == 0 {
+                    continue;
+                }
+                tree.flush();
+                assert_eq!(tree.earliest(), scan(&v), "{v:?}");
+                assert_eq!(RunAt::new(&v), tree, "a tree is a function of its leaves");
+            }
+        }
+    }
 
     /// The scan the keyed queue replaces: a deque, and the least key first, ties to the front.
     #[derive(Default)]
