@@ -1,0 +1,164 @@
+//! Every repository path that the newcomer's documents name exists.
+//!
+//! `README.md`, `docs/architecture.md` and `docs/adding-a-mechanism.md` name files in backticks
+//! (`core/src/machine/steps.rs`, `web/src/mechanisms/mod.rs`, `python3 web/tools/modgraph.py`…). This
+//! test takes every word inside backticks that starts with one of the repository's top-level folders,
+//! expands `{a,b}` alternatives, and fails, listing them all, for each path that is not in the working
+//! tree. A placeholder (`core/src/mechanisms/<name>/`, `lessons/*.md`) is checked up to the folder
+//! before it. Paths the build makes (`dist/`, `web/generated/`, `target/`, `tests/e2e/node_modules/`,
+//! `tests/e2e/screenshots/`) are not looked for. It reads three files: it takes milliseconds.
+
+use std::path::{Path, PathBuf};
+
+/// The documents checked, relative to the repository root.
+const DOCS: &[&str] = &["README.md", "docs/architecture.md", "docs/adding-a-mechanism.md"];
+
+/// A backticked word naming a path starts with one of these.
+const ROOTS: &[&str] = &[
+    "core/",
+    "web/",
+    "native-bench/",
+    "xtask/",
+    "crates/",
+    "tests/",
+    "docs/",
+    "lessons/",
+    ".ci/",
+];
+
+/// Made by the build or by setup, never committed.
+const BUILT: &[&str] = &[
+    "dist/",
+    "web/generated/",
+    "target/",
+    "tests/e2e/node_modules/",
+    "tests/e2e/screenshots/",
+];
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives one level below the repository root")
+        .to_path_buf()
+}
+
+/// The spans between backticks, and every line of a fenced block (a command or a picture) as one
+/// span of its own.
+fn backticked(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut fenced = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            out.push(line.to_string());
+            continue;
+        }
+        let mut parts = line.split('`');
+        parts.next(); // before the first backtick
+        while let Some(inside) = parts.next() {
+            out.push(inside.to_string());
+            parts.next(); // between two spans
+        }
+    }
+    out
+}
+
+/// `a/{b,c}/d` → `a/b/d`, `a/c/d` (one level of braces, any number of groups).
+fn expand(word: &str) -> Vec<String> {
+    match (word.find('{'), word.find('}')) {
+        (Some(open), Some(close)) if open < close => {
+            let (head, rest) = word.split_at(open);
+            let alts = &rest[1..close - open];
+            let tail = &rest[close - open + 1..];
+            alts.split(',')
+                .flat_map(|alt| expand(&format!("{head}{alt}{tail}")))
+                .collect()
+        }
+        _ => vec![word.to_string()],
+    }
+}
+
+/// The paths a span names: its words that start with a repository folder, trimmed of the
+/// punctuation around them, expanded, and cut before the first placeholder.
+fn paths_in(span: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for word in span.split_whitespace() {
+        let word = word.trim_matches(|c: char| matches!(c, '(' | ')' | ',' | ';' | '.' | '"' | '\''));
+        // `core/src/machine/steps.rs:120` or `…::Item`: the file alone
+        let word = word.split("::").next().unwrap_or(word);
+        let word = match word.rfind(':') {
+            Some(i) if word[i + 1..].chars().all(|c| c.is_ascii_digit()) => &word[..i],
+            _ => word,
+        };
+        if !ROOTS.iter().any(|r| word.starts_with(r)) {
+            continue;
+        }
+        for path in expand(word) {
+            let path = match path.find(['<', '*']) {
+                // up to the folder that holds the placeholder
+                Some(i) => match path[..i].rfind('/') {
+                    Some(slash) => path[..=slash].to_string(),
+                    None => continue,
+                },
+                None => path,
+            };
+            if BUILT.iter().any(|b| path.starts_with(b)) {
+                continue;
+            }
+            out.push(path);
+        }
+    }
+    out
+}
+
+#[test]
+fn every_path_the_documents_name_exists() {
+    let root = root();
+    let mut missing = Vec::new();
+    let mut checked = 0;
+    for doc in DOCS {
+        let text = std::fs::read_to_string(root.join(doc))
+            .unwrap_or_else(|e| panic!("{doc}: cannot read it: {e}"));
+        for span in backticked(&text) {
+            for path in paths_in(&span) {
+                checked += 1;
+                if !root.join(&path).exists() {
+                    missing.push(format!("{doc}: `{path}` (in `{span}`)"));
+                }
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "paths named in the documents that do not exist:\n  {}",
+        missing.join("\n  ")
+    );
+    // the documents do name paths: a reader that found none would pass on anything
+    assert!(checked >= 60, "only {checked} paths found in {DOCS:?}");
+}
+
+#[test]
+fn the_reader_finds_expands_and_cuts() {
+    let spans = backticked(
+        "see `core/src/{sim,check}/` and `python3 web/tools/modgraph.py`, not `cargo`.\n```sh\nrun it\n```",
+    );
+    assert_eq!(
+        spans,
+        ["core/src/{sim,check}/", "python3 web/tools/modgraph.py", "cargo", "run it"]
+    );
+    assert_eq!(paths_in(&spans[0]), ["core/src/sim/", "core/src/check/"]);
+    assert_eq!(paths_in(&spans[1]), ["web/tools/modgraph.py"]);
+    assert!(paths_in(&spans[2]).is_empty());
+    assert_eq!(
+        paths_in("core/src/mechanisms/<name>/params.rs"),
+        ["core/src/mechanisms/"]
+    );
+    assert_eq!(paths_in("lessons/*.md"), ["lessons/"]);
+    assert_eq!(paths_in("core/src/op.rs:12"), ["core/src/op.rs"]);
+    assert!(paths_in("web/generated/lessons/x.txt").is_empty());
+    // a missing path is reported
+    assert!(!root().join(&paths_in("core/src/nowhere.rs")[0]).exists());
+}
