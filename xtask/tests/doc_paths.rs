@@ -11,7 +11,11 @@
 use std::path::{Path, PathBuf};
 
 /// The documents checked, relative to the repository root.
-const DOCS: &[&str] = &["README.md", "docs/architecture.md", "docs/adding-a-mechanism.md"];
+const DOCS: &[&str] = &[
+    "README.md",
+    "docs/architecture.md",
+    "docs/adding-a-mechanism.md",
+];
 
 /// A backticked word naming a path starts with one of these.
 const ROOTS: &[&str] = &[
@@ -86,7 +90,8 @@ fn expand(word: &str) -> Vec<String> {
 fn paths_in(span: &str) -> Vec<String> {
     let mut out = Vec::new();
     for word in span.split_whitespace() {
-        let word = word.trim_matches(|c: char| matches!(c, '(' | ')' | ',' | ';' | '.' | '"' | '\''));
+        let word =
+            word.trim_matches(|c: char| matches!(c, '(' | ')' | ',' | ';' | '.' | '"' | '\''));
         // `core/src/machine/steps.rs:120` or `…::Item`: the file alone
         let word = word.split("::").next().unwrap_or(word);
         let word = match word.rfind(':') {
@@ -147,7 +152,12 @@ fn the_reader_finds_expands_and_cuts() {
     );
     assert_eq!(
         spans,
-        ["core/src/{sim,check}/", "python3 web/tools/modgraph.py", "cargo", "run it"]
+        [
+            "core/src/{sim,check}/",
+            "python3 web/tools/modgraph.py",
+            "cargo",
+            "run it"
+        ]
     );
     assert_eq!(paths_in(&spans[0]), ["core/src/sim/", "core/src/check/"]);
     assert_eq!(paths_in(&spans[1]), ["web/tools/modgraph.py"]);
