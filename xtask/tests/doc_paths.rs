@@ -6,7 +6,11 @@
 //! expands `{a,b}` alternatives, and fails, listing them all, for each path that is not in the working
 //! tree. A placeholder (`core/src/mechanisms/<name>/`, `lessons/*.md`) is checked up to the folder
 //! before it. Paths the build makes (`dist/`, `web/generated/`, `target/`, `tests/e2e/node_modules/`,
-//! `tests/e2e/screenshots/`) are not looked for. It reads three files: it takes milliseconds.
+//! `tests/e2e/screenshots/`) are not looked for.
+//!
+//! Likewise every Rust name they give alone in backticks (`CheckWorld`, `Simulation<M>`,
+//! `machine::steps::exec`, `steps!`) must be a word of some Rust file of the workspace, so a renamed
+//! type or function shows here. Both read the documents and the sources once: about a second in a debug build.
 
 use std::path::{Path, PathBuf};
 
@@ -145,6 +149,92 @@ fn every_path_the_documents_name_exists() {
     assert!(checked >= 60, "only {checked} paths found in {DOCS:?}");
 }
 
+/// The Rust names a span gives, when it is one name (`CheckWorld`, `Simulation<M>`,
+/// `machine::steps::exec`, `steps!`, `Op::syscall`, `PoolParams::run`): each `::` segment, without
+/// generics, `!` or `()`. A span with anything else in it (a command, a path, a key=value) gives none.
+fn rust_names(span: &str) -> Vec<String> {
+    let bare = match span.find('<') {
+        Some(i) if span.ends_with('>') => &span[..i],
+        _ => span,
+    };
+    let bare = bare.trim_end_matches("()").trim_end_matches('!');
+    let ident = |w: &str| {
+        w.chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
+    let segments: Vec<&str> = bare.split("::").collect();
+    if segments.iter().all(|w| ident(w)) {
+        segments.into_iter().map(str::to_string).collect()
+    } else {
+        Vec::new()
+    }
+}
+
+/// This test's own file, whose examples would otherwise vouch for themselves.
+const THIS_FILE: &str = "xtask/tests/doc_paths.rs";
+
+/// Every word of every Rust file of the workspace (outside `target/` and `node_modules/`, and but
+/// this one).
+fn source_words() -> std::collections::HashSet<String> {
+    fn walk(dir: &Path, out: &mut std::collections::HashSet<String>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let path = e.path();
+            let name = e.file_name();
+            if path.is_dir() {
+                if !matches!(
+                    name.to_str(),
+                    Some("target" | "node_modules" | ".git" | "dist" | "generated")
+                ) {
+                    walk(&path, out);
+                }
+            } else if path.extension().is_some_and(|x| x == "rs") && !path.ends_with(THIS_FILE) {
+                let text = std::fs::read_to_string(&path).unwrap_or_default();
+                out.extend(
+                    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                        .filter(|w| !w.is_empty())
+                        .map(str::to_string),
+                );
+            }
+        }
+    }
+    let mut out = std::collections::HashSet::new();
+    let root = root();
+    for dir in ["core", "web", "native-bench", "xtask", "crates"] {
+        walk(&root.join(dir), &mut out);
+    }
+    out
+}
+
+#[test]
+fn every_rust_name_the_documents_give_exists() {
+    let root = root();
+    let words = source_words();
+    let mut missing = Vec::new();
+    let mut checked = 0;
+    for doc in DOCS {
+        let text = std::fs::read_to_string(root.join(doc)).unwrap();
+        for span in backticked(&text) {
+            for name in rust_names(&span) {
+                checked += 1;
+                if !words.contains(&name) {
+                    missing.push(format!("{doc}: `{name}` (in `{span}`)"));
+                }
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "names in the documents that no Rust file of the workspace says:\n  {}",
+        missing.join("\n  ")
+    );
+    assert!(checked >= 100, "only {checked} names found in {DOCS:?}");
+}
+
 #[test]
 fn the_reader_finds_expands_and_cuts() {
     let spans = backticked(
@@ -171,4 +261,18 @@ fn the_reader_finds_expands_and_cuts() {
     assert!(paths_in("web/generated/lessons/x.txt").is_empty());
     // a missing path is reported
     assert!(!root().join(&paths_in("core/src/nowhere.rs")[0]).exists());
+
+    assert_eq!(rust_names("Simulation<M>"), ["Simulation"]);
+    assert_eq!(
+        rust_names("machine::steps::exec"),
+        ["machine", "steps", "exec"]
+    );
+    assert_eq!(rust_names("steps!"), ["steps"]);
+    assert_eq!(rust_names("Words::exec()"), ["Words", "exec"]);
+    assert!(rust_names("cargo xtask test").is_empty());
+    assert!(rust_names("mechanism=pool").is_empty());
+    assert!(rust_names("core/src/op.rs").is_empty());
+    let words = source_words();
+    assert!(words.contains("CheckWorld"));
+    assert!(!words.contains(&format!("{}{}", "CheckWorld", "Typo")));
 }
