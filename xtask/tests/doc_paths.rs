@@ -10,7 +10,9 @@
 //!
 //! Likewise every Rust name they give alone in backticks (`CheckWorld`, `Simulation<M>`,
 //! `machine::steps::exec`, `steps!`) must be a word of some Rust file of the workspace, so a renamed
-//! type or function shows here. Both read the documents and the sources once: about a second in a debug build.
+//! type or function shows here. And every command (`cargo xtask <task>`, `herdlab <verb> <sub>
+//! --flag…`, in backticks or on a line of a fenced block) must name a task of `xtask/src/main.rs`, a
+//! verb of the `herdlab` command, and a subcommand and flags the command's or core's sources name. Both read the documents and the sources once: about a second in a debug build.
 
 use std::path::{Path, PathBuf};
 
@@ -235,6 +237,92 @@ fn every_rust_name_the_documents_give_exists() {
     assert!(checked >= 100, "only {checked} names found in {DOCS:?}");
 }
 
+/// The text of every Rust file under `dir` (relative to the root), joined.
+fn sources_under(dir: &str) -> String {
+    fn walk(dir: &Path, out: &mut String) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let path = e.path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|x| x == "rs") {
+                out.push_str(&std::fs::read_to_string(&path).unwrap_or_default());
+            }
+        }
+    }
+    let mut out = String::new();
+    walk(&root().join(dir), &mut out);
+    out
+}
+
+/// What is wrong with the commands a span or a fenced line gives: `cargo xtask <task>` must be a task
+/// of `xtask/src/main.rs`; `herdlab <verb> [<subcommand>] [--flag…]` must use a verb of the command,
+/// and a subcommand and flags that the command's or core's sources name as strings.
+fn command_problems(span: &str, xtask_main: &str, cli_sources: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let words: Vec<&str> = span
+        .split('#')
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .collect();
+    for (i, w) in words.iter().enumerate() {
+        if *w == "xtask" && i > 0 && words[i - 1] == "cargo" {
+            if let Some(task) = words.get(i + 1) {
+                if !xtask_main.contains(&format!("Some(\"{task}\")")) {
+                    out.push(format!("`cargo xtask {task}`: no such task"));
+                }
+            }
+        }
+        if *w == "herdlab" && i == 0 {
+            let Some(verb) = words.get(1) else { continue };
+            if !["sim", "bench", "check", "completions", "help"].contains(verb) {
+                out.push(format!("`herdlab {verb}`: no such command"));
+                continue;
+            }
+            for (j, arg) in words.iter().enumerate().skip(2) {
+                let (name, what) = match arg.strip_prefix("--") {
+                    Some(flag) => (flag, "flag"),
+                    None if j == 2 => (*arg, "subcommand"),
+                    None => continue, // a value
+                };
+                if !cli_sources.contains(&format!("\"{name}\"")) {
+                    out.push(format!("`herdlab {verb}`: no {what} `{name}`"));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_command_the_documents_give_exists() {
+    let root = root();
+    let xtask_main = std::fs::read_to_string(root.join("xtask/src/main.rs")).unwrap();
+    let cli_sources = sources_under("native-bench/src") + &sources_under("core/src");
+    let mut problems = Vec::new();
+    let mut checked = 0;
+    for doc in DOCS {
+        let text = std::fs::read_to_string(root.join(doc)).unwrap();
+        for span in backticked(&text) {
+            if span.contains("herdlab ") || span.contains("cargo xtask") {
+                checked += 1;
+            }
+            for p in command_problems(&span, &xtask_main, &cli_sources) {
+                problems.push(format!("{doc}: {p} (in `{span}`)"));
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "commands in the documents that do not exist:\n  {}",
+        problems.join("\n  ")
+    );
+    assert!(checked >= 15, "only {checked} commands found in {DOCS:?}");
+}
+
 #[test]
 fn the_reader_finds_expands_and_cuts() {
     let spans = backticked(
@@ -274,5 +362,23 @@ fn the_reader_finds_expands_and_cuts() {
     assert!(rust_names("core/src/op.rs").is_empty());
     let words = source_words();
     assert!(words.contains("CheckWorld"));
+    let main = "Some(\"test\") => test(&ctx),";
+    let cli = "\"sim\" \"herd\" \"workers\"";
+    assert!(command_problems("cargo xtask test", main, cli).is_empty());
+    assert_eq!(command_problems("cargo xtask tset", main, cli).len(), 1);
+    assert!(command_problems(
+        "herdlab sim herd --workers 8 # a comment --bogus",
+        main,
+        cli
+    )
+    .is_empty());
+    assert_eq!(
+        command_problems("herdlab sim hred --wrokers 8", main, cli),
+        [
+            "`herdlab sim`: no subcommand `hred`",
+            "`herdlab sim`: no flag `wrokers`"
+        ]
+    );
+    assert_eq!(command_problems("herdlab simulate", main, cli).len(), 1);
     assert!(!words.contains(&format!("{}{}", "CheckWorld", "Typo")));
 }
