@@ -1,4 +1,4 @@
-//! Every repository path that the newcomer's documents name exists.
+//! Every repository path, Rust name and command that the newcomer's documents name exists.
 //!
 //! `README.md`, `docs/architecture.md` and `docs/adding-a-mechanism.md` name files in backticks
 //! (`core/src/machine/steps.rs`, `web/src/mechanisms/mod.rs`, `python3 web/tools/modgraph.py`…). This
@@ -12,7 +12,8 @@
 //! `machine::steps::exec`, `steps!`) must be a word of some Rust file of the workspace, so a renamed
 //! type or function shows here. And every command (`cargo xtask <task>`, `herdlab <verb> <sub>
 //! --flag…`, in backticks or on a line of a fenced block) must name a task of `xtask/src/main.rs`, a
-//! verb of the `herdlab` command, and a subcommand and flags the command's or core's sources name. Both read the documents and the sources once: about a second in a debug build.
+//! verb of the `herdlab` command, and a subcommand and flags the command's or core's sources name.
+//! The tests read the documents and the sources: about two seconds in a debug build.
 
 use std::path::{Path, PathBuf};
 
