@@ -178,39 +178,51 @@ fn rust_names(span: &str) -> Vec<String> {
 /// This test's own file, whose examples would otherwise vouch for themselves.
 const THIS_FILE: &str = "xtask/tests/doc_paths.rs";
 
-/// Every word of every Rust file of the workspace (outside `target/` and `node_modules/`, and but
-/// this one).
-fn source_words() -> std::collections::HashSet<String> {
-    fn walk(dir: &Path, out: &mut std::collections::HashSet<String>) {
+/// Every Rust file under `dir` (relative to the root), outside what the build makes, but this one.
+fn rust_files(dir: &str) -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         let Ok(entries) = std::fs::read_dir(dir) else {
             return;
         };
         for e in entries.flatten() {
             let path = e.path();
-            let name = e.file_name();
             if path.is_dir() {
                 if !matches!(
-                    name.to_str(),
+                    e.file_name().to_str(),
                     Some("target" | "node_modules" | ".git" | "dist" | "generated")
                 ) {
                     walk(&path, out);
                 }
             } else if path.extension().is_some_and(|x| x == "rs") && !path.ends_with(THIS_FILE) {
-                let text = std::fs::read_to_string(&path).unwrap_or_default();
-                out.extend(
-                    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                        .filter(|w| !w.is_empty())
-                        .map(str::to_string),
-                );
+                out.push(path);
             }
         }
     }
-    let mut out = std::collections::HashSet::new();
-    let root = root();
-    for dir in ["core", "web", "native-bench", "xtask", "crates"] {
-        walk(&root.join(dir), &mut out);
-    }
+    let mut out = Vec::new();
+    walk(&root().join(dir), &mut out);
     out
+}
+
+/// The text of every Rust file under `dir`, joined.
+fn sources_under(dir: &str) -> String {
+    rust_files(dir)
+        .iter()
+        .map(|f| std::fs::read_to_string(f).unwrap_or_default())
+        .collect()
+}
+
+/// Every word of every Rust file of the workspace.
+fn source_words() -> std::collections::HashSet<String> {
+    ["core", "web", "native-bench", "xtask", "crates"]
+        .iter()
+        .map(|dir| sources_under(dir))
+        .flat_map(|text| {
+            text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .filter(|w| !w.is_empty())
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect()
 }
 
 #[test]
@@ -236,26 +248,6 @@ fn every_rust_name_the_documents_give_exists() {
         missing.join("\n  ")
     );
     assert!(checked >= 100, "only {checked} names found in {DOCS:?}");
-}
-
-/// The text of every Rust file under `dir` (relative to the root), joined.
-fn sources_under(dir: &str) -> String {
-    fn walk(dir: &Path, out: &mut String) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for e in entries.flatten() {
-            let path = e.path();
-            if path.is_dir() {
-                walk(&path, out);
-            } else if path.extension().is_some_and(|x| x == "rs") {
-                out.push_str(&std::fs::read_to_string(&path).unwrap_or_default());
-            }
-        }
-    }
-    let mut out = String::new();
-    walk(&root().join(dir), &mut out);
-    out
 }
 
 /// What is wrong with the commands a span or a fenced line gives: `cargo xtask <task>` must be a task
