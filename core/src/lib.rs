@@ -11,10 +11,16 @@
 //! - [`waitqueue`]: the Linux wait queue and its `__wake_up_common` walk.
 //! - [`sim`]: the simulated platform (CPUs, scheduler, kernel model, cost model, arrivals, step back).
 //!   The native platform lives in `herdlab-bench` and drives the same machines on real threads.
-//! - Mechanisms: [`herd`] (the thundering herd on wait queues, futexes and condition variables),
-//!   [`locks`] (nginx's `ngx_shmtx` and its rivals), [`accept`] (the epoll herd, `EPOLLEXCLUSIVE`,
-//!   `SO_REUSEPORT` and nginx's accept mutex).
-//! - [`scenario`]: the serde description of a run, with validation and URL encoding.
+//! - [`mechanism`]: the one trait through which generic code knows a mechanism ([`mechanism::Mechanism`]:
+//!   its name, parameter keys with their ranges and messages, the simulation it starts).
+//! - [`mechanisms`]: one folder per mechanism: [`mechanisms::herd`] (the thundering herd on wait
+//!   queues, futexes and condition variables), [`mechanisms::locks`] (nginx's `ngx_shmtx` and its
+//!   rivals), [`mechanisms::accept`] (the epoll herd, `EPOLLEXCLUSIVE`, `SO_REUSEPORT` and nginx's
+//!   accept mutex), [`mechanisms::pool`] (nginx's thread pool).
+//! - [`check`]: the model checker (an engine that knows only `Model`, the checking platform, the
+//!   simulator as a model).
+//! - [`scenario`]: the registry of the mechanisms and the serde description of a run, with validation
+//!   and URL encoding.
 //!
 //! This crate has no web and no OS dependencies; it builds for `wasm32-unknown-unknown`.
 //!
