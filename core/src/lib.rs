@@ -36,6 +36,7 @@ pub mod accept;
 pub mod check;
 pub mod cost;
 pub mod herd;
+pub mod gmp;
 pub mod histogram;
 pub mod locks;
 pub mod machine;
