@@ -9,7 +9,7 @@
 //! | `ownership` | `pp.m == mp ⇔ mp.p == pp`; an idle P (its bit in `pidle`) has no owner, an empty ring and no `runnext` |
 //! | `queue-bounds` | `0 ≤ tail − head ≤ len(runq)` for every P; with the lock free, the global queue's `size` is its list's length and `npidle` the number of idle bits |
 //! | `spinning` | `nmspinning` = Ms with `m.spinning` + `wakep` increments not yet handed to an M + `nextp` words started spinning |
-//! | `lost-wakeup` | never a runnable G queued and a P idle while no M will look: none spinning, none between readying a G and the end of its `wakep`, none in the park re-check, none woken and not yet running, none holding a P between Gs |
+//! | `lost-wakeup` | never a runnable G queued and a P idle while every M that holds a P is inside a G's computation and no M will look: none spinning, none between readying a G and the end of its `wakep`, none in the park re-check, none woken and not yet running (Go tolerates work waiting briefly in a busy P's queue while that P's M is between Gs: `wakep` is best effort, see the tests) |
 //! | `stuck` (end) | when nothing can run, every G ran to its end and every M exited |
 
 use super::machine::{gstatus, GmpActor, Sched, DONE, GHEAD, GSIZE, LIVE, NMSPINNING, NONE};
@@ -204,10 +204,15 @@ pub fn check_state(sim: &GmpSim) -> Option<Violation> {
                 || sim.word(cfg.park(i)) != 0
                 || matches!(m.at, Some(Sched::StopNextpClear { .. } | Sched::AcquireP))
         });
-        if !looking {
+        // …while every M holding a P is inside a G's computation (the G waits behind it)
+        let behind = (0..cfg.threads).all(|i| {
+            let m = &sim.threads()[i as usize].machine();
+            m.cx.p == NONE || matches!(m.at, Some(Sched::GWork))
+        });
+        if !looking && behind {
             return v(
                 "lost-wakeup",
-                format!("{queued} runnable Gs are queued and Ps {pidle:#b} idle, but no M spins, wakes or re-checks"),
+                format!("{queued} runnable Gs are queued and Ps {pidle:#b} idle while every busy M computes, and no M spins, wakes or re-checks"),
             );
         }
     }

@@ -376,7 +376,8 @@ pub struct MCounts {
     pub steals: u64,
     /// `stopm`s (the M put itself on `midle`).
     pub parks: u64,
-    /// `becomeSpinning` by the M itself (the spinning limit passed).
+    /// Times the M became spinning: by itself (the spinning limit passed, or `needspinning`) or
+    /// started spinning by `startm`.
     pub spins: u64,
     /// Takes from the global queue that got a G.
     pub global_queue_gets: u64,
@@ -389,7 +390,10 @@ pub struct MCounts {
 }
 
 /// An M: its registers, its continuation registers and the ghost state the invariants read.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+///
+/// Equality and hashing leave out the counters and keep only `schedtick % 61`: two Ms that differ
+/// only there behave the same (the model checker merges them).
+#[derive(Clone, Debug)]
 pub struct Mcx {
     /// The scenario.
     pub cfg: GmpConfig,
@@ -424,7 +428,6 @@ pub struct Mcx {
     k: u32,
     start: u32,
     stride: u32,
-    rng: u64,
     /// Gs copied by `runqputslow` or `runqgrab`.
     batch: Vec<u32>,
     /// Ghost: runnable Gs this M holds outside every queue (taken, not yet run or published).
@@ -440,7 +443,36 @@ pub struct Mcx {
 }
 
 impl Mcx {
-    fn top(&self) -> Next<Sched, ()> {
+    fn key(&self) -> impl core::hash::Hash + PartialEq + '_ {
+        (
+            (self.id, self.p, self.spinning, self.curg, self.pc, self.schedtick % 61),
+            (self.g, self.inherit, self.pg, self.put_ret, self.wake_ret, self.gmode),
+            (self.i, self.n, self.t, self.mask, self.tp),
+            (self.pass, self.k, self.start, self.stride),
+            (&self.batch, &self.hand),
+            (self.pending_spin, self.waking, self.dancing),
+        )
+    }
+
+    /// Forget the scratch registers (so states that differ only in dead values merge).
+    fn clear(&mut self) {
+        self.i = 0;
+        self.n = 0;
+        self.t = 0;
+        self.mask = 0;
+        self.tp = 0;
+        self.pass = 0;
+        self.k = 0;
+        self.start = 0;
+        self.stride = 1;
+        self.pg = 0;
+        self.batch.clear();
+    }
+
+    fn top(&mut self) -> Next<Sched, ()> {
+        self.clear();
+        self.g = 0;
+        self.inherit = false;
         if self.cfg.variant != GmpVariant::NoFairness && self.schedtick % 61 == 0 {
             Next::Go(Sched::Fair)
         } else {
@@ -509,14 +541,18 @@ impl Mcx {
         }
     }
 
-    fn rand(&mut self) -> u32 {
-        // xorshift64*
-        let mut x = self.rng;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.rng = x;
-        (x.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as u32
+    /// `cheaprand()`: a pure function of the seed, the M, its tick and the pass (so the model
+    /// checker's states carry no generator).
+    fn rand(&self) -> u32 {
+        let mut x = self.cfg.seed
+            ^ (self.id as u64) << 32
+            ^ (self.schedtick as u64) << 8
+            ^ self.pass as u64
+            ^ 0x9E37_79B9_7F4A_7C15;
+        x ^= x >> 33;
+        x = x.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+        x ^= x >> 33;
+        (x >> 16) as u32
     }
 
     /// `stealOrder.start(fastrand())`: a start and a stride coprime with GOMAXPROCS.
@@ -621,6 +657,20 @@ impl Mcx {
             self.mask &= !(1 << m2);
             Next::Go(Sched::EndPark { m2 })
         }
+    }
+}
+
+impl PartialEq for Mcx {
+    fn eq(&self, other: &Self) -> bool {
+        self.cfg == other.cfg && self.key() == other.key()
+    }
+}
+
+impl Eq for Mcx {}
+
+impl core::hash::Hash for Mcx {
+    fn hash<H: core::hash::Hasher>(&self, h: &mut H) {
+        self.key().hash(h);
     }
 }
 
@@ -1055,7 +1105,10 @@ crate::steps! {
             Go(Sched::StopUnlock)
         };
         /// `unlock`.
-        StopUnlock @ ln::STOPM => mutex_unlock(SCHED_LOCK) => |()| Go(Sched::StopSleep);
+        StopUnlock @ ln::STOPM => mutex_unlock(SCHED_LOCK) => |()| {
+            m.clear();
+            Go(Sched::StopSleep)
+        };
         /// `notesleep(&m.park)`: sleep while the note is clear.
         StopSleep @ ln::STOPM => futex_wait(m.cfg.park(m.id), 0) => |_| Go(Sched::StopWoke);
         /// The note set?
@@ -1072,7 +1125,10 @@ crate::steps! {
             v: u32,
         } @ ln::STOPM => store(m.cfg.nextp(m.id), 0) => |()| {
             m.spinning = v & SPIN_BIT != 0;
-            m.tp = (v & 0xFF) - 1;
+            if m.spinning {
+                m.counts.spins += 1;
+            }
+            m.tp = (v & 0xFF).wrapping_sub(1);
             Go(Sched::AcquireP)
         };
         /// `acquirep(nextp)`.
@@ -1100,6 +1156,9 @@ crate::steps! {
                 m.schedtick = m.schedtick.wrapping_add(1);
             }
             m.pc = 0;
+            m.clear();
+            m.g = 0;
+            m.inherit = false;
             m.g_next()
         };
 
@@ -1386,9 +1445,6 @@ impl GmpActor {
                 k: 0,
                 start: 0,
                 stride: 1,
-                rng: (cfg.seed ^ 0x9E37_79B9_7F4A_7C15)
-                    .wrapping_mul(id as u64 + 1)
-                    .max(1),
                 batch: Vec::new(),
                 hand: Vec::new(),
                 pending_spin: false,

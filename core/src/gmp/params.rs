@@ -359,7 +359,7 @@ pub struct GmpReport {
     pub steals: u64,
     /// `stopm`s: an M put itself on `midle` to sleep.
     pub parks: u64,
-    /// `becomeSpinning`s by Ms that passed the spinning limit themselves.
+    /// Times an M became spinning (by itself, or started spinning by `wakep`).
     pub spins: u64,
     /// P handoffs by syscalls (`handoffp`; this model has no syscalls yet, always 0).
     pub handoffs: u64,
