@@ -19,10 +19,22 @@ fn main() {
     println!("{}", Gmp::to_query(&p));
     println!(
         "{:<20} {:>8} {:>7} {:>6} {:>6} {:>8} {:>6} {:>6} {:>11} {:>5}  violation",
-        "variant", "steps", "steals", "parks", "spins", "gq_gets", "cs", "wakes", "sim_time_ns", "fin"
+        "variant",
+        "steps",
+        "steals",
+        "parks",
+        "spins",
+        "gq_gets",
+        "cs",
+        "wakes",
+        "sim_time_ns",
+        "fin"
     );
     for v in variants {
-        let q = GmpParams { variant: v, ..p.clone() };
+        let q = GmpParams {
+            variant: v,
+            ..p.clone()
+        };
         let (_, r) = q.run(50_000_000);
         println!(
             "{:<20} {:>8} {:>7} {:>6} {:>6} {:>8} {:>6} {:>6} {:>11} {:>5}  {}",
@@ -36,7 +48,10 @@ fn main() {
             r.futex_wakes,
             r.sim_time_ns,
             r.finished,
-            r.violation.map_or("-".to_string(), |v| format!("{}: {}", v.invariant, v.message))
+            r.violation.map_or("-".to_string(), |v| format!(
+                "{}: {}",
+                v.invariant, v.message
+            ))
         );
     }
 }

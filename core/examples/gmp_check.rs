@@ -22,9 +22,18 @@ fn main() {
     } else {
         GmpVariant::ALL.to_vec()
     };
-    let cfg = CheckConfig { max_states: std::env::var("GMP_STATES").ok().and_then(|s| s.parse().ok()).unwrap_or(5_000_000), ..CheckConfig::default() };
+    let cfg = CheckConfig {
+        max_states: std::env::var("GMP_STATES")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(5_000_000),
+        ..CheckConfig::default()
+    };
     for v in variants {
-        let p = GmpParams { variant: v, ..base.clone() };
+        let p = GmpParams {
+            variant: v,
+            ..base.clone()
+        };
         let t = std::time::Instant::now();
         let r = check(&p, &cfg, &mut |_| true);
         println!(

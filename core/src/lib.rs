@@ -35,8 +35,8 @@
 pub mod accept;
 pub mod check;
 pub mod cost;
-pub mod herd;
 pub mod gmp;
+pub mod herd;
 pub mod histogram;
 pub mod locks;
 pub mod machine;

@@ -61,10 +61,7 @@ pub fn check_state(sim: &GmpSim) -> Option<Violation> {
             let m = owner - 1;
             let mp = sim.threads().get(m as usize).map(|t| t.machine().cx.p);
             if mp != Some(p) {
-                return v(
-                    "ownership",
-                    format!("P{p}.m is M{m} but M{m}.p is {mp:?}"),
-                );
+                return v("ownership", format!("P{p}.m is M{m} but M{m}.p is {mp:?}"));
             }
         }
         let h = sim.word(cfg.head(p));
@@ -130,7 +127,10 @@ pub fn check_state(sim: &GmpSim) -> Option<Violation> {
         if size as usize != gq.len() {
             return v(
                 "queue-bounds",
-                format!("sched.runq.size is {size} but the list holds {} Gs", gq.len()),
+                format!(
+                    "sched.runq.size is {size} but the list holds {} Gs",
+                    gq.len()
+                ),
             );
         }
         let npidle = sim.word(NPIDLE);

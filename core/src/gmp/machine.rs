@@ -209,7 +209,7 @@ pub struct GmpConfig {
 impl GmpConfig {
     /// The first word of P `p`.
     pub fn p_base(&self, p: u32) -> u32 {
-        P_BASE + p * (P_WORDS + self.ring)
+        P_BASE.wrapping_add(p.wrapping_mul(P_WORDS + self.ring))
     }
     /// `pp.runqhead`.
     pub fn head(&self, p: u32) -> Word {
@@ -217,22 +217,22 @@ impl GmpConfig {
     }
     /// `pp.runqtail`.
     pub fn tail(&self, p: u32) -> Word {
-        w(self.p_base(p) + 1)
+        w(self.p_base(p).wrapping_add(1))
     }
     /// `pp.runnext`.
     pub fn runnext(&self, p: u32) -> Word {
-        w(self.p_base(p) + 2)
+        w(self.p_base(p).wrapping_add(2))
     }
     /// `pp.m`: the owner M's id + 1 (0 = none).
     pub fn owner(&self, p: u32) -> Word {
-        w(self.p_base(p) + 3)
+        w(self.p_base(p).wrapping_add(3))
     }
     /// `pp.runq[i % len]`.
     pub fn slot(&self, p: u32, i: u32) -> Word {
-        w(self.p_base(p) + P_WORDS + i % self.ring)
+        w(self.p_base(p).wrapping_add(P_WORDS + i % self.ring))
     }
     fn m_base(&self, m: u32) -> u32 {
-        self.p_base(self.procs) + 2 * m
+        self.p_base(self.procs).wrapping_add(m.wrapping_mul(2))
     }
     /// `m.park`: the note the M sleeps on.
     pub fn park(&self, m: u32) -> Word {
@@ -240,10 +240,11 @@ impl GmpConfig {
     }
     /// `m.nextp`: P + 1, with [`SPIN_BIT`] when started spinning.
     pub fn nextp(&self, m: u32) -> Word {
-        w(self.m_base(m) + 1)
+        w(self.m_base(m).wrapping_add(1))
     }
     fn g_base(&self, g: u32) -> u32 {
-        self.m_base(self.threads) + 2 * (g - 1)
+        self.m_base(self.threads)
+            .wrapping_add(g.wrapping_sub(1).wrapping_mul(2))
     }
     /// `gp.atomicstatus` of G `g` (1-based).
     pub fn status(&self, g: u32) -> Word {
@@ -251,7 +252,7 @@ impl GmpConfig {
     }
     /// `gp.schedlink`.
     pub fn link(&self, g: u32) -> Word {
-        w(self.g_base(g) + 1)
+        w(self.g_base(g).wrapping_add(1))
     }
     /// Words the layout needs.
     pub fn words_needed(&self) -> u32 {
@@ -445,8 +446,22 @@ pub struct Mcx {
 impl Mcx {
     fn key(&self) -> impl core::hash::Hash + PartialEq + '_ {
         (
-            (self.id, self.p, self.spinning, self.curg, self.pc, self.schedtick % 61),
-            (self.g, self.inherit, self.pg, self.put_ret, self.wake_ret, self.gmode),
+            (
+                self.id,
+                self.p,
+                self.spinning,
+                self.curg,
+                self.pc,
+                self.schedtick % 61,
+            ),
+            (
+                self.g,
+                self.inherit,
+                self.pg,
+                self.put_ret,
+                self.wake_ret,
+                self.gmode,
+            ),
             (self.i, self.n, self.t, self.mask, self.tp),
             (self.pass, self.k, self.start, self.stride),
             (&self.batch, &self.hand),

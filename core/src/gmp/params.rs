@@ -221,7 +221,13 @@ impl Mechanism for Gmp {
             return errs;
         }
         if p.ring % 2 != 0 {
-            errs.push(err("ring", format!("{} is odd; the ring must be even (runqputslow moves half)", p.ring)));
+            errs.push(err(
+                "ring",
+                format!(
+                    "{} is odd; the ring must be even (runqputslow moves half)",
+                    p.ring
+                ),
+            ));
         }
         if p.threads <= p.procs {
             errs.push(err(
