@@ -129,6 +129,7 @@ fn every_workload_runs_every_g_once_over_seeds_and_shapes() {
                     GmpVariant::NoSpinLimit,
                     GmpVariant::StealOne,
                     GmpVariant::NoFairness,
+                    GmpVariant::SingleQueue,
                 ] {
                     let p = GmpParams {
                         procs,
@@ -204,6 +205,40 @@ fn wakep_without_the_spinning_test_wakes_a_herd() {
     .run(u64::MAX);
     assert_eq!((ok.futex_wakes, herd.futex_wakes), (9, 13));
     assert!(herd.parks > ok.parks);
+}
+
+#[test]
+fn the_single_queue_design_takes_every_g_from_the_global_queue_under_the_lock() {
+    for workload in Workload::ALL {
+        let p = GmpParams {
+            workload,
+            variant: GmpVariant::SingleQueue,
+            ..GmpParams::default()
+        };
+        let (_, r) = p.run(u64::MAX);
+        assert_eq!(r.violation, None);
+        assert_eq!(
+            (r.finished, r.global_queue_gets, r.steals),
+            (40, 40, 0),
+            "{workload:?}"
+        );
+    }
+    let (_, ok) = GmpParams::default().run(u64::MAX);
+    assert_eq!(
+        ok.global_queue_gets, 12,
+        "the runtime takes most Gs locally"
+    );
+}
+
+#[test]
+fn the_checker_proves_the_single_queue_design_for_two_ps() {
+    let p = GmpParams {
+        goroutines: 2,
+        ..GmpParams::check_preset(GmpVariant::SingleQueue)
+    };
+    let r = check(&p, &CheckConfig::default(), &mut |_| true);
+    assert_eq!(r.violation, None);
+    assert!(r.complete);
 }
 
 #[test]

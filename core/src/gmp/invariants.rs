@@ -12,7 +12,7 @@
 //! | `lost-wakeup` | never a runnable G queued and a P idle while every M that holds a P is inside a G's computation and no M will look: none spinning, none between readying a G and the end of its `wakep`, none in the park re-check, none woken and not yet running (Go tolerates work waiting briefly in a busy P's queue while that P's M is between Gs: `wakep` is best effort, see the tests) |
 //! | `stuck` (end) | when nothing can run, every G ran to its end and every M exited |
 
-use super::machine::{gstatus, GmpActor, Sched, DONE, GHEAD, GSIZE, LIVE, NMSPINNING, NONE};
+use super::machine::{gstatus, GmpActor, Sched, DONE, GHEAD, GSIZE, NMSPINNING, NONE};
 use super::machine::{NPIDLE, PIDLE, SCHED_LOCK, SPIN_BIT};
 use super::params::{GmpParams, GmpSim};
 use crate::check::{CheckConfig, CheckReport, SimModel, Violation};
@@ -48,8 +48,7 @@ pub fn global_queue(sim: &GmpSim) -> Option<Vec<u32>> {
 pub fn check_state(sim: &GmpSim) -> Option<Violation> {
     let m0 = ms(sim).next()?;
     let cfg = m0.cx.cfg;
-    let started = sim.word(LIVE) > 0 || sim.word(DONE) != 0;
-    if !started {
+    if m0.initializing() {
         return None;
     }
     let lock_free = sim.mutex_owner(SCHED_LOCK.0).is_none();

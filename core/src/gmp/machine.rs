@@ -80,26 +80,32 @@ pub enum GmpVariant {
     StealOne,
     /// No 1-in-61 check of the global queue.
     NoFairness,
+    /// For comparison, the Go 1.0 scheduler the 2012 design replaced: one global queue under one
+    /// lock, every new G goes there, every M takes one G at a time from it, no local queues and no
+    /// stealing (an M woken spinning drops it and re-checks before parking).
+    SingleQueue,
 }
 
 impl GmpVariant {
     /// Every variant, the correct one first.
-    pub const ALL: [GmpVariant; 6] = [
+    pub const ALL: [GmpVariant; 7] = [
         GmpVariant::Correct,
         GmpVariant::ReversedDance,
         GmpVariant::WakepNoSpinTest,
         GmpVariant::NoSpinLimit,
         GmpVariant::StealOne,
         GmpVariant::NoFairness,
+        GmpVariant::SingleQueue,
     ];
     /// Their names, as `variant=` takes them.
-    pub const NAMES: [&'static str; 6] = [
+    pub const NAMES: [&'static str; 7] = [
         "correct",
         "reversed-dance",
         "wakep-no-spin-test",
         "no-spin-limit",
         "steal-one",
         "no-fairness",
+        "single-queue",
     ];
     /// This variant's name.
     pub fn name(self) -> &'static str {
@@ -488,7 +494,9 @@ impl Mcx {
         self.clear();
         self.g = 0;
         self.inherit = false;
-        if self.cfg.variant != GmpVariant::NoFairness && self.schedtick % 61 == 0 {
+        if self.cfg.variant == GmpVariant::SingleQueue {
+            Next::Go(Sched::GPeek)
+        } else if self.cfg.variant != GmpVariant::NoFairness && self.schedtick % 61 == 0 {
             Next::Go(Sched::Fair)
         } else {
             Next::Go(Sched::NextLoad)
@@ -581,7 +589,9 @@ impl Mcx {
     }
 
     fn spin_check(&self) -> Next<Sched, ()> {
-        if self.spinning {
+        if self.cfg.variant == GmpVariant::SingleQueue {
+            Next::Go(Sched::ParkLock)
+        } else if self.spinning {
             Next::Go(Sched::StealOwnTail)
         } else if self.cfg.variant == GmpVariant::NoSpinLimit {
             Next::Go(Sched::BecomeSpin)
@@ -717,8 +727,21 @@ crate::steps! {
             m.waking = true;
             Go(Sched::InitRunnext)
         };
-        /// …in P0's runnext.
-        InitRunnext @ ln::NEWPROC => store(m.cfg.runnext(0), 1) => |()| {
+        /// …in P0's runnext (`single-queue`: the global queue's size…).
+        InitRunnext @ ln::NEWPROC => store(
+            if m.cfg.variant == GmpVariant::SingleQueue { GSIZE } else { m.cfg.runnext(0) },
+            1
+        ) => |()|
+            if m.cfg.variant == GmpVariant::SingleQueue {
+                Go(Sched::InitGHead)
+            } else {
+                m.unhand(1);
+                Go(Sched::InitOwner)
+            };
+        /// `single-queue`: …head…
+        InitGHead @ ln::NEWPROC => store(GHEAD, 1) => |()| Go(Sched::InitGTail);
+        /// …and tail.
+        InitGTail @ ln::NEWPROC => store(GTAIL, 1) => |()| {
             m.unhand(1);
             Go(Sched::InitOwner)
         };
@@ -786,6 +809,7 @@ crate::steps! {
             m.g = 0;
             m.i = 0;
             m.n = match m.gmode {
+                _ if m.cfg.variant == GmpVariant::SingleQueue => size.min(1),
                 GMode::Fair => size.min(1),
                 _ => size.min(size / m.cfg.procs + 1).min(m.cfg.half()),
             };
@@ -1197,7 +1221,14 @@ crate::steps! {
             m.waking = true;
             m.pg = c;
             m.put_ret = PutRet::Newproc;
-            Go(Sched::PutNextLoad)
+            if m.cfg.variant == GmpVariant::SingleQueue {
+                // Go 1.0: `runqput` is a push to the one global queue under the lock
+                m.batch = vec![c];
+                m.i = 0;
+                Go(Sched::SlowLock)
+            } else {
+                Go(Sched::PutNextLoad)
+            }
         };
         /// `goexit`: `casgstatus(gp, _Grunning, _Gdead)`.
         GExit @ ln::G_EXIT => store(m.cfg.status(m.curg), gstatus::DEAD) => |()| {
@@ -1468,6 +1499,24 @@ impl GmpActor {
                 counts: MCounts::default(),
             },
         }
+    }
+
+    /// True while M0 is still setting up the runtime (before `acquirep(allp[0])`).
+    pub fn initializing(&self) -> bool {
+        matches!(
+            self.at,
+            Some(
+                Sched::InitPidle
+                    | Sched::InitNpidle
+                    | Sched::InitMidle
+                    | Sched::InitLive
+                    | Sched::InitStatus
+                    | Sched::InitRunnext
+                    | Sched::InitGHead
+                    | Sched::InitGTail
+                    | Sched::InitOwner
+            )
+        )
     }
 
     /// True when parked in `stopm` with nobody waking it (its note clear, no `nextp`).

@@ -37,7 +37,9 @@
 //! # Variants ([`GmpVariant`])
 //! `reversed-dance` → `lost-wakeup`; `wakep-no-spin-test` (a herd of Ms: more `futex_wakes`,
 //! `parks`), `no-spin-limit` (more `spins`), `steal-one` (more `steals`), `no-fairness` (no
-//! 1-in-61 check) are counted, not caught: they waste, they do not lose.
+//! 1-in-61 check: the global queue waits for an empty local one) are counted, not caught: they
+//! waste, they do not lose. `single-queue` is the Go 1.0 design the 2012 doc replaced (one global
+//! queue under one lock, every G through it), correct and proven like the runtime, for comparison.
 //!
 //! # What seed 003 (the 2012 design doc's translation) gets wrong (fact sheet §7)
 //! - An idle or syscalling M holds *no* P (the translation says it needs one).
@@ -51,7 +53,8 @@
 //!
 //! # Model limits (not modelled yet)
 //! Syscalls and `handoffp`, `sysmon` (retake, preemption), the netpoller, timers, `LockOSThread`,
-//! `checkdead`'s report, blocking Gs (channels, ping-pong), the 2012 single-queue design. The ring
+//! `checkdead`'s report, blocking Gs (channels, ping-pong), and the broken variants that need them
+//! (runnext without sysmon, no syscall retake, no async preemption). The ring
 //! is a parameter (Go: 256) because the simulator has 255 words; `runqputslow` moves half of it.
 //! Ms beyond `threads` are never created: `startm` with no parked M puts the P back (counted in
 //! `no_m`).
