@@ -18,7 +18,7 @@ use herdlab_core::mechanism::Mechanism;
 
 fn one_p(goroutines: u32, ring: u32) -> GmpParams {
     GmpParams {
-        procs: 1,
+        gomaxprocs: 1,
         threads: 2,
         cpus: 1,
         goroutines,
@@ -98,7 +98,7 @@ fn a_chain_on_two_ps_wakes_a_spinner_per_spawn_that_finds_nothing() {
     // each G spawns the next into its runnext and exits: the owner runs it (the thief waits 3 µs
     // before taking a runnext), so the spinner woken by each spawn parks again empty-handed
     let p = GmpParams {
-        procs: 2,
+        gomaxprocs: 2,
         threads: 3,
         cpus: 2,
         goroutines: 10,
@@ -132,7 +132,7 @@ fn every_workload_runs_every_g_once_over_seeds_and_shapes() {
                     GmpVariant::SingleQueue,
                 ] {
                     let p = GmpParams {
-                        procs,
+                        gomaxprocs: procs,
                         threads,
                         cpus: procs,
                         ring,
@@ -168,7 +168,7 @@ fn runs_are_deterministic() {
 #[test]
 fn stealing_one_instead_of_half_steals_more_often() {
     let p = GmpParams {
-        procs: 3,
+        gomaxprocs: 3,
         threads: 5,
         cpus: 3,
         goroutines: 50,
@@ -189,7 +189,7 @@ fn stealing_one_instead_of_half_steals_more_often() {
 #[test]
 fn wakep_without_the_spinning_test_wakes_a_herd() {
     let p = GmpParams {
-        procs: 8,
+        gomaxprocs: 8,
         threads: 12,
         cpus: 8,
         goroutines: 60,
@@ -245,7 +245,7 @@ fn the_checker_proves_the_single_queue_design_for_two_ps() {
 fn both_forms_of_the_m_table_issue_the_same_operations() {
     for variant in GmpVariant::ALL {
         let p = GmpParams {
-            procs: 2,
+            gomaxprocs: 2,
             threads: 3,
             goroutines: 4,
             ring: 2,
@@ -342,7 +342,7 @@ fn the_reversed_dance_counterexample_replays_to_a_lost_wakeup() {
 #[test]
 fn keys_round_trip_and_bad_values_name_their_key() {
     let p = GmpParams {
-        procs: 3,
+        gomaxprocs: 3,
         threads: 7,
         workload: Workload::Chain,
         variant: GmpVariant::StealOne,
@@ -350,14 +350,14 @@ fn keys_round_trip_and_bad_values_name_their_key() {
         ..GmpParams::default()
     };
     let q = Gmp::to_query(&p);
-    assert_eq!(q, "procs=3&threads=7&cpus=4&workload=chain&goroutines=40&work_ns=20000&ring=16&variant=steal-one&seed=9");
+    assert_eq!(q, "gomaxprocs=3&threads=7&cpus=4&workload=chain&goroutines=40&work_ns=20000&ring=16&variant=steal-one&seed=9");
     let pairs: Vec<(&str, &str)> = q.split('&').filter_map(|kv| kv.split_once('=')).collect();
     let (back, errs) = Gmp::parse_pairs(pairs);
     assert!(errs.is_empty(), "{errs:?}");
     assert_eq!(back, p);
     let mut p = GmpParams::default();
     assert_eq!(
-        Gmp::set(&mut p, "procs", "17").unwrap_err().message,
+        Gmp::set(&mut p, "gomaxprocs", "17").unwrap_err().message,
         "17 is out of range; allowed 1-16"
     );
     assert_eq!(
@@ -365,13 +365,13 @@ fn keys_round_trip_and_bad_values_name_their_key() {
         "variant"
     );
     let bad = GmpParams {
-        procs: 4,
+        gomaxprocs: 4,
         threads: 4,
         ..GmpParams::default()
     };
     assert_eq!(Gmp::validate(&bad)[0].field, "threads");
     let big = GmpParams {
-        procs: 16,
+        gomaxprocs: 16,
         threads: 32,
         ring: 16,
         goroutines: 100,
@@ -384,8 +384,11 @@ fn keys_round_trip_and_bad_values_name_their_key() {
         "{}",
         e[0].message
     );
-    let (fixed, errs) =
-        Gmp::parse_pairs([("procs", "16"), ("threads", "32"), ("goroutines", "100")]);
+    let (fixed, errs) = Gmp::parse_pairs([
+        ("gomaxprocs", "16"),
+        ("threads", "32"),
+        ("goroutines", "100"),
+    ]);
     assert_eq!(errs.len(), 1);
     assert!(Gmp::validate(&fixed).is_empty(), "{fixed:?}");
 }

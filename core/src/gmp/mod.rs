@@ -12,7 +12,7 @@
 //! ```
 //! use herdlab_core::gmp::{GmpParams, Workload};
 //! // GOMAXPROCS=1: main spawns 3 goroutines, each runs once; nobody steals, nobody spins
-//! let p = GmpParams { procs: 1, threads: 2, goroutines: 4, workload: Workload::FanOut, ..Default::default() };
+//! let p = GmpParams { gomaxprocs: 1, threads: 2, goroutines: 4, workload: Workload::FanOut, ..Default::default() };
 //! let (_, r) = p.run(u64::MAX);
 //! assert_eq!((r.finished, r.context_switches, r.steals, r.violation), (4, 4, 0, None));
 //! ```

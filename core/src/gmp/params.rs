@@ -25,7 +25,7 @@ pub const MAX_WORDS: u32 = 255;
 #[serde(default)]
 pub struct GmpParams {
     /// GOMAXPROCS, 1-16.
-    pub procs: u32,
+    pub gomaxprocs: u32,
     /// Ms (OS threads) the runtime may use, more than GOMAXPROCS, at most 32.
     pub threads: u32,
     /// Simulated CPUs.
@@ -47,7 +47,7 @@ pub struct GmpParams {
 impl Default for GmpParams {
     fn default() -> Self {
         GmpParams {
-            procs: 4,
+            gomaxprocs: 4,
             threads: 6,
             cpus: 4,
             workload: Workload::FanOut,
@@ -65,7 +65,7 @@ pub struct Gmp;
 
 const KEYS: &[Key] = &[
     Key {
-        name: "procs",
+        name: "gomaxprocs",
         kind: KeyKind::Range {
             lo: 1,
             hi: 16,
@@ -80,7 +80,7 @@ const KEYS: &[Key] = &[
             hi: 32,
             unit: "",
         },
-        help: "Ms (OS threads) the runtime may start, more than procs",
+        help: "Ms (OS threads) the runtime may start, more than gomaxprocs",
     },
     Key {
         name: "cpus",
@@ -164,7 +164,7 @@ impl Mechanism for Gmp {
 
     fn set(p: &mut GmpParams, k: &str, v: &str) -> Result<(), ParamError> {
         match k {
-            "procs" => p.procs = range_u32(k, v)?,
+            "gomaxprocs" => p.gomaxprocs = range_u32(k, v)?,
             "threads" => p.threads = range_u32(k, v)?,
             "cpus" => p.cpus = range_u32(k, v)?,
             "workload" => p.workload = key(k).parse_name(v, Workload::from_name)?,
@@ -183,7 +183,7 @@ impl Mechanism for Gmp {
 
     fn get(p: &GmpParams, k: &str) -> Option<String> {
         Some(match k {
-            "procs" => p.procs.to_string(),
+            "gomaxprocs" => p.gomaxprocs.to_string(),
             "threads" => p.threads.to_string(),
             "cpus" => p.cpus.to_string(),
             "workload" => p.workload.name().to_string(),
@@ -201,7 +201,7 @@ impl Mechanism for Gmp {
         for k in KEYS {
             if let KeyKind::Range { lo, hi, .. } = k.kind {
                 let n = match k.name {
-                    "procs" => p.procs as u64,
+                    "gomaxprocs" => p.gomaxprocs as u64,
                     "threads" => p.threads as u64,
                     "cpus" => p.cpus as u64,
                     "goroutines" => p.goroutines as u64,
@@ -229,12 +229,12 @@ impl Mechanism for Gmp {
                 ),
             ));
         }
-        if p.threads <= p.procs {
+        if p.threads <= p.gomaxprocs {
             errs.push(err(
                 "threads",
                 format!(
-                    "{} Ms for {} Ps; there must be more Ms than Ps",
-                    p.threads, p.procs
+                    "{} Ms for {} Ps; there must be more Ms than gomaxprocs",
+                    p.threads, p.gomaxprocs
                 ),
             ));
         }
@@ -245,7 +245,7 @@ impl Mechanism for Gmp {
                     "goroutines",
                     format!(
                         "{} goroutines with {} Ps of {} slots and {} Ms need {words} words of simulated memory; at most {MAX_WORDS}",
-                        p.goroutines, p.procs, p.ring, p.threads
+                        p.goroutines, p.gomaxprocs, p.ring, p.threads
                     ),
                 ));
             }
@@ -256,8 +256,8 @@ impl Mechanism for Gmp {
     fn reset(p: &mut GmpParams, field: &str) {
         let d = GmpParams::default();
         match field {
-            "procs" => p.procs = d.procs,
-            "threads" => p.threads = (p.procs + 2).min(32),
+            "gomaxprocs" => p.gomaxprocs = d.gomaxprocs,
+            "threads" => p.threads = (p.gomaxprocs + 2).min(32),
             "cpus" => p.cpus = d.cpus,
             "workload" => p.workload = d.workload,
             "goroutines" => {
@@ -277,9 +277,9 @@ impl GmpParams {
     /// The configuration every M carries.
     pub fn config(&self) -> GmpConfig {
         GmpConfig {
-            procs: self.procs.clamp(1, 16),
+            procs: self.gomaxprocs.clamp(1, 16),
             ring: self.ring.clamp(2, 256),
-            threads: self.threads.clamp(self.procs.clamp(1, 16) + 1, 32),
+            threads: self.threads.clamp(self.gomaxprocs.clamp(1, 16) + 1, 32),
             gs: self.goroutines.clamp(1, 100),
             workload: self.workload,
             work_ns: self.work_ns as u64,
@@ -343,7 +343,7 @@ impl GmpParams {
     /// The checker's preset: 2 Ps, 3 Ms, 3 Gs (main spawns two), a ring of 2.
     pub fn check_preset(variant: GmpVariant) -> GmpParams {
         GmpParams {
-            procs: 2,
+            gomaxprocs: 2,
             threads: 3,
             cpus: 2,
             workload: Workload::FanOut,
