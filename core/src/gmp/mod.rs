@@ -34,6 +34,20 @@
 //! `conservation`, `ownership`, `queue-bounds`, `spinning`, `lost-wakeup`, and `stuck` at the end;
 //! the table is in [`invariants`].
 //!
+//! The checker proves them for 2 Ps, 3 Ms and 3 Gs (fan-out, ring of 2:
+//! [`GmpParams::check_preset`]): 7,433,578 states, 19,937,057 transitions, complete, in about a
+//! minute of a release build (`cargo run -p herdlab-core --release --example gmp_check
+//! variant=correct`); the tests prove the 2-G preset (329,483 states) in debug.
+//!
+//! `lost-wakeup` only counts Gs that wait behind a *computing* M. Stronger ("never a queued G and
+//! an idle P with nobody looking") is false in the runtime itself, and the checker finds the race
+//! in 121 steps: M0's `wakep` wins the CAS on `nmspinning`, finds no idle P (M1 has just taken it
+//! back in the dance) and sets `needspinning`; M1's `becomeSpinning` clears it, M1 steals G2,
+//! its `resetspinning` → `wakep` sees M0's in-flight increment and returns; M0 undoes it; M1
+//! finishes G2, reads `nmspinning` = 1 at its spinning check (still M0's increment), does not spin
+//! and parks, so G3 waits in M0's `runnext` while P1 idles, until M0's G exits. `wakep` is best
+//! effort; the owner always runs its own queue.
+//!
 //! # Variants ([`GmpVariant`])
 //! `reversed-dance` → `lost-wakeup`; `wakep-no-spin-test` (a herd of Ms: more `futex_wakes`,
 //! `parks`), `no-spin-limit` (more `spins`), `steal-one` (more `steals`), `no-fairness` (no
