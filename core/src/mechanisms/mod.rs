@@ -6,6 +6,7 @@
 //! is ngx_shmtx's trylock).
 
 pub mod accept;
+pub mod gmp;
 pub mod herd;
 pub mod locks;
 pub mod pool;

@@ -1,0 +1,264 @@
+//! The scheduler's invariants (`go-gmp.md` §5), over the simulator's state: the simulator checks
+//! them after every step ([`super::GmpParams::run`]) and the checker on every state it explores
+//! ([`check`], over [`SimModel`]); a counterexample replays in the simulator ([`replay`]) to the same
+//! broken invariant.
+//!
+//! | name | holds |
+//! |---|---|
+//! | `conservation` | with `sched.lock` free: every runnable G is in exactly one place (a P's `runnext`, a P's ring between head and tail, the global queue, or one M's hands between taking and running or publishing it); every running G is exactly one M's `curg` and in no queue; idle and dead Gs are nowhere |
+//! | `ownership` | `pp.m == mp ⇔ mp.p == pp`; an idle P (its bit in `pidle`) has no owner, an empty ring and no `runnext` |
+//! | `queue-bounds` | `0 ≤ tail − head ≤ len(runq)` for every P; with the lock free, the global queue's `size` is its list's length and `npidle` the number of idle bits |
+//! | `spinning` | `nmspinning` = Ms with `m.spinning` + `wakep` increments not yet handed to an M + `nextp` words started spinning |
+//! | `lost-wakeup` | never a runnable G queued and a P idle while every M that holds a P is inside a G's computation and no M will look: none spinning, none between readying a G and the end of its `wakep`, none in the park re-check, none woken and not yet running (Go tolerates work waiting briefly in a busy P's queue while that P's M is between Gs: `wakep` is best effort, see the tests) |
+//! | `stuck` (end) | when nothing can run, every G ran to its end and every M exited |
+
+use super::machine::{gstatus, GmpActor, Sched, DONE, GHEAD, GSIZE, NMSPINNING, NONE};
+use super::machine::{NPIDLE, PIDLE, SCHED_LOCK, SPIN_BIT};
+use super::params::{GmpParams, GmpSim};
+use crate::check::{CheckConfig, CheckReport, SimModel, Violation};
+use crate::machine::Machine;
+
+fn v(invariant: &str, message: String) -> Option<Violation> {
+    Some(Violation {
+        invariant: invariant.to_string(),
+        message,
+    })
+}
+
+fn ms(sim: &GmpSim) -> impl Iterator<Item = &GmpActor> {
+    sim.threads().iter().map(|t| t.machine())
+}
+
+/// The Gs of the global queue, walked from its head (`None` if the list is cyclic or too long).
+pub fn global_queue(sim: &GmpSim) -> Option<Vec<u32>> {
+    let cfg = ms(sim).next()?.cx.cfg;
+    let mut out = Vec::new();
+    let mut g = sim.word(GHEAD);
+    while g != 0 {
+        if g > cfg.gs || out.len() > cfg.gs as usize {
+            return None;
+        }
+        out.push(g);
+        g = sim.word(cfg.link(g));
+    }
+    Some(out)
+}
+
+/// The invariants checked after every step.
+pub fn check_state(sim: &GmpSim) -> Option<Violation> {
+    let m0 = ms(sim).next()?;
+    let cfg = m0.cx.cfg;
+    if m0.initializing() {
+        return None;
+    }
+    let lock_free = sim.mutex_owner(SCHED_LOCK.0).is_none();
+    let pidle = sim.word(PIDLE);
+    // ownership and queue bounds
+    for p in 0..cfg.procs {
+        let owner = sim.word(cfg.owner(p));
+        if owner != 0 {
+            let m = owner - 1;
+            let mp = sim.threads().get(m as usize).map(|t| t.machine().cx.p);
+            if mp != Some(p) {
+                return v("ownership", format!("P{p}.m is M{m} but M{m}.p is {mp:?}"));
+            }
+        }
+        let h = sim.word(cfg.head(p));
+        let t = sim.word(cfg.tail(p));
+        let len = t.wrapping_sub(h);
+        if len > cfg.ring {
+            return v(
+                "queue-bounds",
+                format!("P{p}'s ring holds tail − head = {len} > {} slots", cfg.ring),
+            );
+        }
+        if pidle & (1 << p) != 0 {
+            let next = sim.word(cfg.runnext(p));
+            if owner != 0 || len != 0 || next != 0 {
+                return v(
+                    "ownership",
+                    format!(
+                        "P{p} is idle but has owner {owner}, {len} Gs in its ring, runnext {next}"
+                    ),
+                );
+            }
+        }
+    }
+    for (i, m) in ms(sim).enumerate() {
+        if m.cx.p != NONE && sim.word(cfg.owner(m.cx.p)) != i as u32 + 1 {
+            return v(
+                "ownership",
+                format!(
+                    "M{i}.p is P{} but P{}.m is {}",
+                    m.cx.p,
+                    m.cx.p,
+                    sim.word(cfg.owner(m.cx.p))
+                ),
+            );
+        }
+    }
+    // spinning accounting
+    let spinning = ms(sim).filter(|m| m.cx.spinning).count() as u32;
+    let pending = ms(sim).filter(|m| m.cx.pending_spin).count() as u32;
+    let handed = (0..cfg.threads)
+        .filter(|&m| sim.word(cfg.nextp(m)) & SPIN_BIT != 0)
+        .count() as u32;
+    let nms = sim.word(NMSPINNING);
+    if nms != spinning + pending + handed {
+        return v(
+            "spinning",
+            format!("nmspinning is {nms} but {spinning} Ms spin, {pending} wakep increments are in flight and {handed} Ms were started spinning"),
+        );
+    }
+    // the global queue, the counts and conservation: only with the lock free
+    let mut queued = 0u32;
+    if lock_free {
+        let gq = match global_queue(sim) {
+            Some(q) => q,
+            None => {
+                return v(
+                    "queue-bounds",
+                    "the global queue's list is cyclic or holds a non-G".to_string(),
+                )
+            }
+        };
+        let size = sim.word(GSIZE);
+        if size as usize != gq.len() {
+            return v(
+                "queue-bounds",
+                format!(
+                    "sched.runq.size is {size} but the list holds {} Gs",
+                    gq.len()
+                ),
+            );
+        }
+        let npidle = sim.word(NPIDLE);
+        if npidle != pidle.count_ones() {
+            return v(
+                "queue-bounds",
+                format!(
+                    "npidle is {npidle} but {} Ps are on the idle list",
+                    pidle.count_ones()
+                ),
+            );
+        }
+        let mut places: Vec<Vec<String>> = vec![Vec::new(); cfg.gs as usize + 1];
+        let mut put = |g: u32, place: String| {
+            if let Some(v) = places.get_mut(g as usize) {
+                v.push(place);
+            }
+        };
+        for p in 0..cfg.procs {
+            let next = sim.word(cfg.runnext(p));
+            if next != 0 {
+                put(next, format!("P{p}.runnext"));
+                queued += 1;
+            }
+            let h = sim.word(cfg.head(p));
+            let t = sim.word(cfg.tail(p));
+            let mut i = h;
+            while i != t {
+                put(sim.word(cfg.slot(p, i)), format!("P{p}.runq[{i}]"));
+                queued += 1;
+                i = i.wrapping_add(1);
+            }
+        }
+        for &g in &gq {
+            put(g, "the global queue".to_string());
+            queued += 1;
+        }
+        for (i, m) in ms(sim).enumerate() {
+            for &g in &m.cx.hand {
+                put(g, format!("M{i}'s hands"));
+            }
+            if m.cx.curg != 0 {
+                put(m.cx.curg, format!("M{i}.curg"));
+            }
+        }
+        for (g, at) in places.iter().enumerate().skip(1) {
+            let status = sim.word(cfg.status(g as u32));
+            let ok = match status {
+                gstatus::RUNNABLE => at.len() == 1 && !at[0].ends_with(".curg"),
+                gstatus::RUNNING => at.len() == 1 && at[0].ends_with(".curg"),
+                _ => at.is_empty(),
+            };
+            if !ok {
+                return v(
+                    "conservation",
+                    format!("G{g} has status {status} and is in {at:?}"),
+                );
+            }
+        }
+    }
+    // lost wakeup
+    if lock_free && queued > 0 && pidle != 0 && sim.word(DONE) == 0 {
+        let looking = (0..cfg.threads).any(|i| {
+            let m = &sim.threads()[i as usize].machine();
+            m.cx.spinning
+                || m.cx.pending_spin
+                || m.cx.waking
+                || m.cx.dancing
+                || (m.cx.p != NONE && m.cx.curg == 0)
+                || sim.word(cfg.nextp(i)) != 0
+                || sim.word(cfg.park(i)) != 0
+                || matches!(m.at, Some(Sched::StopNextpClear { .. } | Sched::AcquireP))
+        });
+        // …while every M holding a P is inside a G's computation (the G waits behind it)
+        let behind = (0..cfg.threads).all(|i| {
+            let m = &sim.threads()[i as usize].machine();
+            m.cx.p == NONE || matches!(m.at, Some(Sched::GWork))
+        });
+        if !looking && behind {
+            return v(
+                "lost-wakeup",
+                format!("{queued} runnable Gs are queued and Ps {pidle:#b} idle while every busy M computes, and no M spins, wakes or re-checks"),
+            );
+        }
+    }
+    None
+}
+
+/// The invariants checked where nothing can run.
+pub fn check_terminal(sim: &GmpSim) -> Option<Violation> {
+    let cfg = ms(sim).next()?.cx.cfg;
+    let not_dead: Vec<u32> = (1..=cfg.gs)
+        .filter(|&g| sim.word(cfg.status(g)) != gstatus::DEAD)
+        .collect();
+    let alive: Vec<usize> = ms(sim)
+        .enumerate()
+        .filter(|(_, m)| !m.is_done())
+        .map(|(i, _)| i)
+        .collect();
+    if !not_dead.is_empty() || !alive.is_empty() {
+        return v(
+            "stuck",
+            format!("nothing can run, Gs {not_dead:?} have not finished and Ms {alive:?} have not exited"),
+        );
+    }
+    None
+}
+
+/// The checker's state invariants over a [`SimModel`].
+pub fn model_state(s: &SimModel<GmpActor>) -> Option<Violation> {
+    check_state(&s.sim)
+}
+
+/// The checker's terminal invariants over a [`SimModel`].
+pub fn model_terminal(s: &SimModel<GmpActor>) -> Option<Violation> {
+    check_terminal(&s.sim)
+}
+
+/// Model-check a scenario: every interleaving of its Ms.
+pub fn check(
+    p: &GmpParams,
+    cfg: &CheckConfig,
+    progress: &mut dyn FnMut(u64) -> bool,
+) -> CheckReport {
+    let init = SimModel { sim: p.simulate() };
+    crate::check::explore(init, cfg, &model_state, &model_terminal, progress)
+}
+
+/// Replay a counterexample (checker indices are M indices) in a fresh simulation.
+pub fn replay(p: &GmpParams, schedule: &[u16]) -> GmpSim {
+    SimModel::replay(p.simulate(), schedule)
+}

@@ -1,0 +1,1567 @@
+//! The scheduler's M as one step table ([`Sched`]): `schedule`, `findRunnable` (local, global,
+//! steal, park), `runqput` / `runqputslow`, `runqget`, `runqgrab` / `runqsteal`, the global queue
+//! under `sched.lock`, `wakep` / `startm`, the park protocol and `stopm`; [`GmpActor`] is the one
+//! [`Machine`] type the simulator steps. What a G does when it runs is the small separate
+//! [`Workload::action`].
+//!
+//! Subroutines (`runqput`, `wakep`) are states of the same table; where they return to is a
+//! continuation register of the M ([`PutRet`], [`WakeRet`]), so each state still issues exactly one
+//! primitive and the straight-line form is one loop over the table.
+//!
+//! The module docs of [`crate::mechanisms::gmp`] give the memory layout, the invariants and the sources.
+
+use serde::{Deserialize, Serialize};
+
+use crate::machine::steps::{Next, Ops, Stopped};
+use crate::machine::Machine;
+use crate::op::{MutexId, Op, OpResult, WakeCount, Word};
+
+/// `sched.nmspinning`.
+pub const NMSPINNING: Word = Word(0);
+/// `sched.npidle`.
+pub const NPIDLE: Word = Word(1);
+/// `sched.pidle` as `idlepMask`: bit p set while P p is idle (under [`SCHED_LOCK`]).
+pub const PIDLE: Word = Word(2);
+/// `sched.midle`: bit m set while M m is parked in `stopm` (under [`SCHED_LOCK`]).
+pub const MIDLE: Word = Word(3);
+/// `sched.runq.head`: the first G of the global queue (0 = empty).
+pub const GHEAD: Word = Word(4);
+/// `sched.runq.tail`.
+pub const GTAIL: Word = Word(5);
+/// `sched.runq.size`.
+pub const GSIZE: Word = Word(6);
+/// Live Gs (created, not yet dead): the program ends when it falls to 0.
+pub const LIVE: Word = Word(7);
+/// 1 once the last G has exited: Ms leave `stopm` and exit.
+pub const DONE: Word = Word(8);
+/// `sched.needspinning`: `wakep` found no idle P; the next M to park must spin instead.
+pub const NEEDSPIN: Word = Word(9);
+/// The first per-P word.
+pub const P_BASE: u32 = 10;
+/// Words per P besides its ring: `runqhead`, `runqtail`, `runnext`, `m` (owner M + 1).
+pub const P_WORDS: u32 = 4;
+/// Bit of an M's `nextp` word: the M was started spinning (`startm(pp, spinning=true)`).
+pub const SPIN_BIT: u32 = 0x100;
+/// `sched.lock`.
+pub const SCHED_LOCK: MutexId = MutexId(0);
+/// `usleep(3)` before stealing a victim's `runnext`.
+pub const RUNNEXT_STEAL_SLEEP_NS: u64 = 3_000;
+/// `stealTries`.
+pub const STEAL_TRIES: u32 = 4;
+/// No P / no M.
+pub const NONE: u32 = u32::MAX;
+
+/// G status values (`_Gidle`, `_Grunnable`, `_Grunning`, `_Gdead` as in `runtime2.go`).
+pub mod gstatus {
+    /// Never created (simulator memory starts zeroed).
+    pub const IDLE: u32 = 0;
+    /// In a run queue, a `runnext` slot or an M's hands on its way to one.
+    pub const RUNNABLE: u32 = 1;
+    /// Some M's `curg`.
+    pub const RUNNING: u32 = 2;
+    /// Exited.
+    pub const DEAD: u32 = 6;
+}
+
+/// Which code runs: the runtime's, or one of the broken variants of the fact sheet's §5.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GmpVariant {
+    /// `proc.go` as it is (the parts this model has).
+    Correct,
+    /// The delicate dance reversed: re-check every queue, *then* drop spinning. A G queued in the
+    /// gap sees a spinner, nobody wakes, and it waits while a P idles.
+    ReversedDance,
+    /// `wakep` without the `nmspinning` test: every new G wakes another M (a herd).
+    WakepNoSpinTest,
+    /// No spinning limit (`2·nmspinning < GOMAXPROCS − npidle` dropped): idle Ms all spin.
+    NoSpinLimit,
+    /// `runqgrab` takes one G instead of half.
+    StealOne,
+    /// No 1-in-61 check of the global queue.
+    NoFairness,
+    /// For comparison, the Go 1.0 scheduler the 2012 design replaced: one global queue under one
+    /// lock, every new G goes there, every M takes one G at a time from it, no local queues and no
+    /// stealing (an M woken spinning drops it and re-checks before parking).
+    SingleQueue,
+}
+
+impl GmpVariant {
+    /// Every variant, the correct one first.
+    pub const ALL: [GmpVariant; 7] = [
+        GmpVariant::Correct,
+        GmpVariant::ReversedDance,
+        GmpVariant::WakepNoSpinTest,
+        GmpVariant::NoSpinLimit,
+        GmpVariant::StealOne,
+        GmpVariant::NoFairness,
+        GmpVariant::SingleQueue,
+    ];
+    /// Their names, as `variant=` takes them.
+    pub const NAMES: [&'static str; 7] = [
+        "correct",
+        "reversed-dance",
+        "wakep-no-spin-test",
+        "no-spin-limit",
+        "steal-one",
+        "no-fairness",
+        "single-queue",
+    ];
+    /// This variant's name.
+    pub fn name(self) -> &'static str {
+        Self::NAMES[Self::ALL.iter().position(|&v| v == self).unwrap_or(0)]
+    }
+    /// The variant of a name.
+    pub fn from_name(s: &str) -> Option<Self> {
+        Self::NAMES
+            .iter()
+            .position(|&n| n == s)
+            .map(|i| Self::ALL[i])
+    }
+}
+
+/// What the Gs of a scenario do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Workload {
+    /// G1 spawns G2..GN, each works and exits (a CPU hog when the work is long).
+    FanOut,
+    /// Each G works, then spawns the next (`go next()`) and exits.
+    Chain,
+    /// G k works, then spawns G 2k and G 2k+1.
+    Tree,
+}
+
+/// One thing a running G does next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GAct {
+    /// Compute for this many nanoseconds.
+    Work(u64),
+    /// `go f()`: create this G.
+    Spawn(u32),
+    /// Return from the G's function (`goexit`).
+    Exit,
+}
+
+impl Workload {
+    /// Every workload.
+    pub const ALL: [Workload; 3] = [Workload::FanOut, Workload::Chain, Workload::Tree];
+    /// Their names.
+    pub const NAMES: [&'static str; 3] = ["fan-out", "chain", "tree"];
+    /// This workload's name.
+    pub fn name(self) -> &'static str {
+        Self::NAMES[Self::ALL.iter().position(|&v| v == self).unwrap_or(0)]
+    }
+    /// The workload of a name.
+    pub fn from_name(s: &str) -> Option<Self> {
+        Self::NAMES
+            .iter()
+            .position(|&n| n == s)
+            .map(|i| Self::ALL[i])
+    }
+
+    /// What G `g` (1-based, of `gs`) does at its step `pc`.
+    pub fn action(self, gs: u32, work_ns: u64, g: u32, pc: u32) -> GAct {
+        match self {
+            Workload::FanOut => {
+                if g == 1 {
+                    if pc + 2 <= gs {
+                        GAct::Spawn(pc + 2)
+                    } else {
+                        GAct::Exit
+                    }
+                } else if pc == 0 {
+                    GAct::Work(work_ns)
+                } else {
+                    GAct::Exit
+                }
+            }
+            Workload::Chain => match pc {
+                0 => GAct::Work(work_ns),
+                1 if g < gs => GAct::Spawn(g + 1),
+                _ => GAct::Exit,
+            },
+            Workload::Tree => match pc {
+                0 => GAct::Work(work_ns),
+                1 if 2 * g <= gs => GAct::Spawn(2 * g),
+                2 if 2 * g < gs => GAct::Spawn(2 * g + 1),
+                _ => GAct::Exit,
+            },
+        }
+    }
+}
+
+/// The shape of a scenario every M knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GmpConfig {
+    /// GOMAXPROCS.
+    pub procs: u32,
+    /// Slots of each P's local ring (256 in Go; smaller here to fit the simulator's words).
+    pub ring: u32,
+    /// Ms (threads) the runtime may use.
+    pub threads: u32,
+    /// Gs the workload creates in all.
+    pub gs: u32,
+    /// What they do.
+    pub workload: Workload,
+    /// A G's work.
+    pub work_ns: u64,
+    /// Which code.
+    pub variant: GmpVariant,
+    /// Seed of the Ms' steal orders.
+    pub seed: u64,
+}
+
+impl GmpConfig {
+    /// The first word of P `p`.
+    pub fn p_base(&self, p: u32) -> u32 {
+        P_BASE.wrapping_add(p.wrapping_mul(P_WORDS + self.ring))
+    }
+    /// `pp.runqhead`.
+    pub fn head(&self, p: u32) -> Word {
+        w(self.p_base(p))
+    }
+    /// `pp.runqtail`.
+    pub fn tail(&self, p: u32) -> Word {
+        w(self.p_base(p).wrapping_add(1))
+    }
+    /// `pp.runnext`.
+    pub fn runnext(&self, p: u32) -> Word {
+        w(self.p_base(p).wrapping_add(2))
+    }
+    /// `pp.m`: the owner M's id + 1 (0 = none).
+    pub fn owner(&self, p: u32) -> Word {
+        w(self.p_base(p).wrapping_add(3))
+    }
+    /// `pp.runq[i % len]`.
+    pub fn slot(&self, p: u32, i: u32) -> Word {
+        w(self.p_base(p).wrapping_add(P_WORDS + i % self.ring))
+    }
+    fn m_base(&self, m: u32) -> u32 {
+        self.p_base(self.procs).wrapping_add(m.wrapping_mul(2))
+    }
+    /// `m.park`: the note the M sleeps on.
+    pub fn park(&self, m: u32) -> Word {
+        w(self.m_base(m))
+    }
+    /// `m.nextp`: P + 1, with [`SPIN_BIT`] when started spinning.
+    pub fn nextp(&self, m: u32) -> Word {
+        w(self.m_base(m).wrapping_add(1))
+    }
+    fn g_base(&self, g: u32) -> u32 {
+        self.m_base(self.threads)
+            .wrapping_add(g.wrapping_sub(1).wrapping_mul(2))
+    }
+    /// `gp.atomicstatus` of G `g` (1-based).
+    pub fn status(&self, g: u32) -> Word {
+        w(self.g_base(g))
+    }
+    /// `gp.schedlink`.
+    pub fn link(&self, g: u32) -> Word {
+        w(self.g_base(g).wrapping_add(1))
+    }
+    /// Words the layout needs.
+    pub fn words_needed(&self) -> u32 {
+        self.g_base(self.gs + 1)
+    }
+    /// Half the ring: what `runqputslow` moves and the most `runqgrab` takes.
+    pub fn half(&self) -> u32 {
+        (self.ring / 2).max(1)
+    }
+}
+
+#[inline(always)]
+fn w(i: u32) -> Word {
+    Word(i.min(255) as u8)
+}
+
+/// The pseudocode the M steps through (one entry per line).
+pub const LISTING: &[&str] = &[
+    "schedule(): if schedtick % 61 == 0 && sched.runq.size > 0: lock; gp = globrunqget(1)",
+    "  gp, inheritTime = runqget(pp)        // runnext first, then the ring",
+    "  if gp == nil && sched.runq.size > 0: lock; gp = globrunqgetbatch(); unlock",
+    "  if gp == nil: if m.spinning || 2*nmspinning < gomaxprocs-npidle: becomeSpinning()",
+    "    for i in 0..4: for each P in stealOrder: gp = runqsteal(pp, p2, stealRunNextG = i == 3)",
+    "  if gp == nil: lock; recheck global; releasep(); pidleput(pp); unlock",
+    "    if m.spinning: m.spinning = false; nmspinning--   // the delicate dance",
+    "    recheck global and every P's queue: found -> lock; pidleget; acquirep; spin; goto top",
+    "    stopm(): lock; mput(m); unlock; notesleep(&m.park); acquirep(m.nextp)",
+    "  if m.spinning: resetspinning()   // nmspinning--; wakep()",
+    "  execute(gp): casgstatus(gp, _Grunnable, _Grunning); gogo",
+    "G runs: work",
+    "G: go f() -> newproc: casgstatus(newg, _Gdead, _Grunnable); runqput(pp, newg, next=true)",
+    "runqput: if next: cas runnext old -> gp; if old == 0 return; gp = old",
+    "  if tail - head < len(runq): runq[tail % len] = gp; store-release tail + 1",
+    "  else runqputslow: grab len/2 oldest, cas head; lock; globrunqput(batch + gp); unlock",
+    "wakep(): if nmspinning != 0 || !cas(nmspinning, 0, 1): return",
+    "  lock; pp = pidleget(); if pp == nil: nmspinning--; unlock; return",
+    "  startm(pp, spinning): mp = mget(); mp.nextp = pp; unlock; notewakeup(&mp.park)",
+    "G exits: casgstatus(gp, _Grunning, _Gdead); gfput",
+    "last G exited: lock; done = 1; unlock; wake every parked M",
+    "M exits",
+];
+
+/// Line numbers (1-based) into [`LISTING`].
+pub mod ln {
+    /// The 1-in-61 check.
+    pub const FAIR: u16 = 1;
+    /// `runqget`.
+    pub const LOCAL: u16 = 2;
+    /// `globrunqgetbatch`.
+    pub const GLOBAL: u16 = 3;
+    /// The spinning limit.
+    pub const SPIN: u16 = 4;
+    /// `stealWork`.
+    pub const STEAL: u16 = 5;
+    /// Release the P.
+    pub const RELEASE: u16 = 6;
+    /// Drop spinning.
+    pub const DANCE_DROP: u16 = 7;
+    /// The re-check.
+    pub const DANCE_CHECK: u16 = 8;
+    /// `stopm`.
+    pub const STOPM: u16 = 9;
+    /// `resetspinning`.
+    pub const RESET_SPIN: u16 = 10;
+    /// `execute`.
+    pub const EXECUTE: u16 = 11;
+    /// The G's work.
+    pub const G_WORK: u16 = 12;
+    /// `newproc`.
+    pub const NEWPROC: u16 = 13;
+    /// `runqput`'s runnext.
+    pub const PUT_NEXT: u16 = 14;
+    /// `runqput`'s ring.
+    pub const PUT_RING: u16 = 15;
+    /// `runqputslow`.
+    pub const PUT_SLOW: u16 = 16;
+    /// `wakep`'s test.
+    pub const WAKEP: u16 = 17;
+    /// `pidleget`.
+    pub const WAKE_PIDLE: u16 = 18;
+    /// `startm`.
+    pub const STARTM: u16 = 19;
+    /// `goexit`.
+    pub const G_EXIT: u16 = 20;
+    /// The end of the program.
+    pub const END: u16 = 21;
+    /// Exited.
+    pub const EXITED: u16 = 22;
+}
+
+/// Where `runqput` returns to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PutRet {
+    /// `newproc`: then `wakep`, then the G goes on.
+    Newproc,
+}
+
+/// Where `wakep` returns to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WakeRet {
+    /// `resetspinning` in `schedule`: then `execute`.
+    Execute,
+    /// `newproc`: the G goes on.
+    GoOn,
+}
+
+/// What a global-queue take is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GMode {
+    /// The 1-in-61 check: one G.
+    Fair,
+    /// `globrunqgetbatch` after an empty local queue.
+    Batch,
+    /// The re-check under the lock before releasing the P.
+    Park,
+}
+
+/// What an M counted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct MCounts {
+    /// Successful `runqsteal`s (a batch, or a victim's runnext).
+    pub steals: u64,
+    /// `stopm`s (the M put itself on `midle`).
+    pub parks: u64,
+    /// Times the M became spinning: by itself (the spinning limit passed, or `needspinning`) or
+    /// started spinning by `startm`.
+    pub spins: u64,
+    /// Takes from the global queue that got a G.
+    pub global_queue_gets: u64,
+    /// `execute`s.
+    pub context_switches: u64,
+    /// `notewakeup`s (futex wakes of parked Ms) by `startm`.
+    pub futex_wakes: u64,
+    /// `startm` found no parked M (Go would create a thread; the P goes back idle).
+    pub no_m: u64,
+}
+
+/// An M: its registers, its continuation registers and the ghost state the invariants read.
+///
+/// Equality and hashing leave out the counters and keep only `schedtick % 61`: two Ms that differ
+/// only there behave the same (the model checker merges them).
+#[derive(Clone, Debug)]
+pub struct Mcx {
+    /// The scenario.
+    pub cfg: GmpConfig,
+    /// This M's id.
+    pub id: u32,
+    /// `m.p`: the P held, or [`NONE`].
+    pub p: u32,
+    /// `m.spinning`.
+    pub spinning: bool,
+    /// `m.curg` (0 = none).
+    pub curg: u32,
+    /// The running G's step.
+    pc: u32,
+    /// `pp.schedtick` of the P (kept with the M that runs it; the P's counter in Go).
+    schedtick: u32,
+    /// The G found by `findRunnable` (or being put).
+    g: u32,
+    inherit: bool,
+    /// The G `runqput` puts.
+    pg: u32,
+    put_ret: PutRet,
+    wake_ret: WakeRet,
+    gmode: GMode,
+    /// Loop registers.
+    i: u32,
+    n: u32,
+    t: u32,
+    mask: u32,
+    tp: u32,
+    /// Steal order.
+    pass: u32,
+    k: u32,
+    start: u32,
+    stride: u32,
+    /// Gs copied by `runqputslow` or `runqgrab`.
+    batch: Vec<u32>,
+    /// Ghost: runnable Gs this M holds outside every queue (taken, not yet run or published).
+    pub hand: Vec<u32>,
+    /// Ghost: an `nmspinning` increment of `wakep` not yet handed to an M's `nextp`.
+    pub pending_spin: bool,
+    /// Ghost: between making a G runnable (or `resetspinning`) and the end of its `wakep`.
+    pub waking: bool,
+    /// Ghost: between dropping spinning at the park and deciding to sleep (the re-check).
+    pub dancing: bool,
+    /// Counters.
+    pub counts: MCounts,
+}
+
+impl Mcx {
+    fn key(&self) -> impl core::hash::Hash + PartialEq + '_ {
+        (
+            (
+                self.id,
+                self.p,
+                self.spinning,
+                self.curg,
+                self.pc,
+                self.schedtick % 61,
+            ),
+            (
+                self.g,
+                self.inherit,
+                self.pg,
+                self.put_ret,
+                self.wake_ret,
+                self.gmode,
+            ),
+            (self.i, self.n, self.t, self.mask, self.tp),
+            (self.pass, self.k, self.start, self.stride),
+            (&self.batch, &self.hand),
+            (self.pending_spin, self.waking, self.dancing),
+        )
+    }
+
+    /// Forget the scratch registers (so states that differ only in dead values merge).
+    fn clear(&mut self) {
+        self.i = 0;
+        self.n = 0;
+        self.t = 0;
+        self.mask = 0;
+        self.tp = 0;
+        self.pass = 0;
+        self.k = 0;
+        self.start = 0;
+        self.stride = 1;
+        self.pg = 0;
+        self.batch.clear();
+    }
+
+    fn top(&mut self) -> Next<Sched, ()> {
+        self.clear();
+        self.g = 0;
+        self.inherit = false;
+        if self.cfg.variant == GmpVariant::SingleQueue {
+            Next::Go(Sched::GPeek)
+        } else if self.cfg.variant != GmpVariant::NoFairness && self.schedtick % 61 == 0 {
+            Next::Go(Sched::Fair)
+        } else {
+            Next::Go(Sched::NextLoad)
+        }
+    }
+
+    fn found(&mut self, g: u32, inherit: bool) -> Next<Sched, ()> {
+        self.g = g;
+        self.inherit = inherit;
+        if self.spinning {
+            Next::Go(Sched::ResetSpin)
+        } else {
+            Next::Go(Sched::Exec)
+        }
+    }
+
+    fn g_next(&mut self) -> Next<Sched, ()> {
+        let c = self.cfg;
+        match c.workload.action(c.gs, c.work_ns, self.curg, self.pc) {
+            GAct::Work(_) => Next::Go(Sched::GWork),
+            GAct::Spawn(child) => Next::Go(Sched::NewLive { c: child }),
+            GAct::Exit => Next::Go(Sched::GExit),
+        }
+    }
+
+    fn work_ns(&self) -> u64 {
+        let c = self.cfg;
+        match c.workload.action(c.gs, c.work_ns, self.curg, self.pc) {
+            GAct::Work(ns) => ns,
+            _ => 0,
+        }
+    }
+
+    fn wake_entry(&self) -> Sched {
+        if self.cfg.variant == GmpVariant::WakepNoSpinTest {
+            Sched::WakeInc
+        } else {
+            Sched::WakeLoad
+        }
+    }
+
+    fn put_done(&mut self) -> Next<Sched, ()> {
+        match self.put_ret {
+            PutRet::Newproc => {
+                self.wake_ret = WakeRet::GoOn;
+                Next::Go(self.wake_entry())
+            }
+        }
+    }
+
+    fn wake_done(&mut self) -> Next<Sched, ()> {
+        self.waking = false;
+        match self.wake_ret {
+            WakeRet::Execute => Next::Go(Sched::Exec),
+            WakeRet::GoOn => {
+                self.pc += 1;
+                self.g_next()
+            }
+        }
+    }
+
+    fn unhand(&mut self, g: u32) {
+        if let Some(i) = self.hand.iter().position(|&x| x == g) {
+            self.hand.remove(i);
+        }
+    }
+
+    /// `cheaprand()`: a pure function of the seed, the M, its tick and the pass (so the model
+    /// checker's states carry no generator).
+    fn rand(&self) -> u32 {
+        let mut x = self.cfg.seed
+            ^ (self.id as u64) << 32
+            ^ (self.schedtick as u64) << 8
+            ^ self.pass as u64
+            ^ 0x9E37_79B9_7F4A_7C15;
+        x ^= x >> 33;
+        x = x.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+        x ^= x >> 33;
+        (x >> 16) as u32
+    }
+
+    /// `stealOrder.start(fastrand())`: a start and a stride coprime with GOMAXPROCS.
+    fn new_order(&mut self) {
+        let n = self.cfg.procs;
+        let coprimes: Vec<u32> = (1..=n).filter(|&s| gcd(s, n) == 1).collect();
+        let r = self.rand();
+        self.start = r % n;
+        self.stride = coprimes[(r / n) as usize % coprimes.len()];
+        self.k = 0;
+    }
+
+    fn spin_check(&self) -> Next<Sched, ()> {
+        if self.cfg.variant == GmpVariant::SingleQueue {
+            Next::Go(Sched::ParkLock)
+        } else if self.spinning {
+            Next::Go(Sched::StealOwnTail)
+        } else if self.cfg.variant == GmpVariant::NoSpinLimit {
+            Next::Go(Sched::BecomeSpin)
+        } else {
+            Next::Go(Sched::SpinLoadN)
+        }
+    }
+
+    /// The next victim of `stealWork`, or the park once 4 passes found nothing.
+    fn next_victim(&mut self) -> Next<Sched, ()> {
+        let n = self.cfg.procs;
+        loop {
+            if self.k >= n {
+                self.pass += 1;
+                if self.pass >= STEAL_TRIES {
+                    return Next::Go(Sched::ParkLock);
+                }
+                self.new_order();
+            }
+            let v = (self.start + self.k * self.stride) % n;
+            if v != self.p {
+                return Next::Go(Sched::StealIdle { v });
+            }
+            self.k += 1;
+        }
+    }
+
+    fn skip_victim(&mut self) -> Next<Sched, ()> {
+        self.k += 1;
+        self.next_victim()
+    }
+
+    fn after_grab(&mut self, v: u32, h: u32, t: u32) -> Next<Sched, ()> {
+        let avail = t.wrapping_sub(h);
+        let mut n = avail - avail / 2;
+        if self.cfg.variant == GmpVariant::StealOne {
+            n = n.min(1);
+        }
+        if n > self.cfg.half() {
+            // torn read of head and tail: try again
+            return Next::Go(Sched::GrabHead { v });
+        }
+        if n == 0 {
+            if self.pass == STEAL_TRIES - 1 {
+                return Next::Go(Sched::GrabNextLoad { v });
+            }
+            return self.skip_victim();
+        }
+        self.n = n;
+        self.i = 0;
+        self.batch.clear();
+        Next::Go(Sched::GrabCopy { v, h })
+    }
+
+    fn after_pop(&mut self, g: u32) -> Next<Sched, ()> {
+        self.i += 1;
+        if self.g == 0 {
+            self.g = g;
+            self.pop_more()
+        } else {
+            Next::Go(Sched::GPutSlot { g })
+        }
+    }
+
+    fn pop_more(&self) -> Next<Sched, ()> {
+        if self.i < self.n {
+            Next::Go(Sched::GPopHead)
+        } else {
+            Next::Go(Sched::GUnlock)
+        }
+    }
+
+    fn dance_nothing(&mut self) -> Next<Sched, ()> {
+        if self.spinning {
+            // reversed dance: drop spinning only now
+            Next::Go(Sched::DanceDropLate)
+        } else {
+            self.dancing = false;
+            Next::Go(Sched::StopLock)
+        }
+    }
+
+    fn end_wake_next(&mut self) -> Next<Sched, ()> {
+        if self.mask == 0 {
+            self.top()
+        } else {
+            let m2 = self.mask.trailing_zeros();
+            self.mask &= !(1 << m2);
+            Next::Go(Sched::EndPark { m2 })
+        }
+    }
+}
+
+impl PartialEq for Mcx {
+    fn eq(&self, other: &Self) -> bool {
+        self.cfg == other.cfg && self.key() == other.key()
+    }
+}
+
+impl Eq for Mcx {}
+
+impl core::hash::Hash for Mcx {
+    fn hash<H: core::hash::Hasher>(&self, h: &mut H) {
+        self.key().hash(h);
+    }
+}
+
+fn gcd(a: u32, b: u32) -> u32 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+crate::steps! {
+    /// Where an M is in the scheduler.
+    pub enum Sched(m: Mcx) -> (), line u16 {
+        // ----- M0's start: runtime·schedinit + newproc(main) -----
+        /// All Ps but P0 idle.
+        InitPidle @ ln::FAIR => store(PIDLE, ((1u64 << m.cfg.procs) - 1) as u32 & !1) => |()|
+            Go(Sched::InitNpidle);
+        /// `npidle = GOMAXPROCS − 1`.
+        InitNpidle @ ln::FAIR => store(NPIDLE, m.cfg.procs - 1) => |()| Go(Sched::InitMidle);
+        /// Every M but M0 waits on `midle` (threads not yet started).
+        InitMidle @ ln::FAIR => store(MIDLE, ((1u64 << m.cfg.threads) - 1) as u32 & !1) => |()|
+            Go(Sched::InitLive);
+        /// One live G: main.
+        InitLive @ ln::NEWPROC => store(LIVE, 1) => |()| Go(Sched::InitStatus);
+        /// `main`'s G is runnable…
+        InitStatus @ ln::NEWPROC => store(m.cfg.status(1), gstatus::RUNNABLE) => |()| {
+            m.hand.push(1);
+            m.waking = true;
+            Go(Sched::InitRunnext)
+        };
+        /// …in P0's runnext (`single-queue`: the global queue's size…).
+        InitRunnext @ ln::NEWPROC => store(
+            if m.cfg.variant == GmpVariant::SingleQueue { GSIZE } else { m.cfg.runnext(0) },
+            1
+        ) => |()|
+            if m.cfg.variant == GmpVariant::SingleQueue {
+                Go(Sched::InitGHead)
+            } else {
+                m.unhand(1);
+                Go(Sched::InitOwner)
+            };
+        /// `single-queue`: …head…
+        InitGHead @ ln::NEWPROC => store(GHEAD, 1) => |()| Go(Sched::InitGTail);
+        /// …and tail.
+        InitGTail @ ln::NEWPROC => store(GTAIL, 1) => |()| {
+            m.unhand(1);
+            Go(Sched::InitOwner)
+        };
+        /// `acquirep(allp[0])`.
+        InitOwner @ ln::NEWPROC => store(m.cfg.owner(0), 1) => |()| {
+            m.p = 0;
+            m.waking = false;
+            m.top()
+        };
+
+        // ----- findRunnable: the 1-in-61 check -----
+        /// `sched.runq.size > 0`?
+        Fair @ ln::FAIR => load(GSIZE) => |n|
+            if n > 0 { Go(Sched::FairLock) } else { Go(Sched::NextLoad) };
+        /// `lock(&sched.lock)`.
+        FairLock @ ln::FAIR => mutex_lock(SCHED_LOCK) => |()| {
+            m.gmode = GMode::Fair;
+            Go(Sched::GSize)
+        };
+
+        // ----- runqget -----
+        /// `next := pp.runnext`.
+        NextLoad @ ln::LOCAL => load(m.cfg.runnext(m.p)) => |g|
+            if g != 0 { Go(Sched::NextCas { g }) } else { Go(Sched::RqHead) };
+        /// `pp.runnext.cas(next, 0)`.
+        NextCas {
+            /// The G seen in runnext.
+            g: u32,
+        } @ ln::LOCAL => cas(m.cfg.runnext(m.p), g, 0) => |ok|
+            if ok { m.hand = vec![g]; m.found(g, true) } else { Go(Sched::RqHead) };
+        /// `h := load-acquire(pp.runqhead)`.
+        RqHead @ ln::LOCAL => load(m.cfg.head(m.p)) => |h| Go(Sched::RqTail { h });
+        /// `t := pp.runqtail`.
+        RqTail {
+            /// The head read.
+            h: u32,
+        } @ ln::LOCAL => load(m.cfg.tail(m.p)) => |t|
+            if t == h { Go(Sched::GPeek) } else { Go(Sched::RqSlot { h }) };
+        /// `gp := pp.runq[h % len]`.
+        RqSlot {
+            /// The head read.
+            h: u32,
+        } @ ln::LOCAL => load(m.cfg.slot(m.p, h)) => |g| Go(Sched::RqCas { h, g });
+        /// `cas-release(pp.runqhead, h, h+1)`.
+        RqCas {
+            /// The head read.
+            h: u32,
+            /// The G at the head.
+            g: u32,
+        } @ ln::LOCAL => cas(m.cfg.head(m.p), h, h.wrapping_add(1)) => |ok|
+            if ok { m.hand = vec![g]; m.found(g, false) } else { Go(Sched::RqHead) };
+
+        // ----- the global queue -----
+        /// `sched.runq.size != 0` (racy read before the lock).
+        GPeek @ ln::GLOBAL => load(GSIZE) => |n|
+            if n > 0 { Go(Sched::GLock) } else { m.spin_check() };
+        /// `lock(&sched.lock)`.
+        GLock @ ln::GLOBAL => mutex_lock(SCHED_LOCK) => |()| {
+            m.gmode = GMode::Batch;
+            Go(Sched::GSize)
+        };
+        /// Under the lock: `n = min(size, size/gomaxprocs + 1, len(runq)/2)` (1 for the fairness
+        /// check).
+        GSize @ ln::GLOBAL => load(GSIZE) => |size| {
+            m.g = 0;
+            m.i = 0;
+            m.n = match m.gmode {
+                _ if m.cfg.variant == GmpVariant::SingleQueue => size.min(1),
+                GMode::Fair => size.min(1),
+                _ => size.min(size / m.cfg.procs + 1).min(m.cfg.half()),
+            };
+            if m.n == 0 {
+                if m.gmode == GMode::Park { Go(Sched::ParkNeed) } else { Go(Sched::GUnlock) }
+            } else {
+                Go(Sched::GOwnTail)
+            }
+        };
+        /// Our own tail, where the batch goes (our ring is empty; only we write its tail).
+        GOwnTail @ ln::GLOBAL => load(m.cfg.tail(m.p)) => |t| {
+            m.t = t;
+            Go(Sched::GPopHead)
+        };
+        /// `gp := sched.runq.head`.
+        GPopHead @ ln::GLOBAL => load(GHEAD) => |g|
+            if g == 0 { Go(Sched::GUnlock) } else { Go(Sched::GPopLink { g }) };
+        /// `gp.schedlink`.
+        GPopLink {
+            /// The head G.
+            g: u32,
+        } @ ln::GLOBAL => load(m.cfg.link(g)) => |next| Go(Sched::GPopSet { g, next });
+        /// `sched.runq.head = gp.schedlink`.
+        GPopSet {
+            /// The head G.
+            g: u32,
+            /// Its successor.
+            next: u32,
+        } @ ln::GLOBAL => store(GHEAD, next) => |()| {
+            m.hand.push(g);
+            if next == 0 { Go(Sched::GPopTail { g }) } else { Go(Sched::GPopUnlink { g }) }
+        };
+        /// The queue is empty: `tail = 0`.
+        GPopTail {
+            /// The G taken.
+            g: u32,
+        } @ ln::GLOBAL => store(GTAIL, 0) => |()| Go(Sched::GPopUnlink { g });
+        /// `gp.schedlink = 0`.
+        GPopUnlink {
+            /// The G taken.
+            g: u32,
+        } @ ln::GLOBAL => store(m.cfg.link(g), 0) => |()| Go(Sched::GPopSize { g });
+        /// `sched.runq.size--`.
+        GPopSize {
+            /// The G taken.
+            g: u32,
+        } @ ln::GLOBAL => fetch_add(GSIZE, u32::MAX) => |_| m.after_pop(g);
+        /// `runqput(pp, gp, false)` of the batch: the slot…
+        GPutSlot {
+            /// The G.
+            g: u32,
+        } @ ln::GLOBAL => store(m.cfg.slot(m.p, m.t), g) => |()| Go(Sched::GPutTail { g });
+        /// …and the tail.
+        GPutTail {
+            /// The G.
+            g: u32,
+        } @ ln::GLOBAL => store(m.cfg.tail(m.p), m.t.wrapping_add(1)) => |()| {
+            m.t = m.t.wrapping_add(1);
+            m.unhand(g);
+            m.pop_more()
+        };
+        /// `unlock(&sched.lock)`.
+        GUnlock @ ln::GLOBAL => mutex_unlock(SCHED_LOCK) => |()| {
+            if m.g != 0 {
+                m.counts.global_queue_gets += 1;
+                let g = m.g;
+                m.found(g, false)
+            } else {
+                match m.gmode {
+                    GMode::Fair => Go(Sched::NextLoad),
+                    _ => m.spin_check(),
+                }
+            }
+        };
+
+        // ----- spinning and stealWork -----
+        /// `nmspinning` for the limit.
+        SpinLoadN @ ln::SPIN => load(NMSPINNING) => |s| Go(Sched::SpinLoadIdle { s });
+        /// `npidle`: spin only if `2*nmspinning < gomaxprocs - npidle`.
+        SpinLoadIdle {
+            /// `nmspinning` read.
+            s: u32,
+        } @ ln::SPIN => load(NPIDLE) => |i|
+            if 2 * s < m.cfg.procs.saturating_sub(i) { Go(Sched::BecomeSpin) } else { Go(Sched::ParkLock) };
+        /// `becomeSpinning`: `m.spinning = true; nmspinning++`.
+        BecomeSpin @ ln::SPIN => fetch_add(NMSPINNING, 1) => |_| {
+            m.spinning = true;
+            m.counts.spins += 1;
+            Go(Sched::SpinClearNeed)
+        };
+        /// `needspinning = 0`.
+        SpinClearNeed @ ln::SPIN => store(NEEDSPIN, 0) => |()| Go(Sched::StealOwnTail);
+        /// Our tail, where stolen Gs go.
+        StealOwnTail @ ln::STEAL => load(m.cfg.tail(m.p)) => |t| {
+            m.t = t;
+            m.pass = 0;
+            if m.cfg.procs < 2 {
+                Go(Sched::ParkLock)
+            } else {
+                m.new_order();
+                m.next_victim()
+            }
+        };
+        /// `idlepMask.read(p2)`: skip idle Ps.
+        StealIdle {
+            /// The victim.
+            v: u32,
+        } @ ln::STEAL => load(PIDLE) => |mask|
+            if mask & (1 << v) != 0 { m.skip_victim() } else { Go(Sched::GrabHead { v }) };
+        /// `h := load-acquire(pp.runqhead)` of the victim.
+        GrabHead {
+            /// The victim.
+            v: u32,
+        } @ ln::STEAL => load(m.cfg.head(v)) => |h| Go(Sched::GrabTail { v, h });
+        /// `t := load-acquire(pp.runqtail)`; `n = t-h; n -= n/2`.
+        GrabTail {
+            /// The victim.
+            v: u32,
+            /// Its head.
+            h: u32,
+        } @ ln::STEAL => load(m.cfg.tail(v)) => |t| m.after_grab(v, h, t);
+        /// `batch[i] = pp.runq[(h+i) % len]`…
+        GrabCopy {
+            /// The victim.
+            v: u32,
+            /// Its head.
+            h: u32,
+        } @ ln::STEAL => load(m.cfg.slot(v, h.wrapping_add(m.i))) => |g| Go(Sched::GrabStore { v, h, g });
+        /// …into our ring beyond our tail (invisible until published).
+        GrabStore {
+            /// The victim.
+            v: u32,
+            /// Its head.
+            h: u32,
+            /// The G copied.
+            g: u32,
+        } @ ln::STEAL => store(m.cfg.slot(m.p, m.t.wrapping_add(m.i)), g) => |()| {
+            m.batch.push(g);
+            m.i += 1;
+            if m.i < m.n { Go(Sched::GrabCopy { v, h }) } else { Go(Sched::GrabCas { v, h }) }
+        };
+        /// `cas-release(pp.runqhead, h, h+n)`: the Gs are ours.
+        GrabCas {
+            /// The victim.
+            v: u32,
+            /// Its head.
+            h: u32,
+        } @ ln::STEAL => cas(m.cfg.head(v), h, h.wrapping_add(m.n)) => |ok| {
+            if !ok {
+                m.batch.clear();
+                Go(Sched::GrabHead { v })
+            } else {
+                m.counts.steals += 1;
+                m.hand = core::mem::take(&mut m.batch);
+                if m.n == 1 {
+                    let g = m.hand[0];
+                    m.found(g, false)
+                } else {
+                    Go(Sched::StealPublish)
+                }
+            }
+        };
+        /// `store-release(pp.runqtail, t+n-1)`: all but the last are runnable here; the last runs.
+        StealPublish @ ln::STEAL => store(m.cfg.tail(m.p), m.t.wrapping_add(m.n - 1)) => |()| {
+            let g = m.hand[m.hand.len() - 1];
+            m.hand = vec![g];
+            m.found(g, false)
+        };
+        /// Last pass, empty ring: `next := pp.runnext` of the victim.
+        GrabNextLoad {
+            /// The victim.
+            v: u32,
+        } @ ln::STEAL => load(m.cfg.runnext(v)) => |g|
+            if g == 0 { m.skip_victim() } else { Go(Sched::GrabNextSleep { v, g }) };
+        /// `usleep(3)`: let the victim run its own runnext.
+        GrabNextSleep {
+            /// The victim.
+            v: u32,
+            /// Its runnext.
+            g: u32,
+        } @ ln::STEAL => work(RUNNEXT_STEAL_SLEEP_NS) => |()| Go(Sched::GrabNextCas { v, g });
+        /// `pp.runnext.cas(next, 0)`.
+        GrabNextCas {
+            /// The victim.
+            v: u32,
+            /// Its runnext.
+            g: u32,
+        } @ ln::STEAL => cas(m.cfg.runnext(v), g, 0) => |ok|
+            if ok {
+                m.counts.steals += 1;
+                m.hand = vec![g];
+                m.found(g, false)
+            } else {
+                m.skip_victim()
+            };
+
+        // ----- nothing found: release the P, the delicate dance, stopm -----
+        /// `lock(&sched.lock)`; re-check the global queue under it.
+        ParkLock @ ln::RELEASE => mutex_lock(SCHED_LOCK) => |()| {
+            m.gmode = GMode::Park;
+            Go(Sched::GSize)
+        };
+        /// `if !mp.spinning && sched.needspinning == 1`: become spinning instead of parking.
+        ParkNeed @ ln::RELEASE => load(NEEDSPIN) => |need|
+            if need == 1 && !m.spinning { Go(Sched::ParkNeedSpin) } else { Go(Sched::ParkPidle) };
+        /// `becomeSpinning`: `nmspinning++`…
+        ParkNeedSpin @ ln::RELEASE => fetch_add(NMSPINNING, 1) => |_| {
+            m.spinning = true;
+            m.counts.spins += 1;
+            Go(Sched::ParkNeedClear)
+        };
+        /// …`needspinning = 0`…
+        ParkNeedClear @ ln::RELEASE => store(NEEDSPIN, 0) => |()| Go(Sched::ParkNeedUnlock);
+        /// …`unlock`; `goto top`.
+        ParkNeedUnlock @ ln::RELEASE => mutex_unlock(SCHED_LOCK) => |()| m.top();
+        /// `pidleput`: read the idle mask…
+        ParkPidle @ ln::RELEASE => load(PIDLE) => |mask| {
+            m.mask = mask;
+            Go(Sched::ParkOwner)
+        };
+        /// `releasep`: `pp.m = 0; m.p = 0`.
+        ParkOwner @ ln::RELEASE => store(m.cfg.owner(m.p), 0) => |()| {
+            m.tp = m.p;
+            m.p = NONE;
+            Go(Sched::ParkPidleStore)
+        };
+        /// …set our P's bit…
+        ParkPidleStore @ ln::RELEASE => store(PIDLE, m.mask | (1 << m.tp)) => |()| Go(Sched::ParkNpidle);
+        /// …`npidle++`.
+        ParkNpidle @ ln::RELEASE => fetch_add(NPIDLE, 1) => |_| Go(Sched::ParkUnlock);
+        /// `unlock(&sched.lock)`.
+        ParkUnlock @ ln::RELEASE => mutex_unlock(SCHED_LOCK) => |()|
+            if !m.spinning {
+                Go(Sched::StopLock)
+            } else if m.cfg.variant == GmpVariant::ReversedDance {
+                m.dancing = true;
+                Go(Sched::DanceGsize)
+            } else {
+                Go(Sched::DanceDrop)
+            };
+        /// `m.spinning = false; nmspinning--` BEFORE the re-check.
+        DanceDrop @ ln::DANCE_DROP => fetch_add(NMSPINNING, u32::MAX) => |_| {
+            m.spinning = false;
+            m.dancing = true;
+            Go(Sched::DanceGsize)
+        };
+        /// Re-check: the global queue.
+        DanceGsize @ ln::DANCE_CHECK => load(GSIZE) => |n|
+            if n > 0 { Go(Sched::DanceLock) } else { Go(Sched::DanceHead { i: 0 }) };
+        /// Re-check: P i's head…
+        DanceHead {
+            /// The P.
+            i: u32,
+        } @ ln::DANCE_CHECK => load(m.cfg.head(i)) => |h| Go(Sched::DanceTail { i, h });
+        /// …its tail…
+        DanceTail {
+            /// The P.
+            i: u32,
+            /// Its head.
+            h: u32,
+        } @ ln::DANCE_CHECK => load(m.cfg.tail(i)) => |t|
+            if t != h { Go(Sched::DanceLock) } else { Go(Sched::DanceNext { i }) };
+        /// …its runnext.
+        DanceNext {
+            /// The P.
+            i: u32,
+        } @ ln::DANCE_CHECK => load(m.cfg.runnext(i)) => |g|
+            if g != 0 {
+                Go(Sched::DanceLock)
+            } else if i + 1 < m.cfg.procs {
+                Go(Sched::DanceHead { i: i + 1 })
+            } else {
+                m.dance_nothing()
+            };
+        /// Reversed dance only: drop spinning after the re-check.
+        DanceDropLate @ ln::DANCE_DROP => fetch_add(NMSPINNING, u32::MAX) => |_| {
+            m.spinning = false;
+            m.dancing = false;
+            Go(Sched::StopLock)
+        };
+        /// Work seen: `lock`; `pidleget`.
+        DanceLock @ ln::DANCE_CHECK => mutex_lock(SCHED_LOCK) => |()| Go(Sched::DancePidle);
+        /// The idle mask.
+        DancePidle @ ln::DANCE_CHECK => load(PIDLE) => |mask|
+            if mask == 0 {
+                Go(Sched::DanceUnlockNone)
+            } else {
+                m.mask = mask;
+                m.tp = mask.trailing_zeros();
+                Go(Sched::DanceTakeP)
+            };
+        /// No idle P after all: unlock and stop.
+        DanceUnlockNone @ ln::DANCE_CHECK => mutex_unlock(SCHED_LOCK) => |()| m.dance_nothing();
+        /// Take the P off the idle mask…
+        DanceTakeP @ ln::DANCE_CHECK => store(PIDLE, m.mask & !(1 << m.tp)) => |()| Go(Sched::DanceNpidle);
+        /// …`npidle--`…
+        DanceNpidle @ ln::DANCE_CHECK => fetch_add(NPIDLE, u32::MAX) => |_| Go(Sched::DanceOwner);
+        /// …`acquirep`.
+        DanceOwner @ ln::DANCE_CHECK => store(m.cfg.owner(m.tp), m.id + 1) => |()| {
+            m.p = m.tp;
+            Go(Sched::DanceUnlock)
+        };
+        /// `unlock`; become spinning (unless still spinning) and start over.
+        DanceUnlock @ ln::DANCE_CHECK => mutex_unlock(SCHED_LOCK) => |()|
+            if m.spinning {
+                m.dancing = false;
+                m.top()
+            } else {
+                Go(Sched::DanceSpin)
+            };
+        /// `becomeSpinning`…
+        DanceSpin @ ln::DANCE_CHECK => fetch_add(NMSPINNING, 1) => |_| {
+            m.spinning = true;
+            m.dancing = false;
+            Go(Sched::DanceClearNeed)
+        };
+        /// …`needspinning = 0`; `goto top`.
+        DanceClearNeed @ ln::DANCE_CHECK => store(NEEDSPIN, 0) => |()| m.top();
+        /// `stopm`: `lock(&sched.lock)`.
+        StopLock @ ln::STOPM => mutex_lock(SCHED_LOCK) => |()| Go(Sched::StopDone);
+        /// The program ended?
+        StopDone @ ln::STOPM => load(DONE) => |d|
+            if d != 0 { Go(Sched::StopExit) } else { Go(Sched::StopMidle) };
+        /// `mput`: read `midle`…
+        StopMidle @ ln::STOPM => load(MIDLE) => |mask| {
+            m.mask = mask;
+            Go(Sched::StopMidleStore)
+        };
+        /// …add ourselves.
+        StopMidleStore @ ln::STOPM => store(MIDLE, m.mask | (1 << m.id)) => |()| {
+            m.counts.parks += 1;
+            Go(Sched::StopUnlock)
+        };
+        /// `unlock`.
+        StopUnlock @ ln::STOPM => mutex_unlock(SCHED_LOCK) => |()| {
+            m.clear();
+            Go(Sched::StopSleep)
+        };
+        /// `notesleep(&m.park)`: sleep while the note is clear.
+        StopSleep @ ln::STOPM => futex_wait(m.cfg.park(m.id), 0) => |_| Go(Sched::StopWoke);
+        /// The note set?
+        StopWoke @ ln::STOPM => load(m.cfg.park(m.id)) => |v|
+            if v == 0 { Go(Sched::StopSleep) } else { Go(Sched::StopClear) };
+        /// `noteclear(&m.park)`.
+        StopClear @ ln::STOPM => store(m.cfg.park(m.id), 0) => |()| Go(Sched::StopNextp);
+        /// `m.nextp`: 0 means woken for the end of the program.
+        StopNextp @ ln::STOPM => load(m.cfg.nextp(m.id)) => |v|
+            if v == 0 { Go(Sched::StopLock) } else { Go(Sched::StopNextpClear { v }) };
+        /// `m.nextp = 0`; take the spinning flag `startm` gave.
+        StopNextpClear {
+            /// The `nextp` word read.
+            v: u32,
+        } @ ln::STOPM => store(m.cfg.nextp(m.id), 0) => |()| {
+            m.spinning = v & SPIN_BIT != 0;
+            if m.spinning {
+                m.counts.spins += 1;
+            }
+            m.tp = (v & 0xFF).wrapping_sub(1);
+            Go(Sched::AcquireP)
+        };
+        /// `acquirep(nextp)`.
+        AcquireP @ ln::STOPM => store(m.cfg.owner(m.tp), m.id + 1) => |()| {
+            m.p = m.tp;
+            m.top()
+        };
+        /// `unlock` and exit the thread.
+        StopExit @ ln::EXITED => mutex_unlock(SCHED_LOCK) => |()| Done(());
+
+        // ----- schedule: resetspinning, execute -----
+        /// `resetspinning`: `m.spinning = false; nmspinning--`, then `wakep()`.
+        ResetSpin @ ln::RESET_SPIN => fetch_add(NMSPINNING, u32::MAX) => |_| {
+            m.spinning = false;
+            m.waking = true;
+            m.wake_ret = WakeRet::Execute;
+            Go(m.wake_entry())
+        };
+        /// `execute`: `casgstatus(gp, _Grunnable, _Grunning)`, `m.curg = gp`.
+        Exec @ ln::EXECUTE => store(m.cfg.status(m.g), gstatus::RUNNING) => |()| {
+            m.curg = m.g;
+            m.hand.clear();
+            m.counts.context_switches += 1;
+            if !m.inherit {
+                m.schedtick = m.schedtick.wrapping_add(1);
+            }
+            m.pc = 0;
+            m.clear();
+            m.g = 0;
+            m.inherit = false;
+            m.g_next()
+        };
+
+        // ----- the G (its code is Workload::action) -----
+        /// The G computes.
+        GWork @ ln::G_WORK => work(m.work_ns()) => |()| {
+            m.pc += 1;
+            m.g_next()
+        };
+        /// `newproc`: one more live G…
+        NewLive {
+            /// The new G.
+            c: u32,
+        } @ ln::NEWPROC => fetch_add(LIVE, 1) => |_| Go(Sched::NewStatus { c });
+        /// …`casgstatus(newg, _Gdead, _Grunnable)`…
+        NewStatus {
+            /// The new G.
+            c: u32,
+        } @ ln::NEWPROC => store(m.cfg.status(c), gstatus::RUNNABLE) => |()| {
+            m.hand.push(c);
+            m.waking = true;
+            m.pg = c;
+            m.put_ret = PutRet::Newproc;
+            if m.cfg.variant == GmpVariant::SingleQueue {
+                // Go 1.0: `runqput` is a push to the one global queue under the lock
+                m.batch = vec![c];
+                m.i = 0;
+                Go(Sched::SlowLock)
+            } else {
+                Go(Sched::PutNextLoad)
+            }
+        };
+        /// `goexit`: `casgstatus(gp, _Grunning, _Gdead)`.
+        GExit @ ln::G_EXIT => store(m.cfg.status(m.curg), gstatus::DEAD) => |()| {
+            m.curg = 0;
+            Go(Sched::GExitLive)
+        };
+        /// One live G fewer; the last one ends the program.
+        GExitLive @ ln::G_EXIT => fetch_add(LIVE, u32::MAX) => |old|
+            if old == 1 { Go(Sched::EndLock) } else { m.top() };
+        /// `lock`.
+        EndLock @ ln::END => mutex_lock(SCHED_LOCK) => |()| Go(Sched::EndDone);
+        /// `done = 1`.
+        EndDone @ ln::END => store(DONE, 1) => |()| Go(Sched::EndMidle);
+        /// The parked Ms.
+        EndMidle @ ln::END => load(MIDLE) => |mask| {
+            m.mask = mask;
+            Go(Sched::EndUnlock)
+        };
+        /// `unlock`.
+        EndUnlock @ ln::END => mutex_unlock(SCHED_LOCK) => |()| m.end_wake_next();
+        /// Set a parked M's note…
+        EndPark {
+            /// The M.
+            m2: u32,
+        } @ ln::END => store(m.cfg.park(m2), 1) => |()| Go(Sched::EndFutex { m2 });
+        /// …and wake it.
+        EndFutex {
+            /// The M.
+            m2: u32,
+        } @ ln::END => futex_wake(m.cfg.park(m2), WakeCount::Up(1)) => |_| m.end_wake_next();
+
+        // ----- runqput(pp, gp, next) -----
+        /// `oldnext := pp.runnext`.
+        PutNextLoad @ ln::PUT_NEXT => load(m.cfg.runnext(m.p)) => |old| Go(Sched::PutNextCas { old });
+        /// `pp.runnext.cas(oldnext, gp)`; the old one goes to the tail.
+        PutNextCas {
+            /// The old runnext.
+            old: u32,
+        } @ ln::PUT_NEXT => cas(m.cfg.runnext(m.p), old, m.pg) => |ok| {
+            if !ok {
+                Go(Sched::PutNextLoad)
+            } else {
+                let pg = m.pg;
+                m.unhand(pg);
+                if old == 0 {
+                    m.put_done()
+                } else {
+                    m.pg = old;
+                    m.hand.push(old);
+                    Go(Sched::PutHead)
+                }
+            }
+        };
+        /// `h := load-acquire(pp.runqhead)`.
+        PutHead @ ln::PUT_RING => load(m.cfg.head(m.p)) => |h| Go(Sched::PutTail { h });
+        /// `t := pp.runqtail`; room?
+        PutTail {
+            /// The head read.
+            h: u32,
+        } @ ln::PUT_RING => load(m.cfg.tail(m.p)) => |t|
+            if t.wrapping_sub(h) < m.cfg.ring {
+                Go(Sched::PutSlot { t })
+            } else {
+                m.batch.clear();
+                Go(Sched::SlowLoad { h, i: 0 })
+            };
+        /// `pp.runq[t % len] = gp`.
+        PutSlot {
+            /// The tail.
+            t: u32,
+        } @ ln::PUT_RING => store(m.cfg.slot(m.p, t), m.pg) => |()| Go(Sched::PutPublish { t });
+        /// `store-release(pp.runqtail, t+1)`.
+        PutPublish {
+            /// The tail.
+            t: u32,
+        } @ ln::PUT_RING => store(m.cfg.tail(m.p), t.wrapping_add(1)) => |()| {
+            let pg = m.pg;
+            m.unhand(pg);
+            m.put_done()
+        };
+        /// `runqputslow`: `batch[i] = pp.runq[(h+i) % len]` for the oldest half.
+        SlowLoad {
+            /// The head read.
+            h: u32,
+            /// The index.
+            i: u32,
+        } @ ln::PUT_SLOW => load(m.cfg.slot(m.p, h.wrapping_add(i))) => |g| {
+            m.batch.push(g);
+            if i + 1 < m.cfg.half() { Go(Sched::SlowLoad { h, i: i + 1 }) } else { Go(Sched::SlowCas { h }) }
+        };
+        /// `cas-release(pp.runqhead, h, h+n)`: a failure means a thief moved it; try the ring again.
+        SlowCas {
+            /// The head read.
+            h: u32,
+        } @ ln::PUT_SLOW => cas(m.cfg.head(m.p), h, h.wrapping_add(m.cfg.half())) => |ok|
+            if !ok {
+                m.batch.clear();
+                Go(Sched::PutHead)
+            } else {
+                let b = m.batch.clone();
+                m.hand.extend(b);
+                let pg = m.pg;
+                m.batch.push(pg);
+                m.i = 0;
+                Go(Sched::SlowLock)
+            };
+        /// `lock(&sched.lock)`.
+        SlowLock @ ln::PUT_SLOW => mutex_lock(SCHED_LOCK) => |()| Go(Sched::GPushTail);
+        /// `globrunqputbatch`: `sched.runq.tail`…
+        GPushTail @ ln::PUT_SLOW => load(GTAIL) => |t|
+            if t == 0 { Go(Sched::GPushHead) } else { Go(Sched::GPushLink { t }) };
+        /// …the empty queue's head…
+        GPushHead @ ln::PUT_SLOW => store(GHEAD, m.batch[m.i as usize]) => |()| Go(Sched::GPushSetTail);
+        /// …or the old tail's `schedlink`…
+        GPushLink {
+            /// The old tail.
+            t: u32,
+        } @ ln::PUT_SLOW => store(m.cfg.link(t), m.batch[m.i as usize]) => |()| Go(Sched::GPushSetTail);
+        /// …`tail = gp`…
+        GPushSetTail @ ln::PUT_SLOW => store(GTAIL, m.batch[m.i as usize]) => |()| Go(Sched::GPushSize);
+        /// …`size++`.
+        GPushSize @ ln::PUT_SLOW => fetch_add(GSIZE, 1) => |_| {
+            let g = m.batch[m.i as usize];
+            m.unhand(g);
+            m.i += 1;
+            if (m.i as usize) < m.batch.len() { Go(Sched::GPushTail) } else { Go(Sched::SlowUnlock) }
+        };
+        /// `unlock(&sched.lock)`.
+        SlowUnlock @ ln::PUT_SLOW => mutex_unlock(SCHED_LOCK) => |()| {
+            m.batch.clear();
+            m.put_done()
+        };
+
+        // ----- wakep / startm -----
+        /// `if nmspinning != 0: return`.
+        WakeLoad @ ln::WAKEP => load(NMSPINNING) => |s|
+            if s != 0 { m.wake_done() } else { Go(Sched::WakeCas) };
+        /// `cas(nmspinning, 0, 1)`.
+        WakeCas @ ln::WAKEP => cas(NMSPINNING, 0, 1) => |ok|
+            if ok {
+                m.pending_spin = true;
+                Go(Sched::WakeLock)
+            } else {
+                m.wake_done()
+            };
+        /// Broken `wakep`: `nmspinning++` unconditionally.
+        WakeInc @ ln::WAKEP => fetch_add(NMSPINNING, 1) => |_| {
+            m.pending_spin = true;
+            Go(Sched::WakeLock)
+        };
+        /// `lock(&sched.lock)`.
+        WakeLock @ ln::WAKE_PIDLE => mutex_lock(SCHED_LOCK) => |()| Go(Sched::WakePidle);
+        /// `pidlegetSpinning`: the idle mask.
+        WakePidle @ ln::WAKE_PIDLE => load(PIDLE) => |mask|
+            if mask == 0 {
+                Go(Sched::WakeNeed)
+            } else {
+                m.mask = mask;
+                m.tp = mask.trailing_zeros();
+                Go(Sched::WakeTakeP)
+            };
+        /// No idle P: `needspinning = 1` (the next M to park spins instead).
+        WakeNeed @ ln::WAKE_PIDLE => store(NEEDSPIN, 1) => |()| Go(Sched::WakeUndo);
+        /// No P: `nmspinning--`.
+        WakeUndo @ ln::WAKE_PIDLE => fetch_add(NMSPINNING, u32::MAX) => |_| {
+            m.pending_spin = false;
+            Go(Sched::WakeUnlock { m2: NONE })
+        };
+        /// Take the P off the idle mask…
+        WakeTakeP @ ln::WAKE_PIDLE => store(PIDLE, m.mask & !(1 << m.tp)) => |()| Go(Sched::WakeNpidle);
+        /// …`npidle--`.
+        WakeNpidle @ ln::WAKE_PIDLE => fetch_add(NPIDLE, u32::MAX) => |_| Go(Sched::WakeMidle);
+        /// `mget`: a parked M.
+        WakeMidle @ ln::STARTM => load(MIDLE) => |mm|
+            if mm == 0 {
+                m.counts.no_m += 1;
+                Go(Sched::WakeGiveBack)
+            } else {
+                let m2 = mm.trailing_zeros();
+                m.mask = mm;
+                Go(Sched::WakeTakeM { m2 })
+            };
+        /// No M to start: put the P back…
+        WakeGiveBack @ ln::STARTM => store(PIDLE, m.mask | (1 << m.tp)) => |()| Go(Sched::WakeGiveNpidle);
+        /// …`npidle++`, and undo the spinning count.
+        WakeGiveNpidle @ ln::STARTM => fetch_add(NPIDLE, 1) => |_| Go(Sched::WakeUndo);
+        /// Take the M off `midle`.
+        WakeTakeM {
+            /// The M.
+            m2: u32,
+        } @ ln::STARTM => store(MIDLE, m.mask & !(1 << m2)) => |()| Go(Sched::WakeNextp { m2 });
+        /// `mp.nextp = pp; mp.spinning = true`.
+        WakeNextp {
+            /// The M.
+            m2: u32,
+        } @ ln::STARTM => store(m.cfg.nextp(m2), (m.tp + 1) | SPIN_BIT) => |()| {
+            m.pending_spin = false;
+            Go(Sched::WakeUnlock { m2 })
+        };
+        /// `unlock(&sched.lock)`.
+        WakeUnlock {
+            /// The M to wake, or NONE.
+            m2: u32,
+        } @ ln::STARTM => mutex_unlock(SCHED_LOCK) => |()|
+            if m2 == NONE { m.wake_done() } else { Go(Sched::WakePark { m2 }) };
+        /// `notewakeup(&mp.park)`: set the note…
+        WakePark {
+            /// The M.
+            m2: u32,
+        } @ ln::STARTM => store(m.cfg.park(m2), 1) => |()| Go(Sched::WakeFutex { m2 });
+        /// …and `futex_wake` it.
+        WakeFutex {
+            /// The M.
+            m2: u32,
+        } @ ln::STARTM => futex_wake(m.cfg.park(m2), WakeCount::Up(1)) => |_| {
+            m.counts.futex_wakes += 1;
+            m.wake_done()
+        };
+    }
+}
+
+/// One M: where it is (`None` once exited) and its registers.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct GmpActor {
+    /// The state, `None` once the thread exited.
+    pub at: Option<Sched>,
+    /// The registers and ghost state.
+    pub cx: Mcx,
+}
+
+impl GmpActor {
+    /// M `id` of a scenario: M0 starts the program, the others wait parked on `midle`.
+    pub fn new(cfg: GmpConfig, id: u32) -> Self {
+        GmpActor {
+            at: Some(if id == 0 {
+                Sched::InitPidle
+            } else {
+                Sched::StopSleep
+            }),
+            cx: Mcx {
+                cfg,
+                id,
+                p: NONE,
+                spinning: false,
+                curg: 0,
+                pc: 0,
+                schedtick: 0,
+                g: 0,
+                inherit: false,
+                pg: 0,
+                put_ret: PutRet::Newproc,
+                wake_ret: WakeRet::GoOn,
+                gmode: GMode::Batch,
+                i: 0,
+                n: 0,
+                t: 0,
+                mask: 0,
+                tp: 0,
+                pass: 0,
+                k: 0,
+                start: 0,
+                stride: 1,
+                batch: Vec::new(),
+                hand: Vec::new(),
+                pending_spin: false,
+                waking: false,
+                dancing: false,
+                counts: MCounts::default(),
+            },
+        }
+    }
+
+    /// True while M0 is still setting up the runtime (before `acquirep(allp[0])`).
+    pub fn initializing(&self) -> bool {
+        matches!(
+            self.at,
+            Some(
+                Sched::InitPidle
+                    | Sched::InitNpidle
+                    | Sched::InitMidle
+                    | Sched::InitLive
+                    | Sched::InitStatus
+                    | Sched::InitRunnext
+                    | Sched::InitGHead
+                    | Sched::InitGTail
+                    | Sched::InitOwner
+            )
+        )
+    }
+
+    /// True when parked in `stopm` with nobody waking it (its note clear, no `nextp`).
+    pub fn is_sleeping(&self) -> bool {
+        matches!(self.at, Some(Sched::StopSleep))
+    }
+
+    /// Straight-line form: run the M until it exits (or the platform stops it, leaving the state
+    /// where the stepped form would rest).
+    pub fn run<P: Ops + ?Sized>(&mut self, p: &mut P) -> Result<(), P::Error> {
+        if let Some(s) = self.at {
+            match s.run(&mut self.cx, p) {
+                Ok(_) => self.at = None,
+                Err(Stopped { state, error }) => {
+                    self.at = Some(state);
+                    return Err(error);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Machine for GmpActor {
+    fn next_op(&self) -> Op {
+        match self.at {
+            Some(s) => s.op(&self.cx),
+            None => Op::Exit,
+        }
+    }
+    fn complete(&mut self, r: OpResult) {
+        if let Some(s) = self.at {
+            self.at = match s.complete(&mut self.cx, r) {
+                Next::Go(s) => Some(s),
+                Next::Done(()) => None,
+            };
+        }
+    }
+    fn line(&self) -> u16 {
+        match self.at {
+            Some(s) => s.line(&self.cx),
+            None => ln::EXITED,
+        }
+    }
+    fn listing(&self) -> &'static [&'static str] {
+        LISTING
+    }
+}

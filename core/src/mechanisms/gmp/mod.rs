@@ -1,0 +1,81 @@
+//! Go's G/M/P scheduler (`src/runtime/proc.go`): goroutines (G) multiplexed onto OS threads (M) by
+//! processors (P), each P with a 256-slot lock-free ring and a one-slot `runnext`, a global queue
+//! under `sched.lock`, work stealing, spinning Ms and the park protocol.
+//!
+//! Follows `shared/reference/go-gmp.md` (Go 1.26 `proc.go`): `newproc` → `runqput(next=true)`
+//! (§3.1-3.2), `runqget` (§3.3), `schedule` / `findRunnable` in its order — 1-in-61 global check,
+//! local, global batch (`globrunqgetbatch`), spinning limit, `stealWork` (4 passes in a random
+//! coprime order, half of a victim's ring, its `runnext` only on the last pass after `usleep(3)`),
+//! the re-check under the lock with `needspinning`, `releasep` + `pidleput`, the delicate dance
+//! (drop spinning, then re-check every queue) and `stopm` (§3.4-3.6); `wakep` / `startm` (§3.7).
+//!
+//! ```
+//! use herdlab_core::mechanisms::gmp::{GmpParams, Workload};
+//! // GOMAXPROCS=1: main spawns 3 goroutines, each runs once; nobody steals, nobody spins
+//! let p = GmpParams { gomaxprocs: 1, threads: 2, goroutines: 4, workload: Workload::FanOut, ..Default::default() };
+//! let (_, r) = p.run(u64::MAX);
+//! assert_eq!((r.finished, r.context_switches, r.steals, r.violation), (4, 4, 0, None));
+//! ```
+//!
+//! # Memory (words, [`machine::GmpConfig`] lays them out)
+//! Globals: `nmspinning`, `npidle`, `pidle` (the idle Ps as a bit mask, `idlepMask`), `midle` (the
+//! parked Ms as a bit mask), the global queue's `head`, `tail`, `size` (Gs linked through their
+//! `schedlink` word), the live-G count, the end flag, `needspinning`. Per P: `runqhead`,
+//! `runqtail` (free-running u32), `runnext`, `m` (owner + 1), the ring. Per M: `park` (the note it
+//! sleeps on, a futex word) and `nextp` (P + 1, with [`machine::SPIN_BIT`] when started
+//! spinning). Per G: its status and `schedlink`. `sched.lock` is the simulator's sleeping mutex.
+//!
+//! # Threads
+//! Each M is one [`steps!`](crate::steps) table, [`machine::Sched`]; subroutines (`runqput`,
+//! `wakep`) are states with a continuation register. A G's code is [`Workload::action`]: work,
+//! `go f()`, return.
+//!
+//! # Invariants ([`invariants`], §5 of the fact sheet)
+//! `conservation`, `ownership`, `queue-bounds`, `spinning`, `lost-wakeup`, and `stuck` at the end;
+//! the table is in [`invariants`].
+//!
+//! The checker proves them for 2 Ps, 3 Ms and 3 Gs (fan-out, ring of 2:
+//! [`GmpParams::check_preset`]): 7,433,578 states, 19,937,057 transitions, complete, in about a
+//! minute of a release build (`cargo run -p herdlab-core --release --example gmp_check
+//! variant=correct`); the tests prove the 2-G preset (329,483 states) in debug.
+//!
+//! `lost-wakeup` only counts Gs that wait behind a *computing* M. Stronger ("never a queued G and
+//! an idle P with nobody looking") is false in the runtime itself, and the checker finds the race
+//! in 121 steps: M0's `wakep` wins the CAS on `nmspinning`, finds no idle P (M1 has just taken it
+//! back in the dance) and sets `needspinning`; M1's `becomeSpinning` clears it, M1 steals G2,
+//! its `resetspinning` → `wakep` sees M0's in-flight increment and returns; M0 undoes it; M1
+//! finishes G2, reads `nmspinning` = 1 at its spinning check (still M0's increment), does not spin
+//! and parks, so G3 waits in M0's `runnext` while P1 idles, until M0's G exits. `wakep` is best
+//! effort; the owner always runs its own queue.
+//!
+//! # Variants ([`GmpVariant`])
+//! `reversed-dance` → `lost-wakeup`; `wakep-no-spin-test` (a herd of Ms: more `futex_wakes`,
+//! `parks`), `no-spin-limit` (more `spins`), `steal-one` (more `steals`), `no-fairness` (no
+//! 1-in-61 check: the global queue waits for an empty local one) are counted, not caught: they
+//! waste, they do not lose. `single-queue` is the Go 1.0 design the 2012 doc replaced (one global
+//! queue under one lock, every G through it), correct and proven like the runtime, for comparison.
+//!
+//! # What seed 003 (the 2012 design doc's translation) gets wrong (fact sheet §7)
+//! - An idle or syscalling M holds *no* P (the translation says it needs one).
+//! - The per-P queue is a 256-slot lock-free ring plus `runnext` (LIFO, inheriting the time slice),
+//!   not a mutex-protected list; new Gs go to `runnext`, the old one is kicked to the tail.
+//! - Stealing is 4 passes over all Ps in a random coprime order taking half, `runnext` last; the
+//!   global queue is checked every 61 ticks and between local and stealing.
+//! - Spinning Ms actively steal, are limited to half the busy Ps, and park by dropping spinning
+//!   *before* re-checking every queue; there is no P-less "type 2" spinning.
+//! - Deadlock detection (`checkdead`) counts running Ms, not idle Ps.
+//!
+//! # Model limits (not modelled yet)
+//! Syscalls and `handoffp`, `sysmon` (retake, preemption), the netpoller, timers, `LockOSThread`,
+//! `checkdead`'s report, blocking Gs (channels, ping-pong), and the broken variants that need them
+//! (runnext without sysmon, no syscall retake, no async preemption). The ring
+//! is a parameter (Go: 256) because the simulator has 255 words; `runqputslow` moves half of it.
+//! Ms beyond `threads` are never created: `startm` with no parked M puts the P back (counted in
+//! `no_m`).
+
+pub mod invariants;
+pub mod machine;
+pub mod params;
+
+pub use machine::{GAct, GmpActor, GmpConfig, GmpVariant, Mcx, Sched, Workload, LISTING};
+pub use params::{Gmp, GmpParams, GmpReport, GmpSim};

@@ -1,0 +1,428 @@
+//! The scheduler's parameters, its key table ([`Gmp`] implements [`Mechanism`]), the simulation it
+//! starts and the report of a run (the `herdlab sim gmp --json` keys).
+
+use serde::{Deserialize, Serialize};
+
+use super::invariants;
+use super::machine::{GmpActor, GmpConfig, GmpVariant, MCounts, Workload};
+use crate::check::Violation;
+use crate::cost::CostModel;
+use crate::machine::Machine;
+use crate::mechanism::{Key, KeyKind, Mechanism};
+use crate::scenario::ParamError;
+use crate::sim::accept::AcceptModel;
+use crate::sim::arrivals::{ArrivalPattern, Arrivals};
+use crate::sim::{Role, SchedPolicy, Simulation, WorldSpec};
+
+/// A simulation of a G/M/P scenario.
+pub type GmpSim = Simulation<GmpActor>;
+
+/// The most words the simulator has.
+pub const MAX_WORDS: u32 = 255;
+
+/// The parameters of a G/M/P scenario.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(default)]
+pub struct GmpParams {
+    /// GOMAXPROCS, 1-16.
+    pub gomaxprocs: u32,
+    /// Ms (OS threads) the runtime may use, more than GOMAXPROCS, at most 32.
+    pub threads: u32,
+    /// Simulated CPUs.
+    pub cpus: u32,
+    /// What the Gs do.
+    pub workload: Workload,
+    /// Gs created in all (main included).
+    pub goroutines: u32,
+    /// Each G's work in nanoseconds.
+    pub work_ns: u32,
+    /// Slots of each P's local ring (Go: 256; even, so half is whole).
+    pub ring: u32,
+    /// Which code runs.
+    pub variant: GmpVariant,
+    /// The seed.
+    pub seed: u64,
+}
+
+impl Default for GmpParams {
+    fn default() -> Self {
+        GmpParams {
+            gomaxprocs: 4,
+            threads: 6,
+            cpus: 4,
+            workload: Workload::FanOut,
+            goroutines: 40,
+            work_ns: 20_000,
+            ring: 16,
+            variant: GmpVariant::Correct,
+            seed: 1,
+        }
+    }
+}
+
+/// Go's G/M/P scheduler, as a mechanism.
+pub struct Gmp;
+
+const KEYS: &[Key] = &[
+    Key {
+        name: "gomaxprocs",
+        kind: KeyKind::Range {
+            lo: 1,
+            hi: 16,
+            unit: "",
+        },
+        help: "GOMAXPROCS: the Ps",
+    },
+    Key {
+        name: "threads",
+        kind: KeyKind::Range {
+            lo: 2,
+            hi: 32,
+            unit: "",
+        },
+        help: "Ms (OS threads) the runtime may start, more than gomaxprocs",
+    },
+    Key {
+        name: "cpus",
+        kind: KeyKind::Range {
+            lo: 1,
+            hi: 64,
+            unit: "",
+        },
+        help: "simulated CPUs",
+    },
+    Key {
+        name: "workload",
+        kind: KeyKind::OneOf(&Workload::NAMES),
+        help: "what the goroutines do",
+    },
+    Key {
+        name: "goroutines",
+        kind: KeyKind::Range {
+            lo: 1,
+            hi: 100,
+            unit: "",
+        },
+        help: "goroutines created in all, main included",
+    },
+    Key {
+        name: "work_ns",
+        kind: KeyKind::Range {
+            lo: 1,
+            hi: 100_000_000,
+            unit: "ns",
+        },
+        help: "each goroutine's computation",
+    },
+    Key {
+        name: "ring",
+        kind: KeyKind::Range {
+            lo: 2,
+            hi: 256,
+            unit: "",
+        },
+        help: "slots of each P's local run queue (Go: 256; smaller to fit the simulator's memory)",
+    },
+    Key {
+        name: "variant",
+        kind: KeyKind::OneOf(&GmpVariant::NAMES),
+        help: "the runtime's code or a broken variant",
+    },
+    Key {
+        name: "seed",
+        kind: KeyKind::Range {
+            lo: 0,
+            hi: u64::MAX,
+            unit: "",
+        },
+        help: "the seed",
+    },
+];
+
+fn key(name: &str) -> &'static Key {
+    KEYS.iter()
+        .find(|k| k.name == name)
+        .expect("a key of the table")
+}
+
+fn range_u32(name: &str, v: &str) -> Result<u32, ParamError> {
+    key(name).parse_u64(v).map(|n| n as u32)
+}
+
+fn err(field: &str, message: String) -> ParamError {
+    ParamError {
+        field: field.to_string(),
+        message,
+    }
+}
+
+impl Mechanism for Gmp {
+    const NAME: &'static str = "gmp";
+    const TITLE: &'static str = "Go's G/M/P scheduler";
+    type Params = GmpParams;
+    type Thread = GmpActor;
+
+    fn simulate_with(p: &GmpParams, cost: CostModel) -> GmpSim {
+        p.simulate_with(cost)
+    }
+    const KEYS: &'static [Key] = KEYS;
+
+    fn set(p: &mut GmpParams, k: &str, v: &str) -> Result<(), ParamError> {
+        match k {
+            "gomaxprocs" => p.gomaxprocs = range_u32(k, v)?,
+            "threads" => p.threads = range_u32(k, v)?,
+            "cpus" => p.cpus = range_u32(k, v)?,
+            "workload" => p.workload = key(k).parse_name(v, Workload::from_name)?,
+            "goroutines" => p.goroutines = range_u32(k, v)?,
+            "work_ns" => p.work_ns = range_u32(k, v)?,
+            "ring" => p.ring = range_u32(k, v)?,
+            "variant" => p.variant = key(k).parse_name(v, GmpVariant::from_name)?,
+            "seed" => p.seed = key(k).parse_u64(v)?,
+            _ => return Err(crate::mechanism::unknown_key(KEYS, k)),
+        }
+        Ok(())
+    }
+
+    fn get(p: &GmpParams, k: &str) -> Option<String> {
+        Some(match k {
+            "gomaxprocs" => p.gomaxprocs.to_string(),
+            "threads" => p.threads.to_string(),
+            "cpus" => p.cpus.to_string(),
+            "workload" => p.workload.name().to_string(),
+            "goroutines" => p.goroutines.to_string(),
+            "work_ns" => p.work_ns.to_string(),
+            "ring" => p.ring.to_string(),
+            "variant" => p.variant.name().to_string(),
+            "seed" => p.seed.to_string(),
+            _ => return None,
+        })
+    }
+
+    fn validate(p: &GmpParams) -> Vec<ParamError> {
+        let mut errs = Vec::new();
+        for k in KEYS {
+            if let KeyKind::Range { lo, hi, .. } = k.kind {
+                let n = match k.name {
+                    "gomaxprocs" => p.gomaxprocs as u64,
+                    "threads" => p.threads as u64,
+                    "cpus" => p.cpus as u64,
+                    "goroutines" => p.goroutines as u64,
+                    "work_ns" => p.work_ns as u64,
+                    "ring" => p.ring as u64,
+                    _ => continue,
+                };
+                if !(lo..=hi).contains(&n) {
+                    errs.push(err(
+                        k.name,
+                        format!("{n} is out of range; allowed {lo}-{hi}"),
+                    ));
+                }
+            }
+        }
+        if !errs.is_empty() {
+            return errs;
+        }
+        if p.ring % 2 != 0 {
+            errs.push(err(
+                "ring",
+                format!(
+                    "{} is odd; the ring must be even (runqputslow moves half)",
+                    p.ring
+                ),
+            ));
+        }
+        if p.threads <= p.gomaxprocs {
+            errs.push(err(
+                "threads",
+                format!(
+                    "{} Ms for {} Ps; there must be more Ms than gomaxprocs",
+                    p.threads, p.gomaxprocs
+                ),
+            ));
+        }
+        if errs.is_empty() {
+            let words = p.config().words_needed();
+            if words > MAX_WORDS {
+                errs.push(err(
+                    "goroutines",
+                    format!(
+                        "{} goroutines with {} Ps of {} slots and {} Ms need {words} words of simulated memory; at most {MAX_WORDS}",
+                        p.goroutines, p.gomaxprocs, p.ring, p.threads
+                    ),
+                ));
+            }
+        }
+        errs
+    }
+
+    fn reset(p: &mut GmpParams, field: &str) {
+        let d = GmpParams::default();
+        match field {
+            "gomaxprocs" => p.gomaxprocs = d.gomaxprocs,
+            "threads" => p.threads = (p.gomaxprocs + 2).min(32),
+            "cpus" => p.cpus = d.cpus,
+            "workload" => p.workload = d.workload,
+            "goroutines" => {
+                p.goroutines = 1;
+                p.ring = 2;
+            }
+            "work_ns" => p.work_ns = d.work_ns,
+            "ring" => p.ring = 2,
+            "variant" => p.variant = d.variant,
+            "seed" => p.seed = d.seed,
+            _ => {}
+        }
+    }
+}
+
+impl GmpParams {
+    /// The configuration every M carries.
+    pub fn config(&self) -> GmpConfig {
+        GmpConfig {
+            procs: self.gomaxprocs.clamp(1, 16),
+            ring: self.ring.clamp(2, 256),
+            threads: self.threads.clamp(self.gomaxprocs.clamp(1, 16) + 1, 32),
+            gs: self.goroutines.clamp(1, 100),
+            workload: self.workload,
+            work_ns: self.work_ns as u64,
+            variant: self.variant,
+            seed: self.seed,
+        }
+    }
+
+    /// The Ms: M0 starts `main`, the others wait on `midle`.
+    pub fn threads(&self) -> Vec<(GmpActor, Role)> {
+        let cfg = self.config();
+        (0..cfg.threads)
+            .map(|i| (GmpActor::new(cfg, i), Role::Worker))
+            .collect()
+    }
+
+    /// A fresh simulation.
+    pub fn simulate(&self) -> GmpSim {
+        self.simulate_with(CostModel::default())
+    }
+
+    /// A fresh simulation with an explicit cost model.
+    pub fn simulate_with(&self, cost: CostModel) -> GmpSim {
+        let cfg = self.config();
+        let world = WorldSpec {
+            words: cfg.words_needed().min(MAX_WORDS) as u8,
+            mutexes: 1,
+            condvars: 0,
+            sems: 0,
+            network: false,
+            accept: AcceptModel::default(),
+            cpus: self.cpus.clamp(1, 64) as u8,
+            cost,
+            arrivals: Arrivals::new(ArrivalPattern::Burst, 1, 1, 1, self.seed),
+            seed: self.seed,
+            net: None,
+            sched: SchedPolicy::Fifo,
+        };
+        Simulation::new(world, self.threads())
+    }
+
+    /// Run to the end (at most `max_steps` steps), checking the invariants after every step; the
+    /// report carries the first violation.
+    pub fn run(&self, max_steps: u64) -> (GmpSim, GmpReport) {
+        let mut sim = self.simulate();
+        let mut violation = invariants::check_state(&sim);
+        let mut n = 0;
+        while n < max_steps && sim.step().is_some() {
+            n += 1;
+            if violation.is_none() {
+                violation = invariants::check_state(&sim);
+            }
+        }
+        if violation.is_none() && n < max_steps {
+            violation = invariants::check_terminal(&sim);
+        }
+        let report = GmpReport::of(&sim, n, violation);
+        (sim, report)
+    }
+
+    /// The checker's preset: 2 Ps, 3 Ms, 3 Gs (main spawns two), a ring of 2.
+    pub fn check_preset(variant: GmpVariant) -> GmpParams {
+        GmpParams {
+            gomaxprocs: 2,
+            threads: 3,
+            cpus: 2,
+            workload: Workload::FanOut,
+            goroutines: 3,
+            work_ns: 1_000,
+            ring: 2,
+            variant,
+            seed: 1,
+        }
+    }
+}
+
+/// What a run counted. The first eight fields are the `herdlab sim gmp --json` keys.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GmpReport {
+    /// Simulator steps.
+    pub steps: u64,
+    /// Successful steals (`runqsteal` batches and stolen `runnext`s).
+    pub steals: u64,
+    /// `stopm`s: an M put itself on `midle` to sleep.
+    pub parks: u64,
+    /// Times an M became spinning (by itself, or started spinning by `wakep`).
+    pub spins: u64,
+    /// P handoffs by syscalls (`handoffp`; this model has no syscalls yet, always 0).
+    pub handoffs: u64,
+    /// Takes from the global queue that got a G (1-in-61 and batches).
+    pub global_queue_gets: u64,
+    /// `execute`s: a G switched onto an M.
+    pub context_switches: u64,
+    /// Simulated time at the end.
+    pub sim_time_ns: u64,
+    /// `notewakeup`s of parked Ms.
+    pub futex_wakes: u64,
+    /// `startm` found no parked M.
+    pub no_m: u64,
+    /// Gs that ran to their end.
+    pub finished: u32,
+    /// The first broken invariant, if any.
+    pub violation: Option<Violation>,
+}
+
+impl GmpReport {
+    /// The report of a simulation as it stands after `steps` steps.
+    pub fn of(sim: &GmpSim, steps: u64, violation: Option<Violation>) -> Self {
+        let mut c = MCounts::default();
+        for t in sim.threads() {
+            let m = &t.machine().cx.counts;
+            c.steals += m.steals;
+            c.parks += m.parks;
+            c.spins += m.spins;
+            c.global_queue_gets += m.global_queue_gets;
+            c.context_switches += m.context_switches;
+            c.futex_wakes += m.futex_wakes;
+            c.no_m += m.no_m;
+        }
+        let cfg = sim.threads()[0].machine().cx.cfg;
+        let finished = (1..=cfg.gs)
+            .filter(|&g| sim.word(cfg.status(g)) == super::machine::gstatus::DEAD)
+            .count() as u32;
+        GmpReport {
+            steps,
+            steals: c.steals,
+            parks: c.parks,
+            spins: c.spins,
+            handoffs: 0,
+            global_queue_gets: c.global_queue_gets,
+            context_switches: c.context_switches,
+            sim_time_ns: sim.metrics().sim_time_ns,
+            futex_wakes: c.futex_wakes,
+            no_m: c.no_m,
+            finished,
+            violation,
+        }
+    }
+}
+
+/// Whether every M of the simulation has exited.
+pub fn all_exited(sim: &GmpSim) -> bool {
+    sim.threads().iter().all(|t| t.machine().is_done())
+}

@@ -1,0 +1,394 @@
+//! Go's G/M/P scheduler: exact run orders and counts derived by hand (runnext LIFO, ring FIFO,
+//! runqputslow to the global queue, batches), every workload over seeds without a broken
+//! invariant, determinism, both step-table forms agree, every state's line exists, the checker
+//! proves the correct scheduler (2 Ps, 3 Ms, 2 Gs here; 3 Gs in the example) and the reversed
+//! dance's counterexample replays to a lost wakeup, the wasteful variants waste.
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
+use herdlab_core::check::CheckConfig;
+use herdlab_core::machine::steps::Recorder;
+use herdlab_core::machine::Machine;
+use herdlab_core::mechanism::Mechanism;
+use herdlab_core::mechanisms::gmp::invariants::{check, check_state, replay};
+use herdlab_core::mechanisms::gmp::machine::{GmpActor, LISTING};
+use herdlab_core::mechanisms::gmp::params::all_exited;
+use herdlab_core::mechanisms::gmp::{Gmp, GmpParams, GmpSim, GmpVariant, Workload};
+
+fn one_p(goroutines: u32, ring: u32) -> GmpParams {
+    GmpParams {
+        gomaxprocs: 1,
+        threads: 2,
+        cpus: 1,
+        goroutines,
+        ring,
+        workload: Workload::FanOut,
+        ..GmpParams::default()
+    }
+}
+
+/// The order in which Gs start running (each `execute`), over all Ms.
+fn run_order(p: &GmpParams) -> (GmpSim, Vec<u32>) {
+    let mut sim = p.simulate();
+    let mut order = Vec::new();
+    let mut cur: Vec<u32> = vec![0; sim.threads().len()];
+    while sim.step().is_some() {
+        assert_eq!(check_state(&sim), None);
+        for (i, t) in sim.threads().iter().enumerate() {
+            let g = t.machine().cx.curg;
+            if g != cur[i] {
+                if g != 0 {
+                    order.push(g);
+                }
+                cur[i] = g;
+            }
+        }
+    }
+    (sim, order)
+}
+
+#[test]
+fn one_p_runs_the_newest_g_first_then_the_ring_in_order() {
+    // main spawns G2, G3, G4: each new G goes to runnext and kicks the previous one to the ring
+    let (sim, order) = run_order(&one_p(4, 16));
+    assert_eq!(order, vec![1, 4, 2, 3]);
+    assert!(all_exited(&sim));
+    let (_, r) = one_p(4, 16).run(u64::MAX);
+    assert_eq!(
+        (
+            r.finished,
+            r.context_switches,
+            r.steals,
+            r.global_queue_gets,
+            r.parks,
+            r.futex_wakes
+        ),
+        (4, 4, 0, 0, 0, 0)
+    );
+    assert_eq!(r.violation, None);
+}
+
+#[test]
+fn a_full_ring_moves_its_oldest_half_and_the_new_g_to_the_global_queue() {
+    // ring of 2: G4's spawn finds [G2, G3] full with G4 kicked from runnext: runqputslow moves G2
+    // (the oldest half) and G4 to the global queue; G5 sits in runnext, G3 in the ring. Then:
+    // main ran from runnext (inheriting the slice), so schedtick is still 0 when it exits and the
+    // 1-in-61 check takes G2 from the global queue first; then runnext G5, ring G3, and a batch of
+    // one (n = min(size, size/GOMAXPROCS + 1, len/2) = 1) from the global queue: G4.
+    let (_, order) = run_order(&one_p(5, 2));
+    assert_eq!(order, vec![1, 2, 5, 3, 4]);
+    let (_, r) = one_p(5, 2).run(u64::MAX);
+    assert_eq!(
+        (r.finished, r.context_switches, r.global_queue_gets),
+        (5, 5, 2)
+    );
+    assert_eq!(r.violation, None);
+    // without the fairness check the global queue waits until the local one is empty
+    let unfair = GmpParams {
+        variant: GmpVariant::NoFairness,
+        ..one_p(5, 2)
+    };
+    let (_, order) = run_order(&unfair);
+    assert_eq!(order, vec![1, 5, 3, 2, 4]);
+}
+
+#[test]
+fn a_chain_on_two_ps_wakes_a_spinner_per_spawn_that_finds_nothing() {
+    // each G spawns the next into its runnext and exits: the owner runs it (the thief waits 3 µs
+    // before taking a runnext), so the spinner woken by each spawn parks again empty-handed
+    let p = GmpParams {
+        gomaxprocs: 2,
+        threads: 3,
+        cpus: 2,
+        goroutines: 10,
+        workload: Workload::Chain,
+        ..GmpParams::default()
+    };
+    let (_, r) = p.run(u64::MAX);
+    assert_eq!(r.violation, None);
+    assert_eq!((r.finished, r.context_switches, r.steals), (10, 10, 0));
+    assert_eq!(r.futex_wakes, 9, "one wake per spawn");
+    assert_eq!(r.parks, 9, "every woken M parks again");
+}
+
+#[test]
+fn every_workload_runs_every_g_once_over_seeds_and_shapes() {
+    for workload in Workload::ALL {
+        for (procs, threads, ring, gs) in [
+            (1, 2, 2, 9),
+            (2, 3, 2, 12),
+            (3, 5, 4, 30),
+            (4, 6, 8, 40),
+            (8, 12, 4, 40),
+        ] {
+            for seed in 0..4 {
+                for variant in [
+                    GmpVariant::Correct,
+                    GmpVariant::WakepNoSpinTest,
+                    GmpVariant::NoSpinLimit,
+                    GmpVariant::StealOne,
+                    GmpVariant::NoFairness,
+                    GmpVariant::SingleQueue,
+                ] {
+                    let p = GmpParams {
+                        gomaxprocs: procs,
+                        threads,
+                        cpus: procs,
+                        ring,
+                        goroutines: gs,
+                        workload,
+                        work_ns: 5_000 + 1_000 * seed as u32,
+                        variant,
+                        seed,
+                    };
+                    assert!(Gmp::validate(&p).is_empty(), "{p:?}");
+                    let (sim, r) = p.run(10_000_000);
+                    assert_eq!(r.violation, None, "{p:?}");
+                    assert_eq!((r.finished, r.context_switches), (gs, gs as u64), "{p:?}");
+                    assert!(all_exited(&sim), "{p:?}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn runs_are_deterministic() {
+    let p = GmpParams {
+        workload: Workload::Tree,
+        ..GmpParams::default()
+    };
+    let (a, ra) = p.run(u64::MAX);
+    let (b, rb) = p.run(u64::MAX);
+    assert_eq!(ra, rb);
+    assert_eq!(a.trace_hash(), b.trace_hash());
+}
+
+#[test]
+fn stealing_one_instead_of_half_steals_more_often() {
+    let p = GmpParams {
+        gomaxprocs: 3,
+        threads: 5,
+        cpus: 3,
+        goroutines: 50,
+        ring: 32,
+        work_ns: 100_000,
+        ..GmpParams::default()
+    };
+    let (_, half) = p.run(u64::MAX);
+    let (_, one) = GmpParams {
+        variant: GmpVariant::StealOne,
+        ..p
+    }
+    .run(u64::MAX);
+    assert_eq!((half.violation, one.violation), (None, None));
+    assert_eq!((half.steals, one.steals), (5, 16));
+}
+
+#[test]
+fn wakep_without_the_spinning_test_wakes_a_herd() {
+    let p = GmpParams {
+        gomaxprocs: 8,
+        threads: 12,
+        cpus: 8,
+        goroutines: 60,
+        ring: 8,
+        workload: Workload::Tree,
+        ..GmpParams::default()
+    };
+    let (_, ok) = p.run(u64::MAX);
+    let (_, herd) = GmpParams {
+        variant: GmpVariant::WakepNoSpinTest,
+        ..p
+    }
+    .run(u64::MAX);
+    assert_eq!((ok.futex_wakes, herd.futex_wakes), (9, 13));
+    assert!(herd.parks > ok.parks);
+}
+
+#[test]
+fn the_single_queue_design_takes_every_g_from_the_global_queue_under_the_lock() {
+    for workload in Workload::ALL {
+        let p = GmpParams {
+            workload,
+            variant: GmpVariant::SingleQueue,
+            ..GmpParams::default()
+        };
+        let (_, r) = p.run(u64::MAX);
+        assert_eq!(r.violation, None);
+        assert_eq!(
+            (r.finished, r.global_queue_gets, r.steals),
+            (40, 40, 0),
+            "{workload:?}"
+        );
+    }
+    let (_, ok) = GmpParams::default().run(u64::MAX);
+    assert_eq!(
+        ok.global_queue_gets, 12,
+        "the runtime takes most Gs locally"
+    );
+}
+
+#[test]
+fn the_checker_proves_the_single_queue_design_for_two_ps() {
+    let p = GmpParams {
+        goroutines: 2,
+        ..GmpParams::check_preset(GmpVariant::SingleQueue)
+    };
+    let r = check(&p, &CheckConfig::default(), &mut |_| true);
+    assert_eq!(r.violation, None);
+    assert!(r.complete);
+}
+
+#[test]
+fn both_forms_of_the_m_table_issue_the_same_operations() {
+    for variant in GmpVariant::ALL {
+        let p = GmpParams {
+            gomaxprocs: 2,
+            threads: 3,
+            goroutines: 4,
+            ring: 2,
+            variant,
+            ..GmpParams::default()
+        };
+        let cfg = p.config();
+        for id in 0..2 {
+            for seed in 0..40 {
+                let mut rec = Recorder::new(seed, 400);
+                rec.draw_values_from(&[0, 1, 2]);
+                let mut straight = GmpActor::new(cfg, id);
+                let _ = straight.run(&mut rec);
+                let mut stepped = GmpActor::new(cfg, id);
+                for (op, r) in rec.ops().iter().zip(rec.results()) {
+                    assert_eq!(stepped.next_op(), *op, "{variant:?} M{id} seed {seed}");
+                    stepped.complete(*r);
+                }
+                assert_eq!(stepped.at, straight.at, "{variant:?} M{id} seed {seed}");
+                assert_eq!(stepped.cx, straight.cx, "{variant:?} M{id} seed {seed}");
+            }
+        }
+    }
+}
+
+#[test]
+fn every_state_reached_shows_a_line_of_the_listing() {
+    for variant in GmpVariant::ALL {
+        for workload in Workload::ALL {
+            let p = GmpParams {
+                variant,
+                workload,
+                ring: 2,
+                goroutines: 20,
+                ..GmpParams::default()
+            };
+            let mut sim = p.simulate();
+            loop {
+                for t in sim.threads() {
+                    let l = t.machine().line();
+                    assert!(
+                        l >= 1 && l as usize <= LISTING.len(),
+                        "line {l} of {:?}",
+                        t.machine().at
+                    );
+                }
+                if sim.step().is_none() {
+                    break;
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_checker_proves_the_correct_scheduler_for_two_ps() {
+    let p = GmpParams {
+        goroutines: 2,
+        ..GmpParams::check_preset(GmpVariant::Correct)
+    };
+    let r = check(&p, &CheckConfig::default(), &mut |_| true);
+    assert_eq!(r.violation, None);
+    assert!(r.complete);
+    assert!(r.states > 100_000, "{} states", r.states);
+}
+
+/// The shortest counterexample of `reversed-dance` (2 Ps, 3 Ms, 3 Gs) the checker found: M0 runs
+/// main, which spawns G2 and wakes M1 spinning; M1 re-checks every queue while still spinning,
+/// main spawns G3 (kicking G2 to the ring) and its `wakep` sees M1 spinning; M1 drops spinning and
+/// parks; G2 waits behind M0 while P1 idles.
+const REVERSED_DANCE: &[u16] = &[
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1,
+];
+
+#[test]
+fn the_reversed_dance_counterexample_replays_to_a_lost_wakeup() {
+    let p = GmpParams::check_preset(GmpVariant::ReversedDance);
+    let sim = replay(&p, REVERSED_DANCE);
+    let v = check_state(&sim).expect("a violation");
+    assert_eq!(v.invariant, "lost-wakeup");
+    // no prefix breaks anything
+    let pre = replay(&p, &REVERSED_DANCE[..REVERSED_DANCE.len() - 1]);
+    assert_eq!(check_state(&pre), None);
+    // the correct dance on the same schedule breaks nothing
+    let ok = replay(
+        &GmpParams::check_preset(GmpVariant::Correct),
+        REVERSED_DANCE,
+    );
+    assert_eq!(check_state(&ok), None);
+}
+
+#[test]
+fn keys_round_trip_and_bad_values_name_their_key() {
+    let p = GmpParams {
+        gomaxprocs: 3,
+        threads: 7,
+        workload: Workload::Chain,
+        variant: GmpVariant::StealOne,
+        seed: 9,
+        ..GmpParams::default()
+    };
+    let q = Gmp::to_query(&p);
+    assert_eq!(q, "gomaxprocs=3&threads=7&cpus=4&workload=chain&goroutines=40&work_ns=20000&ring=16&variant=steal-one&seed=9");
+    let pairs: Vec<(&str, &str)> = q.split('&').filter_map(|kv| kv.split_once('=')).collect();
+    let (back, errs) = Gmp::parse_pairs(pairs);
+    assert!(errs.is_empty(), "{errs:?}");
+    assert_eq!(back, p);
+    let mut p = GmpParams::default();
+    assert_eq!(
+        Gmp::set(&mut p, "gomaxprocs", "17").unwrap_err().message,
+        "17 is out of range; allowed 1-16"
+    );
+    assert_eq!(
+        Gmp::set(&mut p, "variant", "x").unwrap_err().field,
+        "variant"
+    );
+    let bad = GmpParams {
+        gomaxprocs: 4,
+        threads: 4,
+        ..GmpParams::default()
+    };
+    assert_eq!(Gmp::validate(&bad)[0].field, "threads");
+    let big = GmpParams {
+        gomaxprocs: 16,
+        threads: 32,
+        ring: 16,
+        goroutines: 100,
+        ..GmpParams::default()
+    };
+    let e = Gmp::validate(&big);
+    assert_eq!(e[0].field, "goroutines");
+    assert!(
+        e[0].message.contains("words of simulated memory"),
+        "{}",
+        e[0].message
+    );
+    let (fixed, errs) = Gmp::parse_pairs([
+        ("gomaxprocs", "16"),
+        ("threads", "32"),
+        ("goroutines", "100"),
+    ]);
+    assert_eq!(errs.len(), 1);
+    assert!(Gmp::validate(&fixed).is_empty(), "{fixed:?}");
+}
