@@ -41,6 +41,7 @@ pub mod locks;
 pub mod machine;
 pub mod mechanism;
 pub mod metrics;
+pub mod mysql;
 pub mod op;
 pub mod pool;
 pub mod rng;
