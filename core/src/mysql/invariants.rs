@@ -137,7 +137,9 @@ fn check_pool(sim: &MysqlSim) -> Option<Violation> {
         let waiting = sim.word(gw(grp, g::WAITING));
         let q = sim.word(gw(grp, g::Q));
         let h = sim.word(gw(grp, g::HQ));
-        let takeable = h > 0 || (q > 0 && active + waiting <= cfg.cap());
+        // a woken thread counts itself: it may take a normal event only if `active + 1 + waiting`
+        // stays within 1 + oversubscribe (a busy-limited queue waits for waits to end, by design)
+        let takeable = h > 0 || (q > 0 && active + 1 + waiting <= cfg.cap());
         if takeable && active == 0 && nwait > 0 && creating == 0 && woken_pending == 0 {
             return v(
                 "idle-with-work",

@@ -364,16 +364,18 @@ impl MysqlParams {
         }
     }
 
-    /// Clock-only events after the last query (pool): enough for the timer to tick through a long
-    /// query and a few stall limits.
+    /// Clock-only events after the last query (pool): enough for the timer to keep ticking while
+    /// the work could last (the long query, every query's CPU time in a row, four stall limits).
+    /// [`MysqlParams::run`] stops once every query is answered, so the rest are never stepped.
     pub fn drain_events(&self) -> u32 {
         let cfg = self.config();
         if cfg.mode != Mode::Pool {
             return 0;
         }
-        let span_ns = cfg.long_ns + 4 * cfg.stall_ns;
+        // the queries' CPU time run one after another bounds how long the work may take
+        let span_ns = cfg.long_ns + cfg.queries as u64 * cfg.cpu_ns + 4 * cfg.stall_ns;
         let n = (self.rate.max(1) as u128 * span_ns as u128 / 1_000_000_000) as u64;
-        n.clamp(4, 200_000) as u32
+        n.clamp(4, 1_000_000) as u32
     }
 
     /// The threads: the clients (index 0), then the pool's timer and worker slots (group by
