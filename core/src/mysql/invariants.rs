@@ -6,8 +6,8 @@ use super::machine::{
     g, gw, stack, Feed, Mode, MysqlActor, Work, WorkerAt, BLOCKED, CACHE_MTX, HEAD, NUM_WORKERS,
     TAIL, WAKE,
 };
-use super::params::MysqlSim;
-use crate::check::Violation;
+use super::params::{MysqlParams, MysqlSim, CHECK_DRAIN};
+use crate::check::{CheckConfig, CheckReport, SimModel, Violation};
 use crate::machine::Machine;
 
 fn v(invariant: &str, message: String) -> Option<Violation> {
@@ -259,4 +259,32 @@ pub fn check_terminal(sim: &MysqlSim) -> Option<Violation> {
         );
     }
     None
+}
+
+/// The checker's state invariants over a [`SimModel`].
+pub fn model_state(s: &SimModel<MysqlActor>) -> Option<Violation> {
+    check_state(&s.sim)
+}
+
+/// The checker's terminal invariants over a [`SimModel`].
+pub fn model_terminal(s: &SimModel<MysqlActor>) -> Option<Violation> {
+    check_terminal(&s.sim)
+}
+
+/// Model-check a scenario: every interleaving of the clients, the timer and the threads, with
+/// [`CHECK_DRAIN`] clock events after the queries.
+pub fn check(
+    p: &MysqlParams,
+    cfg: &CheckConfig,
+    progress: &mut dyn FnMut(u64) -> bool,
+) -> CheckReport {
+    let init = SimModel {
+        sim: p.simulate_drain(CHECK_DRAIN),
+    };
+    crate::check::explore(init, cfg, &model_state, &model_terminal, progress)
+}
+
+/// Replay a counterexample (checker indices are thread indices) in a fresh simulation.
+pub fn replay(p: &MysqlParams, schedule: &[u16]) -> MysqlSim {
+    SimModel::replay(p.simulate_drain(CHECK_DRAIN), schedule)
 }

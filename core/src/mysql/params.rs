@@ -19,6 +19,9 @@ use crate::sim::{Role, SchedPolicy, Simulation, WorldSpec};
 /// A simulation of a MySQL scenario.
 pub type MysqlSim = Simulation<MysqlActor>;
 
+/// Clock events after the last query in the checker's scenarios.
+pub const CHECK_DRAIN: u32 = 2;
+
 /// The modelled stack of one OS thread (`thread_stack`, 1 MiB by default in 8.0).
 pub const STACK_BYTES: u64 = 1 << 20;
 
@@ -332,6 +335,42 @@ impl Mechanism for Mysql {
 }
 
 impl MysqlParams {
+    /// The checker's pool scenario: one group of at most 2 threads, 2 connections, 3 queries that
+    /// all take the hot row lock (so `thd_wait_begin` and `wake_or_create_thread` run), one CPU, a
+    /// 10 ms stall limit; [`CHECK_DRAIN`] clock events after the queries.
+    pub fn check_preset() -> Self {
+        MysqlParams {
+            mode: Mode::Pool,
+            connections: 2,
+            groups: 1,
+            cpus: 1,
+            stall_ms: 10,
+            oversubscribe: 1,
+            group_threads: 2,
+            queries: 3,
+            rate: 1_000_000,
+            cpu_us: 1,
+            lock_pct: 100,
+            ..Default::default()
+        }
+    }
+
+    /// The checker's thread-per-connection scenario: 2 clients that reconnect after every query,
+    /// a cache of 1, 3 queries.
+    pub fn check_preset_cache() -> Self {
+        MysqlParams {
+            mode: Mode::PerConnection,
+            connections: 2,
+            cpus: 1,
+            cache_size: 1,
+            queries_per_conn: 1,
+            queries: 3,
+            rate: 1_000_000,
+            cpu_us: 1,
+            ..Default::default()
+        }
+    }
+
     /// `thread_cache_size`'s autosize: 8 + `max_connections`/100, at most 100.
     pub fn autosized_cache(max_connections: u32) -> u32 {
         (8 + max_connections / 100).min(100)
@@ -397,7 +436,9 @@ impl MysqlParams {
                 }
             }
             Mode::PerConnection => {
-                let slots = cfg.connections + cfg.cache_size.min(64) + 2;
+                // enough for every connection's thread, a full cache and one thread finishing a
+                // closed connection: a channel never waits for a free slot forever
+                let slots = cfg.connections + cfg.cache_size.min(64) + 1;
                 for _ in 0..slots {
                     v.push((MysqlActor::Conn(ConnThread::new(cfg)), Role::Worker));
                 }
@@ -413,6 +454,16 @@ impl MysqlParams {
 
     /// A fresh simulation with an explicit cost model.
     pub fn simulate_with(&self, cost: CostModel) -> MysqlSim {
+        self.simulate_parts(cost, self.drain_events())
+    }
+
+    /// A fresh simulation with `drain` clock events after the last query (the checker keeps them
+    /// few: each is explored).
+    pub fn simulate_drain(&self, drain: u32) -> MysqlSim {
+        self.simulate_parts(CostModel::default(), drain)
+    }
+
+    fn simulate_parts(&self, cost: CostModel, drain: u32) -> MysqlSim {
         let cfg = self.config();
         let world = WorldSpec {
             words: BASE + MAX_GROUPS as u8 * GROUP_WORDS,
@@ -425,7 +476,7 @@ impl MysqlParams {
             cost,
             arrivals: Arrivals::new(
                 ArrivalPattern::Poisson,
-                cfg.queries + self.drain_events(),
+                cfg.queries + drain,
                 1,
                 self.rate.max(1),
                 self.seed,
@@ -503,6 +554,8 @@ pub struct MysqlReport {
     pub worker_wakeups: u32,
     /// Per-connection: connections handed to a cached thread.
     pub cache_hits: u32,
+    /// Per-connection: connections opened (each one is handed to a cached thread or creates one).
+    pub connects: u32,
     /// Simulated time at the end, ns.
     pub sim_time_ns: u64,
     /// The first broken invariant, if any.
@@ -574,6 +627,7 @@ impl MysqlReport {
         if clients.cfg.mode == Mode::PerConnection {
             r.threads_created = clients.threads_created;
             r.cache_hits = clients.handed_off;
+            r.connects = clients.connects;
         }
         r.queries_done = lat.len() as u32;
         lat.sort_unstable();
