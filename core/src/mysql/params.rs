@@ -335,7 +335,7 @@ impl Mechanism for Mysql {
 }
 
 impl MysqlParams {
-    /// The checker's pool scenario: one group of at most 2 threads, 2 connections, 3 queries that
+    /// The checker's pool scenario: one group of at most 2 threads, 2 connections, 2 queries that
     /// all take the hot row lock (so `thd_wait_begin` and `wake_or_create_thread` run), one CPU, a
     /// 10 ms stall limit; [`CHECK_DRAIN`] clock events after the queries.
     pub fn check_preset() -> Self {
@@ -347,7 +347,7 @@ impl MysqlParams {
             stall_ms: 10,
             oversubscribe: 1,
             group_threads: 2,
-            queries: 3,
+            queries: 2,
             rate: 1_000_000,
             cpu_us: 1,
             lock_pct: 100,
