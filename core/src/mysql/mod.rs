@@ -18,7 +18,6 @@
 //! assert_eq!(r.threads_created + r.cache_hits, r.connects);
 //! assert!(r.threads_created < r.connects / 2);
 //! ```
-//! ```
 //!
 //! # Memory ([`machine`])
 //! Global words: [`TICK`] (the timer's futex), [`NUM_WORKERS`], [`ROW`] (the hot row's lock),
