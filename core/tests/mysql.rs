@@ -403,7 +403,7 @@ fn the_checker_proves_the_pool_preset() {
     let r = check(&p, &CheckConfig::default(), &mut |_| true);
     assert!(r.complete);
     assert_eq!(r.violation, None);
-    assert_eq!(r.states, 26_385);
+    assert_eq!(r.states, 26_625);
 }
 
 #[test]

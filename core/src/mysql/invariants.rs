@@ -70,6 +70,7 @@ fn check_pool(sim: &MysqlSim) -> Option<Violation> {
                 let counted = matches!(
                     s,
                     Work::Lock
+                        | Work::Start
                         | Work::BeginLock
                         | Work::RowTry
                         | Work::RowWait
@@ -202,7 +203,9 @@ fn check_cache(sim: &MysqlSim) -> Option<Violation> {
             parked += u32::from(ct.parked);
             starting += u32::from(matches!(
                 ct.at,
-                super::machine::Conn::Alive | super::machine::Conn::TakeLock
+                super::machine::Conn::Alive
+                    | super::machine::Conn::Start
+                    | super::machine::Conn::TakeLock
             ));
         }
     }

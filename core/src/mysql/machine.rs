@@ -139,6 +139,10 @@ pub fn served(c: u32) -> Word {
 /// between slices (a time slice of CFS's order).
 pub const SLICE_NS: u64 = 1_000_000;
 
+/// What starting an OS thread costs the new thread (a modelled figure: `pthread_create`, the stack's
+/// first pages, the THD's set-up), ns.
+pub const THREAD_START_NS: u64 = 30_000;
+
 /// `LOCK_thread_cache`.
 pub const CACHE_MTX: MutexId = MutexId(0);
 /// `COND_thread_cache`.
@@ -609,8 +613,10 @@ crate::steps! {
         /// Not created yet: wait for `create_worker`.
         Unborn @ Ln::Unborn => sem_wait(spawn(m.grp)) => |()| {
             m.born += 1;
-            Go(Work::Lock)
+            Go(Work::Start)
         };
+        /// The new thread's start (its stack, `worker_main`'s set-up).
+        Start @ Ln::Unborn => work(THREAD_START_NS) => |()| Go(Work::Lock);
         /// `lock(group)`.
         Lock @ Ln::GetEvent => mutex_lock(gm(m.grp)) => |()| Go(Work::ReadActive);
         /// `active_thread_count`.
@@ -1073,6 +1079,7 @@ impl Worker {
             WorkerAt::Work(s) => !matches!(
                 s,
                 Work::Unborn
+                    | Work::Start
                     | Work::Lock
                     | Work::ListenSeq
                     | Work::ListenReady { .. }
@@ -1280,7 +1287,9 @@ crate::steps! {
             Go(Conn::Alive)
         };
         /// One more OS thread.
-        Alive @ Ln::Unborn => fetch_add(ALIVE, 1) => |_| Go(Conn::TakeLock);
+        Alive @ Ln::Unborn => fetch_add(ALIVE, 1) => |_| Go(Conn::Start);
+        /// The new thread's start: its stack, `init_new_thd`.
+        Start @ Ln::Unborn => work(THREAD_START_NS) => |()| Go(Conn::TakeLock);
         /// Take the channel: `lock(LOCK_thread_cache)`.
         TakeLock @ Ln::TakeChannel => mutex_lock(CACHE_MTX) => |()| Go(Conn::Head);
         /// The ring's head.
