@@ -39,8 +39,9 @@ pub const BASE: u8 = 16;
 pub const GROUP_WORDS: u8 = 32;
 /// Most thread groups the simulator models (`thread_pool_size`).
 pub const MAX_GROUPS: u32 = 7;
-/// Most threads per group (the `waiting_threads` stack holds the sleepers, at most this many − 1).
-pub const MAX_GROUP_THREADS: u32 = 16;
+/// Most threads per group: the `waiting_threads` stack has room for every one of them in the 15
+/// words after [`g::STACK`] of the group's block.
+pub const MAX_GROUP_THREADS: u32 = 15;
 /// The channel ring's size; also the most clients in thread-per-connection mode (each has two
 /// words).
 pub const RING: u32 = 64;
@@ -96,7 +97,7 @@ pub fn gw(grp: u8, off: u8) -> Word {
 /// Word `i` of group `grp`'s `waiting_threads` stack.
 #[inline(always)]
 pub fn stack(grp: u8, i: u32) -> Word {
-    gw(grp, g::STACK + (i as u8 & 15))
+    gw(grp, g::STACK + (i % MAX_GROUP_THREADS) as u8)
 }
 
 /// A group's mutex.

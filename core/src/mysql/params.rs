@@ -82,7 +82,7 @@ impl Default for MysqlParams {
             oversubscribe: 3,
             tickets: u32::MAX,
             max_threads: 100_000,
-            group_threads: 16,
+            group_threads: MAX_GROUP_THREADS,
             max_connections: 151,
             cache_size: 9,
             queries_per_conn: 1_000_000,
