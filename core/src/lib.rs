@@ -45,6 +45,7 @@ pub mod machine;
 pub mod mechanism;
 pub mod mechanisms;
 pub mod metrics;
+pub mod mysql;
 pub mod op;
 pub mod rng;
 pub mod scenario;

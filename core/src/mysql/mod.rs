@@ -1,0 +1,94 @@
+//! MySQL's connection handling: thread-per-connection with the thread cache (MySQL 8.0/8.4,
+//! `sql/conn_handler/connection_handler_per_thread.cc`) and the pool-of-threads (Percona Server 8.0,
+//! `sql/threadpool_unix.cc`, a port of MariaDB 5.5's), as step tables over memory words, sleeping
+//! mutexes, condition variables, semaphores and futexes.
+//!
+//! Follows `shared/reference/mysql-threadpool.md` (§2 state, §3 algorithms, §5 invariants and
+//! broken variants).
+//!
+//! ```
+//! use herdlab_core::mysql::{Mode, MysqlParams};
+//! // thread-per-connection, 8 clients reconnecting after every 2 queries, no thread cache: every
+//! // connection creates a thread (Threads_created climbs); with a cache most are handed off
+//! let p = MysqlParams { mode: Mode::PerConnection, connections: 8, queries: 64, queries_per_conn: 2,
+//!                       cache_size: 0, ..Default::default() };
+//! let (_, r) = p.run(u64::MAX);
+//! assert_eq!((r.queries_done, r.threads_created, r.cache_hits, r.violation), (64, r.connects, 0, None));
+//! let (_, r) = MysqlParams { cache_size: 8, ..p }.run(u64::MAX);
+//! assert_eq!(r.threads_created + r.cache_hits, r.connects);
+//! assert!(r.threads_created < r.connects / 2);
+//! ```
+//!
+//! # Memory ([`machine`])
+//! Global words: [`TICK`] (the timer's futex), [`NUM_WORKERS`], [`ROW`] (the hot row's lock),
+//! [`BLOCKED`] (`blocked_pthread_count`), [`WAKE`] (`wake_pthread`), [`HEAD`]/[`TAIL`] of the
+//! channel ring (`waiting_channel_info_list`), [`ALIVE`]. Pool: each group has a block of
+//! [`GROUP_WORDS`] words ([`gw`], offsets in [`machine::g`]): the two queues and the epoll set's
+//! ready events as counts per class (normal, high priority), `listener`, `thread_count`,
+//! `active_thread_count`, `waiting_thread_count`, `connection_count`, `io_event_count`,
+//! `queue_event_count`, `last_thread_creation_time`, `stalled`, and `waiting_threads` as a stack of
+//! worker slots; the group's `mutex` is [`gm`]`(g)`, each worker's `cond` [`wcond`]`(slot)`, and
+//! `create_worker` posts the group's semaphore [`spawn`]`(g)` on which unborn slots wait.
+//! Per-connection: `LOCK_thread_cache` [`CACHE_MTX`], `COND_thread_cache` [`CACHE_COND`], each
+//! client's socket [`pend`]`(c)` (pending queries; its thread sleeps on it in `read`).
+//!
+//! # Threads (each a [`steps!`](crate::steps) table; [`LISTING`] names their lines)
+//! | table | thread | what |
+//! |---|---|---|
+//! | [`Feed`] | the clients | init the groups; `await_event` (the next query), deliver it to its group's epoll set (`id % thread_pool_size`; high priority when the connection is inside a transaction) or, per-connection, to its socket after `add_connection` when the client reconnected; tick the timer every `stall_limit` |
+//! | [`Work`] | pool worker | `get_event` (`queue_get`, become listener, the 0-timeout poll, sleep on `waiting_threads`), `listener` (harvest, pick event 0 only when both queues are empty, wake when `active == 0`), `handle_event` (row lock with `thd_wait_begin/end`, the query, `start_io`) |
+//! | [`Woc`] | called by workers and the timer | `wake_or_create_thread`: LIFO `wake_thread`, `thread_count > connection_count`, the 0/50/100/200 ms throttle, `create_worker` and `thread_pool_max_threads` |
+//! | [`Tick`] | the timer | every tick, per group: `check_stall` (no listener and no I/O → wake or create; no dequeue and queued work → `stalled`) |
+//! | [`Conn`] | per-connection thread | take a channel, `do_command` until the client closes, `block_until_new_connection` (park if the cache has room, no timeout; else exit) |
+//!
+//! # Invariants ([`invariants`], checked after every step)
+//! | name | holds |
+//! |---|---|
+//! | `one-listener` | at most one listener per group; with the group mutex free, `listener` is set iff one thread listens |
+//! | `no-lost-event` | per group: events delivered = ready in epoll + queued + in a listener's hands + running + finished |
+//! | `active-count` | with the group mutex free, `active_thread_count` = threads created and not yet started + threads running (not listening, not asleep, not in a wait callback) |
+//! | `thread-bound` | `num_worker_threads` = Σ `thread_count` ≤ max(`thread_pool_max_threads`, 2 per group) |
+//! | `idle-with-work` | never, with the group mutex free, work a thread may take (high-priority, or normal while not busy-limited) queued while `active == 0`, a thread sleeps in `waiting_threads` and none is woken or being created |
+//! | `cache-count` | per-connection, with the cache mutex free: `blocked ≤ thread_cache_size`, `wake ≤ blocked`, `blocked` = parked threads, channels queued = `wake` + threads being created |
+//! | `all-served` (at the end) | every query sent was finished |
+//!
+//! # Broken variants ([`MysqlVariant`])
+//! `no-listener-wake` → `idle-with-work` (events wait for the timer's tick); `cache-any-blocked` →
+//! `cache-count` (two connections handed to one cached thread); `fifo-waiters`, `no-stall-timer`,
+//! `no-wait-begin`, `no-throttle`, `no-high-prio` keep the invariants and show in the report's
+//! figures (the waker's slot, a group blocked behind a long query, throughput while a thread blocks,
+//! threads created, the latency of transactions' statements).
+//!
+//! # What seed 004 gets wrong (fact sheet §7)
+//! - The hand-off test is `blocked_pthread_count > wake_pthread`, not "is there an idle thread"; a
+//!   finished thread parks only if the cache (`thread_cache_size`, autosized 8 +
+//!   `max_connections`/100) has room, and waits without a timeout.
+//! - `waiting_thread_count` counts threads inside `thd_wait_begin/end`, not active connections; the
+//!   wait callbacks, which let a group add a thread when one blocks, are missing from it.
+//! - `queue_put` wakes or creates only when `active == 0`; a worker never exits because of
+//!   `too_many_busy_threads` (only on its idle timeout); `oversubscribed` is a counter test, not a
+//!   CPU-load measure; `check_stall` means "no listener and no I/O since the last tick", not "the
+//!   listener is blocked".
+//!
+//! # Model limits
+//! - Clients are open loop: queries arrive on the arrival stream and go to a seeded random client;
+//!   think time is the stream's gap. Logins are not modelled (connections start logged in);
+//!   `thread_pool_high_prio_tickets` is on/off (no per-connection ticket count).
+//! - The listener reads the epoll set as counts per class; events keep their order per class.
+//! - `trylock` in `check_stall` is a lock; the idle timeout (60 s) and group migration are not
+//!   modelled; the timer ticks on the clients' clock (while queries or clock events arrive).
+//! - Thread-per-connection serves at most [`MAX_PER_CONN_CLIENTS`] clients (two words each); the
+//!   pool up to 4096 connections over at most [`MAX_GROUPS`] groups of [`MAX_GROUP_THREADS`].
+//! - `rss_bytes` is modelled: 1 MiB of stack (`thread_stack` default in 8.0) per OS thread at the peak.
+
+pub mod invariants;
+pub mod machine;
+pub mod params;
+
+pub use machine::{
+    gm, gw, pend, served, spawn, stack, wcond, Class, Clients, Conn, ConnThread, Feed, Finished,
+    Ln, Mode, MysqlActor, MysqlConfig, MysqlVariant, Tick, Timer, Woc, Work, Worker, ALIVE,
+    BLOCKED, CACHE_COND, CACHE_MTX, GROUP_WORDS, HEAD, LISTING, MAX_GROUPS, MAX_GROUP_THREADS,
+    MAX_PER_CONN_CLIENTS, NUM_WORKERS, ROW, TAIL, TICK, WAKE,
+};
+pub use params::{Mysql, MysqlParams, MysqlReport, MysqlSim};

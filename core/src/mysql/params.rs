@@ -1,0 +1,646 @@
+//! MySQL's parameters, its key table ([`Mysql`] implements [`Mechanism`]), the simulation it
+//! starts and the report of a run (the `herdlab sim mysql --json` keys).
+
+use serde::{Deserialize, Serialize};
+
+use super::invariants;
+use super::machine::{
+    Clients, ConnThread, Mode, MysqlActor, MysqlConfig, MysqlVariant, Timer, Worker, ALIVE, BASE,
+    GROUP_WORDS, MAX_GROUPS, MAX_GROUP_THREADS, MAX_PER_CONN_CLIENTS, NUM_WORKERS,
+};
+use crate::check::Violation;
+use crate::cost::CostModel;
+use crate::mechanism::{Key, KeyKind, Mechanism};
+use crate::scenario::ParamError;
+use crate::sim::accept::AcceptModel;
+use crate::sim::arrivals::{ArrivalPattern, Arrivals};
+use crate::sim::{Role, SchedPolicy, Simulation, WorldSpec};
+
+/// A simulation of a MySQL scenario.
+pub type MysqlSim = Simulation<MysqlActor>;
+
+/// Clock events after the last query in the checker's scenarios.
+pub const CHECK_DRAIN: u32 = 2;
+
+/// The modelled stack of one OS thread (`thread_stack`, 1 MiB by default in 8.0).
+pub const STACK_BYTES: u64 = 1 << 20;
+
+/// The parameters of a MySQL scenario.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(default)]
+pub struct MysqlParams {
+    /// `thread_handling`.
+    pub mode: Mode,
+    /// Client connections (1-4096; thread-per-connection at most 64 in the simulator).
+    pub connections: u32,
+    /// `thread_pool_size`: thread groups (1-7 in the simulator).
+    pub groups: u32,
+    /// Simulated CPUs.
+    pub cpus: u32,
+    /// `thread_pool_stall_limit`, ms.
+    pub stall_ms: u32,
+    /// `thread_pool_oversubscribe`.
+    pub oversubscribe: u32,
+    /// `thread_pool_high_prio_tickets` (0 disables the high-priority queue).
+    pub tickets: u32,
+    /// `thread_pool_max_threads`.
+    pub max_threads: u32,
+    /// Thread slots per group (the model's cap).
+    pub group_threads: u32,
+    /// `max_connections` (+1 for an account with `CONNECTION_ADMIN`).
+    pub max_connections: u32,
+    /// `thread_cache_size` (autosized 8 + max_connections/100 = 9 at the default 151).
+    pub cache_size: u32,
+    /// Queries a connection sends before the client closes and reconnects.
+    pub queries_per_conn: u32,
+    /// Statements per transaction.
+    pub txn_statements: u32,
+    /// Queries in the run.
+    pub queries: u32,
+    /// Queries per second over all clients (Poisson).
+    pub rate: u32,
+    /// CPU time of a query, µs.
+    pub cpu_us: u32,
+    /// Percent of queries that take the hot row lock.
+    pub lock_pct: u32,
+    /// CPU time of one long query (the first of group 0), ms; 0: none.
+    pub long_ms: u32,
+    /// Which code runs.
+    pub variant: MysqlVariant,
+    /// The seed.
+    pub seed: u64,
+}
+
+impl Default for MysqlParams {
+    fn default() -> Self {
+        MysqlParams {
+            mode: Mode::Pool,
+            connections: 64,
+            groups: 2,
+            cpus: 2,
+            stall_ms: 500,
+            oversubscribe: 3,
+            tickets: u32::MAX,
+            max_threads: 100_000,
+            group_threads: MAX_GROUP_THREADS,
+            max_connections: 151,
+            cache_size: 9,
+            queries_per_conn: 1_000_000,
+            txn_statements: 1,
+            queries: 400,
+            rate: 20_000,
+            cpu_us: 50,
+            lock_pct: 0,
+            long_ms: 0,
+            variant: MysqlVariant::Correct,
+            seed: 1,
+        }
+    }
+}
+
+/// MySQL's connection handling, as a mechanism.
+pub struct Mysql;
+
+const fn range(
+    name: &'static str,
+    lo: u64,
+    hi: u64,
+    unit: &'static str,
+    help: &'static str,
+) -> Key {
+    Key {
+        name,
+        kind: KeyKind::Range { lo, hi, unit },
+        help,
+    }
+}
+
+const KEYS: &[Key] = &[
+    Key {
+        name: "mode",
+        kind: KeyKind::OneOf(&Mode::NAMES),
+        help: "thread_handling: one thread per connection (with the thread cache) or the pool",
+    },
+    range(
+        "connections",
+        1,
+        4096,
+        "",
+        "client connections (per-connection: at most 64 here)",
+    ),
+    range(
+        "groups",
+        1,
+        MAX_GROUPS as u64,
+        "",
+        "thread_pool_size: thread groups",
+    ),
+    range("cpus", 1, 64, "", "simulated CPUs"),
+    range(
+        "stall_ms",
+        10,
+        60_000,
+        "ms",
+        "thread_pool_stall_limit: the timer's tick",
+    ),
+    range(
+        "oversubscribe",
+        1,
+        1000,
+        "",
+        "thread_pool_oversubscribe: soft cap 1 + this per group",
+    ),
+    range(
+        "tickets",
+        0,
+        u32::MAX as u64,
+        "",
+        "thread_pool_high_prio_tickets (0: no high-priority queue)",
+    ),
+    range("max_threads", 1, 100_000, "", "thread_pool_max_threads"),
+    range(
+        "group_threads",
+        2,
+        MAX_GROUP_THREADS as u64,
+        "",
+        "thread slots per group (the model's cap)",
+    ),
+    range(
+        "max_connections",
+        1,
+        100_000,
+        "",
+        "max_connections (+1 for CONNECTION_ADMIN)",
+    ),
+    range(
+        "cache_size",
+        0,
+        16384,
+        "",
+        "thread_cache_size (autosized 8 + max_connections/100)",
+    ),
+    range(
+        "queries_per_conn",
+        1,
+        1_000_000,
+        "",
+        "queries before the client reconnects (churn)",
+    ),
+    range("txn_statements", 1, 100, "", "statements per transaction"),
+    range("queries", 1, 1_000_000, "", "queries in the run"),
+    range(
+        "rate",
+        1,
+        10_000_000,
+        "per second",
+        "queries per second over all clients",
+    ),
+    range("cpu_us", 1, 1_000_000, "µs", "CPU time of a query"),
+    range(
+        "lock_pct",
+        0,
+        100,
+        "%",
+        "queries that take the hot row lock (a blocking wait)",
+    ),
+    range(
+        "long_ms",
+        0,
+        60_000,
+        "ms",
+        "one long query in group 0 (0: none)",
+    ),
+    Key {
+        name: "variant",
+        kind: KeyKind::OneOf(&MysqlVariant::NAMES),
+        help: "the real code or a broken variant",
+    },
+    range("seed", 0, u64::MAX, "", "the seed"),
+];
+
+fn key(name: &str) -> &'static Key {
+    KEYS.iter()
+        .find(|k| k.name == name)
+        .expect("a key of the table")
+}
+
+fn range_u32(name: &str, v: &str) -> Result<u32, ParamError> {
+    key(name).parse_u64(v).map(|n| n as u32)
+}
+
+impl Mechanism for Mysql {
+    const NAME: &'static str = "mysql";
+    const TITLE: &'static str = "MySQL's connection handling";
+    type Params = MysqlParams;
+    const KEYS: &'static [Key] = KEYS;
+
+    fn set(p: &mut MysqlParams, k: &str, v: &str) -> Result<(), ParamError> {
+        match k {
+            "mode" => p.mode = key(k).parse_name(v, Mode::from_name)?,
+            "connections" => p.connections = range_u32(k, v)?,
+            "groups" => p.groups = range_u32(k, v)?,
+            "cpus" => p.cpus = range_u32(k, v)?,
+            "stall_ms" => p.stall_ms = range_u32(k, v)?,
+            "oversubscribe" => p.oversubscribe = range_u32(k, v)?,
+            "tickets" => p.tickets = range_u32(k, v)?,
+            "max_threads" => p.max_threads = range_u32(k, v)?,
+            "group_threads" => p.group_threads = range_u32(k, v)?,
+            "max_connections" => p.max_connections = range_u32(k, v)?,
+            "cache_size" => p.cache_size = range_u32(k, v)?,
+            "queries_per_conn" => p.queries_per_conn = range_u32(k, v)?,
+            "txn_statements" => p.txn_statements = range_u32(k, v)?,
+            "queries" => p.queries = range_u32(k, v)?,
+            "rate" => p.rate = range_u32(k, v)?,
+            "cpu_us" => p.cpu_us = range_u32(k, v)?,
+            "lock_pct" => p.lock_pct = range_u32(k, v)?,
+            "long_ms" => p.long_ms = range_u32(k, v)?,
+            "variant" => p.variant = key(k).parse_name(v, MysqlVariant::from_name)?,
+            "seed" => p.seed = key(k).parse_u64(v)?,
+            _ => {
+                let known: Vec<&str> = KEYS.iter().map(|k| k.name).collect();
+                return Err(ParamError {
+                    field: k.to_string(),
+                    message: format!("unknown key; known: {}", known.join(", ")),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn get(p: &MysqlParams, k: &str) -> Option<String> {
+        Some(match k {
+            "mode" => p.mode.name().to_string(),
+            "connections" => p.connections.to_string(),
+            "groups" => p.groups.to_string(),
+            "cpus" => p.cpus.to_string(),
+            "stall_ms" => p.stall_ms.to_string(),
+            "oversubscribe" => p.oversubscribe.to_string(),
+            "tickets" => p.tickets.to_string(),
+            "max_threads" => p.max_threads.to_string(),
+            "group_threads" => p.group_threads.to_string(),
+            "max_connections" => p.max_connections.to_string(),
+            "cache_size" => p.cache_size.to_string(),
+            "queries_per_conn" => p.queries_per_conn.to_string(),
+            "txn_statements" => p.txn_statements.to_string(),
+            "queries" => p.queries.to_string(),
+            "rate" => p.rate.to_string(),
+            "cpu_us" => p.cpu_us.to_string(),
+            "lock_pct" => p.lock_pct.to_string(),
+            "long_ms" => p.long_ms.to_string(),
+            "variant" => p.variant.name().to_string(),
+            "seed" => p.seed.to_string(),
+            _ => return None,
+        })
+    }
+
+    fn validate(p: &MysqlParams) -> Vec<ParamError> {
+        let mut errs = Vec::new();
+        for k in KEYS {
+            if let KeyKind::Range { .. } = k.kind {
+                if let Some(v) = Self::get(p, k.name) {
+                    if let Err(e) = k.parse_u64(&v) {
+                        errs.push(e);
+                    }
+                }
+            }
+        }
+        if p.mode == Mode::PerConnection && p.connections > MAX_PER_CONN_CLIENTS {
+            errs.push(ParamError {
+                field: "connections".to_string(),
+                message: format!(
+                    "{} is too many for one-thread-per-connection in the simulator; allowed 1-{MAX_PER_CONN_CLIENTS}",
+                    p.connections
+                ),
+            });
+        }
+        if p.connections > p.max_connections.saturating_add(1) {
+            errs.push(ParamError {
+                field: "connections".to_string(),
+                message: format!(
+                    "{} exceeds max_connections + 1 ({}): the rest would be refused with ER_CON_COUNT_ERROR",
+                    p.connections,
+                    p.max_connections.saturating_add(1)
+                ),
+            });
+        }
+        errs
+    }
+
+    fn reset(p: &mut MysqlParams, field: &str) {
+        let d = MysqlParams::default();
+        if let Some(v) = Self::get(&d, field) {
+            let _ = Self::set(p, field, &v);
+        }
+    }
+}
+
+impl MysqlParams {
+    /// The checker's pool scenario: one group of at most 2 threads, 2 connections, 2 queries that
+    /// all take the hot row lock (so `thd_wait_begin` and `wake_or_create_thread` run), one CPU, a
+    /// 10 ms stall limit; [`CHECK_DRAIN`] clock events after the queries.
+    pub fn check_preset() -> Self {
+        MysqlParams {
+            mode: Mode::Pool,
+            connections: 2,
+            groups: 1,
+            cpus: 1,
+            stall_ms: 10,
+            oversubscribe: 1,
+            group_threads: 2,
+            queries: 2,
+            rate: 1_000_000,
+            cpu_us: 1,
+            lock_pct: 100,
+            ..Default::default()
+        }
+    }
+
+    /// The checker's thread-per-connection scenario: 2 clients that reconnect after every query,
+    /// a cache of 1, 3 queries.
+    pub fn check_preset_cache() -> Self {
+        MysqlParams {
+            mode: Mode::PerConnection,
+            connections: 2,
+            cpus: 1,
+            cache_size: 1,
+            queries_per_conn: 1,
+            queries: 3,
+            rate: 1_000_000,
+            cpu_us: 1,
+            ..Default::default()
+        }
+    }
+
+    /// `thread_cache_size`'s autosize: 8 + `max_connections`/100, at most 100.
+    pub fn autosized_cache(max_connections: u32) -> u32 {
+        (8 + max_connections / 100).min(100)
+    }
+
+    /// What every thread knows.
+    pub fn config(&self) -> MysqlConfig {
+        let connections = match self.mode {
+            Mode::Pool => self.connections.clamp(1, 4096),
+            Mode::PerConnection => self.connections.clamp(1, MAX_PER_CONN_CLIENTS),
+        };
+        MysqlConfig {
+            mode: self.mode,
+            connections,
+            groups: self.groups.clamp(1, MAX_GROUPS).min(connections),
+            group_threads: self.group_threads.clamp(2, MAX_GROUP_THREADS),
+            max_threads: self.max_threads.max(1),
+            oversubscribe: self.oversubscribe.clamp(1, 1000),
+            stall_ns: self.stall_ms.max(10) as u64 * 1_000_000,
+            high_prio: self.tickets > 0,
+            cache_size: self.cache_size.min(16384),
+            queries_per_conn: self.queries_per_conn.max(1),
+            txn_statements: self.txn_statements.max(1),
+            queries: self.queries.max(1),
+            cpu_ns: self.cpu_us.max(1) as u64 * 1000,
+            lock_pct: self.lock_pct.min(100),
+            long_ns: self.long_ms as u64 * 1_000_000,
+            variant: self.variant,
+            seed: self.seed,
+        }
+    }
+
+    /// Clock-only events after the last query (pool): enough for the timer to keep ticking while
+    /// the work could last (the long query, every query's CPU time in a row, four stall limits).
+    /// [`MysqlParams::run`] stops once every query is answered, so the rest are never stepped.
+    pub fn drain_events(&self) -> u32 {
+        let cfg = self.config();
+        if cfg.mode != Mode::Pool {
+            return 0;
+        }
+        // the queries' CPU time run one after another bounds how long the work may take
+        let span_ns = cfg.long_ns + cfg.queries as u64 * cfg.cpu_ns + 4 * cfg.stall_ns;
+        let n = (self.rate.max(1) as u128 * span_ns as u128 / 1_000_000_000) as u64;
+        n.clamp(4, 1_000_000) as u32
+    }
+
+    /// The threads: the clients (index 0), then the pool's timer and worker slots (group by
+    /// group), or the thread-per-connection slots.
+    pub fn threads(&self) -> Vec<(MysqlActor, Role)> {
+        let cfg = self.config();
+        let mut v = vec![(MysqlActor::Clients(Clients::new(cfg)), Role::Producer)];
+        match cfg.mode {
+            Mode::Pool => {
+                v.push((MysqlActor::Timer(Timer::new(cfg)), Role::Peer));
+                for grp in 0..cfg.groups {
+                    for i in 0..cfg.group_threads {
+                        let slot = (grp * MAX_GROUP_THREADS + i) as u8;
+                        v.push((
+                            MysqlActor::Worker(Worker::new(cfg, grp as u8, slot)),
+                            Role::Worker,
+                        ));
+                    }
+                }
+            }
+            Mode::PerConnection => {
+                // enough for every connection's thread, a full cache and one thread finishing a
+                // closed connection: a channel never waits for a free slot forever
+                let slots = cfg.connections + cfg.cache_size.min(64) + 1;
+                for _ in 0..slots {
+                    v.push((MysqlActor::Conn(ConnThread::new(cfg)), Role::Worker));
+                }
+            }
+        }
+        v
+    }
+
+    /// A fresh simulation.
+    pub fn simulate(&self) -> MysqlSim {
+        self.simulate_with(CostModel::default())
+    }
+
+    /// A fresh simulation with an explicit cost model.
+    pub fn simulate_with(&self, cost: CostModel) -> MysqlSim {
+        self.simulate_parts(cost, self.drain_events())
+    }
+
+    /// A fresh simulation with `drain` clock events after the last query (the checker keeps them
+    /// few: each is explored).
+    pub fn simulate_drain(&self, drain: u32) -> MysqlSim {
+        self.simulate_parts(CostModel::default(), drain)
+    }
+
+    fn simulate_parts(&self, cost: CostModel, drain: u32) -> MysqlSim {
+        let cfg = self.config();
+        let world = WorldSpec {
+            words: BASE + MAX_GROUPS as u8 * GROUP_WORDS,
+            mutexes: MAX_GROUPS as u8,
+            condvars: (MAX_GROUPS * MAX_GROUP_THREADS) as u8,
+            sems: MAX_GROUPS as u8,
+            network: false,
+            accept: AcceptModel::default(),
+            cpus: self.cpus.clamp(1, 64) as u8,
+            cost,
+            arrivals: Arrivals::new(
+                ArrivalPattern::Poisson,
+                cfg.queries + drain,
+                1,
+                self.rate.max(1),
+                self.seed,
+            ),
+            seed: self.seed,
+            net: None,
+            sched: SchedPolicy::Fair,
+        };
+        Simulation::new(world, self.threads())
+    }
+
+    /// Run to the end (at most `max_steps` steps), checking the invariants after every step; the
+    /// report carries the first violation.
+    pub fn run(&self, max_steps: u64) -> (MysqlSim, MysqlReport) {
+        let mut sim = self.simulate();
+        let mut violation = invariants::check_state(&sim);
+        let mut peak = 0u32;
+        let mut n = 0;
+        // the run ends when every query was sent and answered (the clock events after the last
+        // query only keep the timer ticking until then)
+        while n < max_steps && sim.step().is_some() {
+            n += 1;
+            if violation.is_none() {
+                violation = invariants::check_state(&sim);
+            }
+            peak = peak.max(match self.mode {
+                Mode::Pool => sim.word(NUM_WORKERS) + 1,
+                Mode::PerConnection => sim.word(ALIVE),
+            });
+            let (sent, done) = invariants::progress(&sim);
+            if sent == self.config().queries && done == sent as usize {
+                break;
+            }
+        }
+        if violation.is_none() {
+            violation = invariants::check_terminal(&sim);
+        }
+        let report = MysqlReport::of(&sim, peak, violation);
+        (sim, report)
+    }
+}
+
+/// What a MySQL run measured. The first ten fields are the `herdlab sim mysql --json` keys.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct MysqlReport {
+    /// `per-connection` or `pool`.
+    pub mode: String,
+    /// Client connections.
+    pub connections: u32,
+    /// Queries finished per second of simulated time (to the last one).
+    pub qps: f64,
+    /// Median latency (arrival to response), ns.
+    pub p50_ns: u64,
+    /// 95th percentile latency, ns.
+    pub p95_ns: u64,
+    /// 99th percentile latency, ns.
+    pub p99_ns: u64,
+    /// `Threads_created` (pool: workers created, the first of each group included).
+    pub threads_created: u32,
+    /// The most OS threads alive at once (pool: workers + the timer).
+    pub os_threads_max: u32,
+    /// Context switches per finished query.
+    pub ctx_switches_per_query: f64,
+    /// Modelled: [`STACK_BYTES`] per OS thread at the peak.
+    pub rss_bytes: u64,
+    /// Queries sent.
+    pub queries_sent: u32,
+    /// Queries finished.
+    pub queries_done: u32,
+    /// 99th percentile latency of high-priority events (statements inside a transaction), ns.
+    pub high_p99_ns: u64,
+    /// Pool: stalls the timer declared.
+    pub stalls: u32,
+    /// Pool: workers woken from `waiting_threads`.
+    pub worker_wakeups: u32,
+    /// Per-connection: connections handed to a cached thread.
+    pub cache_hits: u32,
+    /// Per-connection: connections opened (each one is handed to a cached thread or creates one).
+    pub connects: u32,
+    /// Simulated time at the end, ns.
+    pub sim_time_ns: u64,
+    /// The first broken invariant, if any.
+    pub violation: Option<Violation>,
+}
+
+fn percentile(sorted: &[u64], pct: u64) -> u64 {
+    if sorted.is_empty() {
+        return 0;
+    }
+    let i = ((sorted.len() as u64 * pct).div_ceil(100)).max(1) - 1;
+    sorted[(i as usize).min(sorted.len() - 1)]
+}
+
+impl MysqlReport {
+    /// The report of a simulation as it stands; `peak` is the most OS threads seen at once.
+    pub fn of(sim: &MysqlSim, peak: u32, violation: Option<Violation>) -> Self {
+        let mut r = MysqlReport {
+            sim_time_ns: sim.metrics().sim_time_ns,
+            os_threads_max: peak,
+            rss_bytes: peak as u64 * STACK_BYTES,
+            violation,
+            ..Default::default()
+        };
+        let clients = match sim.threads()[0].machine() {
+            MysqlActor::Clients(c) => c,
+            _ => unreachable!("thread 0 is the clients"),
+        };
+        r.mode = clients.cfg.mode.name().to_string();
+        r.connections = clients.cfg.connections;
+        r.queries_sent = clients.sent;
+        let mut lat = Vec::new();
+        let mut high = Vec::new();
+        let mut last = 0u64;
+        let mut first = u64::MAX;
+        let mut record = |f: &super::machine::Finished, high_stream: bool| {
+            if let Some(&a) = clients
+                .arrivals
+                .get(f.stream as usize)
+                .and_then(|s| s.get(f.ordinal as usize))
+            {
+                let l = f.at_ns.saturating_sub(a);
+                lat.push(l);
+                if high_stream {
+                    high.push(l);
+                }
+                first = first.min(a);
+            }
+            last = last.max(f.at_ns);
+        };
+        for t in sim.threads() {
+            match t.machine() {
+                MysqlActor::Worker(w) => {
+                    r.threads_created += w.born;
+                    r.worker_wakeups += w.wakeups;
+                    for f in &w.done {
+                        record(f, f.stream % 2 == 1);
+                    }
+                }
+                MysqlActor::Conn(c) => {
+                    for f in &c.done {
+                        record(f, false);
+                    }
+                }
+                MysqlActor::Timer(tm) => r.stalls = tm.stalls,
+                MysqlActor::Clients(_) => {}
+            }
+        }
+        if clients.cfg.mode == Mode::PerConnection {
+            r.threads_created = clients.threads_created;
+            r.cache_hits = clients.handed_off;
+            r.connects = clients.connects;
+        }
+        r.queries_done = lat.len() as u32;
+        lat.sort_unstable();
+        high.sort_unstable();
+        r.p50_ns = percentile(&lat, 50);
+        r.p95_ns = percentile(&lat, 95);
+        r.p99_ns = percentile(&lat, 99);
+        r.high_p99_ns = percentile(&high, 99);
+        if r.queries_done > 0 && last > first {
+            r.qps = r.queries_done as f64 * 1e9 / (last - first) as f64;
+            r.ctx_switches_per_query =
+                sim.metrics().context_switches as f64 / r.queries_done as f64;
+        }
+        r
+    }
+}

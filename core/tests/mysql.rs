@@ -1,0 +1,419 @@
+//! MySQL's connection handling: exact counts of the thread cache, the pool's thread creation
+//! (wait callbacks, the stall timer), the broken variants' effects, the invariants, determinism,
+//! both forms of the step tables, the key table and the checker's proof.
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
+use herdlab_core::machine::steps::{Next, Recorder};
+use herdlab_core::machine::Machine;
+use herdlab_core::mechanism::Mechanism;
+use herdlab_core::mysql::invariants::{check_state, check_terminal, replay};
+use herdlab_core::mysql::machine::{throttle_us, WocCx};
+use herdlab_core::mysql::{
+    Conn, ConnThread, Mode, Mysql, MysqlConfig, MysqlParams, MysqlVariant, Woc, LISTING,
+};
+use herdlab_core::op::Op;
+
+fn pool(extra: impl FnOnce(&mut MysqlParams)) -> MysqlParams {
+    let mut p = MysqlParams::default();
+    extra(&mut p);
+    p
+}
+
+fn per_conn(extra: impl FnOnce(&mut MysqlParams)) -> MysqlParams {
+    let mut p = MysqlParams {
+        mode: Mode::PerConnection,
+        connections: 16,
+        queries: 200,
+        ..Default::default()
+    };
+    extra(&mut p);
+    p
+}
+
+#[test]
+fn without_a_thread_cache_every_connection_creates_a_thread() {
+    let p = per_conn(|p| {
+        p.cache_size = 0;
+        p.queries_per_conn = 1;
+        p.queries = 100;
+    });
+    let (_, r) = p.run(u64::MAX);
+    assert_eq!(r.violation, None);
+    assert_eq!((r.queries_done, r.connects), (100, 100));
+    assert_eq!((r.threads_created, r.cache_hits), (100, 0));
+    assert_eq!(r.mode, "per-connection");
+}
+
+#[test]
+fn the_thread_cache_hands_connections_to_parked_threads() {
+    for cache in [1, 4, 9, 16] {
+        let p = per_conn(|p| {
+            p.cache_size = cache;
+            p.queries_per_conn = 2;
+        });
+        let (_, r) = p.run(u64::MAX);
+        assert_eq!(r.violation, None, "cache {cache}");
+        assert_eq!(r.queries_done, 200);
+        // each connection is either handed to a cached thread or creates one
+        assert_eq!(
+            r.threads_created + r.cache_hits,
+            r.connects,
+            "cache {cache}"
+        );
+        assert!(r.cache_hits > 0, "cache {cache}");
+        // at most one thread per client, the cache, and one finishing a closed connection
+        assert!(
+            r.os_threads_max <= 16 + cache + 1,
+            "cache {cache}: {}",
+            r.os_threads_max
+        );
+        assert_eq!(r.rss_bytes, r.os_threads_max as u64 * (1 << 20));
+    }
+    // a bigger cache never creates more threads here
+    let created = |cache| {
+        per_conn(|p| {
+            p.cache_size = cache;
+            p.queries_per_conn = 2;
+        })
+        .run(u64::MAX)
+        .1
+        .threads_created
+    };
+    assert!(created(16) <= created(1));
+}
+
+#[test]
+fn handing_off_on_blocked_greater_than_zero_gives_one_thread_two_connections() {
+    let p = per_conn(|p| {
+        p.connections = 32;
+        p.queries_per_conn = 4;
+        p.queries = 400;
+        p.variant = MysqlVariant::CacheAnyBlocked;
+    });
+    let (_, r) = p.run(u64::MAX);
+    let v = r.violation.expect("the broken hand-off is caught");
+    assert_eq!(v.invariant, "cache-count");
+    assert!(
+        v.message.contains("exceeds blocked_pthread_count"),
+        "{}",
+        v.message
+    );
+    // the correct test on the same load
+    let (_, r) = MysqlParams {
+        variant: MysqlVariant::Correct,
+        ..p
+    }
+    .run(u64::MAX);
+    assert_eq!((r.violation, r.queries_done), (None, 400));
+}
+
+#[test]
+fn one_group_without_blocking_runs_on_its_first_thread() {
+    let p = pool(|p| {
+        p.groups = 1;
+        p.cpus = 1;
+    });
+    let (_, r) = p.run(u64::MAX);
+    assert_eq!(r.violation, None);
+    assert_eq!((r.queries_sent, r.queries_done), (400, 400));
+    // the listener picks each event itself when the queues are empty: nobody else is needed
+    assert_eq!(
+        (r.threads_created, r.os_threads_max, r.worker_wakeups),
+        (1, 2, 0)
+    );
+    assert_eq!(r.mode, "pool");
+    assert!(r.p50_ns <= r.p95_ns && r.p95_ns <= r.p99_ns);
+}
+
+#[test]
+fn wait_begin_lets_a_group_add_a_thread_while_one_blocks() {
+    let base = pool(|p| {
+        p.lock_pct = 100;
+        p.cpu_us = 200;
+        p.rate = 8000;
+    });
+    let (_, ok) = base.run(u64::MAX);
+    let (_, broken) = MysqlParams {
+        variant: MysqlVariant::NoWaitBegin,
+        ..base.clone()
+    }
+    .run(u64::MAX);
+    assert_eq!((ok.violation.clone(), ok.queries_done), (None, 400));
+    assert_eq!((broken.violation.clone(), broken.queries_done), (None, 400));
+    // without the callback a blocked thread holds its group: no thread is ever added
+    assert_eq!(broken.threads_created, 2);
+    assert!(ok.threads_created > 2, "{}", ok.threads_created);
+    assert!(
+        broken.p50_ns > 2 * ok.p50_ns,
+        "{} vs {}",
+        broken.p50_ns,
+        ok.p50_ns
+    );
+}
+
+#[test]
+fn the_stall_timer_rescues_a_group_behind_a_long_query() {
+    let base = pool(|p| p.long_ms = 1500);
+    let (_, ok) = base.run(u64::MAX);
+    let (_, broken) = MysqlParams {
+        variant: MysqlVariant::NoStallTimer,
+        ..base.clone()
+    }
+    .run(u64::MAX);
+    assert_eq!(ok.violation, None);
+    assert_eq!(broken.violation, None);
+    // the second tick (1 s) finds no listener and no I/O since the first and adds a thread
+    assert_eq!((ok.threads_created, broken.threads_created), (3, 2));
+    assert!(ok.p50_ns < 1_100_000_000, "{}", ok.p50_ns);
+    assert!(broken.p50_ns > 1_400_000_000, "{}", broken.p50_ns);
+}
+
+#[test]
+fn the_creation_throttle_table() {
+    assert_eq!(
+        [0, 3, 4, 7, 8, 15, 16, 100].map(throttle_us),
+        [0, 0, 50_000, 50_000, 100_000, 100_000, 200_000, 200_000]
+    );
+    assert_eq!(MysqlParams::autosized_cache(151), 9);
+    assert_eq!(MysqlParams::autosized_cache(100_000), 100);
+}
+
+#[test]
+fn transactions_statements_go_to_the_high_priority_queue() {
+    let base = pool(|p| {
+        p.lock_pct = 100;
+        p.cpu_us = 200;
+        p.rate = 8000;
+        p.txn_statements = 4;
+    });
+    let (_, ok) = base.run(u64::MAX);
+    assert_eq!((ok.violation, ok.queries_done), (None, 400));
+    assert!(ok.high_p99_ns > 0);
+    for off in [
+        MysqlParams {
+            variant: MysqlVariant::NoHighPrio,
+            ..base.clone()
+        },
+        MysqlParams {
+            tickets: 0,
+            ..base.clone()
+        },
+    ] {
+        let (_, r) = off.run(u64::MAX);
+        assert_eq!((r.violation, r.queries_done, r.high_p99_ns), (None, 400, 0));
+    }
+}
+
+#[test]
+fn no_query_is_lost_over_seeds_and_variants() {
+    for variant in MysqlVariant::ALL {
+        if variant == MysqlVariant::CacheAnyBlocked {
+            continue;
+        }
+        for seed in 1..=3 {
+            let p = pool(|p| {
+                p.variant = variant;
+                p.seed = seed;
+                p.lock_pct = 50;
+                p.txn_statements = 3;
+                p.groups = 3;
+                p.cpus = 3;
+                p.queries = 200;
+            });
+            let (_, r) = p.run(u64::MAX);
+            assert_eq!(r.violation, None, "{} seed {seed}", variant.name());
+            assert_eq!(r.queries_done, 200, "{} seed {seed}", variant.name());
+        }
+    }
+}
+
+#[test]
+fn runs_are_deterministic() {
+    for p in [
+        pool(|p| p.lock_pct = 30),
+        per_conn(|p| p.queries_per_conn = 3),
+    ] {
+        let (a, ra) = p.run(u64::MAX);
+        let (b, rb) = p.run(u64::MAX);
+        assert_eq!(ra, rb);
+        assert_eq!(a.trace_hash(), b.trace_hash());
+        let (c, _) = MysqlParams { seed: 2, ..p }.run(u64::MAX);
+        assert_ne!(a.trace_hash(), c.trace_hash());
+    }
+}
+
+#[test]
+fn every_line_a_thread_stands_on_is_in_the_listing() {
+    for p in [
+        pool(|p| {
+            p.lock_pct = 60;
+            p.txn_statements = 2;
+            p.queries = 100;
+        }),
+        per_conn(|p| {
+            p.queries_per_conn = 2;
+            p.lock_pct = 30;
+            p.queries = 100;
+        }),
+    ] {
+        let mut sim = p.simulate();
+        let mut steps = 0;
+        while steps < 200_000 && sim.step().is_some() {
+            steps += 1;
+            for t in sim.threads() {
+                let l = t.machine().line();
+                assert!(
+                    (1..=LISTING.len() as u16).contains(&l),
+                    "line {l} of {:?}",
+                    t.machine()
+                );
+                assert_eq!(t.machine().listing().len(), LISTING.len());
+            }
+        }
+        assert!(check_state(&sim).is_none());
+    }
+}
+
+fn cfg() -> MysqlConfig {
+    MysqlParams {
+        lock_pct: 50,
+        ..Default::default()
+    }
+    .config()
+}
+
+#[test]
+fn wake_or_create_forms_agree() {
+    for seed in 0..64 {
+        for from_listener in [false, true] {
+            let cx = WocCx {
+                cfg: cfg(),
+                grp: 1,
+                from_listener,
+                created: 0,
+            };
+            let mut straight = cx;
+            let mut p = Recorder::new(seed, 64);
+            let out = Woc::Start.run(&mut straight, &mut p);
+            let mut stepped = cx;
+            let mut s = Woc::Start;
+            let mut ops = Vec::new();
+            let mut end = None;
+            for r in p.results() {
+                ops.push(s.op(&stepped));
+                match s.complete(&mut stepped, *r) {
+                    Next::Go(n) => s = n,
+                    Next::Done(o) => {
+                        end = Some((s, o));
+                        break;
+                    }
+                }
+            }
+            assert_eq!(ops, p.ops(), "seed {seed}");
+            assert_eq!(out.ok(), end, "seed {seed}");
+            assert_eq!(straight, stepped, "seed {seed}");
+        }
+    }
+}
+
+#[test]
+fn per_connection_thread_forms_agree() {
+    let c = MysqlParams {
+        mode: Mode::PerConnection,
+        connections: 4,
+        lock_pct: 50,
+        queries_per_conn: 2,
+        cache_size: 2,
+        ..Default::default()
+    }
+    .config();
+    for seed in 0..64 {
+        let mut straight = ConnThread::new(c);
+        let mut p = Recorder::new(seed, 80);
+        p.draw_values_from(&[0, 1, 2, 3]);
+        // the table loops forever; the recorder's budget stops it
+        let stopped = Conn::Unborn.run(&mut straight, &mut p).unwrap_err();
+        let mut stepped = ConnThread::new(c);
+        let mut s = Conn::Unborn;
+        let mut ops: Vec<Op> = Vec::new();
+        for r in p.results() {
+            ops.push(s.op(&stepped));
+            if let Next::Go(n) = s.complete(&mut stepped, *r) {
+                s = n;
+            }
+        }
+        assert_eq!(ops, p.ops(), "seed {seed}");
+        assert_eq!(s, stopped.state, "seed {seed}");
+        straight.at = s;
+        stepped.at = s;
+        assert_eq!(straight, stepped, "seed {seed}");
+    }
+}
+
+#[test]
+fn the_key_table_round_trips_and_explains_bad_values() {
+    let p = pool(|p| {
+        p.groups = 4;
+        p.tickets = 0;
+        p.variant = MysqlVariant::FifoWaiters;
+    });
+    let q = Mysql::to_query(&p);
+    assert!(q.starts_with("mode=pool&connections=64&groups=4"), "{q}");
+    let pairs: Vec<(&str, &str)> = q.split('&').map(|kv| kv.split_once('=').unwrap()).collect();
+    let (back, errs) = Mysql::parse_pairs(pairs);
+    assert!(errs.is_empty(), "{errs:?}");
+    assert_eq!(back, p);
+    let mut p = MysqlParams::default();
+    let e = Mysql::set(&mut p, "groups", "8").unwrap_err();
+    assert_eq!(e.to_string(), "groups: 8 is out of range; allowed 1-7");
+    let e = Mysql::set(&mut p, "mode", "fork").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "mode: 'fork' is not allowed; allowed: per-connection, pool"
+    );
+    assert!(Mysql::set(&mut p, "nope", "1").is_err());
+    let bad = per_conn(|p| p.connections = 100);
+    let errs = Mysql::validate(&bad);
+    assert_eq!(errs.len(), 1);
+    assert_eq!(errs[0].field, "connections");
+    let bad = pool(|p| p.connections = 200);
+    assert!(Mysql::validate(&bad)[0]
+        .message
+        .contains("max_connections + 1 (152)"));
+    let (fixed, errs) = Mysql::parse_pairs([("mode", "per-connection"), ("connections", "100")]);
+    assert_eq!(errs.len(), 1);
+    assert_eq!(fixed.connections, MysqlParams::default().connections);
+    assert_eq!(Mysql::NAME, "mysql");
+    assert_eq!(
+        Mysql::KEYS.iter().map(|k| k.name).collect::<Vec<_>>().len(),
+        20
+    );
+}
+
+// native only: keeps the wasm32 run short
+#[cfg(not(target_arch = "wasm32"))]
+#[test]
+fn the_checker_proves_the_pool_preset() {
+    use herdlab_core::check::CheckConfig;
+    use herdlab_core::mysql::invariants::check;
+    let p = MysqlParams::check_preset();
+    let r = check(&p, &CheckConfig::default(), &mut |_| true);
+    assert!(r.complete);
+    assert_eq!(r.violation, None);
+    assert_eq!(r.states, 26_625);
+}
+
+#[test]
+fn a_replayed_schedule_keeps_the_invariants() {
+    // the clients first, then every thread in turn: a legal schedule of the checker's preset
+    let p = MysqlParams::check_preset();
+    let n = p.threads().len() as u16;
+    let schedule: Vec<u16> = (0..400).map(|i| i % n).collect();
+    let sim = replay(&p, &schedule);
+    assert_eq!(check_state(&sim), None);
+    let mut sim = sim;
+    sim.run(u64::MAX);
+    assert_eq!(check_terminal(&sim), None);
+}
