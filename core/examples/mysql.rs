@@ -1,7 +1,7 @@
 //! Run one MySQL scenario and print its report as JSON: `cargo run --release -p herdlab-core
 //! --example mysql -- mode=pool connections=256 groups=4 cpus=4 lock_pct=20`.
 use herdlab_core::mechanism::Mechanism;
-use herdlab_core::mysql::Mysql;
+use herdlab_core::mechanisms::mysql::Mysql;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -2,8 +2,8 @@
 //! `cargo run --release -p herdlab-core --example mysql_check -- [preset=pool|cache] [key=value...]`.
 use herdlab_core::check::CheckConfig;
 use herdlab_core::mechanism::Mechanism;
-use herdlab_core::mysql::invariants::{check, check_state, check_terminal, replay};
-use herdlab_core::mysql::{Mysql, MysqlParams, MysqlVariant};
+use herdlab_core::mechanisms::mysql::invariants::{check, check_state, check_terminal, replay};
+use herdlab_core::mechanisms::mysql::{Mysql, MysqlParams, MysqlVariant};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -45,7 +45,6 @@ pub mod machine;
 pub mod mechanism;
 pub mod mechanisms;
 pub mod metrics;
-pub mod mysql;
 pub mod op;
 pub mod rng;
 pub mod scenario;

@@ -8,9 +8,9 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 use herdlab_core::machine::steps::{Next, Recorder};
 use herdlab_core::machine::Machine;
 use herdlab_core::mechanism::Mechanism;
-use herdlab_core::mysql::invariants::{check_state, check_terminal, replay};
-use herdlab_core::mysql::machine::{throttle_us, WocCx};
-use herdlab_core::mysql::{
+use herdlab_core::mechanisms::mysql::invariants::{check_state, check_terminal, replay};
+use herdlab_core::mechanisms::mysql::machine::{throttle_us, WocCx};
+use herdlab_core::mechanisms::mysql::{
     Conn, ConnThread, Mode, Mysql, MysqlConfig, MysqlParams, MysqlVariant, Woc, LISTING,
 };
 use herdlab_core::op::Op;
@@ -397,7 +397,7 @@ fn the_key_table_round_trips_and_explains_bad_values() {
 #[test]
 fn the_checker_proves_the_pool_preset() {
     use herdlab_core::check::CheckConfig;
-    use herdlab_core::mysql::invariants::check;
+    use herdlab_core::mechanisms::mysql::invariants::check;
     let p = MysqlParams::check_preset();
     let r = check(&p, &CheckConfig::default(), &mut |_| true);
     assert!(r.complete);

@@ -9,4 +9,5 @@ pub mod accept;
 pub mod gmp;
 pub mod herd;
 pub mod locks;
+pub mod mysql;
 pub mod pool;

@@ -3,7 +3,7 @@
 //! thread-per-connection thread ([`Conn`]); [`MysqlActor`] is the one [`Machine`] type the simulator
 //! steps.
 //!
-//! The module docs of [`crate::mysql`] give the memory layout, the states, the invariants and the
+//! The module docs of [`crate::mechanisms::mysql`] give the memory layout, the states, the invariants and the
 //! sources.
 
 use core::hash::{Hash, Hasher};

@@ -232,6 +232,11 @@ impl Mechanism for Mysql {
     const NAME: &'static str = "mysql";
     const TITLE: &'static str = "MySQL's connection handling";
     type Params = MysqlParams;
+    type Thread = MysqlActor;
+
+    fn simulate_with(p: &MysqlParams, cost: CostModel) -> MysqlSim {
+        p.simulate_with(cost)
+    }
     const KEYS: &'static [Key] = KEYS;
 
     fn set(p: &mut MysqlParams, k: &str, v: &str) -> Result<(), ParamError> {
@@ -256,13 +261,7 @@ impl Mechanism for Mysql {
             "long_ms" => p.long_ms = range_u32(k, v)?,
             "variant" => p.variant = key(k).parse_name(v, MysqlVariant::from_name)?,
             "seed" => p.seed = key(k).parse_u64(v)?,
-            _ => {
-                let known: Vec<&str> = KEYS.iter().map(|k| k.name).collect();
-                return Err(ParamError {
-                    field: k.to_string(),
-                    message: format!("unknown key; known: {}", known.join(", ")),
-                });
-            }
+            _ => return Err(crate::mechanism::unknown_key(KEYS, k)),
         }
         Ok(())
     }

@@ -1,6 +1,6 @@
 //! MySQL's invariants (`mysql-threadpool.md` §5) over the simulator's state; the simulator checks
 //! them after every step ([`super::MysqlParams::run`]). The table is in the module docs of
-//! [`crate::mysql`].
+//! [`crate::mechanisms::mysql`].
 
 use super::machine::{
     g, gw, stack, Feed, Mode, MysqlActor, Work, WorkerAt, BLOCKED, CACHE_MTX, HEAD, NUM_WORKERS,

@@ -7,7 +7,7 @@
 //! broken variants).
 //!
 //! ```
-//! use herdlab_core::mysql::{Mode, MysqlParams};
+//! use herdlab_core::mechanisms::mysql::{Mode, MysqlParams};
 //! // thread-per-connection, 8 clients reconnecting after every 2 queries, no thread cache: every
 //! // connection creates a thread (Threads_created climbs); with a cache most are handed off
 //! let p = MysqlParams { mode: Mode::PerConnection, connections: 8, queries: 64, queries_per_conn: 2,
