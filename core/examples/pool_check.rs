@@ -29,7 +29,7 @@ fn main() {
         }
         let p = PoolParams {
             variant,
-            ..base.clone()
+            ..base
         };
         let t = Instant::now();
         let r = check(&p, &CheckConfig::default(), &mut |_| true);
