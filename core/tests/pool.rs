@@ -151,7 +151,7 @@ fn without_a_pool_the_event_loop_reads_itself_and_everything_waits_behind_it() {
     let (_, with) = pool.run(u64::MAX);
     let (_, without) = PoolParams {
         offload: false,
-        ..pool.clone()
+        ..pool
     }
     .run(u64::MAX);
     assert_eq!((with.inline_reads, without.inline_reads), (0, 4));
