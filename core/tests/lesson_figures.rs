@@ -35,11 +35,12 @@ const MAX_STEPS: u64 = 50_000_000;
 const OPEN: &str = "<!-- sim:";
 
 /// The lessons, as `web/src/lesson_list.rs` lists them (slug, file); each must mark its figures.
-const LESSONS: [(&str, &str); 4] = [
+const LESSONS: [(&str, &str); 5] = [
     ("thundering-herd", "thundering-herd.md"),
     ("nginx-shmtx", "nginx-shmtx.md"),
     ("epoll-herd", "epoll-herd.md"),
     ("nginx-accept-mutex", "nginx-accept-mutex.md"),
+    ("nginx-thread-pool", "nginx-thread-pool.md"),
 ];
 
 /// One marked figure.

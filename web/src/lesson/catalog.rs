@@ -146,6 +146,7 @@ pub mod tests {
             "nginx-shmtx" => include_str!("../../../lessons/nginx-shmtx.md"),
             "epoll-herd" => include_str!("../../../lessons/epoll-herd.md"),
             "nginx-accept-mutex" => include_str!("../../../lessons/nginx-accept-mutex.md"),
+            "nginx-thread-pool" => include_str!("../../../lessons/nginx-thread-pool.md"),
             _ => panic!("no lesson {slug}"),
         }
     }
@@ -179,7 +180,8 @@ pub mod tests {
                 "thundering-herd",
                 "nginx-shmtx",
                 "epoll-herd",
-                "nginx-accept-mutex"
+                "nginx-accept-mutex",
+                "nginx-thread-pool"
             ]
         );
         assert_eq!(
