@@ -355,6 +355,75 @@ mod tests {
         assert_eq!(s.report.tasks_posted, 2, "only the exit tasks");
     }
 
+    /// The scenario of tests/e2e/pool.test.mjs, with the numbers it checks.
+    fn e2e() -> PoolParams {
+        let mut p = PoolParams::default();
+        let q = "threads=2&requests=3&blocking_pct=100&arrival=steady&rate=1000&cpus=2&seed=1";
+        for (k, v) in herdlab_core::scenario::query_pairs(q) {
+            <herdlab_core::mechanisms::pool::Pool as herdlab_core::mechanism::Mechanism>::set(
+                &mut p, &k, &v,
+            )
+            .unwrap();
+        }
+        p
+    }
+
+    fn count(s: &PoolSnapshot, key: &str) -> u64 {
+        s.counters.iter().find(|c| c.0 == key).unwrap().1
+    }
+
+    #[test]
+    fn the_browser_tests_scenario() {
+        let mut m = PoolSimModel::new(e2e());
+        let mut n = 0;
+        while PoolSnapshot::of(&m).report.tasks_posted == 0 {
+            assert!(m.apply(Action::Step) && n < 1000);
+            n += 1;
+        }
+        let s = PoolSnapshot::of(&m);
+        assert_eq!(n, 23, "the first post");
+        assert_eq!(s.state.queue.tasks, [1]);
+        assert_eq!(s.state.queue.last, "&task 1.next");
+        assert_eq!(
+            s.state.waiting, -1,
+            "one thread signalled, one idle: 1 task - 2 idle"
+        );
+        assert_eq!(s.state.cond_sleepers, ["t2"]);
+        m.apply(Action::RunToEnd);
+        let s = PoolSnapshot::of(&m);
+        assert_eq!(m.position(), 267);
+        let got: Vec<u64> = [
+            "requests",
+            "tasks_posted",
+            "tasks_done",
+            "wakeups",
+            "wasted_wakeups",
+            "notify_wakes",
+            "max_batch",
+            "inline_reads",
+        ]
+        .iter()
+        .map(|k| count(&s, k))
+        .collect();
+        assert_eq!(got, [3, 5, 3, 5, 1, 2, 2, 0]);
+        let mut no = PoolSimModel::new(PoolParams {
+            offload: false,
+            ..e2e()
+        });
+        no.apply(Action::RunToEnd);
+        let s = PoolSnapshot::of(&no);
+        let got =
+            ["inline_reads", "tasks_posted", "wakeups", "wasted_wakeups"].map(|k| count(&s, k));
+        assert_eq!(got, [3, 2, 2, 0], "the exit tasks wake the two threads");
+        let mut all = PoolSimModel::new(PoolParams {
+            wake: herdlab_core::mechanisms::pool::Wake::Broadcast,
+            ..e2e()
+        });
+        all.apply(Action::RunToEnd);
+        let s = PoolSnapshot::of(&all);
+        assert_eq!((count(&s, "wakeups"), count(&s, "wasted_wakeups")), (6, 2));
+    }
+
     #[test]
     fn a_broken_variant_shows_its_invariant() {
         let mut m = PoolSimModel::new(PoolParams {
