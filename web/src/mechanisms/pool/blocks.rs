@@ -6,7 +6,11 @@
 
 use herdlab_core::mechanism::Mechanism;
 use herdlab_core::mechanisms::pool::{Pool, PoolParams, PoolVariant, Wake};
-use herdlab_core::scenario::ParamError;
+use herdlab_core::scenario::{ParamError, Scenario};
+use herdlab_core::sim::Actor;
+
+use crate::check_proto::{BROWSER_MAX_POOL_REQUESTS, BROWSER_MAX_POOL_THREADS};
+use crate::lesson::check::CheckSpec;
 
 use crate::lesson::grammar::{
     misfit_mechanism, parse_keys, parse_sim_block, read_playground_query, BlockRules, CompareBlock,
@@ -124,6 +128,15 @@ const COMPARE_RULES: BlockRules<PoolParams> = BlockRules {
     missing_id: ID_NEEDED,
 };
 
+const CHECK_RULES: BlockRules<PoolParams> = BlockRules {
+    block: "herdlab-check",
+    own: "id, caption, mechanism",
+    keys: &POOL_KEYS,
+    set: <Pool as Mechanism>::set,
+    mechanism: pool_mechanism,
+    missing_id: ID_NEEDED,
+};
+
 /// Put back the defaults when a field is out of range (only possible for values built in code).
 fn settle(p: &mut PoolParams, errors: &mut Vec<ParamError>) {
     let errs = <Pool as Mechanism>::validate(p);
@@ -160,6 +173,47 @@ pub fn parse_pool_compare(body: &str, fallback_id: &str) -> PoolCompareSpec {
     sides.finish(block, &COMPARE_RULES, fallback_id, |side, _, _, _| {
         side.apply(p)
     })
+}
+
+/// Parse a pool ```` ```herdlab-check ```` body (`mechanism=pool` and the pool keys, over core's
+/// `PoolParams::check_preset()`: T = 2, 3 blocking requests over 2 task objects, `max_queue=1`,
+/// one CPU). The browser's checker takes at most [`BROWSER_MAX_POOL_THREADS`] threads and
+/// [`BROWSER_MAX_POOL_REQUESTS`] requests: more is reported and capped.
+pub fn parse_pool_check(body: &str, fallback_id: &str) -> CheckSpec {
+    let base = PoolParams::check_preset();
+    let mut p = base;
+    let mut block = parse_keys(&one_line(body), &CHECK_RULES, &mut p, |_, _, _| false);
+    let errs = <Pool as Mechanism>::validate(&p);
+    if !errs.is_empty() {
+        p = base;
+        block.perr.extend(errs);
+    }
+    for (field, v, max) in [
+        ("threads", &mut p.threads, BROWSER_MAX_POOL_THREADS),
+        ("requests", &mut p.requests, BROWSER_MAX_POOL_REQUESTS),
+    ] {
+        if *v > max {
+            block.perr.push(ParamError {
+                field: field.into(),
+                message: format!(
+                    "{v} is too many for the checker in the browser, which takes at most {max}; it checks {max} (run `herdlab check pool` natively for more)"
+                ),
+            });
+            *v = max;
+        }
+    }
+    let id = block.finish(&CHECK_RULES, fallback_id);
+    CheckSpec {
+        id,
+        scenario: Scenario::Pool(p),
+        caption: block.caption,
+        errors: block.errors,
+    }
+}
+
+/// A pool counterexample (checker indices are thread indices) as the actors the widget steps.
+pub fn pool_actors(schedule: &[u16]) -> Vec<Actor> {
+    schedule.iter().map(|&t| Actor::Thread(t)).collect()
 }
 
 /// Read the page query over the pool playground's scenario. A bad value keeps the block's value
@@ -261,6 +315,35 @@ mod tests {
             ]
         );
         assert!(!c.left.offload && c.right.offload, "the fallbacks");
+    }
+
+    #[test]
+    fn pool_check_blocks() {
+        let k = parse_pool_check("id=find&mechanism=pool&variant=no-signal", "x");
+        assert!(k.errors.is_empty(), "{:?}", k.errors);
+        let Scenario::Pool(p) = k.scenario else {
+            panic!("{k:?}")
+        };
+        assert_eq!(
+            p,
+            PoolParams {
+                variant: PoolVariant::NoSignal,
+                ..PoolParams::check_preset()
+            }
+        );
+        let k = parse_pool_check("id=big&mechanism=pool&threads=4&requests=9&stop=2", "x");
+        let Scenario::Pool(p) = k.scenario else {
+            panic!("{k:?}")
+        };
+        assert_eq!((p.threads, p.requests), (2, 3), "capped");
+        assert_eq!(k.errors.len(), 3, "{:?}", k.errors);
+        assert!(k.errors[0].starts_with("stop: not a herdlab-check key"));
+        assert!(k.errors[1].contains("threads: 4 is too many"));
+        assert!(k.errors[2].contains("requests: 9 is too many"));
+        assert_eq!(
+            pool_actors(&[0, 2, 1]),
+            [Actor::Thread(0), Actor::Thread(2), Actor::Thread(1)]
+        );
     }
 
     #[test]

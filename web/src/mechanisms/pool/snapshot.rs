@@ -440,3 +440,45 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod replay_tests {
+    use super::*;
+    use crate::live::sim_model::Action;
+    use crate::mechanisms::pool::blocks::pool_actors;
+    use herdlab_core::check::CheckConfig;
+    use herdlab_core::mechanisms::pool::invariants::check;
+    use herdlab_core::mechanisms::pool::{PoolParams, PoolVariant};
+
+    /// A check block's replay: the widget steps the counterexample to its end, where the snapshot
+    /// shows the invariant the checker found broken.
+    #[test]
+    fn a_counterexample_replays_to_its_broken_invariant() {
+        for variant in [
+            PoolVariant::IfNotWhile,
+            PoolVariant::NoSignal,
+            PoolVariant::OnePerNotify,
+            PoolVariant::ShutdownFlag,
+        ] {
+            let p = PoolParams {
+                variant,
+                ..PoolParams::check_preset()
+            };
+            let r = check(&p, &CheckConfig::default(), &mut |_| true);
+            let cx = r.violation.expect("a counterexample");
+            let script = pool_actors(&cx.schedule);
+            let mut m = PoolSimModel::scripted(p, script.clone());
+            while m.can_step() {
+                assert!(m.apply(Action::Step));
+            }
+            assert!(m.script_done(), "{variant:?}");
+            assert_eq!(m.position() as usize, script.len());
+            let s = PoolSnapshot::of(&m);
+            assert_eq!(
+                s.invariant.name, cx.violation.invariant,
+                "{variant:?}: {:?}",
+                s.invariant
+            );
+        }
+    }
+}

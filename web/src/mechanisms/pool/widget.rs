@@ -3,9 +3,8 @@
 //! event loop and the pool threads, the queue, `waiting`, the done list, the eventfd, the code and
 //! the counters. For the lesson's playground the page address follows it (`mechanism=pool&…`).
 
-use std::convert::Infallible;
-
 use herdlab_core::mechanisms::pool::PoolParams;
+use herdlab_core::sim::Actor;
 use yew::prelude::*;
 
 use crate::live::open::{Opening, Start};
@@ -14,6 +13,7 @@ use crate::mechanisms::pool::blocks::PoolMainInit;
 use crate::mechanisms::pool::model::PoolSimModel;
 use crate::mechanisms::pool::queue_panel::{pool_invariant, pool_panel, PoolPanelProps};
 use crate::mechanisms::pool::snapshot::PoolSnapshot;
+use crate::ui::replay_progress::replay_progress;
 use crate::ui::shell::sim_frame::{kicker, SimFrame};
 use crate::ui::shell::sim_shell::{SimKind, SimProps};
 use crate::ui::sim_board::SimBoard;
@@ -42,12 +42,20 @@ pub fn pool_caption(p: &PoolParams) -> String {
 impl SimKind for PoolSim {
     type Params = PoolParams;
     type Init = PoolMainInit;
-    /// None yet: no check block replays a pool counterexample in the browser.
-    type Counterexample = Infallible;
+    /// The actor of every step (a check block's counterexample).
+    type Counterexample = Vec<Actor>;
     type Model = PoolSimModel;
 
     fn open(props: &SimProps<Self>) -> Opening<PoolSimModel> {
-        Start::of(&props.spec, props.init.as_deref()).replayed()
+        let start = Start::of(&props.spec, props.init.as_deref());
+        match &props.counterexample {
+            Some(script) => Opening {
+                model: PoolSimModel::scripted(start.params, script.to_vec()),
+                replay_error: None,
+                autoplay: start.step.is_none(),
+            },
+            None => start.replayed(),
+        }
     }
 
     fn frame(props: &SimProps<Self>, live: &Live<PoolSimModel>, _: &Callback<()>) -> SimFrame {
@@ -59,13 +67,32 @@ impl SimKind for PoolSim {
         controls.run_to_end = true;
         controls.next_wakeup = true;
         let p = m.params();
+        let progress = m.script().map(|script| {
+            let pos = m.position();
+            let text = if m.script_done() {
+                format!(
+                    "counterexample replayed: step {pos} of {}{}",
+                    script.len(),
+                    if snap.invariant.name.is_empty() {
+                        String::new()
+                    } else {
+                        format!(", and {} is broken", snap.invariant.name)
+                    }
+                )
+            } else if m.on_script() {
+                format!("counterexample: step {pos} of {}", script.len())
+            } else {
+                format!("off the counterexample: you stepped by hand (step {pos}); reset to follow it again")
+            };
+            replay_progress(pos, script.len(), Some(m.on_script()), text)
+        });
         SimFrame {
             mechanism: Some(("pool-sim", "pool")),
             strategy: None,
             kicker: kicker(main),
             caption: spec.caption.clone().unwrap_or_else(|| pool_caption(p)),
             controls,
-            before_form: Html::default(),
+            before_form: progress.unwrap_or_default(),
             after_announce: Html::default(),
             status: snap.status.clone(),
             after_status: pool_invariant(&snap.invariant),
