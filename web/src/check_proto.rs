@@ -22,6 +22,12 @@ pub const BROWSER_MAX_HERD_WORKERS: u32 = 4;
 /// The most herd connections a search in the browser takes.
 pub const BROWSER_MAX_HERD_CONNECTIONS: u32 = 4;
 
+/// The most pool threads a search in the browser takes (`herdlab check pool` natively takes more).
+pub const BROWSER_MAX_POOL_THREADS: u32 = 2;
+
+/// The most pool requests a search in the browser takes.
+pub const BROWSER_MAX_POOL_REQUESTS: u32 = 3;
+
 /// The mechanism of a request that names none (requests before herd checks existed).
 fn locks() -> String {
     "locks".to_string()

@@ -17,6 +17,7 @@ use herdlab_core::mechanisms::accept::AcceptThread;
 use herdlab_core::mechanisms::herd::HerdThread;
 use herdlab_core::mechanisms::locks::invariants::{check_state, check_terminal, check_world};
 use herdlab_core::mechanisms::locks::{LockParams, LockWorker};
+use herdlab_core::mechanisms::pool::PoolActor;
 use herdlab_core::sim::stepper::Stepper;
 use herdlab_core::sim::{Actor, Simulation, StepError, StepRecord};
 
@@ -66,7 +67,7 @@ macro_rules! engines {
     )*};
 }
 
-engines!(HerdThread, AcceptThread, LockWorker);
+engines!(HerdThread, AcceptThread, LockWorker, PoolActor);
 
 /// [`Stepper`]'s stepping methods, compiled in this crate (see the crate's documentation).
 pub trait FastStepper {
@@ -186,6 +187,11 @@ mod tests {
             b.step_actor(Actor::Thread(1))
         );
         assert_eq!(a.run_fast(300), b.run(300));
+        assert_eq!(a.trace_hash(), b.trace_hash());
+
+        let p = herdlab_core::mechanisms::pool::PoolParams::default();
+        let (mut a, mut b) = (p.simulate(), p.simulate());
+        assert_eq!(a.run_fast(400), b.run(400));
         assert_eq!(a.trace_hash(), b.trace_hash());
     }
 

@@ -13,10 +13,12 @@ mod check_proto;
 
 use check_proto::{
     CheckReply, CheckRequest, BROWSER_MAX_HERD_CONNECTIONS, BROWSER_MAX_HERD_WORKERS,
+    BROWSER_MAX_POOL_REQUESTS, BROWSER_MAX_POOL_THREADS,
 };
 use herdlab_core::check::CheckConfig;
 use herdlab_core::mechanisms::herd::{invariants as herd_invariants, HerdParams};
 use herdlab_core::mechanisms::locks::LockParams;
+use herdlab_core::mechanisms::pool::{invariants as pool_invariants, PoolParams};
 use herdlab_core::scenario::Scenario;
 use herdlab_core::sim::arrivals::ArrivalPattern;
 use herdlab_web_engine::check_locks;
@@ -46,12 +48,13 @@ pub fn run(
     match (req.mechanism.as_str(), scenario) {
         ("locks", Scenario::Locks(p)) => run_locks(&p, &cfg, now_ms, progress),
         ("herd", Scenario::Herd(p)) => run_herd(&p, &cfg, now_ms, progress),
-        ("locks" | "herd", _) => error(format!(
+        ("pool", Scenario::Pool(p)) => run_pool(&p, &cfg, now_ms, progress),
+        ("locks" | "herd" | "pool", _) => error(format!(
             "the request is for mechanism={}, but its query is a scenario of another mechanism",
             req.mechanism
         )),
         (other, _) => error(format!(
-            "the checker takes mechanism locks or herd, not '{other}'"
+            "the checker takes mechanism locks, herd or pool, not '{other}'"
         )),
     }
 }
@@ -99,6 +102,34 @@ fn run_herd(
     };
     let t0 = now_ms();
     let report = herd_invariants::check(&p, cfg, &mut |states| {
+        progress(states, now_ms() - t0);
+        true
+    });
+    CheckReply::Done {
+        report,
+        ms: now_ms() - t0,
+    }
+}
+
+/// The pool invariants over the simulator, as `herdlab check pool` runs them (every interleaving
+/// of the event loop, the pool threads and the arrivals).
+fn run_pool(
+    p: &PoolParams,
+    cfg: &CheckConfig,
+    now_ms: &dyn Fn() -> f64,
+    progress: &mut dyn FnMut(u64, f64),
+) -> CheckReply {
+    if p.threads > BROWSER_MAX_POOL_THREADS || p.requests > BROWSER_MAX_POOL_REQUESTS {
+        return CheckReply::Error {
+            message: format!(
+                "the checker in the browser takes at most {BROWSER_MAX_POOL_THREADS} pool threads and \
+                 {BROWSER_MAX_POOL_REQUESTS} requests (asked: {} and {}); run `herdlab check pool` natively",
+                p.threads, p.requests
+            ),
+        };
+    }
+    let t0 = now_ms();
+    let report = pool_invariants::check(p, cfg, &mut |states| {
         progress(states, now_ms() - t0);
         true
     });
@@ -160,6 +191,37 @@ mod tests {
             query: Scenario::Locks(p).to_query(),
             max_states: 1_000_000,
         }
+    }
+
+    #[test]
+    fn checks_the_pool_as_core_and_refuses_a_big_one() {
+        use herdlab_core::mechanisms::pool::PoolVariant;
+        let pool = |p: PoolParams| CheckRequest {
+            mechanism: "pool".into(),
+            query: Scenario::Pool(p).to_query(),
+            max_states: 1_000_000,
+        };
+        let p = PoolParams {
+            variant: PoolVariant::OnePerNotify,
+            ..PoolParams::check_preset()
+        };
+        let reply = run(&pool(p), &|| 0.0, &mut |_, _| {});
+        let CheckReply::Done { report, .. } = &reply else {
+            panic!("{reply:?}")
+        };
+        let core = pool_invariants::check(&p, &CheckConfig::default(), &mut |_| true);
+        assert_eq!(report.states, core.states);
+        let c = report.violation.as_ref().expect("a counterexample");
+        assert_eq!(c.violation.invariant, "exactly-once");
+        let big = PoolParams {
+            threads: 3,
+            ..PoolParams::check_preset()
+        };
+        let reply = run(&pool(big), &|| 0.0, &mut |_, _| {});
+        let CheckReply::Error { message } = &reply else {
+            panic!("{reply:?}")
+        };
+        assert!(message.contains("at most 2 pool threads"), "{message}");
     }
 
     #[test]

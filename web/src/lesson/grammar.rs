@@ -137,9 +137,10 @@ fn valid_id(s: &str) -> bool {
 pub(crate) const ID_NEEDED: &str =
     "id: missing or not made of letters, digits and '-'; every block needs a unique id";
 
-/// The `mechanism` a block or query names last, if any.
+/// The `mechanism` a block or query names last, if any (a block written one key per line reads
+/// as one line).
 pub(crate) fn named_mechanism(query: &str) -> Option<String> {
-    query_pairs(query.trim())
+    query_pairs(&query.trim().replace('\n', "&"))
         .into_iter()
         .rev()
         .find(|(k, _)| k == "mechanism")
@@ -661,6 +662,10 @@ mod tests {
             Some("locks")
         );
         assert_eq!(named_mechanism("id=a"), None);
+        assert_eq!(
+            named_mechanism("mechanism=pool\nid=a\n").as_deref(),
+            Some("pool")
+        );
         assert_eq!(
             check_mechanism("accept", "herd").as_deref(),
             Some(

@@ -20,6 +20,7 @@ pub use crate::live::mechanism::SiteMechanism;
 pub mod accept;
 pub mod herd;
 pub mod locks;
+pub mod pool;
 
 /// The one list of the site's mechanisms: every function below goes through it.
 macro_rules! registry {
@@ -142,6 +143,7 @@ registry!(
     herdlab_core::mechanisms::herd::Herd,
     herdlab_core::mechanisms::locks::Locks,
     herdlab_core::mechanisms::accept::Accept,
+    herdlab_core::mechanisms::pool::Pool,
 );
 
 #[cfg(test)]

@@ -1,0 +1,113 @@
+//! One live pool simulation (```` ```herdlab-sim ```` with `mechanism=pool`): the pool kind of
+//! [`crate::ui::shell::sim_shell::SimShell`], which owns its [`PoolSimModel`]; this file shows the
+//! event loop and the pool threads, the queue, `waiting`, the done list, the eventfd, the code and
+//! the counters. For the lesson's playground the page address follows it (`mechanism=pool&…`).
+
+use herdlab_core::mechanisms::pool::PoolParams;
+use herdlab_core::sim::Actor;
+use yew::prelude::*;
+
+use crate::live::open::{Opening, Start};
+use crate::live::Live;
+use crate::mechanisms::pool::blocks::PoolMainInit;
+use crate::mechanisms::pool::model::PoolSimModel;
+use crate::mechanisms::pool::queue_panel::{pool_invariant, pool_panel, PoolPanelProps};
+use crate::mechanisms::pool::snapshot::PoolSnapshot;
+use crate::ui::replay_progress::replay_progress;
+use crate::ui::shell::sim_frame::{kicker, SimFrame};
+use crate::ui::shell::sim_shell::{SimKind, SimProps};
+use crate::ui::sim_board::SimBoard;
+
+/// The pool kind of simulation widget.
+#[derive(PartialEq)]
+pub struct PoolSim;
+
+/// A caption for a block without one.
+pub fn pool_caption(p: &PoolParams) -> String {
+    format!(
+        "{}: {} request{} ({}% blocking, {} µs each), {} pool thread{} ({}), {} CPU{}",
+        if p.offload { "thread pool" } else { "no pool" },
+        p.requests,
+        if p.requests == 1 { "" } else { "s" },
+        p.blocking_pct,
+        p.task_us,
+        p.threads,
+        if p.threads == 1 { "" } else { "s" },
+        p.wake.name(),
+        p.cpus,
+        if p.cpus == 1 { "" } else { "s" },
+    )
+}
+
+impl SimKind for PoolSim {
+    type Params = PoolParams;
+    type Init = PoolMainInit;
+    /// The actor of every step (a check block's counterexample).
+    type Counterexample = Vec<Actor>;
+    type Model = PoolSimModel;
+
+    fn open(props: &SimProps<Self>) -> Opening<PoolSimModel> {
+        let start = Start::of(&props.spec, props.init.as_deref());
+        match &props.counterexample {
+            Some(script) => Opening {
+                model: PoolSimModel::scripted(start.params, script.to_vec()),
+                replay_error: None,
+                autoplay: start.step.is_none(),
+            },
+            None => start.replayed(),
+        }
+    }
+
+    fn frame(props: &SimProps<Self>, live: &Live<PoolSimModel>, _: &Callback<()>) -> SimFrame {
+        let spec = &props.spec;
+        let m = &live.model;
+        let snap = PoolSnapshot::of(m);
+        let main = props.main();
+        let mut controls = live.controls(&spec.id, main);
+        controls.run_to_end = true;
+        controls.next_wakeup = true;
+        let p = m.params();
+        let progress = m.script().map(|script| {
+            let pos = m.position();
+            let text = if m.script_done() {
+                format!(
+                    "counterexample replayed: step {pos} of {}{}",
+                    script.len(),
+                    if snap.invariant.name.is_empty() {
+                        String::new()
+                    } else {
+                        format!(", and {} is broken", snap.invariant.name)
+                    }
+                )
+            } else if m.on_script() {
+                format!("counterexample: step {pos} of {}", script.len())
+            } else {
+                format!("off the counterexample: you stepped by hand (step {pos}); reset to follow it again")
+            };
+            replay_progress(pos, script.len(), Some(m.on_script()), text)
+        });
+        SimFrame {
+            mechanism: Some(("pool-sim", "pool")),
+            strategy: None,
+            kicker: kicker(main),
+            caption: spec.caption.clone().unwrap_or_else(|| pool_caption(p)),
+            controls,
+            before_form: progress.unwrap_or_default(),
+            after_announce: Html::default(),
+            status: snap.status.clone(),
+            after_status: pool_invariant(&snap.invariant),
+            board: SimBoard {
+                class: Some("pool-board"),
+                many: snap.lanes.len() > 16,
+                lanes: snap.lanes.clone(),
+                under_lanes: Html::default(),
+                counters: snap.counters.clone(),
+                queues: pool_panel(&PoolPanelProps {
+                    state: snap.state.clone(),
+                }),
+                code: snap.code.clone(),
+            },
+            after_board: Html::default(),
+        }
+    }
+}
