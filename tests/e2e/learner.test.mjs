@@ -72,15 +72,21 @@ test('a lesson has contents with the section being read, its reading time and pr
   // scroll to the third section: it becomes the current one
   const third = await links.nth(2).getAttribute('data-testid');
   const id = third.slice('toc-'.length);
-  await page.evaluate((id) => window.scrollTo(0, document.getElementById(id).getBoundingClientRect().top + window.scrollY - 10), id);
-  await page.waitForFunction((tid) => document.querySelector(`[data-testid="${tid}"]`)?.dataset.current === 'true', third);
+  // (scrolled again while waiting: sections further down lay out as they come into view)
+  await page.waitForFunction(([id, tid]) => {
+    document.getElementById(id).scrollIntoView();
+    return document.querySelector(`[data-testid="${tid}"]`)?.dataset.current === 'true';
+  }, [id, third]);
   assert.equal(await page.locator('[data-testid="lesson-toc"] [data-current="true"]').count(), 1);
   // clicking an entry scrolls to its section
   const last = links.nth(n - 1);
   const lastId = (await last.getAttribute('data-testid')).slice('toc-'.length);
   await page.evaluate(() => window.scrollTo(0, 0));
   await last.click();
-  await page.waitForFunction((id) => Math.abs(document.getElementById(id).getBoundingClientRect().top) < 50, lastId);
+  await page.waitForFunction((id) => {
+    const top = document.getElementById(id).getBoundingClientRect().top;
+    return window.scrollY > 0 && top > -5 && top < window.innerHeight;
+  }, lastId);
   assert.match(page.url(), /#\/lesson\/nginx-shmtx/, 'the route stays');
   // previous / next
   assert.equal(await page.locator('[data-testid="lesson-prev"]').getAttribute('href'), '#/lesson/thundering-herd');
