@@ -8,6 +8,7 @@ use yew::prelude::*;
 use crate::dom::{self, Shortcut};
 use crate::pages::bench::BenchPage;
 use crate::pages::check::CheckPage;
+use crate::pages::glossary::GlossaryPage;
 use crate::pages::home::Home;
 use crate::pages::lesson::LessonPage;
 use crate::pages::not_found::NotFound;
@@ -62,7 +63,7 @@ impl Component for App {
         let route = route::parse(&hash);
         if !matches!(
             route,
-            Route::Lesson { .. } | Route::Bench | Route::Check { .. }
+            Route::Lesson { .. } | Route::Bench | Route::Check { .. } | Route::Glossary { .. }
         ) {
             dom::set_title("herdlab");
         }
@@ -90,7 +91,10 @@ impl Component for App {
                 }
                 if !matches!(
                     route,
-                    Route::Lesson { .. } | Route::Bench | Route::Check { .. }
+                    Route::Lesson { .. }
+                        | Route::Bench
+                        | Route::Check { .. }
+                        | Route::Glossary { .. }
                 ) {
                     dom::set_title("herdlab");
                 }
@@ -118,6 +122,7 @@ impl Component for App {
             },
             Route::Bench => html! { <BenchPage /> },
             Route::Check { query } => html! { <CheckPage query={query.clone()} /> },
+            Route::Glossary { term } => html! { <GlossaryPage term={term.clone()} /> },
             Route::NotFound(what) => html! { <NotFound what={what.clone()} /> },
         };
         let open_help = ctx.link().callback(|_: MouseEvent| Msg::ToggleHelp);
@@ -127,6 +132,7 @@ impl Component for App {
                     <a class="brand" href="#/">{ "herdlab" }</a>
                     <nav aria-label="site">
                         <a href="#/">{ "lessons" }</a>
+                        <a href="#/glossary" data-testid="glossary-link">{ "glossary" }</a>
                         <a href="#/bench">{ "speed" }</a>
                         <button class="help-button" onclick={open_help} aria-label="keyboard help" title="keyboard help (?)">{ "?" }</button>
                     </nav>

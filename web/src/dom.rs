@@ -199,3 +199,21 @@ pub fn widget_keys(
         },
     ))
 }
+
+/// On the glossary page: scroll the entry of term `id` into view, focus it and mark it
+/// (`data-current`; hash routing leaves no fragment for `:target`).
+pub fn show_term(id: &str) {
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    while let Ok(Some(el)) = doc.query_selector(".glossary-entry[data-current]") {
+        let _ = el.remove_attribute("data-current");
+    }
+    if let Some(el) = doc.get_element_by_id(id) {
+        let _ = el.set_attribute("data-current", "");
+        el.scroll_into_view();
+        if let Ok(h) = el.dyn_into::<HtmlElement>() {
+            let _ = h.focus();
+        }
+    }
+}

@@ -1,5 +1,5 @@
 //! Hash routes (docs/site-contract.md): `#/`, `#/lesson/<slug>?<query>`, `#/bench`,
-//! `#/check?<lock scenario>`.
+//! `#/check?<lock scenario>`, `#/glossary?term=<id>`.
 
 use herdlab_core::scenario::url_decode;
 
@@ -22,6 +22,11 @@ pub enum Route {
         /// The scenario query (without the `?`).
         query: String,
     },
+    /// The glossary, opened at a term.
+    Glossary {
+        /// The term's id (`term=`), or empty.
+        term: String,
+    },
     /// Any other address (the text after `#`).
     NotFound(String),
 }
@@ -36,6 +41,14 @@ pub fn parse(hash: &str) -> Route {
     }
     if path == "bench" {
         return Route::Bench;
+    }
+    if path == "glossary" {
+        let term = query
+            .split('&')
+            .find_map(|kv| kv.strip_prefix("term="))
+            .map(url_decode)
+            .unwrap_or_default();
+        return Route::Glossary { term };
     }
     if path == "check" {
         return Route::Check {
@@ -81,6 +94,16 @@ mod tests {
                 slug: "x".into(),
                 query: String::new()
             }
+        );
+        assert_eq!(
+            parse("#/glossary"),
+            Route::Glossary {
+                term: String::new()
+            }
+        );
+        assert_eq!(
+            parse("#/glossary?term=cas"),
+            Route::Glossary { term: "cas".into() }
         );
         assert!(matches!(parse("#/nope"), Route::NotFound(_)));
         assert!(matches!(parse("#/lesson/"), Route::NotFound(_)));

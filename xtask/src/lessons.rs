@@ -7,13 +7,20 @@
 //! site's build script and tests), so the site carries no Markdown parser and no lesson text in its wasm. A file is rewritten only when its content
 //! changes (so that `trunk serve`'s watcher is not woken for nothing), and files of lessons that no
 //! longer exist are removed.
+//!
+//! The glossary (`lessons/glossary.md`) is split here too: each lesson's `[words](glossary:<id>)`
+//! links become term elements with a tooltip holding the term's one-line definition
+//! (`herdlab_lessons::glossary::link_terms`; a link to an id the glossary lacks fails the build),
+//! and the glossary page's HTML is written as `glossary.txt`, in the lesson file format, for the
+//! site's `#/glossary` page to fetch.
 
 use std::fs;
 use std::path::Path;
 
 use crate::Ctx;
 
-use herdlab_lessons::{file, list, markdown};
+use herdlab_lessons::markdown::Segment;
+use herdlab_lessons::{file, glossary, list, markdown};
 
 pub use file::GENERATED_DIR;
 
@@ -23,17 +30,37 @@ pub fn write(ctx: &Ctx) -> Result<usize, String> {
     fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let mut changed = 0;
     let mut keep = Vec::new();
+    let gloss_path = ctx.root.join("lessons").join(glossary::FILE);
+    let gloss_src = fs::read_to_string(&gloss_path)
+        .map_err(|e| format!("cannot read the glossary {}: {e}", gloss_path.display()))?;
+    let terms =
+        glossary::parse(&gloss_src).map_err(|e| format!("lessons/{}: {e}", glossary::FILE))?;
     for (slug, file) in list::LESSON_FILES {
         let src_path = ctx.root.join("lessons").join(file);
         let src = fs::read_to_string(&src_path)
             .map_err(|e| format!("cannot read lesson {}: {e}", src_path.display()))?;
-        let text = file::encode(slug, &markdown::segments(&src));
+        let mut tips = 0;
+        let segments = markdown::segments(&src)
+            .into_iter()
+            .map(|seg| match seg {
+                Segment::Html(h) => glossary::link_terms(&h, &terms, &mut tips).map(Segment::Html),
+                other => Ok(other),
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| format!("lessons/{file}: {e}"))?;
+        let text = file::encode(slug, &segments);
         let name = format!("{slug}.txt");
         if write_if_changed(&out.join(&name), &text)? {
             changed += 1;
         }
         keep.push(name);
     }
+    let page = vec![Segment::Html(glossary::page_html(&gloss_src, &terms))];
+    let name = format!("{}.txt", glossary::SLUG);
+    if write_if_changed(&out.join(&name), &file::encode(glossary::SLUG, &page))? {
+        changed += 1;
+    }
+    keep.push(name);
     let entries = fs::read_dir(&out).map_err(|e| format!("cannot read {}: {e}", out.display()))?;
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
@@ -45,8 +72,9 @@ pub fn write(ctx: &Ctx) -> Result<usize, String> {
         }
     }
     println!(
-        "lessons: {} lesson files in {GENERATED_DIR}/ ({changed} written or removed)",
-        keep.len()
+        "lessons: {} lesson files and the glossary ({} terms) in {GENERATED_DIR}/ ({changed} written or removed)",
+        keep.len() - 1,
+        terms.len()
     );
     Ok(changed)
 }

@@ -9,7 +9,8 @@
 //! - [`text`]: a lesson's title and summary as plain text;
 //! - [`markdown`]: the split of a lesson's Markdown into HTML and widget segments (the splitter,
 //!   `markdown::segments`, with the `split` feature);
-//! - [`file`](mod@file): the lesson file format.
+//! - [`file`](mod@file): the lesson file format;
+//! - [`glossary`]: the glossary's entries, the lessons' term links (tooltips) and the glossary page.
 //!
 //! ```
 //! use herdlab_lessons::{list, text};
@@ -19,19 +20,29 @@
 #![warn(missing_docs)]
 
 pub mod file;
+pub mod glossary;
 pub mod list;
 pub mod markdown;
 pub mod text;
 
-/// The source of the code that splits and writes the lesson files ([`markdown`] and [`file`](mod@file)):
+/// The source of the code that splits and writes the lesson files ([`markdown`], [`glossary`] and [`file`](mod@file)):
 /// part of each lesson file's version tag ([`list::version_tag`]), so that a change to how the
 /// files are written gives every file a new tag.
-pub const WRITER_SOURCES: [&str; 2] = [include_str!("markdown.rs"), include_str!("file.rs")];
+pub const WRITER_SOURCES: [&str; 3] = [
+    include_str!("markdown.rs"),
+    include_str!("glossary.rs"),
+    include_str!("file.rs"),
+];
+
+/// The glossary's Markdown (`lessons/glossary.md`): the lesson files carry its definitions in their
+/// term tooltips, so it is part of every lesson file's version tag.
+pub const GLOSSARY_SOURCE: &str = include_str!("../../../lessons/glossary.md");
 
 /// The version tag of the lesson file of a lesson whose Markdown is `source`: [`list::version_tag`]
-/// over the Markdown and [`WRITER_SOURCES`].
+/// over the Markdown, [`WRITER_SOURCES`] and [`GLOSSARY_SOURCE`].
 pub fn lesson_version(source: &str) -> String {
     let mut parts = vec![source];
     parts.extend(WRITER_SOURCES);
+    parts.push(GLOSSARY_SOURCE);
     list::version_tag(&parts)
 }

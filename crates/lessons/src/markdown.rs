@@ -114,6 +114,8 @@ fn flush(pending: &mut Vec<Event<'_>>, out: &mut Vec<Segment>) {
     }
     let mut s = String::new();
     html::push_html(&mut s, pending.drain(..));
+    // a code block scrolls sideways when narrow: it must be reachable from the keyboard
+    let s = s.replace("<pre>", "<pre tabindex=\"0\">");
     if !s.trim().is_empty() {
         out.push(Segment::Html(s));
     }

@@ -245,9 +245,16 @@ pub mod tests {
     #[test]
     fn version_tags_follow_the_sources() {
         for l in LESSONS {
-            let [markdown, file] = herdlab_lessons::WRITER_SOURCES;
+            let [markdown, glossary, file] = herdlab_lessons::WRITER_SOURCES;
             assert!(markdown.contains("pub fn segments") && file.contains("pub fn encode"));
-            let parts = [source(l.slug), markdown, file];
+            assert!(glossary.contains("pub fn link_terms"));
+            let parts = [
+                source(l.slug),
+                markdown,
+                glossary,
+                file,
+                herdlab_lessons::GLOSSARY_SOURCE,
+            ];
             assert_eq!(
                 l.version,
                 herdlab_lessons::list::version_tag(&parts),

@@ -5,6 +5,8 @@
 pub mod catalog;
 pub mod check;
 pub mod grammar;
+pub mod outline;
 pub mod parts;
 pub mod picks;
 pub mod predict;
+pub mod toc;

@@ -33,8 +33,10 @@ use crate::live::keys::key_action;
 use crate::live::model::LiveModel;
 use crate::live::sim_model::Action;
 
-/// While playing, the main simulation rewrites the address at most this often.
-const URL_EVERY_MS: f64 = 1000.0;
+/// While playing, the main simulation rewrites the address at most this often (browsers refuse
+/// more than about 100 address changes in 10 s). Whenever it stops playing (a pause, the run's end,
+/// any manual step) the address is written at once, so it always reopens what is on screen.
+const URL_EVERY_MS: f64 = 250.0;
 
 /// Messages of a live simulation widget.
 pub enum LiveMsg {
@@ -155,12 +157,14 @@ impl<M: LiveModel> Live<M> {
     {
         match msg {
             LiveMsg::Act(a) => {
+                let was_playing = self.model.play().playing;
                 let changed = self.model.apply(a);
                 self.sync_play(link);
-                if changed {
-                    self.write_url(at, false);
+                let stopped = was_playing && !self.model.play().playing;
+                if changed || stopped {
+                    self.write_url(at, stopped);
                 }
-                changed
+                changed || stopped
             }
             LiveMsg::Key(s) => match key_action(s) {
                 Some(a) => self.update(link, at, LiveMsg::Act(a)),
@@ -170,8 +174,9 @@ impl<M: LiveModel> Live<M> {
                 let dt = self.frames.tick(ts);
                 let changed = advance_within(&mut self.model, dt, FRAME_BUDGET_MS);
                 self.sync_play(link);
-                if changed {
-                    self.write_url(at, false);
+                let stopped = !self.model.play().playing;
+                if changed || stopped {
+                    self.write_url(at, stopped);
                 }
                 changed
             }

@@ -21,16 +21,22 @@ pub fn home() -> Html {
                    on your own machine." }
             </p>
             <h2>{ "Lessons" }</h2>
-            <ul class="lesson-list">
-                { for LESSONS.iter().map(|l| html! {
-                    <li>
-                        <a data-testid={format!("lesson-link-{}", l.slug)} href={format!("#/lesson/{}", l.slug)}>
-                            { l.title }
-                        </a>
-                        <p>{ l.summary }</p>
+            <p class="order-note">{ "In the suggested order: each lesson builds on the ones before it." }</p>
+            <ol class="lesson-list" data-testid="lesson-order">
+                { for LESSONS.iter().enumerate().map(|(i, l)| html! {
+                    <li data-order={(i + 1).to_string()}>
+                        <span class="lesson-number" aria-hidden="true">{ i + 1 }</span>
+                        <div>
+                            <a data-testid={format!("lesson-link-{}", l.slug)} href={format!("#/lesson/{}", l.slug)}>
+                                { l.title }
+                            </a>
+                            <p>{ l.summary }</p>
+                        </div>
                     </li>
                 }) }
-            </ul>
+            </ol>
+            <p class="aside">{ "Words you meet in the lessons are explained in the " }
+                <a href="#/glossary" data-testid="home-glossary-link">{ "glossary" }</a>{ "." }</p>
             <p class="aside">
                 { "Curious how fast the simulator runs here? " }
                 <a href="#/bench" data-testid="bench-link">{ "Measure it in your browser" }</a>{ ". " }

@@ -3,7 +3,7 @@
 //! line until it has it, or why it could not get it.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use yew::prelude::*;
@@ -11,8 +11,10 @@ use yew::prelude::*;
 use crate::dom;
 use crate::lesson::catalog::{self as lessons, Block, Lesson};
 use crate::lesson::check::CheckSpec;
+use crate::lesson::outline::{self, outline, Heading};
 use crate::lesson::parts::{unique, Placing, Shape, Widget};
 use crate::lesson::predict::{parse_predict, PredictSpec};
+use crate::lesson::toc::{Contents, LessonPager};
 use crate::mechanisms;
 use crate::pages::check_widget::CheckWidget;
 use crate::pages::not_found::NotFound;
@@ -42,6 +44,10 @@ enum Part {
 struct Page {
     parts: Vec<Part>,
     url_errors: Vec<String>,
+    /// The sections (h2, h3), for the contents list.
+    heads: Rc<Vec<Heading>>,
+    /// The words of the lesson's prose.
+    words: usize,
 }
 
 fn build(blocks: &[Block], query: &str) -> Page {
@@ -54,10 +60,18 @@ fn build(blocks: &[Block], query: &str) -> Page {
         format!("block-{nsim}")
     };
     let mut npredict = 0;
+    let mut heads = Vec::new();
+    let mut seen = HashSet::new();
+    let mut words = 0;
     for block in blocks {
         let at = parts.len();
         match block {
-            Block::Html(h) => parts.push(Part::Html(AttrValue::Rc(h.clone()))),
+            Block::Html(h) => {
+                let (h, mut hs) = outline(h, &mut seen);
+                words += outline::words(&h);
+                heads.append(&mut hs);
+                parts.push(Part::Html(AttrValue::from(h)));
+            }
             Block::Widget(Shape::Sim, mechanism, body) => {
                 let w =
                     mechanisms::sim_widget(*mechanism, body, &fallback_id(), query, &mut place, at);
@@ -94,7 +108,12 @@ fn build(blocks: &[Block], query: &str) -> Page {
             *k = true;
         }
     }
-    Page { parts, url_errors }
+    Page {
+        parts,
+        url_errors,
+        heads: Rc::new(heads),
+        words,
+    }
 }
 
 /// Where the page stands with its lesson file.
@@ -202,8 +221,13 @@ pub fn lesson_page(p: &LessonProps) -> Html {
             },
         };
     };
+    let view_part = part_view(&p.slug);
+    let contents = html! {
+        <Contents heads={page.heads.clone()} words={page.words}
+            minutes={outline::reading_minutes(page.words)} />
+    };
     html! {
-        <article class="lesson">
+        <article class="lesson has-toc">
             if !page.url_errors.is_empty() {
                 <div class="url-error" data-testid="url-error" role="alert">
                     <p><strong>{ "Some values in this link could not be used." }</strong>
@@ -211,19 +235,28 @@ pub fn lesson_page(p: &LessonProps) -> Html {
                     <ul>{ for page.url_errors.iter().map(|e| html! { <li><code>{ e }</code></li> }) }</ul>
                 </div>
             }
-            { for page.parts.iter().enumerate().map(|(i, part)| match part {
-                Part::Html(h) => html! {
-                    <div key={format!("h{i}")} class="prose">{ Html::from_html_unchecked(h.clone()) }</div>
-                },
-                Part::Widget(w, keyboard) => (w.view)(format!("w{i}"), p.slug.clone(), *keyboard),
-                Part::Predict(spec, n) => html! {
-                    <PredictWidget key={format!("p{i}")} spec={spec.clone()} idx={*n} />
-                },
-                Part::Check(spec) => html! {
-                    <CheckWidget key={format!("k{i}")} spec={spec.clone()} slug={p.slug.clone()} />
-                },
-            }) }
+            // the contents list follows the lesson's first block (its title and introduction)
+            { for page.parts.iter().enumerate().take(1).map(&view_part) }
+            { contents }
+            { for page.parts.iter().enumerate().skip(1).map(&view_part) }
+            <LessonPager slug={p.slug.clone()} />
         </article>
+    }
+}
+
+/// Renders the lesson's parts.
+fn part_view(slug: &AttrValue) -> impl Fn((usize, &Part)) -> Html + '_ {
+    move |(i, part)| match part {
+        Part::Html(h) => html! {
+            <div key={format!("h{i}")} class="prose">{ Html::from_html_unchecked(h.clone()) }</div>
+        },
+        Part::Widget(w, keyboard) => (w.view)(format!("w{i}"), slug.clone(), *keyboard),
+        Part::Predict(spec, n) => html! {
+            <PredictWidget key={format!("p{i}")} spec={spec.clone()} idx={*n} />
+        },
+        Part::Check(spec) => html! {
+            <CheckWidget key={format!("k{i}")} spec={spec.clone()} slug={slug.clone()} />
+        },
     }
 }
 

@@ -3,6 +3,7 @@
 pub mod bench;
 pub mod check;
 pub mod check_widget;
+pub mod glossary;
 pub mod home;
 pub mod lesson;
 pub mod not_found;

@@ -23,7 +23,8 @@ pub fn code_panel(props: &CodeProps) -> Html {
             { for props.code.iter().map(|v| html! {
                 <figure class="listing">
                     <figcaption>{ v.title }</figcaption>
-                    <ol class={classes!("code", v.ran.then_some("ran"))}>
+                    <ol class={classes!("code", v.ran.then_some("ran"))} tabindex="0"
+                        aria-label={format!("pseudocode: {}", v.title)}>
                         { for v.lines.iter().map(|l| {
                             let active = !l.threads.is_empty() || v.ran || l.hot;
                             let threads = l.threads.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(",");

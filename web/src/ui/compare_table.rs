@@ -27,7 +27,7 @@ pub fn compare_table(p: &CompareTableProps) -> Html {
                     let hi = vals.iter().copied().max().unwrap_or(0);
                     html! {
                         <tr>
-                            <th scope="row"><code>{ *key }</code></th>
+                            <th scope="row" data-key={*key}>{ crate::ui::counters::counter_label(key) }</th>
                             { for p.names.iter().zip(vals).map(|(n, &v)| html! {
                                 <td data-testid={format!("cmp-{n}-{key}")}
                                     class={classes!((lo != hi && v == hi).then_some("most"), (lo != hi && v == lo).then_some("least"))}>{ v }</td>

@@ -115,7 +115,7 @@ pub fn controls(p: &ControlsProps) -> Html {
                     aria-label="step back" title="step back (←)">{ "◀ back" }</button>
                 <button data-testid="step-forward" disabled={!p.can_step} onclick={act(Action::Step)}
                     aria-label="step forward" title="step (→)">{ "step ▶" }</button>
-                <button data-testid="play" class="play" aria-pressed={p.playing.to_string()} aria-label="play"
+                <button data-testid="play" class="play" aria-pressed={p.playing.to_string()}
                     disabled={!p.playing && !p.can_step}
                     onclick={act(Action::TogglePlay)} title="play or pause (space)">
                     { if p.playing { "❚❚ pause" } else { "▶ play" } }

@@ -43,7 +43,7 @@ pub fn diff_table(p: &DiffTableProps) -> Html {
                     let d = r as i128 - l as i128;
                     html! {
                         <tr>
-                            <th scope="row"><code>{ key }</code></th>
+                            <th scope="row" data-key={key}>{ crate::ui::counters::counter_label(key) }</th>
                             <td data-testid={format!("left-{key}")}>{ l }</td>
                             <td data-testid={format!("right-{key}")}>{ r }</td>
                             <td data-testid={format!("diff-{key}")}

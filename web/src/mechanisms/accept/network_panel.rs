@@ -31,7 +31,7 @@ pub fn network_panel(p: &NetworkPanelProps) -> Html {
                 if n.more > 0 { <li class="more">{ format!("+{} more", n.more) }</li> }
             </ul>
             <button data-testid="step-network" disabled={!n.can_step}
-                aria-label="step the network: the next arrival, client action or timeout, now"
+                aria-label="step network / timer: the next arrival, client action or timeout, now"
                 onclick={Callback::from(move |_| cb.emit(()))}>{ "step network / timer" }</button>
         </section>
     }

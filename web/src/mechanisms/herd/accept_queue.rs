@@ -33,7 +33,7 @@ pub fn accept_queue(props: &AcceptQueueProps) -> Html {
         let cb = cb.clone();
         html! {
             <button data-testid="step-network" disabled={!a.can_step}
-                aria-label="step the network: deliver the next connection now"
+                aria-label="step network: deliver the next connection now"
                 onclick={Callback::from(move |_| cb.emit(()))}>{ "step network" }</button>
         }
     });
