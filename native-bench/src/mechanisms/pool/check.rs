@@ -15,6 +15,7 @@ use herdlab_core::check::CheckConfig;
 use herdlab_core::mechanism::Mechanism;
 use herdlab_core::mechanisms::pool::invariants::{check, model_state, model_terminal};
 use herdlab_core::mechanisms::pool::{Pool, PoolParams, PoolSim};
+use herdlab_core::scenario::Scenario;
 use herdlab_core::sim::{Actor, StepRecord};
 
 use crate::check::{self as check_cmd, Replay, Search, SimStep};
@@ -69,8 +70,8 @@ impl Deref for CheckOutput {
 pub fn link(p: &PoolParams, schedule: &[u16]) -> String {
     let threads = p.simulate().threads().len();
     format!(
-        "{SITE_BASE}{LESSON}?mechanism=pool&{}&step={}&picks={}",
-        Pool::to_query(p),
+        "{SITE_BASE}{LESSON}?{}&step={}&picks={}",
+        Scenario::Pool(p.clone()).to_query(),
         schedule.len(),
         check_cmd::picks(threads, schedule)
     )
