@@ -238,7 +238,7 @@ pub fn tasks_for(tasks: u32, task_ns: u64, threads: u32) -> u32 {
 fn sim_per_task(p: &PoolParams) -> (f64, f64) {
     let p = PoolParams {
         requests: p.requests.min(2_000),
-        ..p.clone()
+        ..*p
     };
     let (_, r) = p.run(50_000_000);
     (

@@ -71,7 +71,7 @@ pub fn link(p: &PoolParams, schedule: &[u16]) -> String {
     let threads = p.simulate().threads().len();
     format!(
         "{SITE_BASE}{LESSON}?{}&step={}&picks={}",
-        Scenario::Pool(p.clone()).to_query(),
+        Scenario::Pool(*p).to_query(),
         schedule.len(),
         check_cmd::picks(threads, schedule)
     )
