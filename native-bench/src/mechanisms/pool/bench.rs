@@ -177,8 +177,13 @@ pub fn quantile(v: &mut [u64], q: f64) -> u64 {
     v[i.min(v.len() - 1)]
 }
 
+/// `n` per `d`, 0 where nothing was done (a row without tasks: the offload-off event loop).
 fn per(n: u64, d: u64) -> f64 {
-    n as f64 / d.max(1) as f64
+    if d == 0 {
+        0.0
+    } else {
+        n as f64 / d as f64
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
