@@ -139,6 +139,9 @@ pub struct PoolBenchRow {
     pub requests: u32,
     /// Tasks posted (nginx: successful posts, exit tasks not counted).
     pub tasks_posted: u64,
+    /// nginx's throughput and idle rows: requests whose post was refused with "task already active" (its task object, reused
+    /// round robin over 100, was still in flight: nginx drops such a post); 0 for the rivals.
+    pub already_active: u64,
     /// Tasks completed.
     pub tasks_done: u64,
     /// Tasks whose handler ran on a pool thread.
@@ -214,6 +217,12 @@ fn row(
         offload,
         requests: r.requests,
         tasks_posted: r.tasks_posted,
+        // every throughput and idle request is a blocking read (the event loop's serve cached ones)
+        already_active: if nginx && scenario != "event-loop" {
+            (r.requests as u64).saturating_sub(r.tasks_posted)
+        } else {
+            0
+        },
         tasks_done: r.tasks_done,
         tasks_run: r.tasks_run,
         wall_ns: r.wall_ns,
