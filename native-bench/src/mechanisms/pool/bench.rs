@@ -8,7 +8,8 @@
 //! - `idle`: nginx only, signal and broadcast: one task at a time, posted once every pool thread
 //!   sleeps in `cond_wait`, so one post wakes one thread (signal) or all T (broadcast, T-1 wasted).
 //! - `event-loop`: nginx only, offload on and off: requests at a steady rate, a share of them
-//!   blocking reads of the task time; the cache hits' latency (arrival to response) on the loop.
+//!   blocking reads that sleep the task time (on a pool thread, or on the loop itself when the
+//!   pool is off); the cache hits' latency (arrival to response, the 5 µs serve spun on the loop).
 //!
 //! Wakeups: nginx's are the platform's counts of `cond_wait` returns on the pool threads (a wakeup
 //! after which the thread waits again without running a task is wasted); the rivals' are the

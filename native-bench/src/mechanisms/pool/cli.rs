@@ -72,7 +72,7 @@ process's voluntary context switches minus the submitter's), wasted per task (ng
 wakeup after which the thread waits again without a task), nvcsw per task.
 idle rows: nginx, one task at a time with every pool thread asleep: signal wakes one,
 broadcast all T. event-loop rows: nginx at 20000 requests/s, 10% of them 100 us blocking
-reads, with the pool (offload on) and without: the cache hits' latency p50/p99.
+reads (a sleep), with the pool (offload on) and without: the cache hits' latency p50/p99.
 --compare-sim adds the simulator's wakeups and wasted wakeups per task beside nginx's.
 Every row checks that each posted task ran and completed exactly once.";
 

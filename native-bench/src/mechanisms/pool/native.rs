@@ -214,6 +214,12 @@ impl Ops for LoopOps<'_> {
         self.inner.cond_notify(c, n)
     }
     fn work(&mut self, ns: u64) -> Result<(), NativeError> {
+        if ns != CACHE_NS && matches!(self.feed, Feed::Rate(_)) {
+            // a blocking read on the loop itself (offload off) blocks it: a sleep
+            self.inner.work(0)?;
+            std::thread::sleep(Duration::from_nanos(ns));
+            return Ok(());
+        }
         self.inner.work(ns)?;
         if ns == CACHE_NS && matches!(self.feed, Feed::Rate(_)) {
             let now = self.clock();
@@ -296,6 +302,8 @@ struct ThreadOps<'w> {
     exit_task: u32,
     waits: Vec<u64>,
     runs: u64,
+    /// The handler blocks (sleeps its time) instead of spinning: a read that waits on the disk.
+    sleep_work: bool,
 }
 
 impl Ops for ThreadOps<'_> {
@@ -347,7 +355,13 @@ impl Ops for ThreadOps<'_> {
         self.inner.cond_notify(c, n)
     }
     fn work(&mut self, ns: u64) -> Result<(), NativeError> {
-        self.inner.work(ns)
+        if self.sleep_work {
+            self.inner.work(0)?;
+            std::thread::sleep(Duration::from_nanos(ns));
+            Ok(())
+        } else {
+            self.inner.work(ns)
+        }
     }
     fn pause(&mut self) -> Result<(), NativeError> {
         self.inner.pause()
@@ -421,6 +435,7 @@ pub fn run_nginx(p: &PoolParams, task_ns: u64, feed: Feed) -> Result<PoolRun, Na
                         exit_task,
                         waits: Vec::new(),
                         runs: 0,
+                        sleep_work: matches!(feed, Feed::Rate(_)),
                     };
                     let mut t = PoolThread::new(cfg);
                     let r = t.run(&mut ops);
