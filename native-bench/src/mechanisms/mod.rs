@@ -1,4 +1,4 @@
-//! The mechanisms of the native command, one folder each (`herd/`, `locks/`, `accept/`), and the
+//! The mechanisms of the native command, one folder each (`herd/`, `locks/`, `accept/`, `pool/`), and the
 //! one registry list, [`REGISTRY`].
 //!
 //! Each folder holds the mechanism's native runs (core's machines on real threads), its `sim`,
@@ -16,6 +16,7 @@ use crate::cli::CliError;
 pub mod accept;
 pub mod herd;
 pub mod locks;
+pub mod pool;
 
 /// The longest a whole native benchmark may take.
 pub const BENCH_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30 * 60);
@@ -112,4 +113,5 @@ pub const REGISTRY: &[Entry] = &[
     Entry::of::<herd::Herd>(),
     Entry::of::<locks::Locks>(),
     Entry::of::<accept::Accept>(),
+    Entry::of::<pool::Pool>(),
 ];
