@@ -27,10 +27,7 @@ fn main() {
         if only.is_some_and(|o| o != variant) {
             continue;
         }
-        let p = PoolParams {
-            variant,
-            ..base
-        };
+        let p = PoolParams { variant, ..base };
         let t = Instant::now();
         let r = check(&p, &CheckConfig::default(), &mut |_| true);
         let secs = t.elapsed().as_secs_f64();
