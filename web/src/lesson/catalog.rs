@@ -181,7 +181,6 @@ pub mod tests {
                 "nginx-shmtx",
                 "epoll-herd",
                 "nginx-accept-mutex",
-                "nginx-thread-pool"
             ]
         );
         assert_eq!(
