@@ -26,6 +26,7 @@ pub struct LogHistogram {
     counts: Box<[u32; BUCKETS]>,
     total: u64,
     max: u64,
+    sum: u64,
 }
 
 impl Default for LogHistogram {
@@ -61,6 +62,7 @@ impl LogHistogram {
             counts: Box::new([0; BUCKETS]),
             total: 0,
             max: 0,
+            sum: 0,
         }
     }
 
@@ -70,6 +72,7 @@ impl LogHistogram {
         self.counts[b] = self.counts[b].saturating_add(1);
         self.total += 1;
         self.max = self.max.max(v);
+        self.sum = self.sum.saturating_add(v);
     }
 
     /// Values recorded.
@@ -89,6 +92,13 @@ impl LogHistogram {
         }
         self.total += other.total;
         self.max = self.max.max(other.max);
+        self.sum = self.sum.saturating_add(other.sum);
+    }
+
+    /// The exact mean of the values recorded (rounded down; the sum saturates at `u64::MAX`).
+    /// `None` when empty.
+    pub fn mean(&self) -> Option<u64> {
+        self.sum.checked_div(self.total)
     }
 
     /// The `p`-th percentile (0-100): the middle of the bucket holding that rank, capped at the

@@ -11,7 +11,7 @@ use herdlab_core::machine::steps::Recorder;
 use herdlab_core::machine::Machine;
 use herdlab_core::mechanism::Mechanism;
 use herdlab_core::mechanisms::pool::invariants::{check, check_state, check_terminal, replay};
-use herdlab_core::mechanisms::pool::machine::{LoopAt, LISTING};
+use herdlab_core::mechanisms::pool::machine::{LoopAt, CACHE_NS, LISTING};
 use herdlab_core::mechanisms::pool::params::all_exited;
 use herdlab_core::mechanisms::pool::{
     Cycle, EventLoop, Loop, Pool, PoolActor, PoolParams, PoolSim, PoolThread, PoolVariant, Spin,
@@ -614,4 +614,92 @@ fn extreme_settings_run_to_the_end_without_a_violation() {
         assert_eq!(r.violation, None, "{p:?}");
         assert_eq!(sim.status(), &Status::Finished, "{p:?}");
     }
+}
+
+/// The compare scenario of the lesson: 200 requests at 10,000 a second (poisson), 8 pool threads,
+/// 4 CPUs, seed 1, a share of them 1 ms reads.
+fn latency_run(offload: bool, blocking_pct: u32) -> herdlab_core::mechanisms::pool::PoolReport {
+    let (_, r) = PoolParams {
+        threads: 8,
+        cpus: 4,
+        rate: 10_000,
+        requests: 200,
+        blocking_pct,
+        offload,
+        ..PoolParams::default()
+    }
+    .run(u64::MAX);
+    assert_eq!(r.violation, None);
+    r
+}
+
+#[test]
+fn every_cache_hit_is_measured_once_and_no_faster_than_its_serve() {
+    for offload in [true, false] {
+        let p = PoolParams {
+            threads: 8,
+            cpus: 4,
+            rate: 10_000,
+            requests: 200,
+            blocking_pct: 20,
+            offload,
+            ..PoolParams::default()
+        };
+        let (sim, r) = p.run(u64::MAX);
+        assert_eq!(sim.event_latency().count(), r.cached as u64);
+        // a hit is at least its 5 µs serve (less a bucket's rounding: 1/16)
+        assert!(r.cache_p50_ns >= CACHE_NS - CACHE_NS / 16, "{r:?}");
+        assert!(r.cache_p50_ns <= r.cache_p99_ns);
+    }
+    // a run with no cache hit reports 0, not a made-up latency
+    let r = latency_run(true, 100);
+    assert_eq!(
+        (r.cached, r.cache_p50_ns, r.cache_p99_ns, r.cache_mean_ns),
+        (0, 0, 0, 0)
+    );
+}
+
+#[test]
+fn cache_hit_latency_climbs_without_the_pool_and_stays_flat_with_it() {
+    let base = latency_run(true, 0);
+    // no blocking read: offload changes nothing
+    assert_eq!(base, latency_run(false, 0));
+    let mut last_mean = base.cache_mean_ns;
+    for pct in [5, 10, 20, 40] {
+        let (with, without) = (latency_run(true, pct), latency_run(false, pct));
+        assert_eq!(with.cached, without.cached, "{pct}%: the same requests");
+        // with the pool a cache hit never waits for a read: within 2x of no reads at all
+        assert!(
+            with.cache_p99_ns <= 2 * base.cache_p99_ns,
+            "{pct}%: {with:?}"
+        );
+        assert!(
+            with.cache_mean_ns <= 2 * base.cache_mean_ns,
+            "{pct}%: {with:?}"
+        );
+        // without it, the unlucky hits wait out a whole 1 ms read on the loop
+        assert!(without.cache_p99_ns >= 900_000, "{pct}%: {without:?}");
+        assert!(without.cache_p99_ns > 50 * with.cache_p99_ns, "{pct}%");
+        // and the more requests block, the more hits wait: the mean climbs
+        assert!(without.cache_mean_ns > last_mean, "{pct}%: {without:?}");
+        last_mean = without.cache_mean_ns;
+    }
+    // the figures of the lesson (seed 1, 20% blocking), simulated ns
+    let (with, without) = (latency_run(true, 20), latency_run(false, 20));
+    assert_eq!(
+        (with.cache_p50_ns, with.cache_p99_ns, with.cache_mean_ns),
+        (11_520, 11_520, 17_249)
+    );
+    assert_eq!(
+        (
+            without.cache_p50_ns,
+            without.cache_p99_ns,
+            without.cache_mean_ns
+        ),
+        (11_520, 999_424, 200_243)
+    );
+    assert_eq!(
+        (base.cache_p50_ns, base.cache_p99_ns, base.cache_mean_ns),
+        (11_501, 11_501, 11_243)
+    );
 }

@@ -59,6 +59,10 @@ fn sim_pool_json_is_cores_report() {
         assert!(i >= at, "{k} out of order in {text}");
         at = i;
     }
+    // every request blocks: no cache hit, so no cache-hit latency
+    for k in ["cache_p50_ns", "cache_p99_ns", "cache_mean_ns"] {
+        assert_eq!(v[k], 0, "{k} in {v}");
+    }
     let p = PoolParams {
         threads: 4,
         requests: 8,

@@ -35,6 +35,13 @@ pub trait Machine: Clone + core::fmt::Debug + PartialEq + Eq + core::hash::Hash 
         let _ = phase;
         self.line()
     }
+    /// True while the machine's next step is the `Work` that serves the event its latest
+    /// [`Op::AwaitEvent`] delivered, and that event is of the kind whose latency the simulator
+    /// records ([`crate::sim::Simulation::event_latency`]: the pool's cache hits). The default is
+    /// false (nothing measured).
+    fn serves_measured_event(&self) -> bool {
+        false
+    }
     /// True once the machine has exited.
     fn is_done(&self) -> bool {
         matches!(self.next_op(), Op::Exit)

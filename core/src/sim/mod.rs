@@ -153,6 +153,9 @@ pub struct Simulation<M> {
     trace: u64,
     net: Option<Box<net::Net>>,
     accept_latency: LogHistogram,
+    /// When the event the producer's latest `AwaitEvent` delivered arrived (its due time).
+    event_arrival_ns: u64,
+    event_latency: LogHistogram,
     seed: u64,
     /// How long each word has been non-zero (a lock word's hold time).
     busy: BusyTime,
@@ -311,6 +314,8 @@ impl<M: Machine> Simulation<M> {
             trace: record::TRACE_START,
             net: world.net.map(|n| Box::new(net::Net::new(n))),
             accept_latency: LogHistogram::new(),
+            event_arrival_ns: 0,
+            event_latency: LogHistogram::new(),
             seed: world.seed,
             busy: BusyTime::new(words),
             policy: world.sched,
@@ -351,6 +356,12 @@ impl<M: Machine> Simulation<M> {
     /// Time from each connection's arrival to its `accept`.
     pub fn accept_latency(&self) -> &LogHistogram {
         &self.accept_latency
+    }
+    /// Time from each measured event's arrival (the due time of the event `AwaitEvent` delivered,
+    /// however long the producer was busy before it asked) to the end of the `Work` that served it,
+    /// for the events [`Machine::serves_measured_event`] marks (the pool's cache hits).
+    pub fn event_latency(&self) -> &LogHistogram {
+        &self.event_latency
     }
     /// How long word `w` has held a non-zero value so far (for a lock word: how long the lock was
     /// held); 0 for a word this world does not have. Every word is tracked ([`BusyTime`]).

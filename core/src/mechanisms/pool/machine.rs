@@ -1455,6 +1455,11 @@ impl Machine for PoolActor {
             }
         }
     }
+    fn serves_measured_event(&self) -> bool {
+        // a cache hit's response: its latency, arrival to served, is what head-of-line blocking
+        // inflates
+        matches!(self, PoolActor::Loop(e) if e.at == LoopAt::Loop(Loop::ServeCached))
+    }
     fn line(&self) -> u16 {
         self.line_name().map_or(0, |n| LISTING.of(n))
     }

@@ -195,6 +195,11 @@ impl<M: Machine> Simulation<M> {
             }
             Op::Work(ns) => {
                 self.charge(cpu, ns);
+                if self.threads[tid as usize].machine.serves_measured_event() {
+                    let end = self.cpus[cpu as usize].clock;
+                    let lat = end.saturating_sub(self.event_arrival_ns);
+                    self.event_latency.record(lat);
+                }
                 self.metrics.work_time_ns += ns;
                 self.metrics.work_items += 1;
                 let network = self.network;
@@ -220,6 +225,7 @@ impl<M: Machine> Simulation<M> {
                     }
                     Some(t) if t <= now => {
                         self.arrivals.take(now);
+                        self.event_arrival_ns = t;
                         self.metrics.connections_arrived += 1;
                         self.complete(tid, OpResult::Done);
                         Note::EventDelivered

@@ -59,6 +59,14 @@ pub fn render_pool(r: &SimPoolReport) -> String {
         "pool thread wakeups {} (wasted {}), completion handler calls {} (largest batch {})\n",
         p.wakeups, p.wasted_wakeups, p.notify_wakes, p.max_batch
     ));
+    if p.cached > 0 {
+        out.push_str(&format!(
+            "cache hits {}: latency p50 {:.1} µs, p99 {:.1} µs (simulated, arrival to served)\n",
+            p.cached,
+            p.cache_p50_ns as f64 / 1e3,
+            p.cache_p99_ns as f64 / 1e3
+        ));
+    }
     match &p.violation {
         None => out.push_str("invariants: all held\n"),
         Some(v) => out.push_str(&format!("VIOLATION of {}: {}\n", v.invariant, v.message)),
