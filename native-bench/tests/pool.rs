@@ -157,8 +157,9 @@ fn bench_pool_quick_rows_lose_no_task() {
     );
     let v = json_of(&out);
     let rows = v.as_array().expect("rows");
-    // 2 task times x 4 pools, 2 idle rows, 2 event-loop rows
-    assert_eq!(rows.len(), 12, "{v}");
+    // 2 task times x 4 pools, 2 idle rows, 7 event-loop rows (the 0% baseline, then 5, 10 and
+    // 20% blocking with and without the pool)
+    assert_eq!(rows.len(), 17, "{v}");
     for r in rows {
         for k in [
             "pool",
@@ -208,8 +209,157 @@ fn bench_pool_quick_rows_lose_no_task() {
         .iter()
         .filter(|r| r["scenario"] == "event-loop")
         .collect();
-    assert_eq!(ev.len(), 2);
+    assert_eq!(ev.len(), 7);
     assert!(ev.iter().all(|r| r["cache_p99_ns"].as_u64().is_some()));
+    let shares: Vec<(u64, bool)> = ev
+        .iter()
+        .map(|r| {
+            (
+                r["blocking_pct"].as_u64().unwrap(),
+                r["offload"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        shares,
+        [
+            (0, true),
+            (5, true),
+            (5, false),
+            (10, true),
+            (10, false),
+            (20, true),
+            (20, false)
+        ]
+    );
+    for r in &ev {
+        assert_eq!(r["task"], "sleep", "{r}");
+        // without the pool the loop reads itself: nothing is posted
+        if r["offload"] == false {
+            assert_eq!(r["tasks_posted"], 0, "{r}");
+        }
+    }
+    for r in rows.iter().filter(|r| r["scenario"] != "event-loop") {
+        assert_eq!(r["task"], "spin", "{r}");
+        assert!(r["blocking_pct"].is_null(), "{r}");
+    }
+}
+
+/// A fresh directory to serve as `TMPDIR` for one test.
+fn tmpdir(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("herdlab-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn entries(d: &std::path::Path) -> Vec<String> {
+    std::fs::read_dir(d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .collect()
+}
+
+#[test]
+fn bench_pool_file_tasks_read_a_scratch_file_and_leave_nothing_behind() {
+    let tmp = tmpdir("file");
+    let out = Command::new(env!("CARGO_BIN_EXE_herdlab"))
+        .args([
+            "bench",
+            "pool",
+            "--quick",
+            "--threads",
+            "2",
+            "--tasks",
+            "200",
+            "--task",
+            "file",
+            "--file-mib",
+            "2",
+            "--json",
+        ])
+        .env("TMPDIR", &tmp)
+        .output()
+        .expect("run herdlab");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json_of(&out);
+    let rows = v.as_array().expect("rows");
+    // one file row per pool (the task time is the read's own), 2 idle rows, 7 event-loop rows
+    assert_eq!(rows.len(), 4 + 2 + 7, "{v}");
+    for r in rows {
+        assert_eq!(r["tasks_done"], r["tasks_posted"], "{r}");
+        assert_eq!(r["tasks_run"], r["tasks_posted"], "{r}");
+        let want = if r["scenario"] == "idle" {
+            "spin"
+        } else {
+            "file"
+        };
+        assert_eq!(r["task"], want, "{r}");
+    }
+    for r in rows.iter().filter(|r| r["scenario"] == "throughput") {
+        assert_eq!(r["task_ns"], 0, "{r}");
+        assert_eq!(r["requests"], 200, "{r}");
+    }
+    assert_eq!(entries(&tmp), Vec::<String>::new(), "left behind");
+    std::fs::remove_dir_all(&tmp).unwrap();
+}
+
+#[test]
+fn bench_pool_file_tasks_clean_up_on_ctrl_c() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::time::{Duration, Instant};
+    let tmp = tmpdir("sigint");
+    // long enough to be interrupted: a million reads on one thread
+    let mut child = Command::new(env!("CARGO_BIN_EXE_herdlab"))
+        .args([
+            "bench",
+            "pool",
+            "--pools",
+            "nginx",
+            "--threads",
+            "1",
+            "--tasks",
+            "1000000",
+            "--task",
+            "file",
+            "--file-mib",
+            "1",
+            "--json",
+        ])
+        .env("TMPDIR", &tmp)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("run herdlab");
+    // wait for the scratch file (created after its paths are registered for the handler)
+    let t0 = Instant::now();
+    let made = loop {
+        let found = std::fs::read_dir(&tmp)
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .any(|e| e.path().join("blocks").exists());
+        if found {
+            break true;
+        }
+        if t0.elapsed() > Duration::from_secs(60) || child.try_wait().unwrap().is_some() {
+            break false;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    assert!(made, "no scratch file appeared");
+    // SAFETY: the child's pid is a live process we spawned (not yet waited for).
+    let r = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    assert_eq!(r, 0);
+    let status = child.wait().unwrap();
+    // the handler removes the file and re-raises: the process dies of the signal
+    assert_eq!(status.signal(), Some(libc::SIGINT), "{status:?}");
+    assert_eq!(entries(&tmp), Vec::<String>::new(), "left behind");
+    std::fs::remove_dir_all(&tmp).unwrap();
 }
 
 #[test]
@@ -218,6 +368,9 @@ fn bench_pool_refuses_bad_input() {
         &["bench", "pool", "--pools", "nginx,tokio"][..],
         &["bench", "pool", "--threads", "0"][..],
         &["bench", "pool", "--task-ns", "x"][..],
+        &["bench", "pool", "--task", "disk"][..],
+        &["bench", "pool", "--file-mib", "0"][..],
+        &["bench", "pool", "--file-mib", "65"][..],
     ] {
         let out = herdlab(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
@@ -225,4 +378,10 @@ fn bench_pool_refuses_bad_input() {
     let out = herdlab(&["bench", "pool", "--pools", "tokio"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("nginx, threadpool, rayon, crossbeam"), "{err}");
+    let out = herdlab(&["bench", "pool", "--task", "disk"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("spin, file"), "{err}");
+    let out = herdlab(&["bench", "pool", "--file-mib", "65"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("1") && err.contains("64"), "{err}");
 }

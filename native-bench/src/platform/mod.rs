@@ -19,6 +19,7 @@ pub mod mem;
 pub mod native;
 #[cfg(target_os = "linux")]
 pub mod net;
+pub mod scratch;
 mod sem;
 
 /// The one executor of the stepped form on this platform: core's, over a thread's `Ops`.

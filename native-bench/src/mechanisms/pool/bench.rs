@@ -8,8 +8,16 @@
 //! - `idle`: nginx only, signal and broadcast: one task at a time, posted once every pool thread
 //!   sleeps in `cond_wait`, so one post wakes one thread (signal) or all T (broadcast, T-1 wasted).
 //! - `event-loop`: nginx only, offload on and off: requests at a steady rate, a share of them
-//!   blocking reads that sleep the task time (on a pool thread, or on the loop itself when the
-//!   pool is off); the cache hits' latency (arrival to response, the 5 µs serve spun on the loop).
+//!   ([`LOOP_BLOCKING_PCT`]; 0 is the baseline without blocking reads) blocking reads that sleep
+//!   the task time (on a pool thread, or on the loop itself when the pool is off); the cache hits'
+//!   latency (arrival to response, the 5 µs serve spun on the loop). Arrivals keep their schedule
+//!   (`start + i × gap`) however late the loop is, so requests queue behind a read.
+//!
+//! `--task file` ([`TaskKind::File`]): every task of the throughput rows, and every blocking read
+//! of the event-loop rows, is one real blocking `pread(2)` of a 4 KiB block of a scratch file
+//! (`--file-mib`, at most 64 MiB, in a fresh temp directory, dropped from the page cache before
+//! each row and removed on every exit path, Ctrl-C included: `platform::scratch`). The task time
+//! is then the read's own; the throughput rows run once per thread count (`task_ns` 0).
 //!
 //! Wakeups: nginx's are the platform's counts of `cond_wait` returns on the pool threads (a wakeup
 //! after which the thread waits again without running a task is wasted); the rivals' are the
@@ -23,8 +31,11 @@ use serde::Serialize;
 use herdlab_core::mechanisms::pool::{PoolParams, Wake};
 use herdlab_core::sim::arrivals::ArrivalPattern;
 
-use super::native::{self, Feed, PoolRun, Rival};
+use std::sync::Arc;
+
+use super::native::{self, Feed, Handler, PoolRun, Rival};
 use crate::output::table_lines;
+use crate::platform::scratch::ScratchFile;
 
 /// Tasks outstanding at most in the throughput rows.
 pub const WINDOW: u32 = 64;
@@ -34,6 +45,39 @@ pub const TASK_NS: [u64; 3] = [0, 1_000, 100_000];
 
 /// The most tasks a row may run.
 pub const MAX_TASKS: u32 = 1_000_000;
+
+/// The blocking share of the event-loop rows, percent (0: the baseline).
+pub const LOOP_BLOCKING_PCT: [u32; 4] = [0, 5, 10, 20];
+
+/// What a task does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TaskKind {
+    /// Spin for the task time (throughput rows); sleep it (the event-loop rows' blocking reads).
+    Spin,
+    /// One blocking `pread(2)` of a 4 KiB block of a scratch file.
+    File,
+}
+
+impl TaskKind {
+    /// Every kind.
+    pub const ALL: [TaskKind; 2] = [TaskKind::Spin, TaskKind::File];
+
+    /// The flag's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            TaskKind::Spin => "spin",
+            TaskKind::File => "file",
+        }
+    }
+
+    /// Parse a name.
+    pub fn from_name(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.name() == s)
+    }
+}
+
+/// The scratch file's default size, MiB.
+pub const FILE_MIB: u32 = 64;
 
 /// A pool of the bench.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,6 +135,10 @@ pub struct PoolBenchConfig {
     pub loop_requests: u32,
     /// Add the simulator's wakeups beside nginx's rows.
     pub compare_sim: bool,
+    /// What a task does.
+    pub task: TaskKind,
+    /// The scratch file's size, MiB (`--task file`).
+    pub file_mib: u32,
 }
 
 /// The machine's cores.
@@ -117,6 +165,8 @@ impl PoolBenchConfig {
             idle_tasks: if quick { 200 } else { 1_000 },
             loop_requests: if quick { 2_000 } else { 10_000 },
             compare_sim: false,
+            task: TaskKind::Spin,
+            file_mib: FILE_MIB,
         }
     }
 }
@@ -130,8 +180,13 @@ pub struct PoolBenchRow {
     pub pool: &'static str,
     /// Pool threads.
     pub threads: u32,
-    /// The task's busy time, ns.
+    /// The task's busy time, ns (0 for `file` tasks: the read takes what it takes).
     pub task_ns: u64,
+    /// What a task does: `spin`, `sleep` (the event-loop rows' blocking reads) or `file` (one
+    /// `pread` of a 4 KiB block).
+    pub task: &'static str,
+    /// Event-loop rows: percent of requests that are blocking reads; null for the other rows.
+    pub blocking_pct: Option<u32>,
     /// nginx: `signal` or `broadcast`; null for the rivals.
     pub wake: Option<&'static str>,
     /// nginx: blocking reads go to the pool; null for the rivals.
@@ -196,6 +251,7 @@ fn row(
     pool: BenchPool,
     threads: u32,
     task_ns: u64,
+    task: &'static str,
     wake: Option<Wake>,
     offload: Option<bool>,
     mut r: PoolRun,
@@ -214,6 +270,8 @@ fn row(
         pool: pool.name(),
         threads,
         task_ns,
+        task,
+        blocking_pct: None,
         wake: wake.map(Wake::name),
         offload,
         requests: r.requests,
@@ -270,24 +328,48 @@ pub fn run_pool(c: &PoolBenchConfig, progress: bool) -> Result<Vec<PoolBenchRow>
             eprintln!("{s}");
         }
     };
+    let file = match c.task {
+        TaskKind::Spin => None,
+        TaskKind::File => {
+            say(format!("writing a {} MiB scratch file", c.file_mib));
+            Some(Arc::new(
+                ScratchFile::create(c.file_mib as u64 * (1 << 20))
+                    .map_err(|e| format!("the scratch file: {e}"))?,
+            ))
+        }
+    };
+    // each row starts with the file out of the page cache
+    let cold = || -> Result<(), String> {
+        match &file {
+            Some(f) => f
+                .drop_cache()
+                .map_err(|e| format!("dropping the scratch file's pages: {e}")),
+            None => Ok(()),
+        }
+    };
+    let task_ns: &[u64] = if file.is_some() { &[0] } else { &c.task_ns };
     for &t in &c.threads {
-        for &task_ns in &c.task_ns {
+        for &task_ns in task_ns {
             let n = tasks_for(c.tasks, task_ns, t);
             for &pool in &c.pools {
                 say(format!(
-                    "throughput: {} T={t} task {task_ns} ns",
-                    pool.name()
+                    "throughput: {} T={t} task {} {task_ns} ns",
+                    pool.name(),
+                    c.task.name()
                 ));
+                cold()?;
                 let r = match pool {
                     BenchPool::Nginx => {
+                        let handler = file.as_deref().map_or(Handler::Spin, Handler::File);
                         let p = native::scenario(t, n, task_ns, 100, true, Wake::Signal);
-                        let run = native::run_nginx(&p, task_ns, Feed::Window(WINDOW))
+                        let run = native::run_nginx(&p, task_ns, Feed::Window(WINDOW), handler)
                             .map_err(|e| e.0)?;
                         let mut r = row(
                             "throughput",
                             pool,
                             t,
                             task_ns,
+                            handler.name(),
                             Some(Wake::Signal),
                             Some(true),
                             run,
@@ -310,9 +392,11 @@ pub fn run_pool(c: &PoolBenchConfig, progress: bool) -> Result<Vec<PoolBenchRow>
                         pool,
                         t,
                         task_ns,
+                        c.task.name(),
                         None,
                         None,
-                        native::run_rival(rv, t, n, task_ns, WINDOW),
+                        native::run_rival(rv, t, n, task_ns, WINDOW, file.clone())
+                            .map_err(|e| e.0)?,
                     ),
                 };
                 check_row(&r)?;
@@ -325,8 +409,17 @@ pub fn run_pool(c: &PoolBenchConfig, progress: bool) -> Result<Vec<PoolBenchRow>
         for wake in [Wake::Signal, Wake::Broadcast] {
             say(format!("idle: nginx T={t} {}", wake.name()));
             let p = native::scenario(t, c.idle_tasks, 0, 100, true, wake);
-            let run = native::run_nginx(&p, 0, Feed::Idle).map_err(|e| e.0)?;
-            let mut r = row("idle", BenchPool::Nginx, t, 0, Some(wake), Some(true), run);
+            let run = native::run_nginx(&p, 0, Feed::Idle, Handler::Spin).map_err(|e| e.0)?;
+            let mut r = row(
+                "idle",
+                BenchPool::Nginx,
+                t,
+                0,
+                "spin",
+                Some(wake),
+                Some(true),
+                run,
+            );
             if c.compare_sim {
                 // a request every 100 µs, a 1 µs task: every post finds all threads idle
                 let sp = PoolParams {
@@ -342,27 +435,44 @@ pub fn run_pool(c: &PoolBenchConfig, progress: bool) -> Result<Vec<PoolBenchRow>
             rows.push(r);
         }
         let t = cores().clamp(2, 8);
-        for offload in [true, false] {
-            say(format!("event-loop: nginx T={t} offload {offload}"));
-            let p = native::scenario(t, c.loop_requests, 100_000, 10, offload, Wake::Signal);
-            let run = native::run_nginx(&p, 100_000, Feed::Rate(LOOP_RATE)).map_err(|e| e.0)?;
-            let r = row(
-                "event-loop",
-                BenchPool::Nginx,
-                t,
-                100_000,
-                Some(Wake::Signal),
-                Some(offload),
-                run,
-            );
-            check_row(&r)?;
-            rows.push(r);
+        let handler = file.as_deref().map_or(Handler::Sleep, Handler::File);
+        let read_ns = if file.is_some() { 0 } else { LOOP_READ_NS };
+        for pct in LOOP_BLOCKING_PCT {
+            // without blocking reads offload changes nothing: one baseline row
+            let offloads: &[bool] = if pct == 0 { &[true] } else { &[true, false] };
+            for &offload in offloads {
+                say(format!(
+                    "event-loop: nginx T={t} {pct}% {} reads, offload {offload}",
+                    handler.name()
+                ));
+                cold()?;
+                let p =
+                    native::scenario(t, c.loop_requests, LOOP_READ_NS, pct, offload, Wake::Signal);
+                let run = native::run_nginx(&p, LOOP_READ_NS, Feed::Rate(LOOP_RATE), handler)
+                    .map_err(|e| e.0)?;
+                let mut r = row(
+                    "event-loop",
+                    BenchPool::Nginx,
+                    t,
+                    read_ns,
+                    handler.name(),
+                    Some(Wake::Signal),
+                    Some(offload),
+                    run,
+                );
+                r.blocking_pct = Some(pct);
+                check_row(&r)?;
+                rows.push(r);
+            }
         }
     }
     Ok(rows)
 }
 
-/// Requests per second of the event-loop rows (10% of them 100 µs blocking reads).
+/// The blocking read's time in the event-loop rows (a sleep), ns.
+pub const LOOP_READ_NS: u64 = 100_000;
+
+/// Requests per second of the event-loop rows.
 pub const LOOP_RATE: u32 = 20_000;
 
 /// No task lost or run twice: every posted task ran once and completed once.
@@ -387,6 +497,8 @@ pub fn render_pool(rows: &[PoolBenchRow]) -> String {
         "pool",
         "T",
         "task ns",
+        "task",
+        "blocking %",
         "wake",
         "offload",
         "tasks",
@@ -409,6 +521,8 @@ pub fn render_pool(rows: &[PoolBenchRow]) -> String {
                 r.pool.to_string(),
                 r.threads.to_string(),
                 r.task_ns.to_string(),
+                r.task.to_string(),
+                r.blocking_pct.map_or("-".to_string(), |v| v.to_string()),
                 r.wake.unwrap_or("-").to_string(),
                 r.offload.map_or("-".to_string(), |o| {
                     if o { "on" } else { "off" }.to_string()

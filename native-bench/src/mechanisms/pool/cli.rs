@@ -72,8 +72,12 @@ p50/p99, wakeups per task (nginx: cond_wait returns on its pool threads; rivals:
 process's voluntary context switches minus the submitter's), wasted per task (nginx: a
 wakeup after which the thread waits again without a task), nvcsw per task.
 idle rows: nginx, one task at a time with every pool thread asleep: signal wakes one,
-broadcast all T. event-loop rows: nginx at 20000 requests/s, 10% of them 100 us blocking
-reads (a sleep), with the pool (offload on) and without: the cache hits' latency p50/p99.
+broadcast all T. event-loop rows: nginx at 20000 requests/s on schedule, 0 (the baseline),
+5, 10 and 20% of them 100 us blocking reads (a sleep), with the pool (offload on) and
+without: the cache hits' latency p50/p99.
+--task file: each throughput task and each blocking read is one real pread(2) of a 4 KiB
+block of a scratch file (--file-mib, at most 64, in a fresh temp directory, out of the page
+cache at each row's start, removed on exit, Ctrl-C included); --task-ns is then unused.
 --compare-sim adds the simulator's wakeups and wasted wakeups per task beside nginx's.
 Every row checks that each posted task ran and completed exactly once.";
 
@@ -153,6 +157,12 @@ pub fn bench_args(m: &ArgMatches) -> (bench::PoolBenchConfig, bool) {
         c.task_ns = t;
     }
     c.compare_sim = cli::on(m, "compare-sim");
+    if let Some(k) = cli::value(m, "task") {
+        c.task = k;
+    }
+    if let Some(n) = cli::value::<u64>(m, "file-mib") {
+        c.file_mib = n as u32;
+    }
     (c, cli::on(m, "json"))
 }
 
@@ -215,6 +225,26 @@ impl NativeMechanism for Pool {
                 switch(
                     "compare-sim",
                     "add the simulator's wakeups and wasted wakeups per task beside nginx's rows",
+                ),
+                cli::flag(
+                    "task",
+                    "what a task does: spin (the default; the event loop's reads sleep) or file (one pread of a scratch file)",
+                    format!("allowed: {}", bench::TaskKind::ALL.map(|k| k.name()).join(", ")),
+                    |v| {
+                        bench::TaskKind::from_name(v).ok_or_else(|| {
+                            format!(
+                                "'{v}' is not allowed; allowed: {}",
+                                bench::TaskKind::ALL.map(|k| k.name()).join(", ")
+                            )
+                        })
+                    },
+                )
+                .value_name("KIND"),
+                ranged(
+                    "file-mib",
+                    "the scratch file's size for --task file, MiB (default 64)",
+                    1,
+                    64,
                 ),
             ],
         )

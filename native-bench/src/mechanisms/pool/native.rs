@@ -24,6 +24,7 @@ use herdlab_core::sim::arrivals::ArrivalPattern;
 
 use crate::platform::mem::spin_for;
 use crate::platform::native::NativeThread;
+use crate::platform::scratch::ScratchFile;
 use crate::platform::{NativeError, NativeWorld, WorldSpec, WAIT_TIMEOUT};
 
 /// The most pool threads a bench row may have.
@@ -40,6 +41,41 @@ pub enum Feed {
     Idle,
     /// At a steady rate (requests per second), whatever the loop is doing.
     Rate(u32),
+}
+
+/// What a blocking read is on real threads.
+#[derive(Clone, Copy, Debug)]
+pub enum Handler<'f> {
+    /// Spin for the task time (a CPU-bound task).
+    Spin,
+    /// Sleep for the task time (a read that waits on the disk, without a disk).
+    Sleep,
+    /// One blocking `pread(2)` of a 4 KiB block of a scratch file (the task time is not used).
+    File(&'f ScratchFile),
+}
+
+impl Handler<'_> {
+    /// The row's `task`: `spin`, `sleep` or `file`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Handler::Spin => "spin",
+            Handler::Sleep => "sleep",
+            Handler::File(_) => "file",
+        }
+    }
+
+    /// Run one task of `ns`.
+    fn run(&self, ns: u64) -> Result<(), NativeError> {
+        match self {
+            Handler::Spin => spin_for(ns),
+            Handler::Sleep => std::thread::sleep(Duration::from_nanos(ns)),
+            Handler::File(f) => {
+                f.read_next()
+                    .map_err(|e| NativeError(format!("pread of the scratch file failed: {e}")))?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// What one native pool run measured.
@@ -109,6 +145,8 @@ pub struct LoopOps<'w> {
     last_done: u64,
     arrival: u64,
     cache_ns: Vec<u64>,
+    /// What a blocking read on the loop itself (offload off, rate feed) does.
+    inline: Handler<'w>,
 }
 
 impl LoopOps<'_> {
@@ -215,10 +253,9 @@ impl Ops for LoopOps<'_> {
     }
     fn work(&mut self, ns: u64) -> Result<(), NativeError> {
         if ns != CACHE_NS && matches!(self.feed, Feed::Rate(_)) {
-            // a blocking read on the loop itself (offload off) blocks it: a sleep
+            // a blocking read on the loop itself (offload off) blocks it: a sleep or a pread
             self.inner.work(0)?;
-            std::thread::sleep(Duration::from_nanos(ns));
-            return Ok(());
+            return self.inline.run(ns);
         }
         self.inner.work(ns)?;
         if ns == CACHE_NS && matches!(self.feed, Feed::Rate(_)) {
@@ -302,8 +339,8 @@ struct ThreadOps<'w> {
     exit_task: u32,
     waits: Vec<u64>,
     runs: u64,
-    /// The handler blocks (sleeps its time) instead of spinning: a read that waits on the disk.
-    sleep_work: bool,
+    /// What the task's handler does.
+    handler: Handler<'w>,
 }
 
 impl Ops for ThreadOps<'_> {
@@ -355,12 +392,13 @@ impl Ops for ThreadOps<'_> {
         self.inner.cond_notify(c, n)
     }
     fn work(&mut self, ns: u64) -> Result<(), NativeError> {
-        if self.sleep_work {
-            self.inner.work(0)?;
-            std::thread::sleep(Duration::from_nanos(ns));
-            Ok(())
-        } else {
-            self.inner.work(ns)
+        match self.handler {
+            // the platform's own spin, as every other `work`
+            Handler::Spin => self.inner.work(ns),
+            h => {
+                self.inner.work(0)?;
+                h.run(ns)
+            }
         }
     }
     fn pause(&mut self) -> Result<(), NativeError> {
@@ -404,8 +442,14 @@ pub fn scenario(
 
 /// Run core's pool tables on real threads: the event loop on the calling thread's helper, `T` pool
 /// threads, `feed` delivering `p.requests` requests. `task_ns` overrides the handler's time (the
-/// scenario's `task_us` cannot say 0).
-pub fn run_nginx(p: &PoolParams, task_ns: u64, feed: Feed) -> Result<PoolRun, NativeError> {
+/// scenario's `task_us` cannot say 0); `handler` is what a blocking read does, on a pool thread or
+/// (offload off, rate feed) on the loop.
+pub fn run_nginx(
+    p: &PoolParams,
+    task_ns: u64,
+    feed: Feed,
+    handler: Handler<'_>,
+) -> Result<PoolRun, NativeError> {
     let mut cfg = p.config();
     cfg.task_ns = task_ns;
     let threads = cfg.threads as usize;
@@ -435,7 +479,7 @@ pub fn run_nginx(p: &PoolParams, task_ns: u64, feed: Feed) -> Result<PoolRun, Na
                         exit_task,
                         waits: Vec::new(),
                         runs: 0,
-                        sleep_work: matches!(feed, Feed::Rate(_)),
+                        handler,
                     };
                     let mut t = PoolThread::new(cfg);
                     let r = t.run(&mut ops);
@@ -472,6 +516,7 @@ pub fn run_nginx(p: &PoolParams, task_ns: u64, feed: Feed) -> Result<PoolRun, Na
                 last_done: 0,
                 arrival: 0,
                 cache_ns: Vec::new(),
+                inline: handler,
             };
             let mut e = EventLoop::new(cfg);
             let r = e.run(&mut ops);
@@ -599,10 +644,19 @@ pub fn own_nvcsw() -> u64 {
     ru.ru_nvcsw as u64
 }
 
-/// Run `tasks` tasks of `task_ns` on a rival pool of `threads` workers, at most `window`
-/// outstanding. Wakeups are the process's voluntary context switches during the run minus the
-/// submitting thread's own (each sleep of a worker ends in one wakeup).
-pub fn run_rival(rival: Rival, threads: u32, tasks: u32, task_ns: u64, window: u32) -> PoolRun {
+/// Run `tasks` tasks of `task_ns` (spinning, or one `pread` each of `file`) on a rival pool of
+/// `threads` workers, at most `window` outstanding. Wakeups are the process's voluntary context
+/// switches during the run minus the submitting thread's own (each sleep of a worker ends in one
+/// wakeup).
+pub fn run_rival(
+    rival: Rival,
+    threads: u32,
+    tasks: u32,
+    task_ns: u64,
+    window: u32,
+    file: Option<Arc<ScratchFile>>,
+) -> Result<PoolRun, NativeError> {
+    let failed = Arc::new(Mutex::new(None::<String>));
     let done = Arc::new(Done {
         count: AtomicU64::new(0),
         waiting: AtomicBool::new(false),
@@ -614,9 +668,18 @@ pub fn run_rival(rival: Rival, threads: u32, tasks: u32, task_ns: u64, window: u
     let job = {
         let done = done.clone();
         let waits = waits.clone();
+        let failed = failed.clone();
         move |posted: u64| {
             let w = (epoch.elapsed().as_nanos() as u64).saturating_sub(posted);
-            spin_for(task_ns);
+            match &file {
+                None => spin_for(task_ns),
+                Some(f) => {
+                    if let Err(e) = f.read_next() {
+                        *failed.lock().unwrap_or_else(|e| e.into_inner()) =
+                            Some(format!("pread of the scratch file failed: {e}"));
+                    }
+                }
+            }
             waits.lock().unwrap_or_else(|e| e.into_inner()).push(w);
             done.finish();
         }
@@ -694,7 +757,10 @@ pub fn run_rival(rival: Rival, threads: u32, tasks: u32, task_ns: u64, window: u
     }
     let n = done.count.load(Relaxed);
     let waits = std::mem::take(&mut *waits.lock().unwrap_or_else(|e| e.into_inner()));
-    PoolRun {
+    if let Some(e) = failed.lock().unwrap_or_else(|e| e.into_inner()).take() {
+        return Err(NativeError(e));
+    }
+    Ok(PoolRun {
         requests: tasks,
         tasks_posted: tasks as u64,
         tasks_done: n,
@@ -705,5 +771,5 @@ pub fn run_rival(rival: Rival, threads: u32, tasks: u32, task_ns: u64, window: u
         nvcsw,
         waits_ns: waits,
         cache_ns: Vec::new(),
-    }
+    })
 }
