@@ -133,6 +133,20 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_mean_is_exact_and_merges() {
+        let mut a = LogHistogram::new();
+        assert_eq!(a.mean(), None);
+        for v in [1_000u64, 2_000, 6_000] {
+            a.record(v);
+        }
+        assert_eq!(a.mean(), Some(3_000));
+        let mut b = LogHistogram::new();
+        b.record(11_000);
+        a.merge(&b);
+        assert_eq!((a.count(), a.mean()), (4, Some(5_000)));
+    }
+
+    #[test]
     fn buckets_are_monotonic_and_cover_their_values() {
         for v in [0u64, 1, 15, 16, 17, 31, 32, 1000, 123_456, u64::MAX / 3] {
             let b = bucket(v);

@@ -2,6 +2,7 @@
 //! directory of the system's temp dir, removed on every exit path.
 //!
 //! - Normal return and unwinding: [`ScratchFile`]'s `Drop` removes the file and its directory.
+//! - A panic, whether it unwinds or aborts: a panic hook removes them before anything else runs.
 //! - Ctrl-C, `SIGTERM`, `SIGHUP`: while a scratch file exists, a handler (installed once with
 //!   `sigaction`) unlinks every registered file and removes its directory with the async-signal-safe
 //!   `unlink(2)` and `rmdir(2)` on paths prepared beforehand, then restores the default action and
@@ -45,7 +46,8 @@ static SEQ: AtomicU64 = AtomicU64::new(0);
 /// The signals after which the scratch files are removed.
 const SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
 
-extern "C" fn on_signal(sig: libc::c_int) {
+/// Remove every registered file and directory (async-signal-safe: swaps, `unlink`, `rmdir`).
+fn remove_registered() {
     for i in 0..SLOTS {
         let f = FILES[i].swap(std::ptr::null_mut(), SeqCst);
         let d = DIRS[i].swap(std::ptr::null_mut(), SeqCst);
@@ -61,6 +63,10 @@ extern "C" fn on_signal(sig: libc::c_int) {
             }
         }
     }
+}
+
+extern "C" fn on_signal(sig: libc::c_int) {
+    remove_registered();
     // SAFETY: restoring the default disposition and re-raising are async-signal-safe; the process
     // then ends as the signal would have ended it.
     unsafe {
@@ -73,6 +79,12 @@ fn install_handler() -> io::Result<()> {
     if INSTALLED.swap(true, SeqCst) {
         return Ok(());
     }
+    // a panic may abort (no unwinding, no `Drop`): clean up first
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        remove_registered();
+        previous(info);
+    }));
     for sig in SIGNALS {
         let mut sa = std::mem::MaybeUninit::<libc::sigaction>::zeroed();
         // SAFETY: `sa` is a zeroed sigaction (a valid, empty one); we fill the handler and an empty
@@ -96,7 +108,7 @@ fn c_path(p: &Path) -> io::Result<CString> {
         .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a path with a NUL byte"))
 }
 
-/// Register the paths for the signal handler; the slot, or `None` when every slot is taken.
+/// Register the paths for the signal handler; the slot, or an error when every slot is taken.
 fn register(file: &Path, dir: &Path) -> io::Result<usize> {
     let f = c_path(file)?.into_raw();
     let d = c_path(dir)?.into_raw();
@@ -179,17 +191,12 @@ impl ScratchFile {
             std::process::id(),
             SEQ.fetch_add(1, SeqCst)
         ));
-        fs::create_dir(&dir)?;
         let path = dir.join("blocks");
-        let slot = match register(&path, &dir) {
-            Ok(s) => s,
-            Err(e) => {
-                let _ = fs::remove_dir(&dir);
-                return Err(e);
-            }
-        };
+        // registered before anything exists, so a signal at any point finds the paths
+        let slot = register(&path, &dir)?;
         // from here on, dropping `cleanup` removes whatever exists
         let cleanup = Cleanup { dir, path, slot };
+        fs::create_dir(&cleanup.dir)?;
         let mut file = OpenOptions::new()
             .read(true)
             .write(true)
