@@ -249,3 +249,134 @@ fn check_gmp_refuses_bad_input_with_the_allowed_values() {
     refused(&["check", "gmp", "--bogus"], "--variant");
     refused(&["check", "gmp", "--max-states", "0"], "max-states");
 }
+
+#[test]
+fn bench_gmp_quick_json_rows_carry_the_contracts_keys() {
+    let out = herdlab(&["bench", "gmp", "--quick", "--rounds", "2", "--json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json_of(&out);
+    let rows = v.as_array().expect("rows");
+    // workers 1 and 2, two shapes, three runtimes
+    assert_eq!(rows.len(), 12);
+    for r in rows {
+        for k in [
+            "runtime",
+            "shape",
+            "workers",
+            "median_ns",
+            "p10_ns",
+            "p90_ns",
+            "steals",
+            "parks",
+            "spins",
+        ] {
+            assert!(r.get(k).is_some(), "{k} missing in {r}");
+        }
+        let (p10, med, p90) = (
+            r["p10_ns"].as_u64().unwrap(),
+            r["median_ns"].as_u64().unwrap(),
+            r["p90_ns"].as_u64().unwrap(),
+        );
+        assert!(0 < p10 && p10 <= med && med <= p90, "{r}");
+        assert_eq!(r["rounds"], 2);
+        let herdlab = r["runtime"] != "tokio";
+        assert_eq!(r["steals"].is_u64(), herdlab, "{r}");
+        if r["runtime"] == "herdlab-2012" {
+            // Go 1.0: every task through the one global queue, one take each, nothing stolen
+            assert_eq!(r["global_queue_gets"], r["tasks"], "{r}");
+            assert_eq!(r["steals"], 0, "{r}");
+        }
+    }
+    let mut seen: Vec<(String, String, u64)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["runtime"].as_str().unwrap().to_string(),
+                r["shape"].as_str().unwrap().to_string(),
+                r["workers"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    seen.sort();
+    seen.dedup();
+    assert_eq!(seen.len(), 12);
+}
+
+#[test]
+fn core_table_on_real_threads_runs_every_goroutine_exactly_once() {
+    use herdlab_bench::mechanisms::gmp::bench::{params, Runtime, Shape};
+    use herdlab_bench::mechanisms::gmp::native::run;
+    for rt in [Runtime::Herdlab, Runtime::Herdlab2012] {
+        for shape in Shape::ALL {
+            for workers in [1, 2, 4] {
+                for tasks in [2, 17, 64] {
+                    let p = params(rt, shape, workers, tasks).unwrap();
+                    for work_ns in [0, 2_000] {
+                        let r = run(&p, work_ns).unwrap_or_else(|e| panic!("{p:?}: {}", e.0));
+                        // every G dead, none live, one execute each: none lost, none twice
+                        assert_eq!(r.finished, tasks, "{p:?}");
+                        assert_eq!(r.live, 0, "{p:?}");
+                        assert_eq!(r.counts.context_switches, tasks as u64, "{p:?}");
+                        // startm wakes an M that parked, or one of the Ms not yet started
+                        // (they begin asleep on midle)
+                        assert!(
+                            r.counts.futex_wakes <= r.counts.parks + (p.threads - 1) as u64,
+                            "{p:?} {r:?}"
+                        );
+                        if rt == Runtime::Herdlab2012 {
+                            assert_eq!(r.counts.global_queue_gets, tasks as u64, "{p:?}");
+                            assert_eq!(r.counts.steals, 0, "{p:?}");
+                        } else if workers == 1 {
+                            // one P, a ring larger than the tasks: nothing to steal, no overflow
+                            assert_eq!(r.counts.steals, 0, "{p:?}");
+                            assert_eq!(r.counts.global_queue_gets, 0, "{p:?}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn tokio_runs_every_task_exactly_once() {
+    use herdlab_bench::mechanisms::gmp::bench::{run_tokio, Shape};
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .unwrap();
+    for shape in Shape::ALL {
+        for tasks in [1, 2, 64] {
+            // run_tokio refuses a run where a task ran twice or never
+            assert!(run_tokio(&rt, shape, tasks, 0).unwrap() > 0);
+        }
+    }
+}
+
+#[test]
+fn bench_gmp_refuses_bad_input_with_the_allowed_values() {
+    refused(
+        &["bench", "gmp", "--workers", "0"],
+        "allowed: a comma-separated list of counts, each 1-8",
+    );
+    refused(&["bench", "gmp", "--workers", "9"], "each 1-8");
+    refused(
+        &["bench", "gmp", "--runtimes", "go"],
+        "allowed: a comma-separated list of herdlab, herdlab-2012, tokio",
+    );
+    refused(
+        &["bench", "gmp", "--shapes", "ping_pong"],
+        "allowed: a comma-separated list of spawn_many_task, chained_spawn",
+    );
+    refused(&["bench", "gmp", "--tasks", "101"], "allowed 2-100");
+    refused(&["bench", "gmp", "--rounds", "0"], "allowed 1-1000");
+    refused(
+        &["bench", "gmp", "--workers", "8", "--tasks", "100"],
+        "do not fit the model's 255 words",
+    );
+}
