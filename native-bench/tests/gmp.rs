@@ -380,3 +380,46 @@ fn bench_gmp_refuses_bad_input_with_the_allowed_values() {
         "do not fit the model's 255 words",
     );
 }
+
+#[test]
+fn bench_gmp_compare_sim_puts_cores_figures_beside_each_herdlab_row() {
+    use herdlab_bench::mechanisms::gmp::bench::{params, Runtime, Shape};
+    let out = herdlab(&[
+        "bench",
+        "gmp",
+        "--workers",
+        "2",
+        "--rounds",
+        "1",
+        "--work-ns",
+        "1000",
+        "--compare-sim",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let v = json_of(&out);
+    for r in v.as_array().unwrap() {
+        if r["runtime"] == "tokio" {
+            assert!(r.get("sim").is_none(), "{r}");
+            continue;
+        }
+        let rt = Runtime::from_name(r["runtime"].as_str().unwrap()).unwrap();
+        let shape = Shape::from_name(r["shape"].as_str().unwrap()).unwrap();
+        let p = GmpParams {
+            work_ns: 1000,
+            ..params(rt, shape, 2, 64).unwrap()
+        };
+        let (_, want) = p.run(50_000_000);
+        assert_eq!(want.violation, None);
+        assert_eq!(r["sim"]["steals"], want.steals, "{r}");
+        assert_eq!(r["sim"]["parks"], want.parks, "{r}");
+        assert_eq!(
+            r["sim"]["steals_per_1k"].as_f64().unwrap(),
+            want.steals as f64 * 1000.0 / 64.0
+        );
+        assert_eq!(
+            r["sim"]["native_parks_per_1k"].as_f64().unwrap(),
+            r["parks"].as_u64().unwrap() as f64 * 1000.0 / 64.0
+        );
+    }
+}

@@ -110,6 +110,8 @@ pub struct GmpBenchConfig {
     pub work_ns: u64,
     /// Rounds.
     pub rounds: u32,
+    /// Add the simulator's figures for each herdlab cell.
+    pub compare_sim: bool,
 }
 
 impl GmpBenchConfig {
@@ -129,6 +131,7 @@ impl GmpBenchConfig {
             tasks: 64,
             work_ns: 0,
             rounds: if quick { 5 } else { 31 },
+            compare_sim: false,
         }
     }
 }
@@ -164,6 +167,57 @@ pub struct GmpRow {
     pub spins: Option<u64>,
     /// herdlab: the median global-queue takes per run.
     pub global_queue_gets: Option<u64>,
+    /// `--compare-sim`: the simulator's figures for the same scenario (herdlab rows only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sim: Option<SimFigures>,
+}
+
+/// The simulator's run of a herdlab cell's scenario (`--compare-sim`), beside the native medians:
+/// per 1,000 tasks, as the issue's 25% target compares them.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SimFigures {
+    /// The simulator's steals.
+    pub steals: u64,
+    /// Its parks.
+    pub parks: u64,
+    /// Its spins.
+    pub spins: u64,
+    /// Its simulated time, ns.
+    pub sim_time_ns: u64,
+    /// The simulator's steals per 1,000 tasks.
+    pub steals_per_1k: f64,
+    /// Native (median) steals per 1,000 tasks.
+    pub native_steals_per_1k: f64,
+    /// The simulator's parks per 1,000 tasks.
+    pub parks_per_1k: f64,
+    /// Native (median) parks per 1,000 tasks.
+    pub native_parks_per_1k: f64,
+}
+
+/// The simulator's figures for `p` (each G's work `work_ns`, at least 1 ns as the key allows),
+/// beside the native medians.
+pub fn sim_figures(
+    p: &GmpParams,
+    work_ns: u64,
+    native_steals: u64,
+    native_parks: u64,
+) -> SimFigures {
+    let p = GmpParams {
+        work_ns: work_ns.clamp(1, 100_000_000) as u32,
+        ..*p
+    };
+    let (_, r) = p.run(50_000_000);
+    let per_1k = |n: u64| n as f64 * 1000.0 / p.goroutines as f64;
+    SimFigures {
+        steals: r.steals,
+        parks: r.parks,
+        spins: r.spins,
+        sim_time_ns: r.sim_time_ns,
+        steals_per_1k: per_1k(r.steals),
+        native_steals_per_1k: per_1k(native_steals),
+        parks_per_1k: per_1k(r.parks),
+        native_parks_per_1k: per_1k(native_parks),
+    }
 }
 
 fn percentile(sorted: &[u64], q: f64) -> u64 {
@@ -368,6 +422,16 @@ pub fn run_bench(c: &GmpBenchConfig, progress: bool) -> Result<Vec<GmpRow>, Stri
             t.sort_unstable();
             let herd = cell.params.is_some();
             let med = |v: Vec<u64>| herd.then(|| median(v));
+            let (steals, parks) = (med(cell.steals), med(cell.parks));
+            let sim = match (c.compare_sim, cell.params) {
+                (true, Some(p)) => Some(sim_figures(
+                    &p,
+                    c.work_ns,
+                    steals.unwrap_or(0),
+                    parks.unwrap_or(0),
+                )),
+                _ => None,
+            };
             GmpRow {
                 runtime: cell.rt.name(),
                 shape: cell.shape.name(),
@@ -379,10 +443,11 @@ pub fn run_bench(c: &GmpBenchConfig, progress: bool) -> Result<Vec<GmpRow>, Stri
                 median_ns: percentile(&t, 0.5),
                 p10_ns: percentile(&t, 0.1),
                 p90_ns: percentile(&t, 0.9),
-                steals: med(cell.steals),
-                parks: med(cell.parks),
+                steals,
+                parks,
                 spins: med(cell.spins),
                 global_queue_gets: med(cell.gets),
+                sim,
             }
         })
         .collect())
@@ -438,6 +503,20 @@ pub fn render(rows: &[GmpRow]) -> String {
     for c in &cells {
         out.push_str(&line(c));
     }
+    for r in rows {
+        if let Some(s) = &r.sim {
+            out.push_str(&format!(
+                "simulator vs native, {} {} workers {}: steals/1k {:.0} vs {:.0}, parks/1k {:.0} vs {:.0}\n",
+                r.runtime,
+                r.shape,
+                r.workers,
+                s.steals_per_1k,
+                s.native_steals_per_1k,
+                s.parks_per_1k,
+                s.native_parks_per_1k
+            ));
+        }
+    }
     out
 }
 
@@ -451,9 +530,10 @@ at most 100; its rings shrink to fit 255 words): spawn_many_task (one task spawn
 the others from a worker) and chained_spawn (each task spawns the next). Rounds
 rotate the cells; rows give the median and p10/p90 over rounds, herdlab's steals,
 parks, spins and global-queue takes (median per run), and each herdlab row's factor
-over tokio. Every run checks that each task ran exactly once. Defaults: workers 1,
-2 and the cores (at most 8), 64 tasks of 0 ns, 31 rounds; --quick: workers 1 and 2,
-5 rounds.";
+over tokio. --compare-sim adds the simulator's steals and parks per 1,000 tasks for
+each herdlab row's scenario. Every run checks that each task ran exactly once.
+Defaults: workers 1, 2 and the cores (at most 8), 64 tasks of 0 ns, 31 rounds;
+--quick: workers 1 and 2, 5 rounds.";
 
 /// `herdlab bench gmp`.
 pub fn command() -> clap::Command {
@@ -495,6 +575,10 @@ pub fn command() -> clap::Command {
                 100_000,
             ),
             ranged("rounds", "rounds (default 31; --quick 5)", 1, MAX_ROUNDS),
+            switch(
+                "compare-sim",
+                "add the simulator's steals and parks (per 1,000 tasks) beside each herdlab row",
+            ),
         ],
     )
 }
@@ -520,6 +604,7 @@ pub fn config(m: &ArgMatches) -> Result<GmpBenchConfig, CliError> {
     if let Some(n) = cli::value::<u64>(m, "rounds") {
         c.rounds = n as u32;
     }
+    c.compare_sim = cli::on(m, "compare-sim");
     c.workers.dedup();
     for &w in &c.workers {
         for &s in &c.shapes {
