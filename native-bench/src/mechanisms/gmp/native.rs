@@ -137,10 +137,12 @@ pub fn run(p: &GmpParams, work_ns: u64) -> Result<GmpRun, NativeError> {
         let handles: Vec<_> = (0..threads)
             .map(|i| {
                 s.spawn(move || -> Result<MCounts, NativeError> {
-                    let inner = NativeThread::new(world, i)?;
+                    let inner = NativeThread::new(world, i);
+                    // every M passes the barrier, even one that could not start
+                    ready.wait();
+                    let inner = inner.inspect_err(|e| world.fail(&e.0))?;
                     let mut ops = MOps { inner, world, end };
                     let mut m = GmpActor::new(cfg, i as u32);
-                    ready.wait();
                     if i == 0 {
                         start.store(world.now_ns(), SeqCst);
                     }
