@@ -31,10 +31,7 @@ fn main() {
         "fin"
     );
     for v in variants {
-        let q = GmpParams {
-            variant: v,
-            ..p.clone()
-        };
+        let q = GmpParams { variant: v, ..p };
         let (_, r) = q.run(50_000_000);
         println!(
             "{:<20} {:>8} {:>7} {:>6} {:>6} {:>8} {:>6} {:>6} {:>11} {:>5}  {}",

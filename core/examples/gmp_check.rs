@@ -30,10 +30,7 @@ fn main() {
         ..CheckConfig::default()
     };
     for v in variants {
-        let p = GmpParams {
-            variant: v,
-            ..base.clone()
-        };
+        let p = GmpParams { variant: v, ..base };
         let t = std::time::Instant::now();
         let r = check(&p, &cfg, &mut |_| true);
         println!(

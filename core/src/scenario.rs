@@ -22,7 +22,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::mechanism::{key_names, Key, Mechanism};
-use crate::mechanisms::{accept, herd, locks, pool};
+use crate::mechanisms::{accept, gmp, herd, locks, pool};
 
 /// A refused value: which field, and why, with the allowed values.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -190,6 +190,8 @@ registry! {
     Accept => accept::Accept,
     /// nginx's thread pool: an event loop that hands blocking work to pool threads.
     Pool => pool::Pool,
+    /// Go's G/M/P scheduler: goroutines on OS threads through processors, work stealing.
+    Gmp => gmp::Gmp,
 }
 
 /// What [`Scenario`]'s generic accessors read from the scenario's mechanism.

@@ -136,6 +136,9 @@ fn every_key_of_every_mechanism_round_trips_and_refuses_with_the_allowed_values(
     each(|s| s.visit(KeysRoundTrip));
 }
 
+/// (mechanism, field) of the combination rules the upper ends of the ranges may break together.
+const COMBINED_LIMITS: &[(&str, &str)] = &[("gmp", "goroutines")];
+
 struct RangeEnds;
 
 impl Visit for RangeEnds {
@@ -154,13 +157,15 @@ impl Visit for RangeEnds {
                 }
             }
             assert_ne!(p, M::Params::default());
-            // the locks' crash rule (16 threads with a crash and a master) is off by default
-            assert!(
-                M::validate(&p).is_empty(),
-                "{}: {:?}",
-                M::NAME,
-                M::validate(&p)
-            );
+            // the locks' crash rule (16 threads with a crash and a master) is off by default;
+            // the upper ends may break only a named rule over several keys (gmp: the simulator's
+            // 255 words cannot hold 16 Ps of 256 slots, 32 Ms and 100 Gs at once)
+            let errs: Vec<_> = M::validate(&p)
+                .into_iter()
+                .filter(|e| !(end == 1 && COMBINED_LIMITS.contains(&(M::NAME, e.field.as_str()))))
+                .collect();
+            assert!(errs.is_empty(), "{}: {:?}", M::NAME, errs);
+            assert!(M::range_errors(&p).is_empty(), "{}", M::NAME);
         }
         n
     }
@@ -170,14 +175,14 @@ impl Visit for RangeEnds {
 fn range_ends_are_valid_together() {
     let mut total = 0;
     each(|s| total += s.visit(RangeEnds));
-    // herd 7, locks 7, accept 12, pool 12
-    assert_eq!(total, 38);
+    // herd 7, locks 7, accept 12, pool 12, gmp 7
+    assert_eq!(total, 45);
 }
 
 #[test]
 fn the_registry_names_agree() {
     // MECHANISMS, the JSON tag and each mechanism's NAME are the same words, in the same order
-    assert_eq!(MECHANISMS, ["herd", "locks", "accept", "pool"]);
+    assert_eq!(MECHANISMS, ["herd", "locks", "accept", "pool", "gmp"]);
     each(|s| {
         let json = serde_json::to_value(s).unwrap();
         assert_eq!(json["mechanism"], s.mechanism());

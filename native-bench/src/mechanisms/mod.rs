@@ -1,4 +1,4 @@
-//! The mechanisms of the native command, one folder each (`herd/`, `locks/`, `accept/`, `pool/`), and the
+//! The mechanisms of the native command, one folder each (`herd/`, `locks/`, `accept/`, `pool/`, `gmp/`), and the
 //! one registry list, [`REGISTRY`].
 //!
 //! Each folder holds the mechanism's native runs (core's machines on real threads), its `sim`,
@@ -14,6 +14,7 @@ use herdlab_core::mechanism::Mechanism;
 use crate::cli::CliError;
 
 pub mod accept;
+pub mod gmp;
 pub mod herd;
 pub mod locks;
 pub mod pool;
@@ -114,4 +115,5 @@ pub const REGISTRY: &[Entry] = &[
     Entry::of::<locks::Locks>(),
     Entry::of::<accept::Accept>(),
     Entry::of::<pool::Pool>(),
+    Entry::of::<gmp::Gmp>(),
 ];

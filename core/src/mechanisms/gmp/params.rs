@@ -21,7 +21,7 @@ pub type GmpSim = Simulation<GmpActor>;
 pub const MAX_WORDS: u32 = 255;
 
 /// The parameters of a G/M/P scenario.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(default)]
 pub struct GmpParams {
     /// GOMAXPROCS, 1-16.

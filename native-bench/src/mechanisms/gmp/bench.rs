@@ -1,0 +1,637 @@
+//! `herdlab bench gmp`: core's G/M/P table on real threads (`herdlab`), the Go 1.0 single-queue
+//! variant of the same table (`herdlab-2012`), and tokio's multi-thread runtime (`tokio`) with
+//! the same worker count, on the same goroutine shapes, in one process, in rounds.
+//!
+//! Shapes (tokio's `rt_multi_threaded` benches, at the model's size: at most 100 Gs):
+//! - `spawn_many_task`: one task (Go's `main`) spawns N−1 tasks from a worker, each does its work
+//!   and exits (core's `fan-out` workload);
+//! - `chained_spawn`: each task does its work and spawns the next, N in all (core's `chain`).
+//!
+//! Each round runs every (runtime, shape, workers) cell once, the cells rotated by one place each
+//! round so that none always runs first. The time of a run is from the first task starting to the
+//! last one ending (herdlab: M0 starting `main` to the `done = 1` store; tokio: the first task's
+//! start to the last task's end, both on the monotonic clock), so neither runtime's start-up nor
+//! shutdown is counted. Rows give the median and the 10th/90th percentiles over rounds, and for
+//! herdlab the median per run of its steals, parks and spins. Every run checks that each task ran
+//! exactly once.
+
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::SeqCst};
+use std::sync::Arc;
+use std::time::Instant;
+
+use clap::ArgMatches;
+use serde::Serialize;
+
+use herdlab_core::mechanisms::gmp::{GmpParams, GmpVariant, Workload};
+
+use super::native::{self, ring_for};
+use crate::cli::{self, list, ranged, subcommand, switch, CliError};
+use crate::output::{print_json, table_lines};
+use crate::platform::mem::spin_for;
+
+/// The most workers a row may use (the model's GOMAXPROCS is at most 16; its words fit 8 Ps).
+pub const MAX_WORKERS: u32 = 8;
+
+/// The most rounds.
+pub const MAX_ROUNDS: u64 = 1_000;
+
+/// A runtime of the bench.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Runtime {
+    /// Core's table, `variant=correct`.
+    Herdlab,
+    /// Core's table, `variant=single-queue` (Go 1.0, the design the 2012 document replaced).
+    Herdlab2012,
+    /// tokio's multi-thread runtime.
+    Tokio,
+}
+
+impl Runtime {
+    /// Every runtime.
+    pub const ALL: [Runtime; 3] = [Runtime::Herdlab, Runtime::Herdlab2012, Runtime::Tokio];
+    /// The row's `runtime`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Runtime::Herdlab => "herdlab",
+            Runtime::Herdlab2012 => "herdlab-2012",
+            Runtime::Tokio => "tokio",
+        }
+    }
+    /// Parse a name.
+    pub fn from_name(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|r| r.name() == s)
+    }
+}
+
+/// A shape of the bench.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// Main spawns the others from a worker (`fan-out`).
+    SpawnManyTask,
+    /// Each spawns the next (`chain`).
+    ChainedSpawn,
+}
+
+impl Shape {
+    /// Every shape.
+    pub const ALL: [Shape; 2] = [Shape::SpawnManyTask, Shape::ChainedSpawn];
+    /// The row's `shape`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Shape::SpawnManyTask => "spawn_many_task",
+            Shape::ChainedSpawn => "chained_spawn",
+        }
+    }
+    /// Parse a name.
+    pub fn from_name(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|r| r.name() == s)
+    }
+    fn workload(self) -> Workload {
+        match self {
+            Shape::SpawnManyTask => Workload::FanOut,
+            Shape::ChainedSpawn => Workload::Chain,
+        }
+    }
+}
+
+/// What `bench gmp` runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GmpBenchConfig {
+    /// Worker counts (GOMAXPROCS; tokio's `worker_threads`).
+    pub workers: Vec<u32>,
+    /// Runtimes.
+    pub runtimes: Vec<Runtime>,
+    /// Shapes.
+    pub shapes: Vec<Shape>,
+    /// Tasks per run, main included.
+    pub tasks: u32,
+    /// Each task's busy work, ns.
+    pub work_ns: u64,
+    /// Rounds.
+    pub rounds: u32,
+    /// Add the simulator's figures for each herdlab cell.
+    pub compare_sim: bool,
+}
+
+impl GmpBenchConfig {
+    /// The defaults (`quick`: workers 1 and 2, 5 rounds; else 1, 2 and the cores, 31 rounds).
+    pub fn new(quick: bool) -> Self {
+        let cores = std::thread::available_parallelism()
+            .map_or(2, |n| n.get() as u32)
+            .min(MAX_WORKERS);
+        let mut workers = vec![1, 2];
+        if !quick && cores > 2 {
+            workers.push(cores);
+        }
+        GmpBenchConfig {
+            workers,
+            runtimes: Runtime::ALL.to_vec(),
+            shapes: Shape::ALL.to_vec(),
+            tasks: 64,
+            work_ns: 0,
+            rounds: if quick { 5 } else { 31 },
+            compare_sim: false,
+        }
+    }
+}
+
+/// One row of `bench gmp`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GmpRow {
+    /// `herdlab`, `herdlab-2012` or `tokio`.
+    pub runtime: &'static str,
+    /// `spawn_many_task` or `chained_spawn`.
+    pub shape: &'static str,
+    /// Workers (GOMAXPROCS; tokio's worker threads).
+    pub workers: u32,
+    /// Tasks per run, main included.
+    pub tasks: u32,
+    /// Each task's work, ns.
+    pub work_ns: u64,
+    /// The slots of each P's ring (herdlab; null for tokio, whose rings have 256).
+    pub ring: Option<u32>,
+    /// Runs (one per round).
+    pub rounds: u32,
+    /// The median run, ns.
+    pub median_ns: u64,
+    /// The 10th percentile, ns.
+    pub p10_ns: u64,
+    /// The 90th percentile, ns.
+    pub p90_ns: u64,
+    /// herdlab: the median steals per run (null for tokio).
+    pub steals: Option<u64>,
+    /// herdlab: the median parks (`stopm`s) per run.
+    pub parks: Option<u64>,
+    /// herdlab: the median spins (Ms becoming spinning) per run.
+    pub spins: Option<u64>,
+    /// herdlab: the median global-queue takes per run.
+    pub global_queue_gets: Option<u64>,
+    /// `--compare-sim`: the simulator's figures for the same scenario (herdlab rows only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sim: Option<SimFigures>,
+}
+
+/// The simulator's run of a herdlab cell's scenario (`--compare-sim`), beside the native medians:
+/// per 1,000 tasks, as the issue's 25% target compares them.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SimFigures {
+    /// The simulator's steals.
+    pub steals: u64,
+    /// Its parks.
+    pub parks: u64,
+    /// Its spins.
+    pub spins: u64,
+    /// Its simulated time, ns.
+    pub sim_time_ns: u64,
+    /// The simulator's steals per 1,000 tasks.
+    pub steals_per_1k: f64,
+    /// Native (median) steals per 1,000 tasks.
+    pub native_steals_per_1k: f64,
+    /// The simulator's parks per 1,000 tasks.
+    pub parks_per_1k: f64,
+    /// Native (median) parks per 1,000 tasks.
+    pub native_parks_per_1k: f64,
+}
+
+/// The simulator's figures for `p` (each G's work `work_ns`, at least 1 ns as the key allows),
+/// beside the native medians.
+pub fn sim_figures(
+    p: &GmpParams,
+    work_ns: u64,
+    native_steals: u64,
+    native_parks: u64,
+) -> SimFigures {
+    let p = GmpParams {
+        work_ns: work_ns.clamp(1, 100_000_000) as u32,
+        ..*p
+    };
+    let (_, r) = p.run(50_000_000);
+    let per_1k = |n: u64| n as f64 * 1000.0 / p.goroutines as f64;
+    SimFigures {
+        steals: r.steals,
+        parks: r.parks,
+        spins: r.spins,
+        sim_time_ns: r.sim_time_ns,
+        steals_per_1k: per_1k(r.steals),
+        native_steals_per_1k: per_1k(native_steals),
+        parks_per_1k: per_1k(r.parks),
+        native_parks_per_1k: per_1k(native_parks),
+    }
+}
+
+fn percentile(sorted: &[u64], q: f64) -> u64 {
+    if sorted.is_empty() {
+        return 0;
+    }
+    let i = ((sorted.len() - 1) as f64 * q).round() as usize;
+    sorted[i.min(sorted.len() - 1)]
+}
+
+fn median(mut v: Vec<u64>) -> u64 {
+    v.sort_unstable();
+    percentile(&v, 0.5)
+}
+
+/// The scenario of a herdlab cell.
+pub fn params(rt: Runtime, shape: Shape, workers: u32, tasks: u32) -> Result<GmpParams, String> {
+    let threads = workers + 1;
+    let ring = ring_for(workers, threads, tasks).ok_or_else(|| {
+        format!("{tasks} tasks on {workers} workers do not fit the model's 255 words")
+    })?;
+    Ok(GmpParams {
+        gomaxprocs: workers,
+        threads,
+        cpus: workers,
+        workload: shape.workload(),
+        goroutines: tasks,
+        work_ns: 1,
+        ring,
+        variant: if rt == Runtime::Herdlab2012 {
+            GmpVariant::SingleQueue
+        } else {
+            GmpVariant::Correct
+        },
+        seed: 1,
+    })
+}
+
+/// One tokio run: the time from the first task's start to the last task's end, ns.
+pub fn run_tokio(
+    rt: &tokio::runtime::Runtime,
+    shape: Shape,
+    tasks: u32,
+    work_ns: u64,
+) -> Result<u64, String> {
+    struct Shared {
+        epoch: Instant,
+        start: AtomicU64,
+        end: AtomicU64,
+        ran: AtomicU32,
+        left: AtomicU32,
+        tasks: u32,
+        work_ns: u64,
+        done: tokio::sync::Notify,
+    }
+    impl Shared {
+        fn now(&self) -> u64 {
+            self.epoch.elapsed().as_nanos() as u64
+        }
+        /// A task's body: work, count, and the last one stamps the end.
+        fn body(&self) {
+            spin_for(self.work_ns);
+            self.ran.fetch_add(1, SeqCst);
+            if self.left.fetch_sub(1, SeqCst) == 1 {
+                self.end.store(self.now(), SeqCst);
+                self.done.notify_one();
+            }
+        }
+    }
+    fn link(s: Arc<Shared>, k: u32) {
+        tokio::spawn(async move {
+            s.body();
+            if k < s.tasks {
+                link(s, k + 1);
+            }
+        });
+    }
+    let s = Arc::new(Shared {
+        epoch: Instant::now(),
+        start: AtomicU64::new(0),
+        end: AtomicU64::new(0),
+        ran: AtomicU32::new(0),
+        left: AtomicU32::new(tasks),
+        tasks,
+        work_ns,
+        done: tokio::sync::Notify::new(),
+    });
+    let s2 = s.clone();
+    rt.block_on(async move {
+        let main = s2.clone();
+        tokio::spawn(async move {
+            main.start.store(main.now().max(1), SeqCst);
+            match shape {
+                Shape::SpawnManyTask => {
+                    for _ in 1..main.tasks {
+                        let t = main.clone();
+                        tokio::spawn(async move { t.body() });
+                    }
+                    main.body();
+                }
+                Shape::ChainedSpawn => {
+                    main.body();
+                    if main.tasks > 1 {
+                        link(main.clone(), 2);
+                    }
+                }
+            }
+        });
+        s2.done.notified().await;
+    });
+    let ran = s.ran.load(SeqCst);
+    if ran != tasks {
+        return Err(format!("tokio: {ran} of {tasks} tasks ran"));
+    }
+    Ok(s.end
+        .load(SeqCst)
+        .saturating_sub(s.start.load(SeqCst))
+        .max(1))
+}
+
+struct Cell {
+    rt: Runtime,
+    shape: Shape,
+    workers: u32,
+    params: Option<GmpParams>,
+    times: Vec<u64>,
+    steals: Vec<u64>,
+    parks: Vec<u64>,
+    spins: Vec<u64>,
+    gets: Vec<u64>,
+}
+
+/// Run the bench (`progress`: a line per round on stderr).
+pub fn run_bench(c: &GmpBenchConfig, progress: bool) -> Result<Vec<GmpRow>, String> {
+    let mut cells = Vec::new();
+    for &w in &c.workers {
+        for &shape in &c.shapes {
+            for &rt in &c.runtimes {
+                let params = match rt {
+                    Runtime::Tokio => None,
+                    _ => Some(params(rt, shape, w, c.tasks)?),
+                };
+                cells.push(Cell {
+                    rt,
+                    shape,
+                    workers: w,
+                    params,
+                    times: Vec::new(),
+                    steals: Vec::new(),
+                    parks: Vec::new(),
+                    spins: Vec::new(),
+                    gets: Vec::new(),
+                });
+            }
+        }
+    }
+    let mut runtimes = Vec::new();
+    for &w in &c.workers {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(w as usize)
+            .build()
+            .map_err(|e| format!("tokio runtime: {e}"))?;
+        runtimes.push((w, rt));
+    }
+    let n = cells.len();
+    for round in 0..c.rounds as usize {
+        for k in 0..n {
+            let cell = &mut cells[(k + round) % n];
+            match cell.params {
+                None => {
+                    let rt = &runtimes
+                        .iter()
+                        .find(|(w, _)| *w == cell.workers)
+                        .expect("a runtime per worker count")
+                        .1;
+                    cell.times
+                        .push(run_tokio(rt, cell.shape, c.tasks, c.work_ns)?);
+                }
+                Some(p) => {
+                    let r = native::run(&p, c.work_ns).map_err(|e| {
+                        format!("{} {}: {}", cell.rt.name(), cell.shape.name(), e.0)
+                    })?;
+                    cell.times.push(r.wall_ns);
+                    cell.steals.push(r.counts.steals);
+                    cell.parks.push(r.counts.parks);
+                    cell.spins.push(r.counts.spins);
+                    cell.gets.push(r.counts.global_queue_gets);
+                }
+            }
+        }
+        if progress {
+            eprint!("\rround {}/{}", round + 1, c.rounds);
+        }
+    }
+    if progress {
+        eprintln!();
+    }
+    Ok(cells
+        .into_iter()
+        .map(|cell| {
+            let mut t = cell.times.clone();
+            t.sort_unstable();
+            let herd = cell.params.is_some();
+            let med = |v: Vec<u64>| herd.then(|| median(v));
+            let (steals, parks) = (med(cell.steals), med(cell.parks));
+            let sim = match (c.compare_sim, cell.params) {
+                (true, Some(p)) => Some(sim_figures(
+                    &p,
+                    c.work_ns,
+                    steals.unwrap_or(0),
+                    parks.unwrap_or(0),
+                )),
+                _ => None,
+            };
+            GmpRow {
+                runtime: cell.rt.name(),
+                shape: cell.shape.name(),
+                workers: cell.workers,
+                tasks: c.tasks,
+                work_ns: c.work_ns,
+                ring: cell.params.map(|p| p.ring),
+                rounds: c.rounds,
+                median_ns: percentile(&t, 0.5),
+                p10_ns: percentile(&t, 0.1),
+                p90_ns: percentile(&t, 0.9),
+                steals,
+                parks,
+                spins: med(cell.spins),
+                global_queue_gets: med(cell.gets),
+                sim,
+            }
+        })
+        .collect())
+}
+
+/// The rows as text, with each herdlab row's factor over tokio's on the same shape and workers.
+pub fn render(rows: &[GmpRow]) -> String {
+    let opt = |v: Option<u64>| v.map_or_else(|| "-".to_string(), |n| n.to_string());
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            let tokio = rows
+                .iter()
+                .find(|t| t.runtime == "tokio" && t.shape == r.shape && t.workers == r.workers);
+            let factor = tokio.map_or_else(
+                || "-".to_string(),
+                |t| format!("{:.2}", r.median_ns as f64 / t.median_ns.max(1) as f64),
+            );
+            vec![
+                r.runtime.to_string(),
+                r.shape.to_string(),
+                r.workers.to_string(),
+                r.tasks.to_string(),
+                opt(r.ring.map(u64::from)),
+                r.median_ns.to_string(),
+                r.p10_ns.to_string(),
+                r.p90_ns.to_string(),
+                factor,
+                opt(r.steals),
+                opt(r.parks),
+                opt(r.spins),
+                opt(r.global_queue_gets),
+            ]
+        })
+        .collect();
+    let head = [
+        "runtime",
+        "shape",
+        "workers",
+        "tasks",
+        "ring",
+        "median_ns",
+        "p10_ns",
+        "p90_ns",
+        "x_tokio",
+        "steals",
+        "parks",
+        "spins",
+        "gq_gets",
+    ];
+    let line = table_lines(&head, &cells);
+    let mut out = line(&head.map(String::from));
+    for c in &cells {
+        out.push_str(&line(c));
+    }
+    for r in rows {
+        if let Some(s) = &r.sim {
+            out.push_str(&format!(
+                "simulator vs native, {} {} workers {}: steals/1k {:.0} vs {:.0}, parks/1k {:.0} vs {:.0}\n",
+                r.runtime,
+                r.shape,
+                r.workers,
+                s.steals_per_1k,
+                s.native_steals_per_1k,
+                s.parks_per_1k,
+                s.native_parks_per_1k
+            ));
+        }
+    }
+    out
+}
+
+const ABOUT: &str = "\
+Run core's G/M/P table (the straight-line form of its Sched table) on real threads:
+each M an OS thread, the Ps' rings, runnext, idle masks and nmspinning real atomics,
+sched.lock a mutex, parked Ms on their futex words (runtime herdlab); the same table
+as Go 1.0's one global queue (herdlab-2012); and tokio's multi-thread runtime with
+the same worker count (tokio). Shapes, at the model's size (its Gs are memory words,
+at most 100; its rings shrink to fit 255 words): spawn_many_task (one task spawns
+the others from a worker) and chained_spawn (each task spawns the next). Rounds
+rotate the cells; rows give the median and p10/p90 over rounds, herdlab's steals,
+parks, spins and global-queue takes (median per run), and each herdlab row's factor
+over tokio. --compare-sim adds the simulator's steals and parks per 1,000 tasks for
+each herdlab row's scenario. Every run checks that each task ran exactly once.
+Defaults: workers 1, 2 and the cores (at most 8), 64 tasks of 0 ns, 31 rounds;
+--quick: workers 1 and 2, 5 rounds.";
+
+/// `herdlab bench gmp`.
+pub fn command() -> clap::Command {
+    subcommand(
+        "gmp",
+        "Run core's G/M/P table on real threads beside the Go 1.0 variant and tokio",
+        ABOUT,
+        "herdlab bench gmp --quick --workers 2 --json",
+        [
+            switch("quick", "small: workers 1 and 2, 5 rounds"),
+            cli::json(),
+            list(
+                "workers",
+                "worker counts, comma-separated (default 1, 2 and the cores)",
+                format!("a comma-separated list of counts, each 1-{MAX_WORKERS}"),
+                |s| {
+                    s.parse::<u32>()
+                        .ok()
+                        .filter(|n| (1..=MAX_WORKERS).contains(n))
+                },
+            ),
+            list(
+                "runtimes",
+                "the runtimes, comma-separated (default all)",
+                "a comma-separated list of herdlab, herdlab-2012, tokio".to_string(),
+                Runtime::from_name,
+            ),
+            list(
+                "shapes",
+                "the shapes, comma-separated (default all)",
+                "a comma-separated list of spawn_many_task, chained_spawn".to_string(),
+                Shape::from_name,
+            ),
+            ranged("tasks", "tasks per run, main included (default 64)", 2, 100),
+            ranged(
+                "work-ns",
+                "each task's busy work, ns (default 0)",
+                0,
+                100_000,
+            ),
+            ranged("rounds", "rounds (default 31; --quick 5)", 1, MAX_ROUNDS),
+            switch(
+                "compare-sim",
+                "add the simulator's steals and parks (per 1,000 tasks) beside each herdlab row",
+            ),
+        ],
+    )
+}
+
+/// Parse `bench gmp`'s flags.
+pub fn config(m: &ArgMatches) -> Result<GmpBenchConfig, CliError> {
+    let mut c = GmpBenchConfig::new(cli::on(m, "quick"));
+    if let Some(w) = cli::value::<Vec<u32>>(m, "workers") {
+        c.workers = w;
+    }
+    if let Some(r) = cli::value::<Vec<Runtime>>(m, "runtimes") {
+        c.runtimes = r;
+    }
+    if let Some(s) = cli::value::<Vec<Shape>>(m, "shapes") {
+        c.shapes = s;
+    }
+    if let Some(n) = cli::value::<u64>(m, "tasks") {
+        c.tasks = n as u32;
+    }
+    if let Some(n) = cli::value::<u64>(m, "work-ns") {
+        c.work_ns = n;
+    }
+    if let Some(n) = cli::value::<u64>(m, "rounds") {
+        c.rounds = n as u32;
+    }
+    c.compare_sim = cli::on(m, "compare-sim");
+    c.workers.dedup();
+    for &w in &c.workers {
+        for &s in &c.shapes {
+            if let Err(e) = params(Runtime::Herdlab, s, w, c.tasks) {
+                return cli::err(format!("--tasks: {e}; use fewer tasks or workers"));
+            }
+        }
+    }
+    Ok(c)
+}
+
+/// Run `bench gmp`.
+pub fn run(m: &ArgMatches) -> Result<ExitCode, CliError> {
+    let c = config(m)?;
+    let json = cli::on(m, "json");
+    Ok(match run_bench(&c, !json) {
+        Ok(rows) => {
+            if json {
+                print_json(&rows, true)
+            } else {
+                print!("{}", render(&rows));
+                ExitCode::SUCCESS
+            }
+        }
+        Err(e) => {
+            eprintln!("herdlab: bench gmp: {e}");
+            ExitCode::FAILURE
+        }
+    })
+}

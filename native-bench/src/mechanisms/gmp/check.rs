@@ -1,0 +1,136 @@
+//! `herdlab check gmp`: core's model checker on a G/M/P scenario, timed natively.
+//!
+//! The search is `herdlab_core::mechanisms::gmp::invariants::check`: the simulator as the model
+//! (`herdlab_core::check::SimModel`); the actors are the Ms (checker index i is M i). A
+//! counterexample is replayed in the simulator one step at a time (the generic
+//! [`crate::check::replay`]), which names each step's line and confirms that the simulator breaks
+//! the same invariant.
+
+use std::ops::Deref;
+
+use serde::Serialize;
+
+use herdlab_core::check::CheckConfig;
+use herdlab_core::mechanism::Mechanism;
+use herdlab_core::mechanisms::gmp::invariants::{check, model_state, model_terminal};
+use herdlab_core::mechanisms::gmp::{Gmp, GmpParams, GmpSim};
+use herdlab_core::scenario::Scenario;
+use herdlab_core::sim::StepRecord;
+
+use crate::check::{self as check_cmd, Replay, Search, SimStep};
+
+/// Where the lessons are served (`cargo xtask serve`).
+pub const SITE_BASE: &str = "http://127.0.0.1:8080/#/lesson/";
+
+/// The lesson of the scheduler (issue 12's `lessons/go-scheduler.md`, not on the site yet).
+pub const LESSON: &str = "go-scheduler";
+
+/// The invariants checked (core's names, `core/src/mechanisms/gmp/invariants.rs`).
+pub const INVARIANTS: [&str; 6] = [
+    "conservation",
+    "ownership",
+    "queue-bounds",
+    "spinning",
+    "lost-wakeup",
+    "stuck",
+];
+
+/// A broken invariant with its schedule.
+pub type ViolationReport = check_cmd::ViolationReport<SimStep>;
+
+/// What `herdlab check gmp` reports.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CheckOutput {
+    /// Always `gmp`.
+    pub mechanism: &'static str,
+    /// The variant.
+    pub variant: String,
+    /// GOMAXPROCS.
+    pub gomaxprocs: u32,
+    /// Ms.
+    pub threads: u32,
+    /// Goroutines, main included.
+    pub goroutines: u32,
+    /// The scenario as a query string.
+    pub scenario: String,
+    /// The search's bounds, statistics and verdict.
+    #[serde(flatten)]
+    pub search: Search<SimStep>,
+}
+
+impl Deref for CheckOutput {
+    type Target = Search<SimStep>;
+    fn deref(&self) -> &Search<SimStep> {
+        &self.search
+    }
+}
+
+/// The lesson link for a scenario and schedule.
+pub fn link(p: &GmpParams, schedule: &[u16]) -> String {
+    let threads = p.simulate().threads().len();
+    format!(
+        "{SITE_BASE}{LESSON}?{}&step={}&picks={}",
+        Scenario::Gmp(*p).to_query(),
+        schedule.len(),
+        check_cmd::picks(threads, schedule)
+    )
+}
+
+fn network_text(_sim: &GmpSim, _rec: &StepRecord) -> String {
+    String::new()
+}
+
+/// Replay `schedule` in the simulator.
+pub fn replay(p: &GmpParams, schedule: &[u16]) -> Replay<SimStep> {
+    check_cmd::replay(
+        p.simulate(),
+        schedule,
+        network_text,
+        model_state,
+        model_terminal,
+    )
+}
+
+/// Run the checker on `p`.
+pub fn run(p: &GmpParams, cfg: &CheckConfig, progress: bool) -> CheckOutput {
+    let search = Search::run(
+        cfg,
+        progress,
+        INVARIANTS.to_vec(),
+        |tick| check(p, cfg, tick),
+        |c| {
+            let (steps, link) = (replay(p, &c.schedule), link(p, &c.schedule));
+            ViolationReport::new(c, steps, link)
+        },
+    );
+    CheckOutput {
+        mechanism: "gmp",
+        variant: p.variant.name().to_string(),
+        gomaxprocs: p.gomaxprocs,
+        threads: p.threads,
+        goroutines: p.goroutines,
+        scenario: Gmp::to_query(p),
+        search,
+    }
+}
+
+/// Who took a step, in words.
+fn who(s: &SimStep) -> String {
+    match s.actor.strip_prefix('t') {
+        Some(n) => format!("M{n} (line {}): {}", s.line, s.text),
+        None => format!("{}: {}", s.actor, s.text),
+    }
+}
+
+/// The report as text.
+pub fn render(p: &GmpParams, cfg: &CheckConfig, out: &CheckOutput) -> String {
+    let description = format!(
+        "gmp --variant {} --gomaxprocs {} --threads {} --goroutines {}{}",
+        p.variant.name(),
+        p.gomaxprocs,
+        p.threads,
+        p.goroutines,
+        check_cmd::bound_text(cfg)
+    );
+    out.search.render(&description, who)
+}

@@ -1,0 +1,184 @@
+//! The scheduler's subcommands: `sim gmp`, `check gmp`, `bench gmp`.
+
+use std::process::ExitCode;
+
+use clap::ArgMatches;
+use herdlab_core::mechanisms::gmp::{GmpParams, GmpVariant};
+
+use super::bench;
+use super::{check, sim, Gmp};
+use crate::check::progress_wanted;
+use crate::cli::{self, json, key_args, subcommand, switch, CliError, KeyFlag};
+use crate::mechanisms::NativeMechanism;
+use crate::output::print_json;
+
+/// The scenario flags of `sim gmp` (core's keys, as they are named there).
+const SIM_KEYS: &[KeyFlag] = &[
+    KeyFlag::Key("gomaxprocs"),
+    KeyFlag::Key("threads"),
+    KeyFlag::Key("cpus"),
+    KeyFlag::Key("workload"),
+    KeyFlag::Key("goroutines"),
+    KeyFlag::Key("work_ns"),
+    KeyFlag::Key("ring"),
+    KeyFlag::Key("variant"),
+    KeyFlag::Key("seed"),
+];
+
+/// The scenario flags of `check gmp` (over core's checker preset).
+const CHECK_KEYS: &[KeyFlag] = &[
+    KeyFlag::Key("variant"),
+    KeyFlag::Key("gomaxprocs"),
+    KeyFlag::Key("threads"),
+    KeyFlag::Key("workload"),
+    KeyFlag::Key("goroutines"),
+    KeyFlag::Key("ring"),
+];
+
+const SIM_ABOUT: &str = "\
+Run Go's G/M/P scheduler headless on the simulated platform to the end: --goroutines Gs
+(main included) doing --workload (fan-out: main spawns the rest; chain: each spawns the
+next; tree: G k spawns 2k and 2k+1), each computing --work-ns, on --gomaxprocs Ps and
+--threads Ms over --cpus CPUs, each P with a --ring slot local queue and runnext. Prints
+steps, steals, parks, spins, handoffs (0: this model has no syscalls yet), global queue
+gets, context switches, simulated time, and the first invariant broken. Defaults:
+gomaxprocs 4, threads 6, cpus 4, fan-out, 40 goroutines of 20000 ns, ring 16, variant
+correct, seed 1.";
+
+const CHECK_ABOUT: &str = "\
+Model-check Go's G/M/P scheduler: every interleaving of the Ms, each operation one atomic
+step, against conservation, ownership, queue-bounds, spinning, lost-wakeup and stuck.
+Exit 0: every invariant holds and the search was complete; 1: an invariant broke (the
+shortest schedule is printed step by step) or the state limit came first; 2: bad
+arguments. Defaults (core's preset): gomaxprocs 2, threads 3, fan-out, 3 goroutines, ring
+2, variant correct (7.4 million states: about a minute of a release build; --goroutines 2
+proves in seconds). --list-variants prints the variants, correct first.";
+
+/// `sim gmp`, parsed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SimArgs {
+    /// The scenario.
+    pub params: GmpParams,
+    /// The step bound.
+    pub max_steps: u64,
+    /// Print JSON.
+    pub json: bool,
+}
+
+/// The step bound of `sim gmp`.
+pub const DEFAULT_MAX_STEPS: u64 = 50_000_000;
+
+/// Parse `sim gmp`'s flags.
+pub fn sim_args(m: &ArgMatches) -> Result<SimArgs, CliError> {
+    let mut params = GmpParams::default();
+    cli::apply_keys::<Gmp>(&mut params, SIM_KEYS, m)?;
+    cli::validated::<Gmp>(&params, SIM_KEYS)?;
+    Ok(SimArgs {
+        params,
+        max_steps: cli::value(m, "max-steps").unwrap_or(DEFAULT_MAX_STEPS),
+        json: cli::on(m, "json"),
+    })
+}
+
+/// Parse `check gmp`'s scenario.
+pub fn check_params(m: &ArgMatches) -> Result<GmpParams, CliError> {
+    let mut params = GmpParams::check_preset(GmpVariant::Correct);
+    cli::apply_keys::<Gmp>(&mut params, CHECK_KEYS, m)?;
+    cli::validated::<Gmp>(&params, CHECK_KEYS)?;
+    Ok(params)
+}
+
+/// What each variant does (`check gmp --list-variants`), correct first.
+pub fn variant_lines() -> Vec<String> {
+    let story = |v: GmpVariant| match v {
+        GmpVariant::Correct => "proc.go as it is, the parts this model has (proven)",
+        GmpVariant::ReversedDance => {
+            "re-check the queues, then drop spinning -> lost-wakeup (3 goroutines)"
+        }
+        GmpVariant::WakepNoSpinTest => {
+            "wakep without the nmspinning test: a herd of Ms (counted, not caught)"
+        }
+        GmpVariant::NoSpinLimit => "no 2*nmspinning < gomaxprocs-npidle limit (counted)",
+        GmpVariant::StealOne => "runqgrab takes one G instead of half (counted)",
+        GmpVariant::NoFairness => "no 1-in-61 global queue check (counted)",
+        GmpVariant::SingleQueue => "Go 1.0: one global queue under one lock (proven, compared)",
+    };
+    let w = GmpVariant::NAMES.iter().map(|n| n.len()).max().unwrap_or(0);
+    GmpVariant::ALL
+        .iter()
+        .map(|&v| format!("{:<w$}  {}", v.name(), story(v)))
+        .collect()
+}
+
+impl NativeMechanism for Gmp {
+    fn sim_command() -> clap::Command {
+        subcommand(
+            "gmp",
+            "Run Go's G/M/P scheduler headless on the simulated platform",
+            SIM_ABOUT,
+            "herdlab sim gmp --gomaxprocs 2 --threads 3 --workload chain --goroutines 20 --json",
+            key_args::<Gmp>(SIM_KEYS)
+                .into_iter()
+                .chain([cli::max_steps(), json()]),
+        )
+    }
+
+    fn sim(m: &ArgMatches) -> Result<ExitCode, CliError> {
+        let a = sim_args(m)?;
+        let r = sim::run_gmp(&a.params, a.max_steps);
+        Ok(if a.json {
+            print_json(&r, false)
+        } else {
+            print!("{}", sim::render_gmp(&r));
+            ExitCode::SUCCESS
+        })
+    }
+
+    fn bench_command() -> clap::Command {
+        bench::command()
+    }
+
+    fn bench(m: &ArgMatches) -> Result<ExitCode, CliError> {
+        bench::run(m)
+    }
+
+    fn check_commands() -> Vec<clap::Command> {
+        vec![subcommand(
+            "gmp",
+            "Model-check Go's G/M/P scheduler",
+            CHECK_ABOUT,
+            "herdlab check gmp --variant reversed-dance",
+            key_args::<Gmp>(CHECK_KEYS)
+                .into_iter()
+                .chain(cli::bounds())
+                .chain([
+                    json(),
+                    switch(
+                        "list-variants",
+                        "print the variants (correct first) and what each does",
+                    ),
+                ]),
+        )]
+    }
+
+    fn check(_name: &str, m: &ArgMatches) -> Result<ExitCode, CliError> {
+        let params = check_params(m)?;
+        if cli::on(m, "list-variants") {
+            for l in variant_lines() {
+                println!("{l}");
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
+        let config = cli::check_config(m);
+        let out = check::run(&params, &config, progress_wanted());
+        let code = ExitCode::from(out.exit_code());
+        if cli::on(m, "json") {
+            if print_json(&out, false) != ExitCode::SUCCESS {
+                return Ok(ExitCode::FAILURE);
+            }
+        } else {
+            print!("{}", check::render(&params, &config, &out));
+        }
+        Ok(code)
+    }
+}

@@ -1,0 +1,198 @@
+//! Core's G/M/P table on real threads: each M an OS thread running [`GmpActor::run`] (the
+//! straight-line form of core's `Sched` table) on [`NativeThread`]: the Ps' rings, `runnext`,
+//! the idle masks and `nmspinning` are real atomics, `sched.lock` a real mutex, a parked M
+//! sleeps on its `m.park` futex word, and a G's work is a busy spin. Nothing of the algorithm is
+//! written here: this file starts the Ms, times the run, and checks what it left in memory.
+//!
+//! A G here is what the model's workload makes it (`fan-out`: main spawns the others; `chain`:
+//! each spawns the next), not a Rust future: the model's Gs are memory words, at most 100 of them
+//! in a world of 255 words, so the rings are smaller than Go's 256 slots ([`ring_for`]).
+
+use std::sync::atomic::{AtomicU64, Ordering::SeqCst};
+use std::sync::Barrier;
+
+use herdlab_core::machine::steps::Ops;
+use herdlab_core::mechanisms::gmp::machine::{gstatus, MCounts, DONE, LIVE};
+use herdlab_core::mechanisms::gmp::params::MAX_WORDS;
+use herdlab_core::mechanisms::gmp::{GmpActor, GmpParams};
+use herdlab_core::op::{CondId, MutexId, Op, OpResult, SemId, WakeCount, Word};
+
+use crate::platform::native::{NativeError, NativeThread, NativeWorld, WorldSpec};
+
+/// The largest even ring (at most Go's 256) that fits `gs` Gs, `procs` Ps and `threads` Ms in
+/// the simulator's words (`None`: not even a ring of 2 fits).
+pub fn ring_for(procs: u32, threads: u32, gs: u32) -> Option<u32> {
+    let fixed = 10 + 2 * threads + 2 * gs;
+    let per_p = MAX_WORDS.checked_sub(fixed)? / procs;
+    let ring = per_p.checked_sub(4)?.min(256) & !1;
+    (ring >= 2).then_some(ring)
+}
+
+/// What one native run of the scheduler did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GmpRun {
+    /// From M0 starting `main` to the last G's exit (the `done = 1` store), nanoseconds.
+    pub wall_ns: u64,
+    /// The Ms' counters, summed (the simulator's definitions: `core::mechanisms::gmp::machine`).
+    pub counts: MCounts,
+    /// Gs whose status word ended `_Gdead`.
+    pub finished: u32,
+    /// The live-G count at the end (0 when every G exited).
+    pub live: u32,
+}
+
+/// The platform of one M: [`NativeThread`], with the time of the `done = 1` store taken.
+struct MOps<'w> {
+    inner: NativeThread<'w>,
+    world: &'w NativeWorld,
+    end: &'w AtomicU64,
+}
+
+impl Ops for MOps<'_> {
+    type Error = NativeError;
+    fn load(&mut self, w: Word) -> Result<u32, NativeError> {
+        self.inner.load(w)
+    }
+    fn store(&mut self, w: Word, v: u32) -> Result<(), NativeError> {
+        if w == DONE && v == 1 {
+            self.end.store(self.world.now_ns(), SeqCst);
+        }
+        self.inner.store(w, v)
+    }
+    fn cas(&mut self, w: Word, e: u32, n: u32) -> Result<bool, NativeError> {
+        self.inner.cas(w, e, n)
+    }
+    fn fetch_add(&mut self, w: Word, d: u32) -> Result<u32, NativeError> {
+        self.inner.fetch_add(w, d)
+    }
+    fn swap(&mut self, w: Word, v: u32) -> Result<u32, NativeError> {
+        self.inner.swap(w, v)
+    }
+    fn sem_wait(&mut self, s: SemId) -> Result<(), NativeError> {
+        self.inner.sem_wait(s)
+    }
+    fn sem_post(&mut self, s: SemId) -> Result<(), NativeError> {
+        self.inner.sem_post(s)
+    }
+    fn futex_wait(&mut self, w: Word, e: u32) -> Result<bool, NativeError> {
+        self.inner.futex_wait(w, e)
+    }
+    fn futex_wake(&mut self, w: Word, n: WakeCount) -> Result<u32, NativeError> {
+        self.inner.futex_wake(w, n)
+    }
+    fn mutex_lock(&mut self, m: MutexId) -> Result<(), NativeError> {
+        self.inner.mutex_lock(m)
+    }
+    fn mutex_unlock(&mut self, m: MutexId) -> Result<(), NativeError> {
+        self.inner.mutex_unlock(m)
+    }
+    fn cond_wait(&mut self, c: CondId, m: MutexId) -> Result<(), NativeError> {
+        self.inner.cond_wait(c, m)
+    }
+    fn cond_notify(&mut self, c: CondId, n: WakeCount) -> Result<(), NativeError> {
+        self.inner.cond_notify(c, n)
+    }
+    fn work(&mut self, ns: u64) -> Result<(), NativeError> {
+        self.inner.work(ns)
+    }
+    fn pause(&mut self) -> Result<(), NativeError> {
+        self.inner.pause()
+    }
+    fn sched_yield(&mut self) -> Result<(), NativeError> {
+        self.inner.sched_yield()
+    }
+    fn now(&mut self) -> Result<u64, NativeError> {
+        self.inner.now()
+    }
+    fn other(&mut self, op: Op) -> Result<OpResult, NativeError> {
+        self.inner.other(op)
+    }
+}
+
+/// Run the scenario `p` on real threads (`work_ns` overrides each G's work: the scenario's
+/// `work_ns` cannot say 0). Every G must run exactly once: an error says which did not.
+pub fn run(p: &GmpParams, work_ns: u64) -> Result<GmpRun, NativeError> {
+    let mut cfg = p.config();
+    cfg.work_ns = work_ns;
+    let words = cfg.words_needed();
+    if words > MAX_WORDS {
+        return Err(NativeError::new(format!(
+            "the scenario needs {words} words; at most {MAX_WORDS}"
+        )));
+    }
+    let threads = cfg.threads as usize;
+    let world = NativeWorld::new(WorldSpec {
+        words: words as u8,
+        mutexes: 1,
+        condvars: 0,
+        sems: 0,
+        listener: false,
+        threads,
+        packed: false,
+    })?;
+    let (start, end) = (AtomicU64::new(0), AtomicU64::new(0));
+    let ready = Barrier::new(threads);
+    let (world, start, end, ready) = (&world, &start, &end, &ready);
+    let results: Vec<Result<MCounts, NativeError>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|i| {
+                s.spawn(move || -> Result<MCounts, NativeError> {
+                    let inner = NativeThread::new(world, i);
+                    // every M passes the barrier, even one that could not start
+                    ready.wait();
+                    let inner = inner.inspect_err(|e| world.fail(&e.0))?;
+                    let mut ops = MOps { inner, world, end };
+                    let mut m = GmpActor::new(cfg, i as u32);
+                    if i == 0 {
+                        start.store(world.now_ns(), SeqCst);
+                    }
+                    let r = m.run(&mut ops);
+                    ops.inner.release();
+                    if let Err(e) = r {
+                        world.fail(&e.0);
+                        return Err(e);
+                    }
+                    Ok(m.cx.counts)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(NativeError::new("an M panicked")))
+            })
+            .collect()
+    });
+    if let Some(f) = world.failure() {
+        return Err(NativeError::new(f));
+    }
+    let mut counts = MCounts::default();
+    for r in results {
+        let c = r?;
+        counts.steals += c.steals;
+        counts.parks += c.parks;
+        counts.spins += c.spins;
+        counts.global_queue_gets += c.global_queue_gets;
+        counts.context_switches += c.context_switches;
+        counts.futex_wakes += c.futex_wakes;
+        counts.no_m += c.no_m;
+    }
+    let load = |w: Word| world.load(w).unwrap_or(u32::MAX);
+    let finished = (1..=cfg.gs)
+        .filter(|&g| load(cfg.status(g)) == gstatus::DEAD)
+        .count() as u32;
+    let run = GmpRun {
+        wall_ns: end.load(SeqCst).saturating_sub(start.load(SeqCst)).max(1),
+        counts,
+        finished,
+        live: load(LIVE),
+    };
+    if run.finished != cfg.gs || run.live != 0 || run.counts.context_switches != cfg.gs as u64 {
+        return Err(NativeError::new(format!(
+            "{} Gs: {} finished, {} still live, {} executes (each G must run exactly once)",
+            cfg.gs, run.finished, run.live, run.counts.context_switches
+        )));
+    }
+    Ok(run)
+}

@@ -1,0 +1,60 @@
+//! `herdlab sim gmp`: a G/M/P scenario run headless on core's simulated platform.
+
+use serde::Serialize;
+
+use herdlab_core::mechanism::Mechanism;
+use herdlab_core::mechanisms::gmp::params::all_exited;
+use herdlab_core::mechanisms::gmp::{Gmp, GmpParams, GmpReport};
+
+/// What one headless G/M/P simulation reports: core's [`GmpReport`] first (its first eight
+/// fields, `steps` … `sim_time_ns`, are the contract's keys), then the run's shape.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SimGmpReport {
+    /// Core's report of the run.
+    #[serde(flatten)]
+    pub report: GmpReport,
+    /// `finished` (every M exited) or `running` (the step bound came first, or the run stopped
+    /// with Ms left: see `violation`).
+    pub status: &'static str,
+    /// The scenario as a query string (every key present).
+    pub scenario: String,
+}
+
+/// Run `p` to the end (at most `max_steps` steps), checking core's invariants after every step.
+pub fn run_gmp(p: &GmpParams, max_steps: u64) -> SimGmpReport {
+    let (sim, report) = p.run(max_steps);
+    SimGmpReport {
+        report,
+        status: if all_exited(&sim) {
+            "finished"
+        } else {
+            "running"
+        },
+        scenario: Gmp::to_query(p),
+    }
+}
+
+/// The report as text.
+pub fn render_gmp(r: &SimGmpReport) -> String {
+    let p = &r.report;
+    let mut out = format!("herdlab sim gmp {}\n", r.scenario);
+    out.push_str(&format!(
+        "status {}, {} steps, simulated {:.3} ms\n",
+        r.status,
+        p.steps,
+        p.sim_time_ns as f64 / 1e6
+    ));
+    out.push_str(&format!(
+        "goroutines finished {}, context switches {}, global queue gets {}\n",
+        p.finished, p.context_switches, p.global_queue_gets
+    ));
+    out.push_str(&format!(
+        "steals {}, spins {}, parks {}, M wakeups {}, startm without an M {}, handoffs {}\n",
+        p.steals, p.spins, p.parks, p.futex_wakes, p.no_m, p.handoffs
+    ));
+    match &p.violation {
+        None => out.push_str("invariants: all held\n"),
+        Some(v) => out.push_str(&format!("VIOLATION of {}: {}\n", v.invariant, v.message)),
+    }
+    out
+}

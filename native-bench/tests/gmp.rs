@@ -1,0 +1,425 @@
+//! `herdlab sim gmp`, `check gmp` and `bench gmp`: the simulator's report is core's with the
+//! contract's keys, the checker proves the scheduler (exit 0), stops at its state bound (exit 1),
+//! bad input exits 2 naming the allowed values, and every bench row runs each goroutine exactly
+//! once. Bounded: small scenarios, `--quick` rows.
+
+use std::process::{Command, Output};
+
+use herdlab_core::mechanisms::gmp::{GmpParams, GmpVariant, Workload};
+
+fn herdlab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_herdlab"))
+        .args(args)
+        .output()
+        .expect("run herdlab")
+}
+
+fn json_of(out: &Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): stdout {} stderr {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+fn refused(args: &[&str], needle: &str) {
+    let out = herdlab(args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(err.contains(needle), "{args:?}: {err}");
+}
+
+const SIM_KEYS: [&str; 8] = [
+    "steps",
+    "steals",
+    "parks",
+    "spins",
+    "handoffs",
+    "global_queue_gets",
+    "context_switches",
+    "sim_time_ns",
+];
+
+#[test]
+fn sim_gmp_json_is_cores_report_with_the_contracts_keys_first() {
+    let out = herdlab(&[
+        "sim",
+        "gmp",
+        "--gomaxprocs",
+        "2",
+        "--threads",
+        "3",
+        "--workload",
+        "chain",
+        "--goroutines",
+        "20",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let v = json_of(&out);
+    let mut at = 0;
+    for k in SIM_KEYS {
+        let i = text
+            .find(&format!("\"{k}\":"))
+            .unwrap_or_else(|| panic!("{k} missing in {text}"));
+        assert!(i >= at, "{k} out of order in {text}");
+        at = i;
+    }
+    // the same figures as core's own run of the scenario
+    let p = GmpParams {
+        gomaxprocs: 2,
+        threads: 3,
+        workload: Workload::Chain,
+        goroutines: 20,
+        ..GmpParams::default()
+    };
+    let (_, r) = p.run(50_000_000);
+    assert_eq!(v["steps"], r.steps);
+    assert_eq!(v["steals"], r.steals);
+    assert_eq!(v["parks"], r.parks);
+    assert_eq!(v["spins"], r.spins);
+    assert_eq!(v["context_switches"], r.context_switches);
+    assert_eq!(v["sim_time_ns"], r.sim_time_ns);
+    // a chain runs every G once, one at a time: 20 executes, nothing to steal, no handoffs
+    // (this model has no syscalls)
+    assert_eq!(v["finished"], 20);
+    assert_eq!(v["context_switches"], 20);
+    assert_eq!(v["steals"], 0);
+    assert_eq!(v["handoffs"], 0);
+    assert_eq!(v["status"], "finished");
+    assert_eq!(v["violation"], serde_json::Value::Null);
+    // the frozen figures of this seed (a change of the model shows here)
+    assert_eq!(
+        (&v["steps"], &v["parks"], &v["spins"], &v["sim_time_ns"]),
+        (
+            &serde_json::json!(1383),
+            &serde_json::json!(19),
+            &serde_json::json!(20),
+            &serde_json::json!(415008)
+        )
+    );
+}
+
+#[test]
+fn sim_gmp_one_p_runs_every_g_once_without_stealing() {
+    // GOMAXPROCS=1: main spawns 3 goroutines; 4 executes, nobody to steal from
+    let out = herdlab(&[
+        "sim",
+        "gmp",
+        "--gomaxprocs",
+        "1",
+        "--threads",
+        "2",
+        "--goroutines",
+        "4",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let v = json_of(&out);
+    assert_eq!(v["finished"], 4);
+    assert_eq!(v["context_switches"], 4);
+    assert_eq!(v["steals"], 0);
+    assert_eq!(v["global_queue_gets"], 0);
+}
+
+#[test]
+fn sim_gmp_is_deterministic_for_a_seed() {
+    let run = |seed: &str| {
+        let out = herdlab(&["sim", "gmp", "--seed", seed, "--json"]);
+        assert_eq!(out.status.code(), Some(0));
+        json_of(&out)
+    };
+    let a = run("7");
+    assert_eq!(a, run("7"));
+    // default fan-out of 40 on 4 Ps: every G runs once, whatever the seed
+    assert_eq!(a["finished"], 40);
+    assert_eq!(a["context_switches"], 40);
+    assert_eq!(run("8")["finished"], 40);
+}
+
+#[test]
+fn sim_gmp_single_queue_takes_every_g_from_the_global_queue() {
+    let out = herdlab(&[
+        "sim",
+        "gmp",
+        "--variant",
+        "single-queue",
+        "--goroutines",
+        "10",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let v = json_of(&out);
+    // Go 1.0: every G (main included) goes through the one queue, one take each, no stealing
+    assert_eq!(v["finished"], 10);
+    assert_eq!(v["global_queue_gets"], 10);
+    assert_eq!(v["steals"], 0);
+}
+
+#[test]
+fn sim_gmp_refuses_bad_input_with_the_allowed_values() {
+    refused(
+        &["sim", "gmp", "--workload", "bogus"],
+        "allowed: fan-out, chain, tree",
+    );
+    refused(&["sim", "gmp", "--gomaxprocs", "0"], "allowed 1-16");
+    refused(&["sim", "gmp", "--gomaxprocs", "17"], "allowed 1-16");
+    refused(
+        &["sim", "gmp", "--variant", "nope"],
+        "allowed: correct, reversed-dance",
+    );
+    refused(
+        &["sim", "gmp", "--gomaxprocs", "4", "--threads", "4"],
+        "there must be more Ms than gomaxprocs",
+    );
+    refused(&["sim", "gmp", "--ring", "3"], "the ring must be even");
+    refused(
+        &[
+            "sim",
+            "gmp",
+            "--gomaxprocs",
+            "16",
+            "--threads",
+            "32",
+            "--goroutines",
+            "100",
+            "--ring",
+            "256",
+        ],
+        "at most 255",
+    );
+    refused(&["sim", "gmp", "--bogus", "1"], "--gomaxprocs");
+}
+
+#[test]
+fn check_gmp_proves_a_small_scenario_and_exits_0() {
+    let out = herdlab(&[
+        "check",
+        "gmp",
+        "--gomaxprocs",
+        "1",
+        "--threads",
+        "2",
+        "--goroutines",
+        "2",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let v = json_of(&out);
+    assert_eq!(v["mechanism"], "gmp");
+    assert_eq!(v["variant"], "correct");
+    assert_eq!(v["complete"], true);
+    assert_eq!(v["violation"], serde_json::Value::Null);
+    assert_eq!(v["states"], 548);
+    assert_eq!(v["invariants"].as_array().unwrap().len(), 6);
+}
+
+#[test]
+fn check_gmp_at_its_state_bound_exits_1() {
+    let out = herdlab(&["check", "gmp", "--max-states", "2000", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let v = json_of(&out);
+    assert_eq!(v["complete"], false);
+    assert_eq!(v["states"], 2000);
+    assert_eq!(v["violation"], serde_json::Value::Null);
+}
+
+#[test]
+fn check_gmp_lists_the_variants_correct_first() {
+    let out = herdlab(&["check", "gmp", "--list-variants"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let names: Vec<&str> = text
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    assert_eq!(names, GmpVariant::NAMES.to_vec());
+}
+
+#[test]
+fn check_gmp_refuses_bad_input_with_the_allowed_values() {
+    refused(
+        &["check", "gmp", "--variant", "bogus"],
+        "allowed: correct, reversed-dance, wakep-no-spin-test",
+    );
+    refused(&["check", "gmp", "--goroutines", "0"], "allowed 1-100");
+    refused(&["check", "gmp", "--bogus"], "--variant");
+    refused(&["check", "gmp", "--max-states", "0"], "max-states");
+}
+
+#[test]
+fn bench_gmp_quick_json_rows_carry_the_contracts_keys() {
+    let out = herdlab(&["bench", "gmp", "--quick", "--rounds", "2", "--json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json_of(&out);
+    let rows = v.as_array().expect("rows");
+    // workers 1 and 2, two shapes, three runtimes
+    assert_eq!(rows.len(), 12);
+    for r in rows {
+        for k in [
+            "runtime",
+            "shape",
+            "workers",
+            "median_ns",
+            "p10_ns",
+            "p90_ns",
+            "steals",
+            "parks",
+            "spins",
+        ] {
+            assert!(r.get(k).is_some(), "{k} missing in {r}");
+        }
+        let (p10, med, p90) = (
+            r["p10_ns"].as_u64().unwrap(),
+            r["median_ns"].as_u64().unwrap(),
+            r["p90_ns"].as_u64().unwrap(),
+        );
+        assert!(0 < p10 && p10 <= med && med <= p90, "{r}");
+        assert_eq!(r["rounds"], 2);
+        let herdlab = r["runtime"] != "tokio";
+        assert_eq!(r["steals"].is_u64(), herdlab, "{r}");
+        if r["runtime"] == "herdlab-2012" {
+            // Go 1.0: every task through the one global queue, one take each, nothing stolen
+            assert_eq!(r["global_queue_gets"], r["tasks"], "{r}");
+            assert_eq!(r["steals"], 0, "{r}");
+        }
+    }
+    let mut seen: Vec<(String, String, u64)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["runtime"].as_str().unwrap().to_string(),
+                r["shape"].as_str().unwrap().to_string(),
+                r["workers"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    seen.sort();
+    seen.dedup();
+    assert_eq!(seen.len(), 12);
+}
+
+#[test]
+fn core_table_on_real_threads_runs_every_goroutine_exactly_once() {
+    use herdlab_bench::mechanisms::gmp::bench::{params, Runtime, Shape};
+    use herdlab_bench::mechanisms::gmp::native::run;
+    for rt in [Runtime::Herdlab, Runtime::Herdlab2012] {
+        for shape in Shape::ALL {
+            for workers in [1, 2, 4] {
+                for tasks in [2, 17, 64] {
+                    let p = params(rt, shape, workers, tasks).unwrap();
+                    for work_ns in [0, 2_000] {
+                        let r = run(&p, work_ns).unwrap_or_else(|e| panic!("{p:?}: {}", e.0));
+                        // every G dead, none live, one execute each: none lost, none twice
+                        assert_eq!(r.finished, tasks, "{p:?}");
+                        assert_eq!(r.live, 0, "{p:?}");
+                        assert_eq!(r.counts.context_switches, tasks as u64, "{p:?}");
+                        // startm wakes an M that parked, or one of the Ms not yet started
+                        // (they begin asleep on midle)
+                        assert!(
+                            r.counts.futex_wakes <= r.counts.parks + (p.threads - 1) as u64,
+                            "{p:?} {r:?}"
+                        );
+                        if rt == Runtime::Herdlab2012 {
+                            assert_eq!(r.counts.global_queue_gets, tasks as u64, "{p:?}");
+                            assert_eq!(r.counts.steals, 0, "{p:?}");
+                        } else if workers == 1 {
+                            // one P, a ring larger than the tasks: nothing to steal, no overflow
+                            assert_eq!(r.counts.steals, 0, "{p:?}");
+                            assert_eq!(r.counts.global_queue_gets, 0, "{p:?}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn tokio_runs_every_task_exactly_once() {
+    use herdlab_bench::mechanisms::gmp::bench::{run_tokio, Shape};
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .unwrap();
+    for shape in Shape::ALL {
+        for tasks in [1, 2, 64] {
+            // run_tokio refuses a run where a task ran twice or never
+            assert!(run_tokio(&rt, shape, tasks, 0).unwrap() > 0);
+        }
+    }
+}
+
+#[test]
+fn bench_gmp_refuses_bad_input_with_the_allowed_values() {
+    refused(
+        &["bench", "gmp", "--workers", "0"],
+        "allowed: a comma-separated list of counts, each 1-8",
+    );
+    refused(&["bench", "gmp", "--workers", "9"], "each 1-8");
+    refused(
+        &["bench", "gmp", "--runtimes", "go"],
+        "allowed: a comma-separated list of herdlab, herdlab-2012, tokio",
+    );
+    refused(
+        &["bench", "gmp", "--shapes", "ping_pong"],
+        "allowed: a comma-separated list of spawn_many_task, chained_spawn",
+    );
+    refused(&["bench", "gmp", "--tasks", "101"], "allowed 2-100");
+    refused(&["bench", "gmp", "--rounds", "0"], "allowed 1-1000");
+    refused(
+        &["bench", "gmp", "--workers", "8", "--tasks", "100"],
+        "do not fit the model's 255 words",
+    );
+}
+
+#[test]
+fn bench_gmp_compare_sim_puts_cores_figures_beside_each_herdlab_row() {
+    use herdlab_bench::mechanisms::gmp::bench::{params, Runtime, Shape};
+    let out = herdlab(&[
+        "bench",
+        "gmp",
+        "--workers",
+        "2",
+        "--rounds",
+        "1",
+        "--work-ns",
+        "1000",
+        "--compare-sim",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let v = json_of(&out);
+    for r in v.as_array().unwrap() {
+        if r["runtime"] == "tokio" {
+            assert!(r.get("sim").is_none(), "{r}");
+            continue;
+        }
+        let rt = Runtime::from_name(r["runtime"].as_str().unwrap()).unwrap();
+        let shape = Shape::from_name(r["shape"].as_str().unwrap()).unwrap();
+        let p = GmpParams {
+            work_ns: 1000,
+            ..params(rt, shape, 2, 64).unwrap()
+        };
+        let (_, want) = p.run(50_000_000);
+        assert_eq!(want.violation, None);
+        assert_eq!(r["sim"]["steals"], want.steals, "{r}");
+        assert_eq!(r["sim"]["parks"], want.parks, "{r}");
+        assert_eq!(
+            r["sim"]["steals_per_1k"].as_f64().unwrap(),
+            want.steals as f64 * 1000.0 / 64.0
+        );
+        assert_eq!(
+            r["sim"]["native_parks_per_1k"].as_f64().unwrap(),
+            r["parks"].as_u64().unwrap() as f64 * 1000.0 / 64.0
+        );
+    }
+}
