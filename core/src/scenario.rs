@@ -22,7 +22,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::mechanism::{key_names, Key, Mechanism};
-use crate::mechanisms::{accept, herd, locks, pool};
+use crate::mechanisms::{accept, herd, locks, mysql, pool};
 
 /// A refused value: which field, and why, with the allowed values.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -190,6 +190,9 @@ registry! {
     Accept => accept::Accept,
     /// nginx's thread pool: an event loop that hands blocking work to pool threads.
     Pool => pool::Pool,
+    /// MySQL's connection handling: a thread per connection with the thread cache, or Percona's
+    /// pool of threads.
+    Mysql => mysql::Mysql,
 }
 
 /// What [`Scenario`]'s generic accessors read from the scenario's mechanism.

@@ -130,6 +130,7 @@ fn report(query: &str) -> Value {
             with_workers(serde_json::to_value(sim.metrics()).unwrap(), sim.threads())
         }
         Scenario::Pool(p) => serde_json::to_value(p.run(MAX_STEPS).1).unwrap(),
+        Scenario::Mysql(p) => serde_json::to_value(p.run(MAX_STEPS).1).unwrap(),
     }
 }
 

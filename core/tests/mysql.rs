@@ -137,7 +137,7 @@ fn wait_begin_lets_a_group_add_a_thread_while_one_blocks() {
     let (_, ok) = base.run(u64::MAX);
     let (_, broken) = MysqlParams {
         variant: MysqlVariant::NoWaitBegin,
-        ..base.clone()
+        ..base
     }
     .run(u64::MAX);
     assert_eq!((ok.violation.clone(), ok.queries_done), (None, 400));
@@ -159,7 +159,7 @@ fn the_stall_timer_rescues_a_group_behind_a_long_query() {
     let (_, ok) = base.run(u64::MAX);
     let (_, broken) = MysqlParams {
         variant: MysqlVariant::NoStallTimer,
-        ..base.clone()
+        ..base
     }
     .run(u64::MAX);
     assert_eq!(ok.violation, None);
@@ -194,12 +194,9 @@ fn transactions_statements_go_to_the_high_priority_queue() {
     for off in [
         MysqlParams {
             variant: MysqlVariant::NoHighPrio,
-            ..base.clone()
+            ..base
         },
-        MysqlParams {
-            tickets: 0,
-            ..base.clone()
-        },
+        MysqlParams { tickets: 0, ..base },
     ] {
         let (_, r) = off.run(u64::MAX);
         assert_eq!((r.violation, r.queries_done, r.high_p99_ns), (None, 400, 0));
@@ -498,7 +495,7 @@ fn the_high_priority_queue_shortens_transactions() {
     let (_, ok) = base.run(u64::MAX);
     let (_, broken) = MysqlParams {
         variant: MysqlVariant::NoHighPrio,
-        ..base.clone()
+        ..base
     }
     .run(u64::MAX);
     assert_eq!(

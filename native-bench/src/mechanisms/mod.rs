@@ -1,4 +1,4 @@
-//! The mechanisms of the native command, one folder each (`herd/`, `locks/`, `accept/`, `pool/`), and the
+//! The mechanisms of the native command, one folder each (`herd/`, `locks/`, `accept/`, `pool/`, `mysql/`), and the
 //! one registry list, [`REGISTRY`].
 //!
 //! Each folder holds the mechanism's native runs (core's machines on real threads), its `sim`,
@@ -16,6 +16,7 @@ use crate::cli::CliError;
 pub mod accept;
 pub mod herd;
 pub mod locks;
+pub mod mysql;
 pub mod pool;
 
 /// The longest a whole native benchmark may take.
@@ -114,4 +115,5 @@ pub const REGISTRY: &[Entry] = &[
     Entry::of::<locks::Locks>(),
     Entry::of::<accept::Accept>(),
     Entry::of::<pool::Pool>(),
+    Entry::of::<mysql::Mysql>(),
 ];

@@ -26,7 +26,7 @@ pub const CHECK_DRAIN: u32 = 2;
 pub const STACK_BYTES: u64 = 1 << 20;
 
 /// The parameters of a MySQL scenario.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(default)]
 pub struct MysqlParams {
     /// `thread_handling`.
