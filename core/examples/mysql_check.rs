@@ -32,10 +32,7 @@ fn main() {
         if only.is_some_and(|o| o != variant) {
             continue;
         }
-        let p = MysqlParams {
-            variant,
-            ..base.clone()
-        };
+        let p = MysqlParams { variant, ..base };
         let t = std::time::Instant::now();
         let r = check(&p, &CheckConfig::default(), &mut |_| true);
         print!(

@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 
 /// The index of a 32-bit word in the mechanism's shared memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct Word(pub u8);
+pub struct Word(pub u16);
 
 /// The index of a sleeping mutex (used with [`Op::MutexLock`] and [`Op::CondWait`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

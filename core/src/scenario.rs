@@ -22,7 +22,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::mechanism::{key_names, Key, Mechanism};
-use crate::mechanisms::{accept, gmp, herd, locks, pool};
+use crate::mechanisms::{accept, gmp, herd, locks, mysql, pool};
 
 /// A refused value: which field, and why, with the allowed values.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -192,6 +192,9 @@ registry! {
     Pool => pool::Pool,
     /// Go's G/M/P scheduler: goroutines on OS threads through processors, work stealing.
     Gmp => gmp::Gmp,
+    /// MySQL's connection handling: a thread per connection with the thread cache, or Percona's
+    /// pool of threads.
+    Mysql => mysql::Mysql,
 }
 
 /// What [`Scenario`]'s generic accessors read from the scenario's mechanism.

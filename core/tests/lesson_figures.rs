@@ -131,6 +131,7 @@ fn report(query: &str) -> Value {
         }
         Scenario::Pool(p) => serde_json::to_value(p.run(MAX_STEPS).1).unwrap(),
         Scenario::Gmp(p) => serde_json::to_value(p.run(MAX_STEPS).1).unwrap(),
+        Scenario::Mysql(p) => serde_json::to_value(p.run(MAX_STEPS).1).unwrap(),
     }
 }
 

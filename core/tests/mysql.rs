@@ -137,7 +137,7 @@ fn wait_begin_lets_a_group_add_a_thread_while_one_blocks() {
     let (_, ok) = base.run(u64::MAX);
     let (_, broken) = MysqlParams {
         variant: MysqlVariant::NoWaitBegin,
-        ..base.clone()
+        ..base
     }
     .run(u64::MAX);
     assert_eq!((ok.violation.clone(), ok.queries_done), (None, 400));
@@ -159,7 +159,7 @@ fn the_stall_timer_rescues_a_group_behind_a_long_query() {
     let (_, ok) = base.run(u64::MAX);
     let (_, broken) = MysqlParams {
         variant: MysqlVariant::NoStallTimer,
-        ..base.clone()
+        ..base
     }
     .run(u64::MAX);
     assert_eq!(ok.violation, None);
@@ -194,12 +194,9 @@ fn transactions_statements_go_to_the_high_priority_queue() {
     for off in [
         MysqlParams {
             variant: MysqlVariant::NoHighPrio,
-            ..base.clone()
+            ..base
         },
-        MysqlParams {
-            tickets: 0,
-            ..base.clone()
-        },
+        MysqlParams { tickets: 0, ..base },
     ] {
         let (_, r) = off.run(u64::MAX);
         assert_eq!((r.violation, r.queries_done, r.high_p99_ns), (None, 400, 0));
@@ -374,15 +371,18 @@ fn the_key_table_round_trips_and_explains_bad_values() {
         "mode: 'fork' is not allowed; allowed: per-connection, pool"
     );
     assert!(Mysql::set(&mut p, "nope", "1").is_err());
-    let bad = per_conn(|p| p.connections = 100);
-    let errs = Mysql::validate(&bad);
-    assert_eq!(errs.len(), 1);
-    assert_eq!(errs[0].field, "connections");
+    // thread-per-connection takes as many connections as the pool (max_connections + 1 allows)
+    assert_eq!(Mysql::validate(&per_conn(|p| p.connections = 100)), vec![]);
+    let e = Mysql::set(&mut p, "connections", "4097").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "connections: 4097 is out of range; allowed 1-4096"
+    );
     let bad = pool(|p| p.connections = 200);
     assert!(Mysql::validate(&bad)[0]
         .message
         .contains("max_connections + 1 (152)"));
-    let (fixed, errs) = Mysql::parse_pairs([("mode", "per-connection"), ("connections", "100")]);
+    let (fixed, errs) = Mysql::parse_pairs([("mode", "per-connection"), ("connections", "200")]);
     assert_eq!(errs.len(), 1);
     assert_eq!(fixed.connections, MysqlParams::default().connections);
     assert_eq!(Mysql::NAME, "mysql");
@@ -416,4 +416,136 @@ fn a_replayed_schedule_keeps_the_invariants() {
     let mut sim = sim;
     sim.run(u64::MAX);
     assert_eq!(check_terminal(&sim), None);
+}
+
+#[test]
+fn the_simulator_takes_up_to_4096_connections_in_both_modes() {
+    use herdlab_core::mechanisms::mysql::MAX_CONNECTIONS;
+    // native only the largest: keeps the wasm32 run short
+    let sizes: &[u32] = if cfg!(target_arch = "wasm32") {
+        &[1, 300]
+    } else {
+        &[1, 300, MAX_CONNECTIONS]
+    };
+    for &n in sizes {
+        for mode in [Mode::PerConnection, Mode::Pool] {
+            let p = MysqlParams {
+                mode,
+                connections: n,
+                max_connections: 5000,
+                queries: 600,
+                ..Default::default()
+            };
+            assert_eq!(Mysql::validate(&p), vec![], "{n}");
+            let (sim, r) = p.run(u64::MAX);
+            assert_eq!((r.violation, r.queries_done), (None, 600), "{mode:?} {n}");
+            assert_eq!(r.connections, n);
+            match mode {
+                // a thread slot per connection (and the cache, and one finishing), each alive
+                // thread a modelled stack
+                Mode::PerConnection => {
+                    assert_eq!(sim.threads().len() as u32, 1 + n + 9 + 1);
+                    assert!(r.os_threads_max <= n + 10, "{n}: {}", r.os_threads_max);
+                }
+                // the pool's threads do not grow with the connections
+                Mode::Pool => assert!(r.os_threads_max <= 2 * 15 + 1, "{n}"),
+            }
+            assert_eq!(r.rss_bytes, r.os_threads_max as u64 * (1 << 20));
+        }
+    }
+}
+
+#[test]
+fn without_the_throttle_a_stalled_group_creates_a_thread_every_tick() {
+    // 40 long CPU-bound queries at once, a 10 ms stall limit, a soft cap above the group's 15
+    // slots: each tick declares a stall and wakes or creates a thread
+    let at_200ms = |variant| {
+        let p = pool(|p| {
+            p.groups = 1;
+            p.cpus = 16;
+            p.oversubscribe = 30;
+            p.stall_ms = 10;
+            p.cpu_us = 500_000;
+            p.rate = 1_000_000;
+            p.queries = 40;
+            p.variant = variant;
+        });
+        let mut sim = p.simulate();
+        while sim.now_ns() < 200_000_000 && sim.step().is_some() {}
+        assert_eq!(check_state(&sim), None);
+        sim.word(herdlab_core::mechanisms::mysql::NUM_WORKERS)
+    };
+    // 0 ms below 4 threads, then 50 ms between creations: 4 by the third tick, then one per 50 ms
+    let ok = at_200ms(MysqlVariant::Correct);
+    assert!((5..=7).contains(&ok), "{ok}");
+    // one per tick up to the group's 15 slots
+    assert_eq!(at_200ms(MysqlVariant::NoThrottle), 15);
+}
+
+#[test]
+fn the_high_priority_queue_shortens_transactions() {
+    // one group on two CPUs near saturation, every client in 4-statement transactions
+    let base = pool(|p| {
+        p.groups = 1;
+        p.cpu_us = 100;
+        p.rate = 12_000;
+        p.txn_statements = 4;
+        p.queries = 800;
+    });
+    let (_, ok) = base.run(u64::MAX);
+    let (_, broken) = MysqlParams {
+        variant: MysqlVariant::NoHighPrio,
+        ..base
+    }
+    .run(u64::MAX);
+    assert_eq!(
+        (ok.violation.clone(), broken.violation.clone()),
+        (None, None)
+    );
+    // statements 2..4 jump the normal queue: their p99 is lower with the queue than without
+    assert!(ok.txn_p99_ns > 0 && broken.txn_p99_ns > 0);
+    assert!(
+        ok.txn_p99_ns < broken.txn_p99_ns,
+        "{} vs {}",
+        ok.txn_p99_ns,
+        broken.txn_p99_ns
+    );
+    // and the first statements of transactions wait behind them: the overall p99 is higher
+    assert!(
+        ok.p99_ns > broken.p99_ns,
+        "{} vs {}",
+        ok.p99_ns,
+        broken.p99_ns
+    );
+    assert_eq!(broken.high_p99_ns, 0);
+}
+
+#[test]
+fn lifo_wakes_the_latest_sleeper_and_fifo_the_oldest() {
+    use herdlab_core::mechanisms::mysql::stack;
+    for (variant, woken_index) in [(MysqlVariant::Correct, 2), (MysqlVariant::FifoWaiters, 0)] {
+        let cfg = MysqlParams {
+            variant,
+            ..Default::default()
+        }
+        .config();
+        let mut cx = WocCx {
+            cfg,
+            grp: 1,
+            from_listener: false,
+            created: 0,
+        };
+        // three sleepers in waiting_threads
+        let mut p = Recorder::new(1, 64);
+        p.draw_values_from(&[3]);
+        let _ = Woc::Start.run(&mut cx, &mut p);
+        assert_eq!(p.ops()[1], Op::Load(stack(1, woken_index)), "{variant:?}");
+        // FIFO moves the other two down a place: two more loads and stores each
+        let moves = p
+            .ops()
+            .iter()
+            .filter(|o| matches!(o, Op::Store(w, _) if (stack(1, 0)..=stack(1, 2)).contains(w)))
+            .count();
+        assert_eq!(moves, if woken_index == 0 { 2 } else { 0 });
+    }
 }

@@ -823,11 +823,11 @@ pub(crate) mod tests {
         assert!(msg("").contains("missing command"));
         assert_eq!(
             msg("sim"),
-            "sim: missing mechanism; allowed: herd, locks, accept, pool, gmp"
+            "sim: missing mechanism; allowed: herd, locks, accept, pool, gmp, mysql"
         );
         assert_eq!(
             msg("bench lock"),
-            "bench: 'lock' is not a mechanism; allowed: herd, locks, accept, pool, gmp"
+            "bench: 'lock' is not a mechanism; allowed: herd, locks, accept, pool, gmp, mysql"
         );
         let m = msg("sim herd --bogus 1");
         assert!(

@@ -93,7 +93,7 @@ use thread::KPath;
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct WorldSpec {
     /// Words of shared memory (also futex words).
-    pub words: u8,
+    pub words: u16,
     /// Sleeping mutexes.
     pub mutexes: u8,
     /// Condition variables.

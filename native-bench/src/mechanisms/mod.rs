@@ -1,4 +1,4 @@
-//! The mechanisms of the native command, one folder each (`herd/`, `locks/`, `accept/`, `pool/`, `gmp/`), and the
+//! The mechanisms of the native command, one folder each (`herd/`, `locks/`, `accept/`, `pool/`, `gmp/`, `mysql/`), and the
 //! one registry list, [`REGISTRY`].
 //!
 //! Each folder holds the mechanism's native runs (core's machines on real threads), its `sim`,
@@ -17,6 +17,7 @@ pub mod accept;
 pub mod gmp;
 pub mod herd;
 pub mod locks;
+pub mod mysql;
 pub mod pool;
 
 /// The longest a whole native benchmark may take.
@@ -116,4 +117,5 @@ pub const REGISTRY: &[Entry] = &[
     Entry::of::<accept::Accept>(),
     Entry::of::<pool::Pool>(),
     Entry::of::<gmp::Gmp>(),
+    Entry::of::<mysql::Mysql>(),
 ];

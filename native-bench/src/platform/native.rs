@@ -309,7 +309,7 @@ impl NativeWorld {
         }
         self.aborted.store(true, SeqCst);
         for i in 0..self.words {
-            if let Ok(w) = self.word(Word(i as u8)) {
+            if let Ok(w) = self.word(Word(i as u16)) {
                 let _ = futex_wake(w, i32::MAX);
             }
         }
@@ -623,7 +623,7 @@ impl<'w> NativeThread<'w> {
             woken_since_work: false,
             latencies: Vec::new(),
             counters: OpCounters::default(),
-            fast: std::array::from_fn(|i| world.word(Word(i as u8)).ok()),
+            fast: std::array::from_fn(|i| world.word(Word(i as u16)).ok()),
             gate: None,
         })
     }
@@ -1036,7 +1036,7 @@ mod tests {
             ..WorldSpec::default()
         })
         .unwrap();
-        let addr = |i: u8| w.word(Word(i)).unwrap() as *const _ as usize;
+        let addr = |i: u16| w.word(Word(i)).unwrap() as *const _ as usize;
         assert_eq!(addr(0) % 128, 0);
         assert_eq!(addr(1) - addr(0), 4);
         assert_eq!(addr(2) - addr(0), 8);

@@ -95,7 +95,7 @@ fn woke_clause(woken: u16) -> String {
     }
 }
 
-fn word_name(w: u8) -> &'static str {
+fn word_name(w: u16) -> &'static str {
     match w {
         0 => "tickets",
         1 => "waiters",

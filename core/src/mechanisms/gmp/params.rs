@@ -307,7 +307,7 @@ impl GmpParams {
     pub fn simulate_with(&self, cost: CostModel) -> GmpSim {
         let cfg = self.config();
         let world = WorldSpec {
-            words: cfg.words_needed().min(MAX_WORDS) as u8,
+            words: cfg.words_needed().min(MAX_WORDS) as u16,
             mutexes: 1,
             condvars: 0,
             sems: 0,

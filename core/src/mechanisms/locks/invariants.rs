@@ -58,7 +58,7 @@ impl LockView for Simulation<LockWorker> {
         self.threads()[t].machine()
     }
     fn word_value(&self, w: usize) -> u32 {
-        self.word(crate::op::Word(w as u8))
+        self.word(crate::op::Word(w as u16))
     }
     fn sem_value(&self) -> u32 {
         self.sem_count(0)

@@ -34,19 +34,19 @@ pub const TAIL: Word = Word(6);
 /// OS threads alive in thread-per-connection mode.
 pub const ALIVE: Word = Word(7);
 /// The first word of the per-group blocks (pool) or of the channel ring (per-connection).
-pub const BASE: u8 = 16;
+pub const BASE: u16 = 16;
 /// Words per thread group.
-pub const GROUP_WORDS: u8 = 32;
+pub const GROUP_WORDS: u16 = 32;
 /// Most thread groups the simulator models (`thread_pool_size`).
 pub const MAX_GROUPS: u32 = 7;
 /// Most threads per group: the `waiting_threads` stack has room for every one of them in the 15
 /// words after [`g::STACK`] of the group's block.
 pub const MAX_GROUP_THREADS: u32 = 15;
-/// The channel ring's size; also the most clients in thread-per-connection mode (each has two
-/// words).
-pub const RING: u32 = 64;
-/// Most clients in thread-per-connection mode.
-pub const MAX_PER_CONN_CLIENTS: u32 = 64;
+/// Most client connections the simulator takes, in both modes. Thread-per-connection sizes its
+/// memory by the scenario ([`MysqlConfig::words`]): the channel ring (one word per thread slot) and
+/// two words per connection (its socket and its query ordinal), at most 12,369 words for 4096
+/// connections.
+pub const MAX_CONNECTIONS: u32 = 4096;
 
 /// Offsets of a group's words from its block (`thread_group_t`).
 pub mod g {
@@ -91,7 +91,7 @@ pub mod g {
 /// Word `off` of group `grp`'s block.
 #[inline(always)]
 pub fn gw(grp: u8, off: u8) -> Word {
-    Word(BASE + grp * GROUP_WORDS + off)
+    Word(BASE + grp as u16 * GROUP_WORDS + off as u16)
 }
 
 /// Word `i` of group `grp`'s `waiting_threads` stack.
@@ -116,24 +116,6 @@ pub fn wcond(slot: u8) -> CondId {
 #[inline(always)]
 pub fn spawn(grp: u8) -> SemId {
     SemId(grp)
-}
-
-/// A ring slot of `waiting_channel_info_list` (per-connection mode).
-#[inline(always)]
-pub fn ring(i: u32) -> Word {
-    Word(BASE + (i % RING) as u8)
-}
-
-/// Client `c`'s pending queries (per-connection mode): the connection's socket.
-#[inline(always)]
-pub fn pend(c: u32) -> Word {
-    Word(BASE + RING as u8 + (c % MAX_PER_CONN_CLIENTS) as u8)
-}
-
-/// Client `c`'s queries taken so far (per-connection mode): the ordinal of the next one.
-#[inline(always)]
-pub fn served(c: u32) -> Word {
-    Word(BASE + RING as u8 + MAX_PER_CONN_CLIENTS as u8 + (c % MAX_PER_CONN_CLIENTS) as u8)
 }
 
 /// A query's CPU time runs in slices of at most this long, so the scheduler may preempt it
@@ -308,6 +290,39 @@ impl MysqlConfig {
     /// Whether `id` uses the hot row lock (a seeded choice per query id).
     pub fn needs_lock(&self, id: u64) -> bool {
         mix(self.seed ^ id.wrapping_mul(0x2545_F491_4F6C_DD1D)) % 100 < self.lock_pct as u64
+    }
+    /// Thread-per-connection: the thread slots (every connection's thread, a full cache up to 64,
+    /// and one thread finishing a closed connection: a channel never waits for a free slot
+    /// forever); also the channel ring's size (queued channels never outnumber the threads that
+    /// will take them).
+    pub fn slots(&self) -> u32 {
+        self.connections + self.cache_size.min(64) + 1
+    }
+    /// Thread-per-connection: ring slot `i` of `waiting_channel_info_list` (also the channels
+    /// handed to new threads).
+    #[inline(always)]
+    pub fn ring(&self, i: u32) -> Word {
+        Word(BASE + (i % self.slots()) as u16)
+    }
+    /// Thread-per-connection: client `c`'s pending queries, the connection's socket (its thread
+    /// sleeps on it in `read`).
+    #[inline(always)]
+    pub fn pend(&self, c: u32) -> Word {
+        Word(BASE + self.slots() as u16 + (c % self.connections.max(1)) as u16)
+    }
+    /// Thread-per-connection: client `c`'s queries taken so far (the ordinal of the next one).
+    #[inline(always)]
+    pub fn served(&self, c: u32) -> Word {
+        let n = self.connections.max(1);
+        Word(BASE + (self.slots() + n + c % n) as u16)
+    }
+    /// Words of memory the scenario uses: the pool's group blocks, or per-connection the ring and
+    /// two words per connection.
+    pub fn words(&self) -> u16 {
+        match self.mode {
+            Mode::Pool => BASE + MAX_GROUPS as u16 * GROUP_WORDS,
+            Mode::PerConnection => BASE + (self.slots() + 2 * self.connections.max(1)) as u16,
+        }
     }
 }
 
@@ -1299,7 +1314,7 @@ crate::steps! {
         Channel {
             /// The high-priority count as read.
             h: u32,
-        } @ Ln::TakeChannel => load(ring(h)) => |c| {
+        } @ Ln::TakeChannel => load(m.cfg.ring(h)) => |c| {
             m.client = c;
             m.served = 0;
             Go(Conn::Advance { h })
@@ -1312,18 +1327,18 @@ crate::steps! {
         /// `unlock`.
         TakeUnlock @ Ln::TakeChannel => mutex_unlock(CACHE_MTX) => |()| Go(Conn::Read);
         /// `do_command`: is a query there?
-        Read @ Ln::ReadQuery => load(pend(m.client)) => |p|
+        Read @ Ln::ReadQuery => load(m.cfg.pend(m.client)) => |p|
             Go(if p == 0 { Conn::ReadWait } else { Conn::ReadTake { p } });
         /// Blocking `read`.
-        ReadWait @ Ln::ReadQuery => futex_wait(pend(m.client), 0) => |_| Go(Conn::Read);
+        ReadWait @ Ln::ReadQuery => futex_wait(m.cfg.pend(m.client), 0) => |_| Go(Conn::Read);
         /// Take it.
         ReadTake {
             /// Pending queries as read.
             p: u32,
-        } @ Ln::ReadQuery => cas(pend(m.client), p, p - 1) => |ok|
+        } @ Ln::ReadQuery => cas(m.cfg.pend(m.client), p, p - 1) => |ok|
             Go(if ok { Conn::Ordinal } else { Conn::Read });
         /// Its ordinal.
-        Ordinal @ Ln::ReadQuery => fetch_add(served(m.client), 1) => |o| {
+        Ordinal @ Ln::ReadQuery => fetch_add(m.cfg.served(m.client), 1) => |o| {
             m.ordinal = o;
             Go(if m.cfg.needs_lock(((m.client as u64) << 32) | o as u64) { Conn::RowTry } else { Conn::Run { left: m.cfg.cpu_ns } })
         };
@@ -1470,7 +1485,7 @@ crate::steps! {
             hand_off: bool,
             /// `thread_count` (or the ring tail).
             t: u32,
-        } @ Ln::AddConn => store(ring(t), m.client) => |()| Go(Feed::AddAdvance { hand_off, t });
+        } @ Ln::AddConn => store(m.cfg.ring(t), m.client) => |()| Go(Feed::AddAdvance { hand_off, t });
         /// Enqueue the channel.
         AddAdvance {
             /// Whether a cached thread takes the connection.
@@ -1498,9 +1513,9 @@ crate::steps! {
             Go(Feed::Pend)
         };
         /// The query reaches the connection's socket.
-        Pend @ Ln::Deliver => fetch_add(pend(m.client), 1) => |_| Go(Feed::WakeReader);
+        Pend @ Ln::Deliver => fetch_add(m.cfg.pend(m.client), 1) => |_| Go(Feed::WakeReader);
         /// Wake the thread blocked in `read`.
-        WakeReader @ Ln::Deliver => futex_wake(pend(m.client), WakeCount::Up(1)) => |_| Go(m.after_delivery());
+        WakeReader @ Ln::Deliver => futex_wake(m.cfg.pend(m.client), WakeCount::Up(1)) => |_| Go(m.after_delivery());
         /// Pool: a tick of `thread_pool_stall_limit` for the timer.
         TickAdd @ Ln::TickOut => fetch_add(TICK, 1) => |_| Go(Feed::TickWake);
         /// Wake the timer.
@@ -1527,6 +1542,9 @@ pub struct Clients {
     pub per_client: Vec<u32>,
     /// Per stream: the arrival time of each event, by ordinal.
     pub arrivals: Vec<Vec<u64>>,
+    /// Ghost, per stream: whether each event is a statement inside a transaction (statements
+    /// 2.. of one), by ordinal, whichever queue it went to.
+    pub in_txn: Vec<Vec<bool>>,
     /// Per-connection: `Threads_created`.
     pub threads_created: u32,
     /// Per-connection: connections handed to a cached thread.
@@ -1557,6 +1575,7 @@ impl Clients {
             sent: 0,
             per_client: vec![0; cfg.connections as usize],
             arrivals: vec![Vec::new(); streams],
+            in_txn: vec![Vec::new(); streams],
             threads_created: 0,
             handed_off: 0,
             connects: 0,
@@ -1574,19 +1593,22 @@ impl Clients {
         self.client = c;
         let k = self.per_client[c as usize];
         self.per_client[c as usize] += 1;
+        let in_txn = self.cfg.txn_statements > 1 && k % self.cfg.txn_statements != 0;
         match self.cfg.mode {
             Mode::Pool => {
                 self.grp = (c % self.cfg.groups.max(1)) as u8;
-                let in_txn = self.cfg.txn_statements > 1 && k % self.cfg.txn_statements != 0;
                 let high =
                     in_txn && self.cfg.high_prio && self.cfg.variant != MysqlVariant::NoHighPrio;
-                self.arrivals[self.grp as usize * 2 + usize::from(high)].push(t);
+                let stream = self.grp as usize * 2 + usize::from(high);
+                self.arrivals[stream].push(t);
+                self.in_txn[stream].push(in_txn);
                 Feed::Deliver {
                     word: gw(self.grp, if high { g::HRDY } else { g::RDY }),
                 }
             }
             Mode::PerConnection => {
                 self.arrivals[c as usize].push(t);
+                self.in_txn[c as usize].push(in_txn);
                 if k % self.cfg.queries_per_conn.max(1) == 0 {
                     self.connects += 1;
                     Feed::AddLock

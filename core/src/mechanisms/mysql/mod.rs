@@ -30,7 +30,8 @@
 //! worker slots; the group's `mutex` is [`gm`]`(g)`, each worker's `cond` [`wcond`]`(slot)`, and
 //! `create_worker` posts the group's semaphore [`spawn`]`(g)` on which unborn slots wait.
 //! Per-connection: `LOCK_thread_cache` [`CACHE_MTX`], `COND_thread_cache` [`CACHE_COND`], each
-//! client's socket [`pend`]`(c)` (pending queries; its thread sleeps on it in `read`).
+//! client's socket [`MysqlConfig::pend`]`(c)` (pending queries; its thread sleeps on it in `read`),
+//! after the channel ring ([`MysqlConfig::ring`], one word per thread slot).
 //!
 //! # Threads (each a [`steps!`](crate::steps) table; [`LISTING`] names their lines)
 //! | table | thread | what |
@@ -53,11 +54,15 @@
 //! | `all-served` (at the end) | every query sent was finished |
 //!
 //! # Broken variants ([`MysqlVariant`])
-//! `no-listener-wake` → `idle-with-work` (events wait for the timer's tick); `cache-any-blocked` →
-//! `cache-count` (two connections handed to one cached thread); `fifo-waiters`, `no-stall-timer`,
-//! `no-wait-begin`, `no-throttle`, `no-high-prio` keep the invariants and show in the report's
-//! figures (the waker's slot, a group blocked behind a long query, throughput while a thread blocks,
-//! threads created, the latency of transactions' statements).
+//! | variant | what shows it (`core/tests/mysql.rs`) |
+//! |---|---|
+//! | `cache-any-blocked` | `cache-count` (two connections handed to one cached thread), in the simulator |
+//! | `no-wait-begin` | a blocked thread holds its group: no thread is added, the median latency more than doubles |
+//! | `no-stall-timer` | one long query blocks its group until it ends (no thread added at the tick) |
+//! | `no-throttle` | a stalled group gains a thread every tick (15 by 200 ms at a 10 ms stall limit) instead of one per 50 ms above 4 threads (6) |
+//! | `no-high-prio` | a transaction's statements 2.. queue behind every other: their p99 (`txn_p99_ns`) grows |
+//! | `fifo-waiters` | `wake_thread` pops the oldest sleeper and shifts the rest (the coldest cache); `workers_woken` counts how many threads share the wakeups |
+//! | `no-listener-wake` | no effect found in this model: every path that queues work while no thread is active has its own wake (`thd_wait_begin`, the listener picking event 0), so the checker (up to 3 threads, 3 queries: 211,836 states) and the simulator find no `idle-with-work`; kept for the lesson's "break it" |
 //!
 //! # What seed 004 gets wrong (fact sheet §7)
 //! - The hand-off test is `blocked_pthread_count > wake_pthread`, not "is there an idle thread"; a
@@ -86,9 +91,9 @@ pub mod machine;
 pub mod params;
 
 pub use machine::{
-    gm, gw, pend, served, spawn, stack, wcond, Class, Clients, Conn, ConnThread, Feed, Finished,
-    Ln, Mode, MysqlActor, MysqlConfig, MysqlVariant, Tick, Timer, Woc, Work, Worker, ALIVE,
-    BLOCKED, CACHE_COND, CACHE_MTX, GROUP_WORDS, HEAD, LISTING, MAX_GROUPS, MAX_GROUP_THREADS,
-    MAX_PER_CONN_CLIENTS, NUM_WORKERS, ROW, TAIL, TICK, WAKE,
+    gm, gw, spawn, stack, wcond, Class, Clients, Conn, ConnThread, Feed, Finished, Ln, Mode,
+    MysqlActor, MysqlConfig, MysqlVariant, Tick, Timer, Woc, Work, Worker, ALIVE, BLOCKED,
+    CACHE_COND, CACHE_MTX, GROUP_WORDS, HEAD, LISTING, MAX_CONNECTIONS, MAX_GROUPS,
+    MAX_GROUP_THREADS, NUM_WORKERS, ROW, TAIL, TICK, WAKE,
 };
 pub use params::{Mysql, MysqlParams, MysqlReport, MysqlSim};

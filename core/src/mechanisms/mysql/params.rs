@@ -5,8 +5,8 @@ use serde::{Deserialize, Serialize};
 
 use super::invariants;
 use super::machine::{
-    Clients, ConnThread, Mode, MysqlActor, MysqlConfig, MysqlVariant, Timer, Worker, ALIVE, BASE,
-    GROUP_WORDS, MAX_GROUPS, MAX_GROUP_THREADS, MAX_PER_CONN_CLIENTS, NUM_WORKERS,
+    Clients, ConnThread, Mode, MysqlActor, MysqlConfig, MysqlVariant, Timer, Worker, ALIVE,
+    MAX_CONNECTIONS, MAX_GROUPS, MAX_GROUP_THREADS, NUM_WORKERS,
 };
 use crate::check::Violation;
 use crate::cost::CostModel;
@@ -26,12 +26,12 @@ pub const CHECK_DRAIN: u32 = 2;
 pub const STACK_BYTES: u64 = 1 << 20;
 
 /// The parameters of a MySQL scenario.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(default)]
 pub struct MysqlParams {
     /// `thread_handling`.
     pub mode: Mode,
-    /// Client connections (1-4096; thread-per-connection at most 64 in the simulator).
+    /// Client connections (1-4096).
     pub connections: u32,
     /// `thread_pool_size`: thread groups (1-7 in the simulator).
     pub groups: u32,
@@ -124,9 +124,9 @@ const KEYS: &[Key] = &[
     range(
         "connections",
         1,
-        4096,
+        MAX_CONNECTIONS as u64,
         "",
-        "client connections (per-connection: at most 64 here)",
+        "client connections",
     ),
     range(
         "groups",
@@ -303,15 +303,6 @@ impl Mechanism for Mysql {
                 }
             }
         }
-        if p.mode == Mode::PerConnection && p.connections > MAX_PER_CONN_CLIENTS {
-            errs.push(ParamError {
-                field: "connections".to_string(),
-                message: format!(
-                    "{} is too many for one-thread-per-connection in the simulator; allowed 1-{MAX_PER_CONN_CLIENTS}",
-                    p.connections
-                ),
-            });
-        }
         if p.connections > p.max_connections.saturating_add(1) {
             errs.push(ParamError {
                 field: "connections".to_string(),
@@ -377,10 +368,7 @@ impl MysqlParams {
 
     /// What every thread knows.
     pub fn config(&self) -> MysqlConfig {
-        let connections = match self.mode {
-            Mode::Pool => self.connections.clamp(1, 4096),
-            Mode::PerConnection => self.connections.clamp(1, MAX_PER_CONN_CLIENTS),
-        };
+        let connections = self.connections.clamp(1, MAX_CONNECTIONS);
         MysqlConfig {
             mode: self.mode,
             connections,
@@ -435,10 +423,7 @@ impl MysqlParams {
                 }
             }
             Mode::PerConnection => {
-                // enough for every connection's thread, a full cache and one thread finishing a
-                // closed connection: a channel never waits for a free slot forever
-                let slots = cfg.connections + cfg.cache_size.min(64) + 1;
-                for _ in 0..slots {
+                for _ in 0..cfg.slots() {
                     v.push((MysqlActor::Conn(ConnThread::new(cfg)), Role::Worker));
                 }
             }
@@ -465,7 +450,7 @@ impl MysqlParams {
     fn simulate_parts(&self, cost: CostModel, drain: u32) -> MysqlSim {
         let cfg = self.config();
         let world = WorldSpec {
-            words: BASE + MAX_GROUPS as u8 * GROUP_WORDS,
+            words: cfg.words(),
             mutexes: MAX_GROUPS as u8,
             condvars: (MAX_GROUPS * MAX_GROUP_THREADS) as u8,
             sems: MAX_GROUPS as u8,
@@ -547,6 +532,12 @@ pub struct MysqlReport {
     pub queries_done: u32,
     /// 99th percentile latency of high-priority events (statements inside a transaction), ns.
     pub high_p99_ns: u64,
+    /// 99th percentile latency of the statements inside a transaction (statements 2.. of one),
+    /// whichever queue they went to, ns (0: no transactions).
+    pub txn_p99_ns: u64,
+    /// Pool: distinct workers ever woken from `waiting_threads` (LIFO keeps waking the same hot
+    /// few; FIFO wakes every sleeper in turn).
+    pub workers_woken: u32,
     /// Pool: stalls the timer declared.
     pub stalls: u32,
     /// Pool: workers woken from `waiting_threads`.
@@ -588,6 +579,7 @@ impl MysqlReport {
         r.queries_sent = clients.sent;
         let mut lat = Vec::new();
         let mut high = Vec::new();
+        let mut txn = Vec::new();
         let mut last = 0u64;
         let mut first = u64::MAX;
         let mut record = |f: &super::machine::Finished, high_stream: bool| {
@@ -601,6 +593,13 @@ impl MysqlReport {
                 if high_stream {
                     high.push(l);
                 }
+                let in_txn = clients
+                    .in_txn
+                    .get(f.stream as usize)
+                    .and_then(|s| s.get(f.ordinal as usize));
+                if in_txn == Some(&true) {
+                    txn.push(l);
+                }
                 first = first.min(a);
             }
             last = last.max(f.at_ns);
@@ -610,6 +609,7 @@ impl MysqlReport {
                 MysqlActor::Worker(w) => {
                     r.threads_created += w.born;
                     r.worker_wakeups += w.wakeups;
+                    r.workers_woken += u32::from(w.wakeups > 0);
                     for f in &w.done {
                         record(f, f.stream % 2 == 1);
                     }
@@ -631,6 +631,8 @@ impl MysqlReport {
         r.queries_done = lat.len() as u32;
         lat.sort_unstable();
         high.sort_unstable();
+        txn.sort_unstable();
+        r.txn_p99_ns = percentile(&txn, 99);
         r.p50_ns = percentile(&lat, 50);
         r.p95_ns = percentile(&lat, 95);
         r.p99_ns = percentile(&lat, 99);

@@ -43,13 +43,13 @@ pub const CACHE_NS: u64 = 5_000;
 /// The word holding `task->next` (task ids start at 1; wraps instead of panicking on a bad id).
 #[inline(always)]
 pub fn next_of(task: u32) -> Word {
-    Word(TASK_BASE.wrapping_add((task.wrapping_sub(1) as u8).wrapping_mul(2)))
+    Word(TASK_BASE.wrapping_add((task.wrapping_sub(1) as u8).wrapping_mul(2)) as u16)
 }
 
 /// The word holding `task->event.active`.
 #[inline(always)]
 pub fn active_of(task: u32) -> Word {
-    Word(next_of(task).0.wrapping_add(1))
+    Word((next_of(task).0 as u8).wrapping_add(1) as u16)
 }
 
 /// Words a scenario with `slots` task objects needs (the exit task is `slots + 1`).
@@ -671,7 +671,7 @@ crate::steps! {
         DoneLink {
             /// The word `done.last` pointed at.
             at: u32,
-        } @ Ln::W9 => store(Word(at as u8), m.task) => |()| Go(Cycle::DoneSetLast);
+        } @ Ln::W9 => store(Word(at as u8 as u16), m.task) => |()| Go(Cycle::DoneSetLast);
         /// W9: `done.last = &task->next`.
         DoneSetLast @ Ln::W9 => store(DONE_LAST, next_of(m.task).0 as u32) => |()| Go(Cycle::DoneUnlock);
         /// W10: barrier, `done_lock = 0`.
@@ -985,7 +985,7 @@ crate::steps! {
             k: u32,
             /// The word `last` pointed at.
             at: u32,
-        } @ Ln::Link => store(Word(at as u8), k) => |()| Go(Loop::SetLast { k });
+        } @ Ln::Link => store(Word(at as u8 as u16), k) => |()| Go(Loop::SetLast { k });
         /// P6: `last = &task->next`.
         SetLast {
             /// The task.

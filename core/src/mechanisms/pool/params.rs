@@ -394,7 +394,7 @@ impl PoolParams {
     pub fn simulate_with(&self, cost: CostModel) -> PoolSim {
         let cfg = self.config();
         let world = WorldSpec {
-            words: words(cfg.slots),
+            words: words(cfg.slots).into(),
             mutexes: 1,
             condvars: 1,
             sems: 0,

@@ -292,7 +292,7 @@ impl<M: Machine> Simulation<M> {
 pub(in crate::sim) enum QueueRef {
     Listen,
     Sem(u8),
-    Futex(u8),
+    Futex(u16),
     Mutex(u8),
     Cond(u8),
 }

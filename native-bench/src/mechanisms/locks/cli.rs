@@ -547,11 +547,11 @@ mod tests {
     fn check_refusals() {
         assert_eq!(
             msg("check"),
-            "check: missing lock; allowed: shmtx, ttas, spin-yield, ticket, futex, herd, accept-mutex, accept, pool, gmp"
+            "check: missing lock; allowed: shmtx, ttas, spin-yield, ticket, futex, herd, accept-mutex, accept, pool, gmp, mysql"
         );
         assert_eq!(
             msg("check mcs"),
-            "check: 'mcs' is not a lock or mechanism; allowed: shmtx, ttas, spin-yield, ticket, futex, herd, accept-mutex, accept, pool, gmp"
+            "check: 'mcs' is not a lock or mechanism; allowed: shmtx, ttas, spin-yield, ticket, futex, herd, accept-mutex, accept, pool, gmp, mysql"
         );
         assert!(msg("check shmtx --variant nope").contains("allowed: correct, no-wait-decrement"));
         assert!(check("check ttas --variant seed-listing")
