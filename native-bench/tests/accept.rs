@@ -184,7 +184,7 @@ fn bad_accept_flags_exit_2_naming_the_allowed_values() {
     refused(&["bench", "accept", "--cpus", "2"], "sim accept does");
     refused(
         &["sim", "acept"],
-        "'acept' is not a mechanism; allowed: herd, locks, accept, pool, mysql",
+        "'acept' is not a mechanism; allowed: herd, locks, accept, pool, gmp, mysql",
     );
 }
 

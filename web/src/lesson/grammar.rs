@@ -514,7 +514,7 @@ mod tests {
         assert_eq!(
             block.errors,
             [
-                "mechanism: 'herd' does not fit a toy block; allowed: toy (mechanisms: herd, locks, accept, pool, mysql)",
+                "mechanism: 'herd' does not fit a toy block; allowed: toy (mechanisms: herd, locks, accept, pool, gmp, mysql)",
                 "step: not a herdlab-toy key; allowed: id, caption, mechanism, n",
             ]
         );
@@ -639,7 +639,7 @@ mod tests {
             errors,
             [
                 "n: '99' is not allowed; allowed: n=0-9",
-                "mechanism: 'herd' is not this playground's; allowed: toy (mechanisms: herd, locks, accept, pool, mysql)",
+                "mechanism: 'herd' is not this playground's; allowed: toy (mechanisms: herd, locks, accept, pool, gmp, mysql)",
             ]
         );
         let init = read_playground_query(
