@@ -20,7 +20,7 @@ use std::sync::Arc;
 use clap::builder::TypedValueParser;
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{Arg, ArgAction, ArgMatches, CommandFactory, Parser, Subcommand};
-use herdlab_core::mechanism::{KeyKind, Mechanism};
+use herdlab_core::mechanism::{shown, KeyKind, Mechanism};
 use herdlab_core::scenario::ParamError;
 
 use crate::mechanisms::{Verb, REGISTRY};
@@ -369,9 +369,14 @@ fn refusal(e: clap::Error, args: &[String], cmd: &mut clap::Command) -> Result<P
                 .or_else(|| context(&e, ContextKind::InvalidArg))
                 .unwrap_or_default();
             match path.first() {
-                None => format!("'{bad}' is not a command; allowed: {}", subcommand_list(c)),
+                None => format!(
+                    "'{}' is not a command; allowed: {}",
+                    shown(&bad),
+                    subcommand_list(c)
+                ),
                 Some(v) => format!(
-                    "{v}: '{bad}' is not a {}; allowed: {}",
+                    "{v}: '{}' is not a {}; allowed: {}",
+                    shown(&bad),
                     noun(v),
                     subcommand_list(c)
                 ),
@@ -395,14 +400,21 @@ fn refusal(e: clap::Error, args: &[String], cmd: &mut clap::Command) -> Result<P
             }) {
                 format!("{flag}: takes no value")
             } else if bad.starts_with("--") {
-                format!("{what}: unknown flag '{bad}'; allowed: {}", flag_list(c))
+                format!(
+                    "{what}: unknown flag '{}'; allowed: {}",
+                    shown(&bad),
+                    flag_list(c)
+                )
             } else {
                 // clap reads `-workers` as the short flag `-w`: name what was written
                 let written = args
                     .iter()
                     .find(|a| a.starts_with(&bad) && !a.starts_with("--"))
                     .map_or(bad.as_str(), String::as_str);
-                format!("{what}: unexpected argument '{written}'; flags start with --")
+                format!(
+                    "{what}: unexpected argument '{}'; flags start with --",
+                    shown(written)
+                )
             }
         }
         ErrorKind::InvalidValue => {
@@ -411,7 +423,7 @@ fn refusal(e: clap::Error, args: &[String], cmd: &mut clap::Command) -> Result<P
                 Some(ContextValue::Strings(v)) => v.join(", "),
                 _ => String::new(),
             };
-            format!("{what}: '{bad}' is not allowed; allowed: {valid}")
+            format!("{what}: '{}' is not allowed; allowed: {valid}", shown(&bad))
         }
         ErrorKind::TooManyValues => {
             let arg = context(&e, ContextKind::InvalidArg).unwrap_or_default();
@@ -503,7 +515,10 @@ pub fn ranged(long: &'static str, help: &str, lo: u64, hi: u64) -> Arg {
         match v.parse::<u64>() {
             Ok(n) if (lo..=hi).contains(&n) => Ok(n),
             Ok(n) => Err(format!("{n} is out of range; allowed {lo}-{hi}")),
-            Err(_) => Err(format!("'{v}' is not a whole number; allowed {lo}-{hi}")),
+            Err(_) => Err(format!(
+                "'{}' is not a whole number; allowed {lo}-{hi}",
+                shown(v)
+            )),
         }
     })
     .value_name("N")
@@ -521,8 +536,12 @@ pub fn list<T: Clone + Send + Sync + 'static>(
     flag(long, help, missing, move |v| {
         v.split(',')
             .map(|part| {
-                one(part.trim())
-                    .ok_or_else(|| format!("'{}' is not allowed; allowed: {allowed}", part.trim()))
+                one(part.trim()).ok_or_else(|| {
+                    format!(
+                        "'{}' is not allowed; allowed: {allowed}",
+                        shown(part.trim())
+                    )
+                })
             })
             .collect::<Result<Vec<T>, String>>()
     })
@@ -692,7 +711,9 @@ pub fn threads_list(help: &str, max: u32, example: &str) -> Arg {
                 match part.trim().parse::<u32>() {
                     Ok(n) if (1..=max).contains(&n) => out.push(n),
                     Ok(n) => return Err(format!("{n} is out of range; {allowed}")),
-                    Err(_) => return Err(format!("'{v}' is not a list of counts; {allowed}")),
+                    Err(_) => {
+                        return Err(format!("'{}' is not a list of counts; {allowed}", shown(v)))
+                    }
                 }
             }
             if out.len() > 16 {
