@@ -273,6 +273,21 @@ where
             name,
             matches,
         }) => {
+            if verb == Verb::Bench {
+                // interrupted, it stops and prints what it measured (platform::interrupt)
+                #[cfg(unix)]
+                crate::platform::interrupt::install(
+                    matches
+                        .try_get_one::<bool>("json")
+                        .ok()
+                        .flatten()
+                        .copied()
+                        .unwrap_or(false),
+                );
+                if let Some(note) = oversubscribed(&matches, cpus()) {
+                    eprintln!("{note}");
+                }
+            }
             let m = REGISTRY
                 .iter()
                 .find(|m| (m.commands)(verb).iter().any(|c| c.get_name() == name))
@@ -283,6 +298,35 @@ where
             }
         }
     }
+}
+
+/// The CPUs this process may run on (its affinity: `taskset -c 0` gives 1).
+pub fn cpus() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// The note a benchmark prints when it asks for more threads (`--threads`, `--workers`) than the
+/// `cpus` it may run on: its results are oversubscribed (threads take turns on the CPUs).
+pub fn oversubscribed(m: &ArgMatches, cpus: usize) -> Option<String> {
+    let listed = m
+        .try_get_one::<Vec<u32>>("threads")
+        .ok()
+        .flatten()
+        .and_then(|v| v.iter().max().copied())
+        .map(u64::from);
+    let workers = m
+        .try_get_one::<String>("workers")
+        .ok()
+        .flatten()
+        .and_then(|w| w.parse::<u64>().ok());
+    let most = listed.into_iter().chain(workers).max()?;
+    (most > cpus as u64).then(|| {
+        format!(
+            "herdlab: note: up to {most} threads on {cpus} CPU{}: the rows with more threads than \
+             CPUs are oversubscribed (their threads take turns on the CPUs)",
+            if cpus == 1 { "" } else { "s" }
+        )
+    })
 }
 
 /// The subcommand path the user typed (`sim`, `sim herd`), as far as it names real commands.
@@ -864,6 +908,24 @@ pub(crate) mod tests {
             "sim herd: unexpected argument '-workers'; flags start with --"
         );
         assert_eq!(msg("sim herd --json=yes"), "--json: takes no value");
+    }
+
+    #[test]
+    fn more_threads_than_cpus_is_noted_as_oversubscribed() {
+        let m = matches("bench herd --threads 2,8").unwrap();
+        assert_eq!(
+            oversubscribed(&m, 4).as_deref(),
+            Some(
+                "herdlab: note: up to 8 threads on 4 CPUs: the rows with more threads than \
+                 CPUs are oversubscribed (their threads take turns on the CPUs)"
+            )
+        );
+        assert_eq!(oversubscribed(&m, 8), None);
+        let m = matches("bench accept --workers 2").unwrap();
+        assert!(oversubscribed(&m, 1)
+            .unwrap()
+            .contains("up to 2 threads on 1 CPU:"));
+        assert_eq!(oversubscribed(&matches("bench herd").unwrap(), 1), None);
     }
 
     #[test]
