@@ -220,7 +220,19 @@ fn a_thread_limit_too_low_is_refused_naming_the_limit() {
         println!("root: the thread limit (ulimit -u) is not enforced for root; skipped");
         return;
     }
-    let (code, _, err) = sh("ulimit -u 1 && exec", "bench herd --threads 8 --events 50");
+    if Command::new("prlimit").arg("-V").output().is_err() {
+        println!("prlimit is not installed: skipped");
+        return;
+    }
+    // (dash's ulimit has no -u; prlimit sets RLIMIT_NPROC, which counts this user's threads)
+    let (code, _, err) = sh(
+        "exec prlimit --nproc=4:4",
+        "bench herd --threads 8 --events 50",
+    );
     assert_eq!(code, Some(1), "{err}");
-    assert!(err.contains("the thread limit (ulimit -u) is 1"), "{err}");
+    assert!(
+        err.contains("the thread limit (ulimit -u, this user's processes and threads) is 4"),
+        "{err}"
+    );
+    assert_eq!(err.matches("the thread limit").count(), 1, "{err}");
 }

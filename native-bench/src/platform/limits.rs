@@ -41,22 +41,40 @@ pub fn threads() -> (Option<u64>, Option<u64>) {
 /// `the open-file limit (ulimit -n) is <soft> (hard limit <hard>): ...` and how to raise it to
 /// `want`: with `ulimit -n` up to the hard limit, else the hard limit first (as root).
 pub fn open_files_advice(soft: u64, hard: Option<u64>, want: u64) -> String {
-    let head = format!(
-        "the open-file limit (ulimit -n) is {soft} (hard limit {})",
-        show(hard)
-    );
+    advice(
+        "the open-file limit (ulimit -n)",
+        ("-n", "nofile"),
+        soft,
+        hard,
+        want,
+        "connections",
+    )
+}
+
+/// `<what> is <soft> (hard limit <hard>): ...` and how to raise it to `want` with `ulimit <flag>`
+/// up to the hard limit, else the hard limit first (as root), or to ask for `fewer` of something.
+fn advice(
+    what: &str,
+    (flag, prlimit): (&str, &str),
+    soft: u64,
+    hard: Option<u64>,
+    want: u64,
+    fewer: &str,
+) -> String {
+    let head = format!("{what} is {soft} (hard limit {})", show(hard));
     match hard {
         Some(h) if h <= soft => format!(
-            "{head}: the hard limit must rise first, as root (`ulimit -Hn {want}`, \
-             `prlimit --nofile={want}:{want} --pid $$`, or /etc/security/limits.conf), or ask \
-             for fewer connections"
+            "{head}: the hard limit must rise first, as root (`ulimit -H{} {want}`, \
+             `prlimit --{prlimit}={want}:{want} --pid $$`, or /etc/security/limits.conf), or ask \
+             for fewer {fewer}",
+            &flag[1..]
         ),
         Some(h) => format!(
-            "{head}: raise it, e.g. `ulimit -n {}` in this shell, or ask for fewer connections",
+            "{head}: raise it, e.g. `ulimit {flag} {}` in this shell, or ask for fewer {fewer}",
             want.min(h)
         ),
         None => format!(
-            "{head}: raise it, e.g. `ulimit -n {want}` in this shell, or ask for fewer connections"
+            "{head}: raise it, e.g. `ulimit {flag} {want}` in this shell, or ask for fewer {fewer}"
         ),
     }
 }
@@ -88,12 +106,14 @@ pub fn hint(message: &str) -> Option<String> {
     }
     if os(libc::EAGAIN) && message.contains("thread") {
         let (soft, hard) = threads();
-        return Some(format!(
-            "the thread limit (ulimit -u, this user's processes and threads) is {} (hard limit \
-             {}): raise it, e.g. `ulimit -u {}` in this shell, or ask for fewer threads",
-            show(soft),
-            show(hard),
-            soft.map_or(4096, |s| (s * 4).max(4096))
+        let soft = soft.unwrap_or(u64::MAX);
+        return Some(advice(
+            "the thread limit (ulimit -u, this user's processes and threads)",
+            ("-u", "nproc"),
+            soft,
+            hard,
+            soft.saturating_mul(4).max(4096),
+            "threads",
         ));
     }
     if os(libc::EADDRINUSE) {
@@ -127,8 +147,12 @@ mod tests {
             "the open-file limit (ulimit -n) is 64 (hard limit 1024): raise it, e.g. \
              `ulimit -n 256` in this shell, or ask for fewer connections"
         );
-        assert!(open_files_advice(64, Some(64), 256)
-            .contains("the hard limit must rise first, as root (`ulimit -Hn 256`"));
+        assert_eq!(
+            open_files_advice(64, Some(64), 256),
+            "the open-file limit (ulimit -n) is 64 (hard limit 64): the hard limit must rise \
+             first, as root (`ulimit -Hn 256`, `prlimit --nofile=256:256 --pid $$`, or \
+             /etc/security/limits.conf), or ask for fewer connections"
+        );
         let h = hint("socket(): Too many open files in system (os error 23)").unwrap();
         assert!(h.contains("fs.file-max"), "{h}");
         let h =

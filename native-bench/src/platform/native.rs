@@ -83,7 +83,8 @@ impl core::fmt::Display for NativeError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str(&self.0)?;
         #[cfg(unix)]
-        if let Some(h) = super::limits::hint(&self.0) {
+        if let Some(h) = super::limits::hint(&self.0).filter(|h| !self.0.contains(h.as_str())) {
+            // (not again when the message wraps an error that already has it)
             write!(f, "\n  {h}")?;
         }
         Ok(())
