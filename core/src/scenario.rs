@@ -332,12 +332,12 @@ fn json_error(s: &str, e: &serde_json::Error) -> String {
         alone("mechanism", tag).ok()?;
         obj.iter().find_map(|(k, v)| {
             alone(k, v).err().map(|fe| {
-                format!(
-                    "{}: {fe} (at line {} column {})",
-                    crate::mechanism::shown(k),
-                    e.line(),
-                    e.column()
-                )
+                // (a tagged enum's field errors come without a position: line 0)
+                let at = match e.line() {
+                    0 => String::new(),
+                    l => format!(" (at line {l} column {})", e.column()),
+                };
+                format!("{}: {fe}{at}", crate::mechanism::shown(k))
             })
         })
     })();

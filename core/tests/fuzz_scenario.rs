@@ -492,6 +492,21 @@ proptest! {
     }
 }
 
+/// A JSON value of the wrong type is refused naming its field (serde's own message does not).
+#[test]
+fn a_json_value_of_the_wrong_type_names_its_field() {
+    let e = Scenario::from_json(r#"{"mechanism":"herd","cpus":2,"workers":"x"}"#).unwrap_err();
+    assert_eq!(
+        e,
+        "workers: invalid type: string \"x\", expected u32"
+    );
+    let e = Scenario::from_json(r#"{"mechanism":"herd","mode":"bogus"}"#).unwrap_err();
+    assert!(
+        e.starts_with("mode: unknown variant `bogus`, expected one of `wake-all`"),
+        "{e}"
+    );
+}
+
 /// The corpus: every file in `core/tests/data/fuzz/` is an input that once broke something (its
 /// name says what); `*.query` files are queries, `*.json` files scenario JSON.
 #[test]
