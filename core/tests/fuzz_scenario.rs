@@ -496,10 +496,7 @@ proptest! {
 #[test]
 fn a_json_value_of_the_wrong_type_names_its_field() {
     let e = Scenario::from_json(r#"{"mechanism":"herd","cpus":2,"workers":"x"}"#).unwrap_err();
-    assert_eq!(
-        e,
-        "workers: invalid type: string \"x\", expected u32"
-    );
+    assert_eq!(e, "workers: invalid type: string \"x\", expected u32");
     let e = Scenario::from_json(r#"{"mechanism":"herd","mode":"bogus"}"#).unwrap_err();
     assert!(
         e.starts_with("mode: unknown variant `bogus`, expected one of `wake-all`"),
