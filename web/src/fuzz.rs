@@ -117,7 +117,7 @@ fn values() -> Vec<String> {
 }
 
 /// `k=v` pairs joined by `&` or by new lines (blocks are written one key a line).
-fn body() -> impl Strategy<Value = String> {
+fn body() -> BoxedStrategy<String> {
     (
         prop::collection::vec(
             (prop::sample::select(keys()), prop::sample::select(values())),
@@ -136,6 +136,7 @@ fn body() -> impl Strategy<Value = String> {
             b.push_str(&junk);
             b
         })
+        .boxed()
 }
 
 /// A message names what it is about (`<key>: …`, or a sentence about the page) and is short.
@@ -213,7 +214,7 @@ fn check_page(blocks: &[Block], query: &str) -> Result<(), TestCaseError> {
 }
 
 /// Markdown with widget fences of every kind around hostile bodies.
-fn markdown() -> impl Strategy<Value = String> {
+fn markdown() -> BoxedStrategy<String> {
     let fences = vec![
         "herdlab-sim",
         "herdlab-compare",
@@ -243,6 +244,7 @@ fn markdown() -> impl Strategy<Value = String> {
         }
         md
     })
+    .boxed()
 }
 
 proptest! {
