@@ -132,7 +132,7 @@ impl Key {
             }),
             Err(_) => Err(ParamError {
                 field: self.name.to_string(),
-                message: format!("'{v}' is not a whole number; allowed {lo}-{hi}"),
+                message: format!("'{}' is not a whole number; allowed {lo}-{hi}", shown(v)),
             }),
         }
     }
@@ -145,7 +145,7 @@ impl Key {
     ) -> Result<T, ParamError> {
         from_name(v).ok_or_else(|| ParamError {
             field: self.name.to_string(),
-            message: format!("'{v}' is not allowed; allowed: {}", self.allowed()),
+            message: format!("'{}' is not allowed; allowed: {}", shown(v), self.allowed()),
         })
     }
 
@@ -160,16 +160,44 @@ impl Key {
             "false" if !strict => Ok(false),
             _ => Err(ParamError {
                 field: self.name.to_string(),
-                message: format!("'{v}' is not allowed; allowed: {}", self.allowed()),
+                message: format!("'{}' is not allowed; allowed: {}", shown(v), self.allowed()),
             }),
         }
     }
 }
 
+/// The longest text of a refused value or key a message repeats; a longer one is cut there (on
+/// a character boundary) and its length given, so a 1 MB value gives a short message.
+pub const SHOWN_MAX: usize = 64;
+
+/// A refused value or key as a message repeats it: as written up to [`SHOWN_MAX`] bytes, else its
+/// start, `…` and its length.
+///
+/// ```
+/// use herdlab_core::mechanism::shown;
+/// assert_eq!(shown("bogus"), "bogus");
+/// assert_eq!(shown(&"9".repeat(100)), format!("{}… (100 bytes)", "9".repeat(64)));
+/// ```
+pub fn shown(v: &str) -> String {
+    if v.len() <= SHOWN_MAX {
+        return v.to_string();
+    }
+    let mut end = SHOWN_MAX;
+    while !v.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} bytes)", &v[..end], v.len())
+}
+
 /// The error for a key no mechanism's table has: `unknown parameter; allowed: workers, cpus, …`.
+/// The field is the key as written (shortened by [`shown`]), `(empty key)` for an empty one.
 pub fn unknown_key(keys: &[Key], key: &str) -> ParamError {
     ParamError {
-        field: key.to_string(),
+        field: if key.is_empty() {
+            "(empty key)".to_string()
+        } else {
+            shown(key)
+        },
         message: format!(
             "unknown parameter; allowed: {}",
             keys.iter().map(|k| k.name).collect::<Vec<_>>().join(", ")

@@ -312,6 +312,60 @@ pub fn query_pairs(q: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// serde's refusal of scenario JSON `s`, with the field it is about when serde does not name one:
+/// each field is tried alone beside the `mechanism` tag, and the first one refused is named. A
+/// message longer than 600 bytes (a huge value echoed) keeps its start and its end.
+fn json_error(s: &str, e: &serde_json::Error) -> String {
+    let msg = e.to_string();
+    let named = (|| {
+        if msg.contains("field `") {
+            return None;
+        }
+        let Ok(serde_json::Value::Object(obj)) = serde_json::from_str::<serde_json::Value>(s)
+        else {
+            return None;
+        };
+        let tag = obj.get("mechanism")?;
+        let alone = |k: &str, v: &serde_json::Value| {
+            let mut one = serde_json::Map::new();
+            one.insert("mechanism".into(), tag.clone());
+            if k != "mechanism" {
+                one.insert(k.into(), v.clone());
+            }
+            serde_json::from_value::<Scenario>(serde_json::Value::Object(one))
+        };
+        alone("mechanism", tag).ok()?;
+        obj.iter().find_map(|(k, v)| {
+            alone(k, v).err().map(|fe| {
+                // (a tagged enum's field errors come without a position: line 0)
+                let at = match e.line() {
+                    0 => String::new(),
+                    l => format!(" (at line {l} column {})", e.column()),
+                };
+                format!("{}: {fe}{at}", crate::mechanism::shown(k))
+            })
+        })
+    })();
+    let msg = named.unwrap_or(msg);
+    if msg.len() <= 600 {
+        return msg;
+    }
+    let mut head = 200;
+    while !msg.is_char_boundary(head) {
+        head -= 1;
+    }
+    let mut tail = msg.len() - 300;
+    while !msg.is_char_boundary(tail) {
+        tail += 1;
+    }
+    format!(
+        "{}…({} bytes)…{}",
+        &msg[..head],
+        msg.len() - head - (msg.len() - tail),
+        &msg[tail..]
+    )
+}
+
 impl Scenario {
     /// Parse a query string strictly: any bad value is an error (all errors are returned).
     pub fn from_query(q: &str) -> Result<Scenario, Vec<ParamError>> {
@@ -337,7 +391,11 @@ impl Scenario {
                 } else {
                     errs.push(ParamError::new(
                         "mechanism",
-                        format!("'{v}' is not allowed; allowed: {}", MECHANISMS.join(", ")),
+                        format!(
+                            "'{}' is not allowed; allowed: {}",
+                            crate::mechanism::shown(v),
+                            MECHANISMS.join(", ")
+                        ),
                     ));
                 }
             }
@@ -368,9 +426,11 @@ impl Scenario {
         q
     }
 
-    /// Parse and validate JSON.
+    /// Parse and validate JSON. A refusal names the field when serde's own message does not (a
+    /// value of the wrong type, or out of its type's range), and is short whatever the input's
+    /// size.
     pub fn from_json(s: &str) -> Result<Scenario, String> {
-        let sc: Scenario = serde_json::from_str(s).map_err(|e| e.to_string())?;
+        let sc: Scenario = serde_json::from_str(s).map_err(|e| json_error(s, &e))?;
         let errs = sc.validate();
         if errs.is_empty() {
             Ok(sc)

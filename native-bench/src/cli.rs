@@ -20,7 +20,7 @@ use std::sync::Arc;
 use clap::builder::TypedValueParser;
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{Arg, ArgAction, ArgMatches, CommandFactory, Parser, Subcommand};
-use herdlab_core::mechanism::{KeyKind, Mechanism};
+use herdlab_core::mechanism::{shown, KeyKind, Mechanism};
 use herdlab_core::scenario::ParamError;
 
 use crate::mechanisms::{Verb, REGISTRY};
@@ -273,6 +273,21 @@ where
             name,
             matches,
         }) => {
+            if verb == Verb::Bench {
+                // interrupted, it stops and prints what it measured (platform::interrupt)
+                #[cfg(unix)]
+                crate::platform::interrupt::install(
+                    matches
+                        .try_get_one::<bool>("json")
+                        .ok()
+                        .flatten()
+                        .copied()
+                        .unwrap_or(false),
+                );
+                if let Some(note) = oversubscribed(&matches, cpus()) {
+                    eprintln!("{note}");
+                }
+            }
             let m = REGISTRY
                 .iter()
                 .find(|m| (m.commands)(verb).iter().any(|c| c.get_name() == name))
@@ -283,6 +298,35 @@ where
             }
         }
     }
+}
+
+/// The CPUs this process may run on (its affinity: `taskset -c 0` gives 1).
+pub fn cpus() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// The note a benchmark prints when it asks for more threads (`--threads`, `--workers`) than the
+/// `cpus` it may run on: its results are oversubscribed (threads take turns on the CPUs).
+pub fn oversubscribed(m: &ArgMatches, cpus: usize) -> Option<String> {
+    let listed = m
+        .try_get_one::<Vec<u32>>("threads")
+        .ok()
+        .flatten()
+        .and_then(|v| v.iter().max().copied())
+        .map(u64::from);
+    let workers = m
+        .try_get_one::<String>("workers")
+        .ok()
+        .flatten()
+        .and_then(|w| w.parse::<u64>().ok());
+    let most = listed.into_iter().chain(workers).max()?;
+    (most > cpus as u64).then(|| {
+        format!(
+            "herdlab: note: up to {most} threads on {cpus} CPU{}: the rows with more threads than \
+             CPUs are oversubscribed (their threads take turns on the CPUs)",
+            if cpus == 1 { "" } else { "s" }
+        )
+    })
 }
 
 /// The subcommand path the user typed (`sim`, `sim herd`), as far as it names real commands.
@@ -369,9 +413,14 @@ fn refusal(e: clap::Error, args: &[String], cmd: &mut clap::Command) -> Result<P
                 .or_else(|| context(&e, ContextKind::InvalidArg))
                 .unwrap_or_default();
             match path.first() {
-                None => format!("'{bad}' is not a command; allowed: {}", subcommand_list(c)),
+                None => format!(
+                    "'{}' is not a command; allowed: {}",
+                    shown(&bad),
+                    subcommand_list(c)
+                ),
                 Some(v) => format!(
-                    "{v}: '{bad}' is not a {}; allowed: {}",
+                    "{v}: '{}' is not a {}; allowed: {}",
+                    shown(&bad),
                     noun(v),
                     subcommand_list(c)
                 ),
@@ -395,14 +444,21 @@ fn refusal(e: clap::Error, args: &[String], cmd: &mut clap::Command) -> Result<P
             }) {
                 format!("{flag}: takes no value")
             } else if bad.starts_with("--") {
-                format!("{what}: unknown flag '{bad}'; allowed: {}", flag_list(c))
+                format!(
+                    "{what}: unknown flag '{}'; allowed: {}",
+                    shown(&bad),
+                    flag_list(c)
+                )
             } else {
                 // clap reads `-workers` as the short flag `-w`: name what was written
                 let written = args
                     .iter()
                     .find(|a| a.starts_with(&bad) && !a.starts_with("--"))
                     .map_or(bad.as_str(), String::as_str);
-                format!("{what}: unexpected argument '{written}'; flags start with --")
+                format!(
+                    "{what}: unexpected argument '{}'; flags start with --",
+                    shown(written)
+                )
             }
         }
         ErrorKind::InvalidValue => {
@@ -411,7 +467,7 @@ fn refusal(e: clap::Error, args: &[String], cmd: &mut clap::Command) -> Result<P
                 Some(ContextValue::Strings(v)) => v.join(", "),
                 _ => String::new(),
             };
-            format!("{what}: '{bad}' is not allowed; allowed: {valid}")
+            format!("{what}: '{}' is not allowed; allowed: {valid}", shown(&bad))
         }
         ErrorKind::TooManyValues => {
             let arg = context(&e, ContextKind::InvalidArg).unwrap_or_default();
@@ -503,7 +559,10 @@ pub fn ranged(long: &'static str, help: &str, lo: u64, hi: u64) -> Arg {
         match v.parse::<u64>() {
             Ok(n) if (lo..=hi).contains(&n) => Ok(n),
             Ok(n) => Err(format!("{n} is out of range; allowed {lo}-{hi}")),
-            Err(_) => Err(format!("'{v}' is not a whole number; allowed {lo}-{hi}")),
+            Err(_) => Err(format!(
+                "'{}' is not a whole number; allowed {lo}-{hi}",
+                shown(v)
+            )),
         }
     })
     .value_name("N")
@@ -521,8 +580,12 @@ pub fn list<T: Clone + Send + Sync + 'static>(
     flag(long, help, missing, move |v| {
         v.split(',')
             .map(|part| {
-                one(part.trim())
-                    .ok_or_else(|| format!("'{}' is not allowed; allowed: {allowed}", part.trim()))
+                one(part.trim()).ok_or_else(|| {
+                    format!(
+                        "'{}' is not allowed; allowed: {allowed}",
+                        shown(part.trim())
+                    )
+                })
             })
             .collect::<Result<Vec<T>, String>>()
     })
@@ -692,7 +755,9 @@ pub fn threads_list(help: &str, max: u32, example: &str) -> Arg {
                 match part.trim().parse::<u32>() {
                     Ok(n) if (1..=max).contains(&n) => out.push(n),
                     Ok(n) => return Err(format!("{n} is out of range; {allowed}")),
-                    Err(_) => return Err(format!("'{v}' is not a list of counts; {allowed}")),
+                    Err(_) => {
+                        return Err(format!("'{}' is not a list of counts; {allowed}", shown(v)))
+                    }
                 }
             }
             if out.len() > 16 {
@@ -843,6 +908,24 @@ pub(crate) mod tests {
             "sim herd: unexpected argument '-workers'; flags start with --"
         );
         assert_eq!(msg("sim herd --json=yes"), "--json: takes no value");
+    }
+
+    #[test]
+    fn more_threads_than_cpus_is_noted_as_oversubscribed() {
+        let m = matches("bench herd --threads 2,8").unwrap();
+        assert_eq!(
+            oversubscribed(&m, 4).as_deref(),
+            Some(
+                "herdlab: note: up to 8 threads on 4 CPUs: the rows with more threads than \
+                 CPUs are oversubscribed (their threads take turns on the CPUs)"
+            )
+        );
+        assert_eq!(oversubscribed(&m, 8), None);
+        let m = matches("bench accept --workers 2").unwrap();
+        assert!(oversubscribed(&m, 1)
+            .unwrap()
+            .contains("up to 2 threads on 1 CPU:"));
+        assert_eq!(oversubscribed(&matches("bench herd").unwrap(), 1), None);
     }
 
     #[test]

@@ -17,6 +17,8 @@
 mod app;
 mod check_proto;
 mod dom;
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod fuzz;
 mod lesson;
 mod live;
 mod mechanisms;

@@ -1,9 +1,10 @@
-//! herdlab's set-up, build, serve and test tasks: `cargo xtask <setup|build|serve|test|lessons>`.
+//! herdlab's set-up, build, serve and test tasks: `cargo xtask <setup|build|serve|test|lessons|fuzz>`.
 //!
 //! std only, besides the site's lesson splitter (crate `herdlab-lessons`, for `lessons.rs`) and
 //! serde with toml and serde_json (for the pinned versions, `pins.rs`). Tool versions are pinned in
 //! `Trunk.toml` (see `pins.rs`).
 
+mod fuzz;
 mod lessons;
 mod pins;
 mod server;
@@ -29,6 +30,10 @@ commands:
                       failure
   lessons             write the lesson files the site fetches (web/generated/lessons/*.txt);
                       trunk runs this itself before each build (Trunk.toml's pre_build hook)
+  fuzz [--minutes N] [--scale S]
+                      the parsers' fuzz properties (query, JSON, command line, route, blocks,
+                      lesson files) at S times the cases of `cargo test` (default 50), round
+                      after round for N minutes (default 10, at most 1440)
 ";
 
 /// The most the site's main wasm (`dist/herdlab-web-*_bg.wasm`) may weigh gzipped (`gzip -9`):
@@ -46,6 +51,9 @@ fn main() -> ExitCode {
         Some("serve") => parse_port(&args[1..]).and_then(|port| serve(&ctx, port)),
         Some("test") => test(&ctx),
         Some("lessons") => lessons::write(&ctx).map(|_| ()),
+        Some("fuzz") => {
+            fuzz::parse_args(&args[1..]).and_then(|(min, scale)| fuzz::fuzz(&ctx, min, scale))
+        }
         Some("help" | "-h" | "--help") => {
             print!("{USAGE}");
             Ok(())

@@ -15,6 +15,10 @@
 //! Generic: names no mechanism.
 
 mod futex;
+#[cfg(unix)]
+pub mod interrupt;
+#[cfg(unix)]
+pub mod limits;
 pub mod mem;
 pub mod native;
 #[cfg(target_os = "linux")]

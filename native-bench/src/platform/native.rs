@@ -78,8 +78,16 @@ pub const WORDS_PER_LINE: usize = LINE_BYTES / 4;
 pub struct NativeError(pub String);
 
 impl core::fmt::Display for NativeError {
+    /// The message, and when it ran into a limit of the machine, which one and how to raise it
+    /// ([`super::limits::hint`]) on the next line.
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.0)?;
+        #[cfg(unix)]
+        if let Some(h) = super::limits::hint(&self.0).filter(|h| !self.0.contains(h.as_str())) {
+            // (not again when the message wraps an error that already has it)
+            write!(f, "\n  {h}")?;
+        }
+        Ok(())
     }
 }
 

@@ -176,6 +176,20 @@ impl NetWorld {
             )));
         }
         let workers = spec.workers.max(1);
+        // refused up front when the open-file limit cannot hold even the world's own
+        // descriptors and one connection (both ends), rather than failing midway
+        let fds = 3 + u64::from(spec.sockets.listeners) + u64::from(spec.sockets.epolls) + 1 + 2;
+        if let (Some(soft), hard) = super::limits::open_files() {
+            if soft < fds {
+                return Err(err(format!(
+                    "this run needs at least {fds} open files (stdio, {} listener(s), {} epoll \
+                     instance(s), the stop eventfd, one connection's two ends), and {}",
+                    spec.sockets.listeners,
+                    spec.sockets.epolls,
+                    super::limits::open_files_advice(soft, hard, fds)
+                )));
+            }
+        }
         let Sockets {
             blocking,
             reuseport,

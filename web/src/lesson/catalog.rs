@@ -95,12 +95,16 @@ pub fn decode(slug: &str, file: &str) -> Result<Vec<Block>, String> {
     };
     if format != FORMAT {
         return Err(format!(
-            "it has format {format}, and this site reads format {FORMAT} (the site and its lesson \
-             files come from different builds)"
+            "it has format {}, and this site reads format {FORMAT} (the site and its lesson \
+             files come from different builds)",
+            herdlab_core::mechanism::shown(format)
         ));
     }
     if got != slug {
-        return Err(format!("it holds lesson '{got}', not '{slug}'"));
+        return Err(format!(
+            "it holds lesson '{}', not '{slug}'",
+            herdlab_core::mechanism::shown(got)
+        ));
     }
     let mut blocks = Vec::new();
     while !rest.is_empty() {
@@ -122,13 +126,19 @@ pub fn decode(slug: &str, file: &str) -> Result<Vec<Block>, String> {
         let text: Rc<str> = text.into();
         blocks.push(match block_of(kind, text) {
             Some(b) => b,
-            None => return Err(bad(&format!("is of an unknown kind, '{kind}'"))),
+            None => {
+                return Err(bad(&format!(
+                    "is of an unknown kind, '{}'",
+                    herdlab_core::mechanism::shown(kind)
+                )))
+            }
         });
     }
     if count != blocks.len().to_string() {
         return Err(format!(
-            "it is cut short ({} of its {count} blocks)",
-            blocks.len()
+            "it is cut short ({} of its {} blocks)",
+            blocks.len(),
+            herdlab_core::mechanism::shown(count)
         ));
     }
     Ok(blocks)

@@ -6,6 +6,7 @@
 //! [`crate::mechanisms::accept::blocks`]). Nothing here panics on any input: every bad key or value becomes an
 //! error message naming the key and the allowed values, and the default stays.
 
+use herdlab_core::mechanism::shown;
 use herdlab_core::scenario::{query_pairs, ParamError, MECHANISMS, UI_KEYS};
 use herdlab_core::sim::Actor;
 
@@ -75,7 +76,11 @@ pub struct PlaygroundInit<P> {
 
 /// The message for a value that is not one of the allowed ones (`allowed` already joined).
 pub(crate) fn not_allowed(key: &str, v: &str, allowed: &str) -> String {
-    format!("{key}: '{v}' is not allowed; allowed: {allowed}")
+    format!(
+        "{}: '{}' is not allowed; allowed: {allowed}",
+        shown(key),
+        shown(v)
+    )
 }
 
 /// A widget key's `true`/`false`.
@@ -95,7 +100,10 @@ pub fn parse_stop(v: &str, errors: &mut Vec<String>) -> Option<u64> {
     match v.parse::<u64>() {
         Ok(n) if n <= MAX_STEPS => Some(n),
         _ => {
-            errors.push(format!("stop: '{v}' is not allowed; allowed 0-{MAX_STEPS}"));
+            errors.push(format!(
+                "stop: '{}' is not allowed; allowed 0-{MAX_STEPS}",
+                shown(v)
+            ));
             None
         }
     }
@@ -152,7 +160,8 @@ pub(crate) fn named_mechanism(query: &str) -> Option<String> {
 pub(crate) fn misfit_mechanism(v: &str, block: &str, mechanism: &str) -> Option<String> {
     (v != mechanism).then(|| {
         format!(
-            "mechanism: '{v}' does not fit {block}; allowed: {mechanism} (mechanisms: {})",
+            "mechanism: '{}' does not fit {block}; allowed: {mechanism} (mechanisms: {})",
+            shown(v),
             MECHANISMS.join(", ")
         )
     })
@@ -161,7 +170,10 @@ pub(crate) fn misfit_mechanism(v: &str, block: &str, mechanism: &str) -> Option<
 /// A ```` ```herdlab-check ```` block's `mechanism` error, unless `v` is `mechanism`.
 pub(crate) fn check_mechanism(v: &str, mechanism: &str) -> Option<String> {
     (v != mechanism).then(|| {
-        format!("mechanism: '{v}' is not allowed in a herdlab-check block; allowed: locks, herd")
+        format!(
+            "mechanism: '{}' is not allowed in a herdlab-check block; allowed: locks, herd",
+            shown(v)
+        )
     })
 }
 
@@ -423,7 +435,7 @@ pub(crate) fn read_playground_query<P>(
                 Ok(n) if n <= MAX_STEPS => init.step = Some(n),
                 _ => init.errors.push(ParamError {
                     field: "step".into(),
-                    message: format!("'{v}' is not allowed; allowed 0-{MAX_STEPS}"),
+                    message: format!("'{}' is not allowed; allowed 0-{MAX_STEPS}", shown(&v)),
                 }),
             },
             "picks" => match parse_picks(&v) {
@@ -435,7 +447,8 @@ pub(crate) fn read_playground_query<P>(
                     init.errors.push(ParamError {
                         field: "mechanism".into(),
                         message: format!(
-                            "'{v}' is not this playground's; allowed: {mechanism} (mechanisms: {})",
+                            "'{}' is not this playground's; allowed: {mechanism} (mechanisms: {})",
+                            shown(&v),
                             MECHANISMS.join(", ")
                         ),
                     });

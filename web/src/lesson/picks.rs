@@ -10,7 +10,8 @@ pub fn parse_picks(s: &str) -> Result<Vec<(u64, Actor)>, ParamError> {
         ParamError {
         field: "picks".into(),
         message: format!(
-            "'{item}' is not a pick; allowed: comma-separated step:t<thread> or step:n, for example 3:t1,7:n"
+            "'{}' is not a pick; allowed: comma-separated step:t<thread> or step:n, for example 3:t1,7:n",
+            herdlab_core::mechanism::shown(item)
         ),
     }
     };

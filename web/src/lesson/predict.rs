@@ -31,12 +31,17 @@ pub fn parse_predict(body: &str) -> PredictSpec {
         match line.split_once(':') {
             Some(("q", v)) => q = v.trim().to_string(),
             Some(("options", v)) => {
-                options = v.split('|').map(|o| o.trim().to_string()).filter(|o| !o.is_empty()).collect()
+                options = v
+                    .split('|')
+                    .map(|o| o.trim().to_string())
+                    .filter(|o| !o.is_empty())
+                    .collect()
             }
             Some(("answer", v)) => answer_text = Some(v.trim().to_string()),
             Some(("reveal", v)) => reveal = v.trim().to_string(),
             _ => errors.push(format!(
-                "'{line}' is not a predict line; allowed: q: …, options: a | b, answer: …, reveal: …"
+                "'{}' is not a predict line; allowed: q: …, options: a | b, answer: …, reveal: …",
+                herdlab_core::mechanism::shown(line)
             )),
         }
     }
@@ -51,8 +56,9 @@ pub fn parse_predict(body: &str) -> PredictSpec {
             let i = options.iter().position(|o| o == a);
             if i.is_none() {
                 errors.push(format!(
-                    "answer: '{a}' is not one of the options; allowed: {}",
-                    options.join(", ")
+                    "answer: '{}' is not one of the options; allowed: {}",
+                    herdlab_core::mechanism::shown(a),
+                    herdlab_core::mechanism::shown(&options.join(", "))
                 ));
             }
             i

@@ -260,6 +260,31 @@ fn part_view(slug: &AttrValue) -> impl Fn((usize, &Part)) -> Html + '_ {
     }
 }
 
+/// What the page built from `blocks` and page `query` says is wrong, each message once per
+/// part (the page's own, then each widget's, check's and predict's), and the ids of its widgets
+/// and checks: for the fuzz tests (`crate::fuzz`), which build whole lessons from hostile text.
+#[cfg(test)]
+pub(crate) fn page_errors(blocks: &[Block], query: &str) -> (Vec<String>, Vec<String>) {
+    let page = build(blocks, query);
+    let mut errors = page.url_errors;
+    let mut ids = Vec::new();
+    for part in page.parts {
+        match part {
+            Part::Html(_) => {}
+            Part::Widget(w, _) => {
+                errors.extend(w.errors);
+                ids.push(w.id);
+            }
+            Part::Predict(p, _) => errors.extend(p.errors.iter().cloned()),
+            Part::Check(c) => {
+                errors.extend(c.errors.iter().cloned());
+                ids.push(c.id.clone());
+            }
+        }
+    }
+    (errors, ids)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -386,7 +386,10 @@ impl NativeMechanism for Accept {
                             "{v} waits for every worker to be asleep, which only the simulator \
                              sees (sim accept takes it); allowed: steady, poisson"
                         )),
-                        None => Err(format!("'{v}' is not allowed; allowed: steady, poisson")),
+                        None => Err(format!(
+                            "'{}' is not allowed; allowed: steady, poisson",
+                            herdlab_core::mechanism::shown(v)
+                        )),
                     },
                 )
                 .value_name("ARRIVAL"),

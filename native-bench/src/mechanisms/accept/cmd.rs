@@ -178,12 +178,15 @@ pub fn run_bench(
         let sim = cfg
             .compare_sim
             .then(|| simulate(&predicted, DEFAULT_MAX_STEPS).report);
-        rows.push(AcceptBenchRow {
+        let row = AcceptBenchRow {
             report: run.report,
             load: run.load,
             preemptions: run.preemptions,
             sim,
-        });
+        };
+        #[cfg(unix)]
+        crate::platform::interrupt::measured(&row);
+        rows.push(row);
     }
     if progress {
         let _ = writeln!(

@@ -87,7 +87,10 @@ pub fn run(threads: &[u32], events: u32, progress: bool) -> Result<Vec<BenchRow>
             }
             let r = native_herd::run(v, n, events)
                 .map_err(|e| NativeError(format!("{} N={n}: {e}", v.label())))?;
-            rows.push(BenchRow::from_report(v, &r));
+            let row = BenchRow::from_report(v, &r);
+            #[cfg(unix)]
+            crate::platform::interrupt::measured(&row);
+            rows.push(row);
         }
     }
     if progress {

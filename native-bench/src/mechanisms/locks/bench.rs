@@ -208,6 +208,8 @@ pub fn run_locks(cfg: &LockBenchConfig, progress: bool) -> Result<Vec<LockBenchR
                 r.total_all()
             )));
         }
+        #[cfg(unix)]
+        crate::platform::interrupt::measured(&row);
         rows.push(row);
     }
     if progress {

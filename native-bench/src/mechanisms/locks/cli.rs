@@ -287,7 +287,12 @@ fn named_list<T: Clone + Send + Sync + 'static>(
     one: impl Fn(&str) -> Option<Vec<T>> + Send + Sync + 'static,
 ) -> Arg {
     flag(long, help, format!("allowed: {names}"), move |v| {
-        one(v).ok_or_else(|| format!("'{v}' is not allowed; allowed: {names}"))
+        one(v).ok_or_else(|| {
+            format!(
+                "'{}' is not allowed; allowed: {names}",
+                herdlab_core::mechanism::shown(v)
+            )
+        })
     })
 }
 

@@ -80,8 +80,12 @@ pub fn parse_strategies(v: &str) -> Result<Vec<Strategy>, String> {
     let allowed = Strategy::NAMES.join(", ");
     let mut out = Vec::new();
     for name in v.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        let s = Strategy::from_name(name)
-            .ok_or_else(|| format!("strategies: '{name}' is not a strategy; allowed: {allowed}"))?;
+        let s = Strategy::from_name(name).ok_or_else(|| {
+            format!(
+                "strategies: '{}' is not a strategy; allowed: {allowed}",
+                herdlab_core::mechanism::shown(name)
+            )
+        })?;
         if out.contains(&s) {
             return Err(format!("strategies: {name} is named twice"));
         }

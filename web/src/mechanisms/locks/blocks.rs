@@ -192,7 +192,8 @@ pub fn parse_schedule(s: &str) -> Result<Vec<u16>, ParamError> {
             item.parse::<u16>().ok().filter(|&t| (t as usize) < MAX_THREADS).ok_or_else(|| ParamError {
                 field: "schedule".into(),
                 message: format!(
-                    "'{item}' is not a thread; allowed: comma-separated thread indices 0-{}, for example 0,1,1,0",
+                    "'{}' is not a thread; allowed: comma-separated thread indices 0-{}, for example 0,1,1,0",
+                    herdlab_core::mechanism::shown(item),
                     MAX_THREADS - 1
                 ),
             })
