@@ -182,7 +182,10 @@ fn range_ends_are_valid_together() {
 #[test]
 fn the_registry_names_agree() {
     // MECHANISMS, the JSON tag and each mechanism's NAME are the same words, in the same order
-    assert_eq!(MECHANISMS, ["herd", "locks", "accept", "pool", "gmp", "mysql"]);
+    assert_eq!(
+        MECHANISMS,
+        ["herd", "locks", "accept", "pool", "gmp", "mysql"]
+    );
     each(|s| {
         let json = serde_json::to_value(s).unwrap();
         assert_eq!(json["mechanism"], s.mechanism());

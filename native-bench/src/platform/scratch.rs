@@ -5,8 +5,10 @@
 //! - A panic, whether it unwinds or aborts: a panic hook removes them before anything else runs.
 //! - Ctrl-C, `SIGTERM`, `SIGHUP`: while a scratch file exists, a handler (installed once with
 //!   `sigaction`) unlinks every registered file and removes its directory with the async-signal-safe
-//!   `unlink(2)` and `rmdir(2)` on paths prepared beforehand, then restores the default action and
-//!   re-raises the signal, so the process still dies of it (exit status 130 for Ctrl-C in a shell).
+//!   `unlink(2)` and `rmdir(2)` on paths prepared beforehand, then hands the signal to the handler
+//!   that was there before (`platform::interrupt`'s, which prints the partial report and exits
+//!   with 128 + the signal), or, where there was none, restores the default action and re-raises
+//!   the signal, so the process still dies of it (exit status 130 for Ctrl-C in a shell).
 //!
 //! Reads go to the disk where they can: after the file is written it is flushed (`fsync`) and its
 //! pages dropped from the page cache (`posix_fadvise(POSIX_FADV_DONTNEED)`, which drops clean pages
@@ -24,7 +26,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::FileExt;
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering::SeqCst};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering::SeqCst};
 
 /// The largest scratch file, bytes (64 MiB).
 pub const MAX_BYTES: u64 = 64 << 20;
@@ -41,6 +43,9 @@ static FILES: [AtomicPtr<libc::c_char>; SLOTS] =
 static DIRS: [AtomicPtr<libc::c_char>; SLOTS] =
     [const { AtomicPtr::new(std::ptr::null_mut()) }; SLOTS];
 static INSTALLED: AtomicBool = AtomicBool::new(false);
+/// The handler each of [`SIGNALS`] had before ours (a function address; 0: the default, 1: ignored),
+/// called after the files are gone, so `platform::interrupt`'s partial report still happens.
+static PREVIOUS: [AtomicUsize; 3] = [const { AtomicUsize::new(0) }; 3];
 static SEQ: AtomicU64 = AtomicU64::new(0);
 
 /// The signals after which the scratch files are removed.
@@ -67,6 +72,21 @@ fn remove_registered() {
 
 extern "C" fn on_signal(sig: libc::c_int) {
     remove_registered();
+    let previous = SIGNALS
+        .iter()
+        .position(|&s| s == sig)
+        .map_or(libc::SIG_DFL, |i| PREVIOUS[i].load(SeqCst));
+    if previous == libc::SIG_IGN {
+        return;
+    }
+    if previous != libc::SIG_DFL {
+        // SAFETY: `previous` is the address of the plain (not SA_SIGINFO) handler that sigaction
+        // reported for `sig` before ours was installed; calling it as the kernel would is what it
+        // expects.
+        let f: extern "C" fn(libc::c_int) = unsafe { std::mem::transmute(previous) };
+        f(sig);
+        return;
+    }
     // SAFETY: restoring the default disposition and re-raising are async-signal-safe; the process
     // then ends as the signal would have ended it.
     unsafe {
@@ -85,8 +105,9 @@ fn install_handler() -> io::Result<()> {
         remove_registered();
         previous(info);
     }));
-    for sig in SIGNALS {
+    for (i, sig) in SIGNALS.into_iter().enumerate() {
         let mut sa = std::mem::MaybeUninit::<libc::sigaction>::zeroed();
+        let mut old = std::mem::MaybeUninit::<libc::sigaction>::zeroed();
         // SAFETY: `sa` is a zeroed sigaction (a valid, empty one); we fill the handler and an empty
         // mask, then install it for `sig`, a catchable signal.
         let r = unsafe {
@@ -94,11 +115,19 @@ fn install_handler() -> io::Result<()> {
             (*p).sa_sigaction = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
             libc::sigemptyset(&mut (*p).sa_mask);
             (*p).sa_flags = 0;
-            libc::sigaction(sig, p, std::ptr::null_mut())
+            libc::sigaction(sig, p, old.as_mut_ptr())
         };
         if r != 0 {
             return Err(io::Error::last_os_error());
         }
+        // SAFETY: sigaction succeeded, so it filled `old` (it was zeroed before, valid either way).
+        let old = unsafe { old.assume_init() };
+        let chained = if old.sa_flags & libc::SA_SIGINFO != 0 {
+            libc::SIG_DFL
+        } else {
+            old.sa_sigaction
+        };
+        PREVIOUS[i].store(chained, SeqCst);
     }
     Ok(())
 }

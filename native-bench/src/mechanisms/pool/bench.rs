@@ -400,6 +400,8 @@ pub fn run_pool(c: &PoolBenchConfig, progress: bool) -> Result<Vec<PoolBenchRow>
                     ),
                 };
                 check_row(&r)?;
+                #[cfg(unix)]
+                crate::platform::interrupt::measured(&r);
                 rows.push(r);
             }
         }
@@ -432,6 +434,8 @@ pub fn run_pool(c: &PoolBenchConfig, progress: bool) -> Result<Vec<PoolBenchRow>
                 r.sim_wasted_per_task = Some(x);
             }
             check_row(&r)?;
+            #[cfg(unix)]
+            crate::platform::interrupt::measured(&r);
             rows.push(r);
         }
         let t = cores().clamp(2, 8);
@@ -462,6 +466,8 @@ pub fn run_pool(c: &PoolBenchConfig, progress: bool) -> Result<Vec<PoolBenchRow>
                 );
                 r.blocking_pct = Some(pct);
                 check_row(&r)?;
+                #[cfg(unix)]
+                crate::platform::interrupt::measured(&r);
                 rows.push(r);
             }
         }
