@@ -2,7 +2,6 @@
 
 use yew::prelude::*;
 
-use crate::live::model::LiveModel;
 use crate::live::pair::Pair;
 use crate::live::playback::Playback;
 use crate::live::sim_model::Action;
@@ -147,7 +146,7 @@ pub fn controls(p: &ControlsProps) -> Html {
 }
 
 // The controls of the live controllers (here, so that `live` need not know the view).
-impl<M: LiveModel> Live<M> {
+impl Live {
     /// The controls of widget `id`: the buttons, the speed ladder and "copy link".
     pub fn controls(&self, id: &str, main: bool) -> ControlsProps {
         let m = &self.model;
@@ -170,7 +169,7 @@ impl<M: LiveModel> Live<M> {
     }
 }
 
-impl<M: LiveModel> Pair<M> {
+impl Pair {
     /// The shared controls of comparison `id` (with "run to end").
     pub fn controls(&self, id: &str) -> ControlsProps {
         let mut c = ControlsProps::of(

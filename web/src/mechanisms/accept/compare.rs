@@ -18,7 +18,6 @@ use crate::ui::shell::compare_shell::CompareKind;
 use crate::ui::status::StatusBar;
 
 /// The accept kind of comparison.
-#[derive(PartialEq)]
 pub struct AcceptCompare;
 
 impl CompareKind for AcceptCompare {
@@ -32,11 +31,14 @@ impl CompareKind for AcceptCompare {
             .collect()
     }
 
-    fn frame<'a>(spec: &'a AcceptCompareSpec, pair: &Pair<AcceptSimModel>) -> CompareFrame<'a> {
+    fn frame<'a>(
+        spec: &'a AcceptCompareSpec,
+        pair: &Pair,
+        sides: &[&AcceptSimModel],
+    ) -> CompareFrame<'a> {
         let id = &spec.id;
-        let snaps: Vec<AcceptSnapshot> = pair.sides.iter().map(AcceptSnapshot::of).collect();
-        let names: Vec<AttrValue> = pair
-            .sides
+        let snaps: Vec<AcceptSnapshot> = sides.iter().map(|m| AcceptSnapshot::of(m)).collect();
+        let names: Vec<AttrValue> = sides
             .iter()
             .map(|m| AttrValue::Static(m.params().strategy.name()))
             .collect();
@@ -70,7 +72,7 @@ impl CompareKind for AcceptCompare {
             controls: pair.controls(id),
             table: compare_table(&CompareTableProps { names, rows }),
             halves: html! {
-                { for pair.sides.iter().zip(&snaps).map(|(m, s)| {
+                { for sides.iter().zip(&snaps).map(|(m, s)| {
                     let name = m.params().strategy.name();
                     html! {
                         <div class="half" data-testid={format!("sim-{id}-{name}")} data-strategy={name}>

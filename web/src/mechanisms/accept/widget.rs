@@ -24,7 +24,6 @@ use crate::ui::sim_board::SimBoard;
 use crate::ui::words::WordsPanel;
 
 /// The accept kind of simulation widget.
-#[derive(PartialEq)]
 pub struct AcceptSim;
 
 /// A caption for a block without one.
@@ -53,11 +52,11 @@ impl SimKind for AcceptSim {
 
     fn frame(
         props: &SimProps<Self>,
-        live: &Live<AcceptSimModel>,
+        live: &Live,
+        m: &AcceptSimModel,
         on_network: &Callback<()>,
     ) -> SimFrame {
         let spec = &props.spec;
-        let m = &live.model;
         let snap = AcceptSnapshot::of(m);
         let main = props.main();
         let full = spec.controls == ControlSet::Full;

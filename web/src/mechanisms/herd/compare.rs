@@ -18,7 +18,6 @@ use crate::ui::wait_queue::WaitQueuePanel;
 use crate::ui::worker_bars::{bar_scale, WorkerBars};
 
 /// The herd kind of comparison.
-#[derive(PartialEq)]
 pub struct HerdCompare;
 
 impl CompareKind for HerdCompare {
@@ -32,10 +31,11 @@ impl CompareKind for HerdCompare {
         ]
     }
 
-    fn frame<'a>(spec: &'a CompareSpec, pair: &Pair<HerdModel>) -> CompareFrame<'a> {
+    fn frame<'a>(spec: &'a CompareSpec, pair: &Pair, sides: &[&HerdModel]) -> CompareFrame<'a> {
         let id = &spec.id;
-        let ls = Snapshot::of(pair.left());
-        let rs = Snapshot::of(pair.right());
+        let (left, right) = (sides[0], sides[sides.len() - 1]);
+        let ls = Snapshot::of(left);
+        let rs = Snapshot::of(right);
         let scale = bar_scale(&ls.lanes, &rs.lanes);
         let caption = spec.caption.clone().unwrap_or_else(|| {
             format!(
@@ -72,8 +72,8 @@ impl CompareKind for HerdCompare {
             },
             halves: html! {
                 <>
-                    { half("left", pair.left(), &ls) }
-                    { half("right", pair.right(), &rs) }
+                    { half("left", left, &ls) }
+                    { half("right", right, &rs) }
                 </>
             },
         }

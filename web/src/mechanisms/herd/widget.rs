@@ -16,15 +16,11 @@ use crate::ui::counters::counter_values;
 use crate::ui::cpus::CpuPanel;
 use crate::ui::replay_progress::replay_progress;
 use crate::ui::shell::sim_frame::{kicker, SimFrame};
-use crate::ui::shell::sim_shell::{SimKind, SimProps, SimShell};
+use crate::ui::shell::sim_shell::{SimKind, SimProps};
 use crate::ui::sim_board::SimBoard;
 use crate::ui::wait_queue::WaitQueuePanel;
 
-/// The herd simulation widget.
-pub type SimWidget = SimShell<HerdSim>;
-
 /// The herd kind of simulation widget.
-#[derive(PartialEq)]
 pub struct HerdSim;
 
 impl SimKind for HerdSim {
@@ -48,11 +44,11 @@ impl SimKind for HerdSim {
 
     fn frame(
         props: &SimProps<Self>,
-        live: &Live<HerdModel>,
+        live: &Live,
+        m: &HerdModel,
         on_network: &Callback<()>,
     ) -> SimFrame {
         let spec = &props.spec;
-        let m = &live.model;
         let snap = Snapshot::of(m);
         let id = &spec.id;
         let main = props.main();

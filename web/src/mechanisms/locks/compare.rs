@@ -18,7 +18,6 @@ use crate::ui::words::WordsPanel;
 use crate::ui::worker_bars::{bar_scale, WorkerBars};
 
 /// The lock kind of comparison.
-#[derive(PartialEq)]
 pub struct LockCompare;
 
 impl CompareKind for LockCompare {
@@ -35,10 +34,11 @@ impl CompareKind for LockCompare {
         vec![("left".into(), left), ("right".into(), right)]
     }
 
-    fn frame<'a>(spec: &'a LockCompareSpec, pair: &Pair<LockModel>) -> CompareFrame<'a> {
+    fn frame<'a>(spec: &'a LockCompareSpec, pair: &Pair, sides: &[&LockModel]) -> CompareFrame<'a> {
         let id = &spec.id;
-        let ls = LockSnapshot::of(pair.left());
-        let rs = LockSnapshot::of(pair.right());
+        let (left, right) = (sides[0], sides[sides.len() - 1]);
+        let ls = LockSnapshot::of(left);
+        let rs = LockSnapshot::of(right);
         let scale = bar_scale(&ls.lanes, &rs.lanes);
         let name = |m: &LockModel| m.params().lock.name();
         let caption = spec.caption.clone().unwrap_or_else(|| {
@@ -75,14 +75,14 @@ impl CompareKind for LockCompare {
             caption,
             controls,
             table: html! {
-                <DiffTable left={format!("left: {}", name(pair.left()))}
-                    right={format!("right: {}", name(pair.right()))}
+                <DiffTable left={format!("left: {}", name(left))}
+                    right={format!("right: {}", name(right))}
                     rows={diff_rows(&ls.counters, &rs.counters)} />
             },
             halves: html! {
                 <>
-                    { half("left", pair.left(), &ls) }
-                    { half("right", pair.right(), &rs) }
+                    { half("left", left, &ls) }
+                    { half("right", right, &rs) }
                 </>
             },
         }

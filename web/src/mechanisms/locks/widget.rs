@@ -13,15 +13,11 @@ use crate::mechanisms::locks::model::{LockModel, Script};
 use crate::mechanisms::locks::snapshot::LockSnapshot;
 use crate::ui::replay_progress::replay_progress;
 use crate::ui::shell::sim_frame::{kicker, SimFrame};
-use crate::ui::shell::sim_shell::{SimKind, SimProps, SimShell};
+use crate::ui::shell::sim_shell::{SimKind, SimProps};
 use crate::ui::sim_board::SimBoard;
 use crate::ui::words::WordsPanel;
 
-/// The lock simulation widget.
-pub type LockWidget = SimShell<LockSim>;
-
 /// The lock kind of simulation widget.
-#[derive(PartialEq)]
 pub struct LockSim;
 
 /// The model a lock widget opens with, what could not be replayed, and whether it plays at once.
@@ -81,9 +77,8 @@ impl SimKind for LockSim {
         }
     }
 
-    fn frame(props: &SimProps<Self>, live: &Live<LockModel>, _: &Callback<()>) -> SimFrame {
+    fn frame(props: &SimProps<Self>, live: &Live, m: &LockModel, _: &Callback<()>) -> SimFrame {
         let spec = &props.spec;
-        let m = &live.model;
         let snap = LockSnapshot::of(m);
         let id = &spec.id;
         let main = props.main();

@@ -4,7 +4,6 @@
 
 use yew::prelude::*;
 
-use crate::live::model::LiveModel;
 use crate::live::pair::Pair;
 use crate::ui::announce::announce;
 use crate::ui::block_errors::block_errors;
@@ -31,7 +30,7 @@ pub struct CompareFrame<'a> {
 }
 
 /// The comparison over `pair`, with its mechanism's `frame`.
-pub fn compare_frame<M: LiveModel>(pair: &Pair<M>, frame: CompareFrame) -> Html {
+pub fn compare_frame(pair: &Pair, frame: CompareFrame) -> Html {
     let id = frame.id;
     let (class, mechanism) = frame.mechanism.unzip();
     html! {

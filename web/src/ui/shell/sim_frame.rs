@@ -7,9 +7,7 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::lesson::grammar::{Controls as ControlSet, SimBlock};
-use crate::live::mechanism::SiteMechanism;
-use crate::live::model::LiveModel;
+use crate::lesson::grammar::Controls as ControlSet;
 use crate::live::snapshot::StatusView;
 use crate::live::Live;
 use crate::ui::announce::announce;
@@ -17,6 +15,7 @@ use crate::ui::block_errors::{block_errors, replay_error};
 use crate::ui::controls::{Controls, ControlsProps};
 use crate::ui::main_sim::main_wrap;
 use crate::ui::param_form::ParamForm;
+use crate::ui::shell::sim_shell::SimWidget;
 use crate::ui::sim_board::{sim_board, SimBoard};
 use crate::ui::status::StatusBar;
 use crate::ui::widget_head::widget_head;
@@ -56,17 +55,18 @@ pub fn kicker(main: bool) -> &'static str {
     }
 }
 
-/// The widget of block `spec` (`main`: the page's main simulation; `keyboard`: the page's keys
-/// drive it) over `live`, with what its replay could not reach and its mechanism's `frame`.
-pub fn sim_frame<P, M: LiveModel>(
-    spec: &SimBlock<P>,
-    main: bool,
+/// The widget of block `spec` (the page's main simulation if [`SimWidget::main`]; `keyboard`: the
+/// page's keys drive it) over `live`, with what its replay could not reach and its mechanism's
+/// `frame`.
+pub fn sim_frame(
+    spec: &dyn SimWidget,
     keyboard: bool,
-    live: &Live<M>,
+    live: &Live,
     replay: Option<&str>,
     frame: SimFrame,
 ) -> Html {
-    let id = &spec.id;
+    let id = spec.id();
+    let main = spec.main();
     let caption_id = format!("sim-{id}-caption");
     let (class, mechanism) = frame.mechanism.unzip();
     let widget = html! {
@@ -74,11 +74,11 @@ pub fn sim_frame<P, M: LiveModel>(
             data-widget="sim" data-mechanism={mechanism} data-strategy={frame.strategy}
             ref={live.root.clone()} aria-labelledby={caption_id.clone()}>
             { widget_head(caption_id, frame.kicker, frame.caption, keyboard) }
-            { block_errors("simulation", &spec.errors) }
+            { block_errors("simulation", spec.errors()) }
             { replay_error(replay) }
             { frame.before_form }
-            if spec.controls == ControlSet::Full {
-                <ParamForm wid={format!("sim-{id}")} fields={<M::Mech as SiteMechanism>::FIELDS} form={live.form.clone()} on_edit={live.on_edit.clone()} />
+            if spec.controls() == ControlSet::Full {
+                <ParamForm wid={format!("sim-{id}")} fields={live.model.fields()} form={live.form.clone()} on_edit={live.on_edit.clone()} />
             }
             <Controls ..frame.controls />
             { announce(live.model.announce(), true) }
