@@ -7,7 +7,7 @@ use crate::live::playback::Playback;
 use crate::live::sim_model::Action;
 use crate::live::Live;
 
-/// Props of [`Controls`].
+/// Props of [`controls`].
 #[derive(Properties, PartialEq)]
 pub struct ControlsProps {
     /// What the buttons do.
@@ -82,7 +82,6 @@ impl ControlsProps {
 }
 
 /// The controls.
-#[function_component(Controls)]
 pub fn controls(p: &ControlsProps) -> Html {
     let act = |a: Action| {
         let cb = p.on_action.clone();

@@ -1,7 +1,7 @@
 //! Two to four accept strategies side by side (```` ```herdlab-accept-compare ````): the same
 //! scenario, seed and arrival sequence on each, stepped together (or run to the end), with their
 //! counters in one table and each side's workers and connection bars on one scale: the accept
-//! kind of [`CompareShell`]; this file says how its sides open and what each half shows.
+//! kind of [`crate::ui::shell::compare_shell::CompareShell`]; this file says how its sides open and what each half shows.
 
 use yew::prelude::*;
 
@@ -11,11 +11,11 @@ use crate::mechanisms::accept::blocks::AcceptCompareSpec;
 use crate::mechanisms::accept::conn_bars::{conn_bars, ConnBarsProps};
 use crate::mechanisms::accept::snapshot::{AcceptSimModel, AcceptSnapshot};
 use crate::ui::compare_table::{compare_table, CompareTableProps};
-use crate::ui::counters::CounterGrid;
-use crate::ui::lanes::Lanes;
+use crate::ui::counters::{counters, CounterProps};
+use crate::ui::lanes::{lanes, LanesProps};
 use crate::ui::shell::compare_frame::CompareFrame;
 use crate::ui::shell::compare_shell::CompareKind;
-use crate::ui::status::StatusBar;
+use crate::ui::status::{status, StatusProps};
 
 /// The accept kind of comparison.
 pub struct AcceptCompare;
@@ -77,10 +77,10 @@ impl CompareKind for AcceptCompare {
                     html! {
                         <div class="half" data-testid={format!("sim-{id}-{name}")} data-strategy={name}>
                             <h4 class="half-title">{ name }</h4>
-                            <StatusBar status={s.status.clone()} />
-                            <Lanes lanes={s.lanes.clone()} compact=true />
+                            { status(&StatusProps { status: s.status.clone() }) }
+                            { lanes(&LanesProps { lanes: s.lanes.clone(), on_step: None, compact: true }) }
                             { conn_bars(&ConnBarsProps { report: s.report.clone(), scale }) }
-                            <CounterGrid values={s.counters.clone()} compact=true />
+                            { counters(&CounterProps { values: s.counters.clone(), compact: true }) }
                         </div>
                     }
                 }) }

@@ -1,6 +1,6 @@
 //! Two lock simulations side by side (```` ```herdlab-compare ```` with `mechanism=locks`): same
 //! seed and parameters, a different lock on each side, stepped together: the lock kind of
-//! [`CompareShell`]; this file says how its sides open and what each half shows.
+//! [`crate::ui::shell::compare_shell::CompareShell`]; this file says how its sides open and what each half shows.
 
 use yew::prelude::*;
 
@@ -8,14 +8,14 @@ use crate::live::pair::Pair;
 use crate::mechanisms::locks::blocks::LockCompareSpec;
 use crate::mechanisms::locks::model::LockModel;
 use crate::mechanisms::locks::snapshot::LockSnapshot;
-use crate::ui::counters::CounterGrid;
-use crate::ui::diff_table::{diff_rows, DiffTable};
-use crate::ui::lanes::Lanes;
+use crate::ui::counters::{counters, CounterProps};
+use crate::ui::diff_table::{diff_rows, diff_table, DiffTableProps};
+use crate::ui::lanes::{lanes, LanesProps};
 use crate::ui::shell::compare_frame::CompareFrame;
 use crate::ui::shell::compare_shell::CompareKind;
-use crate::ui::status::StatusBar;
-use crate::ui::words::WordsPanel;
-use crate::ui::worker_bars::{bar_scale, WorkerBars};
+use crate::ui::status::{status, StatusProps};
+use crate::ui::words::{words_panel, WordsProps};
+use crate::ui::worker_bars::{bar_scale, worker_bars, WorkerBarsProps};
 
 /// The lock kind of comparison.
 pub struct LockCompare;
@@ -58,13 +58,13 @@ impl CompareKind for LockCompare {
             html! {
                 <div class="half" data-testid={format!("sim-{id}-{side}")} data-lock={name(m)}>
                     <h4 class="half-title">{ format!("{side}: {}", name(m)) }</h4>
-                    <StatusBar status={s.status.clone()} />
-                    <WordsPanel words={s.words.clone()} compact=true />
-                    <Lanes lanes={s.lanes.clone()} compact=true />
-                    <WorkerBars lanes={s.lanes.clone()} scale={scale}
-                        caption="per thread: critical sections entered" who="thread"
-                        columns={&["acquired"][..]} side={side} />
-                    <CounterGrid values={s.counters.clone()} compact=true />
+                    { status(&StatusProps { status: s.status.clone() }) }
+                    { words_panel(&WordsProps { words: s.words.clone(), compact: true }) }
+                    { lanes(&LanesProps { lanes: s.lanes.clone(), on_step: None, compact: true }) }
+                    { worker_bars(&WorkerBarsProps { lanes: s.lanes.clone(), scale,
+                        caption: "per thread: critical sections entered".into(), who: "thread".into(),
+                        columns: &["acquired"][..], side: side.into() }) }
+                    { counters(&CounterProps { values: s.counters.clone(), compact: true }) }
                 </div>
             }
         };
@@ -75,9 +75,9 @@ impl CompareKind for LockCompare {
             caption,
             controls,
             table: html! {
-                <DiffTable left={format!("left: {}", name(left))}
-                    right={format!("right: {}", name(right))}
-                    rows={diff_rows(&ls.counters, &rs.counters)} />
+                { diff_table(&DiffTableProps { left: format!("left: {}", name(left)).into(),
+                    right: format!("right: {}", name(right)).into(),
+                    rows: diff_rows(&ls.counters, &rs.counters) }) }
             },
             halves: html! {
                 <>

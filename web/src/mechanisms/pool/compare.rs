@@ -12,12 +12,12 @@ use crate::mechanisms::pool::blocks::PoolCompareSpec;
 use crate::mechanisms::pool::model::PoolSimModel;
 use crate::mechanisms::pool::queue_panel::pool_invariant;
 use crate::mechanisms::pool::snapshot::PoolSnapshot;
-use crate::ui::counters::CounterGrid;
-use crate::ui::diff_table::{diff_rows, DiffTable};
-use crate::ui::lanes::Lanes;
+use crate::ui::counters::{counters, CounterProps};
+use crate::ui::diff_table::{diff_rows, diff_table, DiffTableProps};
+use crate::ui::lanes::{lanes, LanesProps};
 use crate::ui::shell::compare_frame::CompareFrame;
 use crate::ui::shell::compare_shell::CompareKind;
-use crate::ui::status::StatusBar;
+use crate::ui::status::{status, StatusProps};
 
 /// The pool kind of comparison.
 pub struct PoolCompare;
@@ -68,16 +68,16 @@ impl CompareKind for PoolCompare {
             html! {
                 <div class="half pool-half" data-testid={format!("sim-{id}-{side}")}>
                     <h4 class="half-title">{ format!("{side}: {label}") }</h4>
-                    <StatusBar status={s.status.clone()} />
+                    { status(&StatusProps { status: s.status.clone() }) }
                     { pool_invariant(&s.invariant) }
-                    <Lanes lanes={s.lanes.clone()} compact=true />
+                    { lanes(&LanesProps { lanes: s.lanes.clone(), on_step: None, compact: true }) }
                     <p class="pool-half-state">
                         { "queue " }<b data-testid="pool-queue-len">{ s.state.queue.tasks.len() }</b>
                         { " · waiting " }<b data-testid="pool-waiting">{ s.state.waiting }</b>
                         { " · done list " }<b>{ s.state.done.tasks.len() }</b>
                         { " · eventfd " }<b data-testid="pool-notify">{ s.state.notify }</b>
                     </p>
-                    <CounterGrid values={s.counters.clone()} compact=true />
+                    { counters(&CounterProps { values: s.counters.clone(), compact: true }) }
                 </div>
             }
         };
@@ -88,8 +88,8 @@ impl CompareKind for PoolCompare {
             caption,
             controls: pair.controls(id),
             table: html! {
-                <DiffTable left={format!("left: {left}")} right={format!("right: {right}")}
-                    rows={diff_rows(&ls.counters, &rs.counters)} />
+                { diff_table(&DiffTableProps { left: format!("left: {left}").into(), right: format!("right: {right}").into(),
+                    rows: diff_rows(&ls.counters, &rs.counters) }) }
             },
             halves: html! {
                 <>

@@ -14,13 +14,13 @@ use std::rc::Rc;
 use herdlab_core::sim::Actor;
 use yew::prelude::*;
 
-use crate::lesson::grammar::{Controls as ControlSet, SimBlock};
+use crate::lesson::grammar::SimBlock;
 use crate::lesson::parts::{Placing, QueryStart, Shape, View, Widget};
 use crate::live::model::{model_as, LiveModel};
 use crate::live::open::Opening;
 use crate::live::sim_model::Action;
 use crate::live::{Live, LiveMsg, Place};
-use crate::ui::shell::sim_frame::{sim_frame, SimFrame};
+use crate::ui::shell::sim_frame::{sim_frame, BlockHead, SimFrame};
 
 /// One kind of simulation widget: its block's scenario, the playground's start, its
 /// counterexample, its model, how it opens and what it shows.
@@ -77,12 +77,8 @@ pub trait SimWidget {
     fn open(&self) -> Opening<Box<dyn LiveModel>>;
     /// Its panels over `live`'s model now.
     fn frame(&self, live: &Live, on_network: &Callback<()>) -> SimFrame;
-    /// The widget id (`sim-<id>`).
-    fn id(&self) -> &str;
-    /// What was wrong with its block.
-    fn errors(&self) -> &[String];
-    /// Which controls it shows.
-    fn controls(&self) -> ControlSet;
+    /// What the frame shows of the block itself.
+    fn head(&self) -> BlockHead<'_>;
     /// Whether it is the lesson's playground.
     fn main(&self) -> bool;
     /// Whether `other` is the same block (same kind, equal props).
@@ -106,14 +102,14 @@ impl<K: SimKind> SimWidget for Kinded<K> {
     fn frame(&self, live: &Live, on_network: &Callback<()>) -> SimFrame {
         K::frame(&self.0, live, model_as(&*live.model), on_network)
     }
-    fn id(&self) -> &str {
-        &self.0.spec.id
-    }
-    fn errors(&self) -> &[String] {
-        &self.0.spec.errors
-    }
-    fn controls(&self) -> ControlSet {
-        self.0.spec.controls
+    fn head(&self) -> BlockHead<'_> {
+        let spec = &self.0.spec;
+        BlockHead {
+            id: &spec.id,
+            errors: &spec.errors,
+            controls: spec.controls,
+            main: self.0.main(),
+        }
     }
     fn main(&self) -> bool {
         self.0.main()
@@ -194,7 +190,7 @@ impl Component for SimShell {
         let w = &*props.widget;
         let frame = w.frame(&self.live, &self.on_network);
         sim_frame(
-            w,
+            w.head(),
             props.keyboard,
             &self.live,
             self.replay_error.as_deref(),
