@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BASE, useBrowser, openPage, waitForSim } from './support.mjs';
 
-const LESSONS = ['thundering-herd', 'nginx-shmtx', 'epoll-herd', 'nginx-accept-mutex'];
+const LESSONS = ['thundering-herd', 'nginx-shmtx', 'epoll-herd', 'nginx-accept-mutex', 'nginx-thread-pool'];
 
 useBrowser();
 

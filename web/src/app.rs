@@ -9,9 +9,9 @@ use crate::dom::{self, Shortcut};
 use crate::pages::bench::BenchPage;
 use crate::pages::check::CheckPage;
 use crate::pages::glossary::GlossaryPage;
-use crate::pages::home::Home;
+use crate::pages::home::home;
 use crate::pages::lesson::LessonPage;
-use crate::pages::not_found::NotFound;
+use crate::pages::not_found::{not_found, NotFoundProps};
 use crate::route::{self, Route};
 use crate::ui::help::HelpOverlay;
 
@@ -116,14 +116,17 @@ impl Component for App {
 
     fn view(&self, ctx: &Context<Self>) -> Html {
         let page = match &self.route {
-            Route::Home => html! { <Home /> },
+            Route::Home => home(),
             Route::Lesson { slug, query } => html! {
                 <LessonPage key={self.hash.clone()} slug={slug.clone()} query={query.clone()} />
             },
             Route::Bench => html! { <BenchPage /> },
             Route::Check { query } => html! { <CheckPage query={query.clone()} /> },
             Route::Glossary { term } => html! { <GlossaryPage term={term.clone()} /> },
-            Route::NotFound(what) => html! { <NotFound what={what.clone()} /> },
+            Route::NotFound(what) => not_found(&NotFoundProps {
+                what: what.clone().into(),
+                lesson: false,
+            }),
         };
         let open_help = ctx.link().callback(|_: MouseEvent| Msg::ToggleHelp);
         html! {

@@ -23,11 +23,9 @@ pub const BROWSER_MAX_HERD_WORKERS: u32 = 4;
 pub const BROWSER_MAX_HERD_CONNECTIONS: u32 = 4;
 
 /// The most pool threads a search in the browser takes (`herdlab check pool` natively takes more).
-#[allow(dead_code)] // read by the check worker; the site's pool folder is not compiled in yet
 pub const BROWSER_MAX_POOL_THREADS: u32 = 2;
 
 /// The most pool requests a search in the browser takes.
-#[allow(dead_code)] // read by the check worker; the site's pool folder is not compiled in yet
 pub const BROWSER_MAX_POOL_REQUESTS: u32 = 3;
 
 /// The mechanism of a request that names none (requests before herd checks existed).

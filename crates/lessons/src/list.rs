@@ -10,8 +10,7 @@ pub const LESSON_FILES: &[(&str, &str)] = &[
     ("nginx-shmtx", "nginx-shmtx.md"),
     ("epoll-herd", "epoll-herd.md"),
     ("nginx-accept-mutex", "nginx-accept-mutex.md"),
-    // ("nginx-thread-pool", "nginx-thread-pool.md"): written and its figures checked
-    // (core/tests/lesson_figures.rs), but its widgets are not on the site yet (README.md, "Size budget").
+    ("nginx-thread-pool", "nginx-thread-pool.md"),
 ];
 
 /// A version tag of one lesson file: FNV-1a (64 bits, hex) over `parts` (the lesson's Markdown and

@@ -191,6 +191,7 @@ pub mod tests {
                 "nginx-shmtx",
                 "epoll-herd",
                 "nginx-accept-mutex",
+                "nginx-thread-pool"
             ]
         );
         assert_eq!(

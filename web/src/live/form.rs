@@ -42,8 +42,14 @@ impl FormState {
     }
 
     /// The refusal shown for `key`, if any.
+    #[cfg(test)]
     pub fn error_of<M: SiteMechanism>(&self, key: &str) -> Option<String> {
-        let i = M::FIELDS.iter().position(|f| f.key == key)?;
+        self.error_in(M::FIELDS, key)
+    }
+
+    /// The refusal shown for `key` of a form of `fields`, if any.
+    pub fn error_in(&self, fields: &[Field], key: &str) -> Option<String> {
+        let i = fields.iter().position(|f| f.key == key)?;
         self.errors.get(i).cloned().flatten()
     }
 

@@ -6,7 +6,7 @@ use yew::html::Scope;
 use yew::Component;
 
 use crate::dom;
-use crate::live::playback::Player;
+use crate::live::model::LiveModel;
 
 /// Stepping stops for a frame after this long, to keep 60 frames per second.
 pub const FRAME_BUDGET_MS: f64 = 8.0;
@@ -49,7 +49,7 @@ impl FrameLoop {
 }
 
 /// Advance `model` by `dt` milliseconds, stepping for at most about `budget_ms`.
-pub fn advance_within<P: Player>(model: &mut P, dt: f64, budget_ms: f64) -> bool {
+pub fn advance_within(model: &mut dyn LiveModel, dt: f64, budget_ms: f64) -> bool {
     let start = dom::now_ms();
-    model.advance(dt, &mut || dom::now_ms() - start > budget_ms)
+    model.advance_frame(dt, &mut || dom::now_ms() - start > budget_ms)
 }

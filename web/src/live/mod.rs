@@ -1,4 +1,4 @@
-//! The controller of one live simulation widget ([`Live`]), over any [`LiveModel`]: maps clicks,
+//! The controller of one live simulation widget ([`Live`]), over any `dyn` [`LiveModel`]: maps clicks,
 //! keys, form edits and animation frames to the model's actions, makes "copy link", and (for the
 //! lesson's main simulation) keeps the page address in step with it. Around it, what every live
 //! widget shares whatever its mechanism: the mechanism's site trait ([`mechanism`]), the generic
@@ -60,10 +60,10 @@ pub struct Place<'a> {
     pub main: bool,
 }
 
-/// The model and its widget state.
-pub struct Live<M: LiveModel> {
+/// The model and its widget state (one type for every mechanism: the model is a trait object).
+pub struct Live {
     /// The model.
-    pub model: M,
+    pub model: Box<dyn LiveModel>,
     /// The parameter form.
     pub form: FormState,
     frames: FrameLoop,
@@ -86,9 +86,14 @@ pub struct Live<M: LiveModel> {
     pub root: NodeRef,
 }
 
-impl<M: LiveModel> Live<M> {
+impl Live {
     /// Open with `model`, playing if `autoplay` (and motion is welcome).
-    pub fn new<C>(ctx: &Context<C>, mut model: M, autoplay: bool, keyboard: bool) -> Self
+    pub fn new<C>(
+        ctx: &Context<C>,
+        mut model: Box<dyn LiveModel>,
+        autoplay: bool,
+        keyboard: bool,
+    ) -> Self
     where
         C: Component<Message = LiveMsg>,
     {
@@ -105,7 +110,7 @@ impl<M: LiveModel> Live<M> {
         };
         let link = ctx.link();
         let mut w = Live {
-            form: FormState::of::<M::Mech>(model.params()),
+            form: model.form(),
             model,
             frames: FrameLoop::default(),
             last_url: 0.0,
@@ -172,7 +177,7 @@ impl<M: LiveModel> Live<M> {
             },
             LiveMsg::Frame(ts) => {
                 let dt = self.frames.tick(ts);
-                let changed = advance_within(&mut self.model, dt, FRAME_BUDGET_MS);
+                let changed = advance_within(&mut *self.model, dt, FRAME_BUDGET_MS);
                 self.sync_play(link);
                 let stopped = !self.model.play().playing;
                 if changed || stopped {
@@ -181,19 +186,12 @@ impl<M: LiveModel> Live<M> {
                 changed
             }
             LiveMsg::Edit(key, value) => {
-                let good = *self.model.params();
-                match self.form.edit::<M::Mech>(key, &value, &good) {
-                    Some(p) => {
-                        self.model.rebuild(p);
-                        *self.model.announce_mut() =
-                            format!("{key} is now {value}; the simulation restarted at step 0.");
-                        self.write_url(at, true);
-                    }
-                    None => {
-                        if let Some(e) = self.form.error_of::<M::Mech>(key) {
-                            *self.model.announce_mut() = format!("{key}: {e}");
-                        }
-                    }
+                if self.model.edit(&mut self.form, key, &value) {
+                    *self.model.announce_mut() =
+                        format!("{key} is now {value}; the simulation restarted at step 0.");
+                    self.write_url(at, true);
+                } else if let Some(e) = self.form.error_in(self.model.fields(), key) {
+                    *self.model.announce_mut() = format!("{key}: {e}");
                 }
                 true
             }

@@ -1,44 +1,71 @@
-//! What a live widget needs of its model ([`LiveModel`]): the generic
-//! [`crate::live::sim_model::SimModel`] implements it here, a mechanism's own model in its folder,
-//! so one controller ([`crate::live::Live`], and [`crate::live::pair::Pair`] for several side by
-//! side) drives any.
+//! What a live widget needs of its model ([`LiveModel`]): an object-safe trait, so that one
+//! controller ([`crate::live::Live`], and [`crate::live::pair::Pair`] for several side by side)
+//! and one shell drive any mechanism's model through `Box<dyn LiveModel>`, compiled once for all
+//! of them. The generic [`crate::live::sim_model::SimModel`] implements it here, a mechanism's own
+//! model in its folder.
 
-use herdlab_core::mechanism::Mechanism;
+use std::any::Any;
 
-use crate::live::mechanism::SiteMechanism;
+use crate::live::form::{Field, FormState};
 use crate::live::playback::{Playback, Player};
 use crate::live::sim_model::{Action, SimModel, Simulated};
 
-/// A playable model with parameters, an announcement and a link.
-pub trait LiveModel: Player {
-    /// Its mechanism (the form edits its parameters).
-    type Mech: SiteMechanism;
-    /// The parameters now.
-    fn params(&self) -> &<Self::Mech as Mechanism>::Params;
+/// A playable model with parameters (edited through the form), an announcement and a link.
+pub trait LiveModel: 'static {
     /// The play state.
     fn play(&self) -> &Playback;
     /// Apply a button's action; whether anything changed.
     fn apply(&mut self, action: Action) -> bool;
+    /// Whether a default step can be taken.
+    fn can_step(&self) -> bool;
+    /// Steps taken.
+    fn position(&self) -> u64;
+    /// One animation frame, `dt_ms` after the last (see [`Player::advance`]).
+    fn advance_frame(&mut self, dt_ms: f64, out_of_time: &mut dyn FnMut() -> bool) -> bool;
     /// The announcement.
     fn announce(&self) -> &str;
     /// The announcement, to set.
     fn announce_mut(&mut self) -> &mut String;
     /// The page query that reopens this state.
     fn link_query(&self) -> String;
-    /// Start again at step 0 with these parameters.
-    fn rebuild(&mut self, params: <Self::Mech as Mechanism>::Params);
+    /// Its mechanism's form fields ([`crate::live::mechanism::SiteMechanism::FIELDS`]).
+    fn fields(&self) -> &'static [Field];
+    /// The form showing the parameters now.
+    fn form(&self) -> FormState;
+    /// The learner set `key` to `value` in `form` ([`FormState::edit`]): when that makes a valid
+    /// scenario other than the one now, start again at step 0 with it and return true.
+    fn edit(&mut self, form: &mut FormState, key: &str, value: &str) -> bool;
+    /// The model itself, for its mechanism's view to downcast.
+    fn as_any(&self) -> &dyn Any;
+}
+
+/// The model a mechanism's view was given: `m` as its concrete type. The shell hands every view
+/// the model its own kind opened, so anything else is a bug.
+pub fn model_as<T: 'static>(m: &dyn LiveModel) -> &T {
+    match m.as_any().downcast_ref::<T>() {
+        Some(t) => t,
+        None => panic!(
+            "a widget was handed a model other than the {} its kind opened",
+            std::any::type_name::<T>()
+        ),
+    }
 }
 
 impl<M: Simulated> LiveModel for SimModel<M> {
-    type Mech = M;
-    fn params(&self) -> &M::Params {
-        SimModel::params(self)
-    }
     fn play(&self) -> &Playback {
         &self.play
     }
     fn apply(&mut self, action: Action) -> bool {
         SimModel::apply(self, action)
+    }
+    fn can_step(&self) -> bool {
+        SimModel::can_step(self)
+    }
+    fn position(&self) -> u64 {
+        SimModel::position(self)
+    }
+    fn advance_frame(&mut self, dt_ms: f64, out_of_time: &mut dyn FnMut() -> bool) -> bool {
+        Player::advance(self, dt_ms, out_of_time)
     }
     fn announce(&self) -> &str {
         &self.announce
@@ -49,7 +76,22 @@ impl<M: Simulated> LiveModel for SimModel<M> {
     fn link_query(&self) -> String {
         SimModel::link_query(self)
     }
-    fn rebuild(&mut self, params: M::Params) {
-        SimModel::rebuild(self, params)
+    fn fields(&self) -> &'static [Field] {
+        M::FIELDS
+    }
+    fn form(&self) -> FormState {
+        FormState::of::<M>(self.params())
+    }
+    fn edit(&mut self, form: &mut FormState, key: &str, value: &str) -> bool {
+        match form.edit::<M>(key, value, self.params()) {
+            Some(p) => {
+                SimModel::rebuild(self, p);
+                true
+            }
+            None => false,
+        }
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
     }
 }

@@ -1,5 +1,5 @@
 //! The controller of simulations side by side ([`Pair`]: two, or more where a mechanism's
-//! comparison has more sides), over any [`LiveModel`]: same buttons, same keys, stepped together,
+//! comparison has more sides), over any `dyn` [`LiveModel`]: same buttons, same keys, stepped together,
 //! one announcement for all.
 
 use gloo_events::EventListener;
@@ -22,10 +22,10 @@ pub enum PairMsg {
     Key(Shortcut),
 }
 
-/// The models and their widget state.
-pub struct Pair<M: LiveModel> {
+/// The models and their widget state (one type for every mechanism: the models are trait objects).
+pub struct Pair {
     /// The models, in order (left, right for two).
-    pub sides: Vec<M>,
+    pub sides: Vec<Box<dyn LiveModel>>,
     /// Each side's name in the announcement ("left", "right", or a strategy).
     labels: Vec<String>,
     frames: FrameLoop,
@@ -38,9 +38,13 @@ pub struct Pair<M: LiveModel> {
     pub root: NodeRef,
 }
 
-impl<M: LiveModel> Pair<M> {
+impl Pair {
     /// Open with these models, each named by its label in the announcement.
-    pub fn new<C>(ctx: &Context<C>, sides: Vec<(String, M)>, keyboard: bool) -> Self
+    pub fn new<C>(
+        ctx: &Context<C>,
+        sides: Vec<(String, Box<dyn LiveModel>)>,
+        keyboard: bool,
+    ) -> Self
     where
         C: Component<Message = PairMsg>,
     {
@@ -64,13 +68,8 @@ impl<M: LiveModel> Pair<M> {
     }
 
     /// The first side (left).
-    pub fn left(&self) -> &M {
-        &self.sides[0]
-    }
-
-    /// The last side (right, for two).
-    pub fn right(&self) -> &M {
-        &self.sides[self.sides.len() - 1]
+    pub fn left(&self) -> &dyn LiveModel {
+        &*self.sides[0]
     }
 
     /// Any side plays.
@@ -139,7 +138,7 @@ impl<M: LiveModel> Pair<M> {
                 let share = FRAME_BUDGET_MS / self.sides.len().max(1) as f64;
                 let mut changed = false;
                 for m in &mut self.sides {
-                    changed |= advance_within(m, dt, share);
+                    changed |= advance_within(&mut **m, dt, share);
                 }
                 if !self.playing() {
                     self.say();

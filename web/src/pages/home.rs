@@ -5,7 +5,6 @@ use yew::prelude::*;
 use crate::lesson::catalog::LESSONS;
 
 /// The home page.
-#[function_component(Home)]
 pub fn home() -> Html {
     html! {
         <article class="home prose">

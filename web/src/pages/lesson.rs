@@ -17,7 +17,7 @@ use crate::lesson::predict::{parse_predict, PredictSpec};
 use crate::lesson::toc::{Contents, LessonPager};
 use crate::mechanisms;
 use crate::pages::check_widget::CheckWidget;
-use crate::pages::not_found::NotFound;
+use crate::pages::not_found::{not_found, NotFoundProps};
 use crate::ui::predict::PredictWidget;
 
 /// Props of [`LessonPage`].
@@ -187,7 +187,10 @@ pub fn lesson_page(p: &LessonProps) -> Html {
         });
     });
     let Some(lesson) = lesson else {
-        return html! { <NotFound what={p.slug.clone()} lesson=true /> };
+        return not_found(&NotFoundProps {
+            what: p.slug.clone(),
+            lesson: true,
+        });
     };
     let Some(page) = page.as_ref() else {
         return match &*text {

@@ -4,7 +4,7 @@ use yew::prelude::*;
 
 use crate::lesson::catalog::LESSONS;
 
-/// Props of [`NotFound`].
+/// Props of [`not_found`].
 #[derive(Properties, PartialEq)]
 pub struct NotFoundProps {
     /// What was asked for.
@@ -15,7 +15,6 @@ pub struct NotFoundProps {
 }
 
 /// The page.
-#[function_component(NotFound)]
 pub fn not_found(p: &NotFoundProps) -> Html {
     html! {
         <article class="not-found" data-testid="not-found">

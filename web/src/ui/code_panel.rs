@@ -6,7 +6,7 @@ use yew::prelude::*;
 
 use crate::live::snapshot::CodeView;
 
-/// Props of [`CodePanel`].
+/// Props of [`code_panel`].
 #[derive(Properties, PartialEq)]
 pub struct CodeProps {
     /// The listings: the workers', then the producer's or the network's.
@@ -14,7 +14,6 @@ pub struct CodeProps {
 }
 
 /// The code panel.
-#[function_component(CodePanel)]
 pub fn code_panel(props: &CodeProps) -> Html {
     html! {
         <section class="panel code-panel">

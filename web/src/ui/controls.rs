@@ -2,13 +2,12 @@
 
 use yew::prelude::*;
 
-use crate::live::model::LiveModel;
 use crate::live::pair::Pair;
 use crate::live::playback::Playback;
 use crate::live::sim_model::Action;
 use crate::live::Live;
 
-/// Props of [`Controls`].
+/// Props of [`controls`].
 #[derive(Properties, PartialEq)]
 pub struct ControlsProps {
     /// What the buttons do.
@@ -83,7 +82,6 @@ impl ControlsProps {
 }
 
 /// The controls.
-#[function_component(Controls)]
 pub fn controls(p: &ControlsProps) -> Html {
     let act = |a: Action| {
         let cb = p.on_action.clone();
@@ -147,7 +145,7 @@ pub fn controls(p: &ControlsProps) -> Html {
 }
 
 // The controls of the live controllers (here, so that `live` need not know the view).
-impl<M: LiveModel> Live<M> {
+impl Live {
     /// The controls of widget `id`: the buttons, the speed ladder and "copy link".
     pub fn controls(&self, id: &str, main: bool) -> ControlsProps {
         let m = &self.model;
@@ -170,7 +168,7 @@ impl<M: LiveModel> Live<M> {
     }
 }
 
-impl<M: LiveModel> Pair<M> {
+impl Pair {
     /// The shared controls of comparison `id` (with "run to end").
     pub fn controls(&self, id: &str) -> ControlsProps {
         let mut c = ControlsProps::of(

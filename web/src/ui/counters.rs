@@ -46,7 +46,7 @@ pub fn is_time(key: &str) -> bool {
     key.ends_with("_ns")
 }
 
-/// Props of [`CounterGrid`].
+/// Props of [`counters`].
 #[derive(Properties, PartialEq)]
 pub struct CounterProps {
     /// The counters, in order: (key, value).
@@ -57,7 +57,6 @@ pub struct CounterProps {
 }
 
 /// The counters.
-#[function_component(CounterGrid)]
 pub fn counters(props: &CounterProps) -> Html {
     if props.compact {
         return html! {

@@ -7,7 +7,7 @@ use yew::prelude::*;
 use crate::live::describe::fmt_ns;
 use crate::live::snapshot::CpuView;
 
-/// Props of [`CpuPanel`].
+/// Props of [`cpus`].
 #[derive(Properties, PartialEq)]
 pub struct CpuProps {
     /// The CPUs.
@@ -15,7 +15,6 @@ pub struct CpuProps {
 }
 
 /// The CPUs.
-#[function_component(CpuPanel)]
 pub fn cpus(props: &CpuProps) -> Html {
     html! {
         <section class="panel cpu-panel">

@@ -2,7 +2,7 @@
 
 use yew::prelude::*;
 
-/// Props of [`DiffTable`].
+/// Props of [`diff_table`].
 #[derive(Properties, PartialEq)]
 pub struct DiffTableProps {
     /// The left column's heading.
@@ -25,7 +25,6 @@ pub fn diff_rows(
 }
 
 /// The table.
-#[function_component(DiffTable)]
 pub fn diff_table(p: &DiffTableProps) -> Html {
     html! {
         <table class="diff">

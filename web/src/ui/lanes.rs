@@ -6,7 +6,7 @@ use yew::prelude::*;
 
 use crate::live::snapshot::LaneView;
 
-/// Props of [`Lanes`].
+/// Props of [`lanes`].
 #[derive(Properties, PartialEq)]
 pub struct LanesProps {
     /// The lanes.
@@ -20,7 +20,6 @@ pub struct LanesProps {
 }
 
 /// The threads.
-#[function_component(Lanes)]
 pub fn lanes(props: &LanesProps) -> Html {
     html! {
         <ol class="lanes" aria-label="threads">

@@ -6,9 +6,9 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use crate::live::snapshot::{CodeView, LaneView};
-use crate::ui::code_panel::CodePanel;
-use crate::ui::counters::CounterGrid;
-use crate::ui::lanes::Lanes;
+use crate::ui::code_panel::{code_panel, CodeProps};
+use crate::ui::counters::{counters, CounterProps};
+use crate::ui::lanes::{lanes, LanesProps};
 
 /// What a board shows.
 pub struct SimBoard {
@@ -33,17 +33,17 @@ pub fn sim_board(board: SimBoard, on_thread: &Callback<u16>) -> Html {
     html! {
         <div class={classes!("board", board.class, board.many.then_some("many"))}>
             <div class="b-lanes">
-                <Lanes lanes={board.lanes} on_step={Some(on_thread.clone())} />
+                { lanes(&LanesProps { lanes: board.lanes, on_step: Some(on_thread.clone()), compact: false }) }
                 { board.under_lanes }
             </div>
             <div class="b-counters">
-                <CounterGrid values={board.counters} />
+                { counters(&CounterProps { values: board.counters, compact: false }) }
             </div>
             <div class="b-queues queues">
                 { board.queues }
             </div>
             <div class="b-code">
-                <CodePanel code={board.code} />
+                { code_panel(&CodeProps { code: board.code }) }
             </div>
         </div>
     }

@@ -8,7 +8,7 @@ use herdlab_core::sim::Status;
 
 use crate::live::snapshot::StatusView;
 
-/// Props of [`StatusBar`].
+/// Props of [`status`].
 #[derive(Properties, PartialEq)]
 pub struct StatusProps {
     /// The status.
@@ -16,7 +16,6 @@ pub struct StatusProps {
 }
 
 /// The status line.
-#[function_component(StatusBar)]
 pub fn status(props: &StatusProps) -> Html {
     let s = &props.status;
     let (class, text) = match &s.status {

@@ -7,7 +7,7 @@ use yew::prelude::*;
 use crate::live::snapshot::QueueView;
 use crate::ui::last_walk::{last_walk, LastWalkProps};
 
-/// Props of [`WaitQueuePanel`].
+/// Props of [`wait_queue`].
 #[derive(Properties, PartialEq)]
 pub struct WaitQueueProps {
     /// The queue.
@@ -15,7 +15,6 @@ pub struct WaitQueueProps {
 }
 
 /// The wait queue (or futex / condition-variable queue) and the last walk.
-#[function_component(WaitQueuePanel)]
 pub fn wait_queue(props: &WaitQueueProps) -> Html {
     let q = &props.queue;
     let entries = if q.entries.is_empty() {

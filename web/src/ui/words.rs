@@ -8,7 +8,7 @@ use yew::prelude::*;
 
 use crate::live::snapshot::WordView;
 
-/// Props of [`WordsPanel`].
+/// Props of [`words_panel`].
 #[derive(Properties, PartialEq)]
 pub struct WordsProps {
     /// The words.
@@ -19,7 +19,6 @@ pub struct WordsProps {
 }
 
 /// The words panel.
-#[function_component(WordsPanel)]
 pub fn words_panel(p: &WordsProps) -> Html {
     let rows = p.words.iter().map(|w| {
         let threads = w

@@ -7,7 +7,7 @@ use yew::prelude::*;
 
 use crate::live::snapshot::LaneView;
 
-/// Props of [`WorkerBars`].
+/// Props of [`worker_bars`].
 #[derive(Properties, PartialEq)]
 pub struct WorkerBarsProps {
     /// The lanes (those without bars, like the producer, are left out).
@@ -35,7 +35,6 @@ fn pct(v: u64, scale: u64) -> String {
 }
 
 /// The bars.
-#[function_component(WorkerBars)]
 pub fn worker_bars(p: &WorkerBarsProps) -> Html {
     html! {
         <table class="bars">

@@ -1,7 +1,7 @@
 //! Two to four accept strategies side by side (```` ```herdlab-accept-compare ````): the same
 //! scenario, seed and arrival sequence on each, stepped together (or run to the end), with their
 //! counters in one table and each side's workers and connection bars on one scale: the accept
-//! kind of [`CompareShell`]; this file says how its sides open and what each half shows.
+//! kind of [`crate::ui::shell::compare_shell::CompareShell`]; this file says how its sides open and what each half shows.
 
 use yew::prelude::*;
 
@@ -11,14 +11,13 @@ use crate::mechanisms::accept::blocks::AcceptCompareSpec;
 use crate::mechanisms::accept::conn_bars::{conn_bars, ConnBarsProps};
 use crate::mechanisms::accept::snapshot::{AcceptSimModel, AcceptSnapshot};
 use crate::ui::compare_table::{compare_table, CompareTableProps};
-use crate::ui::counters::CounterGrid;
-use crate::ui::lanes::Lanes;
+use crate::ui::counters::{counters, CounterProps};
+use crate::ui::lanes::{lanes, LanesProps};
 use crate::ui::shell::compare_frame::CompareFrame;
 use crate::ui::shell::compare_shell::CompareKind;
-use crate::ui::status::StatusBar;
+use crate::ui::status::{status, StatusProps};
 
 /// The accept kind of comparison.
-#[derive(PartialEq)]
 pub struct AcceptCompare;
 
 impl CompareKind for AcceptCompare {
@@ -32,11 +31,14 @@ impl CompareKind for AcceptCompare {
             .collect()
     }
 
-    fn frame<'a>(spec: &'a AcceptCompareSpec, pair: &Pair<AcceptSimModel>) -> CompareFrame<'a> {
+    fn frame<'a>(
+        spec: &'a AcceptCompareSpec,
+        pair: &Pair,
+        sides: &[&AcceptSimModel],
+    ) -> CompareFrame<'a> {
         let id = &spec.id;
-        let snaps: Vec<AcceptSnapshot> = pair.sides.iter().map(AcceptSnapshot::of).collect();
-        let names: Vec<AttrValue> = pair
-            .sides
+        let snaps: Vec<AcceptSnapshot> = sides.iter().map(|m| AcceptSnapshot::of(m)).collect();
+        let names: Vec<AttrValue> = sides
             .iter()
             .map(|m| AttrValue::Static(m.params().strategy.name()))
             .collect();
@@ -70,15 +72,15 @@ impl CompareKind for AcceptCompare {
             controls: pair.controls(id),
             table: compare_table(&CompareTableProps { names, rows }),
             halves: html! {
-                { for pair.sides.iter().zip(&snaps).map(|(m, s)| {
+                { for sides.iter().zip(&snaps).map(|(m, s)| {
                     let name = m.params().strategy.name();
                     html! {
                         <div class="half" data-testid={format!("sim-{id}-{name}")} data-strategy={name}>
                             <h4 class="half-title">{ name }</h4>
-                            <StatusBar status={s.status.clone()} />
-                            <Lanes lanes={s.lanes.clone()} compact=true />
+                            { status(&StatusProps { status: s.status.clone() }) }
+                            { lanes(&LanesProps { lanes: s.lanes.clone(), on_step: None, compact: true }) }
                             { conn_bars(&ConnBarsProps { report: s.report.clone(), scale }) }
-                            <CounterGrid values={s.counters.clone()} compact=true />
+                            { counters(&CounterProps { values: s.counters.clone(), compact: true }) }
                         </div>
                     }
                 }) }

@@ -17,14 +17,13 @@ use crate::mechanisms::accept::epoll_panel::{epoll_panel, EpollPanelProps};
 use crate::mechanisms::accept::listener_panel::{listener_panel, ListenerPanelProps};
 use crate::mechanisms::accept::network_panel::{network_panel, NetworkPanelProps};
 use crate::mechanisms::accept::snapshot::{AcceptSimModel, AcceptSnapshot};
-use crate::ui::cpus::CpuPanel;
+use crate::ui::cpus::{cpus, CpuProps};
 use crate::ui::shell::sim_frame::{kicker, SimFrame};
 use crate::ui::shell::sim_shell::{SimKind, SimProps};
 use crate::ui::sim_board::SimBoard;
-use crate::ui::words::WordsPanel;
+use crate::ui::words::{words_panel, WordsProps};
 
 /// The accept kind of simulation widget.
-#[derive(PartialEq)]
 pub struct AcceptSim;
 
 /// A caption for a block without one.
@@ -53,11 +52,11 @@ impl SimKind for AcceptSim {
 
     fn frame(
         props: &SimProps<Self>,
-        live: &Live<AcceptSimModel>,
+        live: &Live,
+        m: &AcceptSimModel,
         on_network: &Callback<()>,
     ) -> SimFrame {
         let spec = &props.spec;
-        let m = &live.model;
         let snap = AcceptSnapshot::of(m);
         let main = props.main();
         let full = spec.controls == ControlSet::Full;
@@ -90,10 +89,10 @@ impl SimKind for AcceptSim {
                         { epoll_panel(&EpollPanelProps { epolls: snap.epolls.clone() }) }
                         <div class="side-panels">
                             if let Some(words) = &snap.mutex {
-                                <WordsPanel words={words.clone()} />
+                                { words_panel(&WordsProps { words: words.clone(), compact: false }) }
                             }
                             { network_panel(&NetworkPanelProps { net: snap.net.clone(), on_network: on_network.clone() }) }
-                            <CpuPanel cpus={snap.cpus.clone()} />
+                            { cpus(&CpuProps { cpus: snap.cpus.clone() }) }
                         </div>
                     </>
                 },

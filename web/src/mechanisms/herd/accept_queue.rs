@@ -6,7 +6,7 @@ use yew::prelude::*;
 
 use crate::mechanisms::herd::snapshot::AcceptView;
 
-/// Props of [`AcceptQueuePanel`].
+/// Props of [`accept_queue`].
 #[derive(Properties, PartialEq)]
 pub struct AcceptQueueProps {
     /// The accept queue.
@@ -17,7 +17,6 @@ pub struct AcceptQueueProps {
 }
 
 /// The accept queue (connection ids, oldest first).
-#[function_component(AcceptQueuePanel)]
 pub fn accept_queue(props: &AcceptQueueProps) -> Html {
     let a = &props.accept;
     let sent = a.total.saturating_sub(a.remaining);

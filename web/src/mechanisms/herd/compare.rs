@@ -1,5 +1,5 @@
 //! Two simulations side by side (```` ```herdlab-compare ````), same seed, stepped together: the
-//! herd kind of [`CompareShell`]; this file says how its sides open and what each half shows.
+//! herd kind of [`crate::ui::shell::compare_shell::CompareShell`]; this file says how its sides open and what each half shows.
 
 use yew::prelude::*;
 
@@ -8,17 +8,16 @@ use crate::live::pair::Pair;
 use crate::mechanisms::herd::blocks::CompareSpec;
 use crate::mechanisms::herd::model::HerdModel;
 use crate::mechanisms::herd::snapshot::Snapshot;
-use crate::ui::counters::{counter_values, CounterGrid};
-use crate::ui::diff_table::{diff_rows, DiffTable};
-use crate::ui::lanes::Lanes;
+use crate::ui::counters::{counter_values, counters, CounterProps};
+use crate::ui::diff_table::{diff_rows, diff_table, DiffTableProps};
+use crate::ui::lanes::{lanes, LanesProps};
 use crate::ui::shell::compare_frame::CompareFrame;
 use crate::ui::shell::compare_shell::CompareKind;
-use crate::ui::status::StatusBar;
-use crate::ui::wait_queue::WaitQueuePanel;
-use crate::ui::worker_bars::{bar_scale, WorkerBars};
+use crate::ui::status::{status, StatusProps};
+use crate::ui::wait_queue::{wait_queue, WaitQueueProps};
+use crate::ui::worker_bars::{bar_scale, worker_bars, WorkerBarsProps};
 
 /// The herd kind of comparison.
-#[derive(PartialEq)]
 pub struct HerdCompare;
 
 impl CompareKind for HerdCompare {
@@ -32,10 +31,11 @@ impl CompareKind for HerdCompare {
         ]
     }
 
-    fn frame<'a>(spec: &'a CompareSpec, pair: &Pair<HerdModel>) -> CompareFrame<'a> {
+    fn frame<'a>(spec: &'a CompareSpec, pair: &Pair, sides: &[&HerdModel]) -> CompareFrame<'a> {
         let id = &spec.id;
-        let ls = Snapshot::of(pair.left());
-        let rs = Snapshot::of(pair.right());
+        let (left, right) = (sides[0], sides[sides.len() - 1]);
+        let ls = Snapshot::of(left);
+        let rs = Snapshot::of(right);
         let scale = bar_scale(&ls.lanes, &rs.lanes);
         let caption = spec.caption.clone().unwrap_or_else(|| {
             format!(
@@ -49,13 +49,13 @@ impl CompareKind for HerdCompare {
             html! {
                 <div class="half" data-testid={format!("sim-{id}-{side}")}>
                     <h4 class="half-title">{ format!("{side}: {}", m.params().mode.name()) }</h4>
-                    <StatusBar status={s.status.clone()} />
-                    <Lanes lanes={s.lanes.clone()} compact=true />
-                    <WaitQueuePanel queue={s.queue.clone()} />
-                    <WorkerBars lanes={s.lanes.clone()} scale={scale}
-                        caption="per worker: connections taken and wakeups" who="worker"
-                        columns={&["took", "woken"][..]} />
-                    <CounterGrid values={counter_values(&s.metrics).to_vec()} compact=true />
+                    { status(&StatusProps { status: s.status.clone() }) }
+                    { lanes(&LanesProps { lanes: s.lanes.clone(), on_step: None, compact: true }) }
+                    { wait_queue(&WaitQueueProps { queue: s.queue.clone() }) }
+                    { worker_bars(&WorkerBarsProps { lanes: s.lanes.clone(), scale,
+                        caption: "per worker: connections taken and wakeups".into(), who: "worker".into(),
+                        columns: &["took", "woken"][..], side: AttrValue::default() }) }
+                    { counters(&CounterProps { values: counter_values(&s.metrics).to_vec(), compact: true }) }
                 </div>
             }
         };
@@ -66,14 +66,14 @@ impl CompareKind for HerdCompare {
             caption,
             controls: pair.controls(id),
             table: html! {
-                <DiffTable left={format!("left: {}", spec.left.mode.name())}
-                    right={format!("right: {}", spec.right.mode.name())}
-                    rows={diff_rows(&counter_values(&ls.metrics), &counter_values(&rs.metrics))} />
+                { diff_table(&DiffTableProps { left: format!("left: {}", spec.left.mode.name()).into(),
+                    right: format!("right: {}", spec.right.mode.name()).into(),
+                    rows: diff_rows(&counter_values(&ls.metrics), &counter_values(&rs.metrics)) }) }
             },
             halves: html! {
                 <>
-                    { half("left", pair.left(), &ls) }
-                    { half("right", pair.right(), &rs) }
+                    { half("left", left, &ls) }
+                    { half("right", right, &rs) }
                 </>
             },
         }

@@ -20,10 +20,10 @@ use crate::mechanisms::herd::blocks::{
 };
 use crate::mechanisms::herd::compare::HerdCompare;
 use crate::mechanisms::herd::form::HERD_FIELDS;
-use crate::mechanisms::herd::widget::{HerdSim, SimWidget};
+use crate::mechanisms::herd::widget::HerdSim;
 use crate::mechanisms::SiteMechanism;
 use crate::ui::shell::compare_shell::compare_part;
-use crate::ui::shell::sim_shell::sim_part;
+use crate::ui::shell::sim_shell::{sim_html, sim_part, SimProps};
 use herdlab_core::mechanism::Mechanism;
 
 impl SiteMechanism for Herd {
@@ -120,7 +120,7 @@ impl SiteMechanism for Herd {
                     { " · " }
                     <a data-testid="check-link" href={href}>{ "open it in the playground" }</a>
                 </p>
-                <SimWidget spec={rspec} slug={slug.clone()} counterexample={Some(Rc::new(actors))} />
+                { sim_html::<HerdSim>(SimProps { spec: rspec, init: None, counterexample: Some(Rc::new(actors)) }, slug.clone()) }
             </>
         }
     }

@@ -1,5 +1,5 @@
 //! One live simulation (```` ```herdlab-sim ````, or a herd check block's counterexample): the
-//! herd kind of [`SimShell`], which owns its [`HerdModel`]; this file says how it opens and shows
+//! herd kind of [`crate::ui::shell::sim_shell::SimShell`], which owns its [`HerdModel`]; this file says how it opens and shows
 //! the wait queue, the accept queue and the CPUs.
 
 use herdlab_core::mechanisms::herd::HerdParams;
@@ -8,23 +8,19 @@ use yew::prelude::*;
 
 use crate::live::open::{Opening, Start};
 use crate::live::Live;
-use crate::mechanisms::herd::accept_queue::AcceptQueuePanel;
+use crate::mechanisms::herd::accept_queue::{accept_queue, AcceptQueueProps};
 use crate::mechanisms::herd::blocks::MainInit;
 use crate::mechanisms::herd::model::HerdModel;
 use crate::mechanisms::herd::snapshot::Snapshot;
 use crate::ui::counters::counter_values;
-use crate::ui::cpus::CpuPanel;
+use crate::ui::cpus::{cpus, CpuProps};
 use crate::ui::replay_progress::replay_progress;
 use crate::ui::shell::sim_frame::{kicker, SimFrame};
-use crate::ui::shell::sim_shell::{SimKind, SimProps, SimShell};
+use crate::ui::shell::sim_shell::{SimKind, SimProps};
 use crate::ui::sim_board::SimBoard;
-use crate::ui::wait_queue::WaitQueuePanel;
-
-/// The herd simulation widget.
-pub type SimWidget = SimShell<HerdSim>;
+use crate::ui::wait_queue::{wait_queue, WaitQueueProps};
 
 /// The herd kind of simulation widget.
-#[derive(PartialEq)]
 pub struct HerdSim;
 
 impl SimKind for HerdSim {
@@ -48,11 +44,11 @@ impl SimKind for HerdSim {
 
     fn frame(
         props: &SimProps<Self>,
-        live: &Live<HerdModel>,
+        live: &Live,
+        m: &HerdModel,
         on_network: &Callback<()>,
     ) -> SimFrame {
         let spec = &props.spec;
-        let m = &live.model;
         let snap = Snapshot::of(m);
         let id = &spec.id;
         let main = props.main();
@@ -98,9 +94,9 @@ impl SimKind for HerdSim {
                 counters: counter_values(&snap.metrics).to_vec(),
                 queues: html! {
                     <>
-                        <WaitQueuePanel queue={snap.queue.clone()} />
-                        <AcceptQueuePanel accept={snap.accept.clone()} on_network={Some(on_network.clone())} />
-                        <CpuPanel cpus={snap.cpus.clone()} />
+                        { wait_queue(&WaitQueueProps { queue: snap.queue.clone() }) }
+                        { accept_queue(&AcceptQueueProps { accept: snap.accept.clone(), on_network: Some(on_network.clone()) }) }
+                        { cpus(&CpuProps { cpus: snap.cpus.clone() }) }
                     </>
                 },
                 code: snap.code.clone(),

@@ -1,6 +1,6 @@
 //! Two lock simulations side by side (```` ```herdlab-compare ```` with `mechanism=locks`): same
 //! seed and parameters, a different lock on each side, stepped together: the lock kind of
-//! [`CompareShell`]; this file says how its sides open and what each half shows.
+//! [`crate::ui::shell::compare_shell::CompareShell`]; this file says how its sides open and what each half shows.
 
 use yew::prelude::*;
 
@@ -8,17 +8,16 @@ use crate::live::pair::Pair;
 use crate::mechanisms::locks::blocks::LockCompareSpec;
 use crate::mechanisms::locks::model::LockModel;
 use crate::mechanisms::locks::snapshot::LockSnapshot;
-use crate::ui::counters::CounterGrid;
-use crate::ui::diff_table::{diff_rows, DiffTable};
-use crate::ui::lanes::Lanes;
+use crate::ui::counters::{counters, CounterProps};
+use crate::ui::diff_table::{diff_rows, diff_table, DiffTableProps};
+use crate::ui::lanes::{lanes, LanesProps};
 use crate::ui::shell::compare_frame::CompareFrame;
 use crate::ui::shell::compare_shell::CompareKind;
-use crate::ui::status::StatusBar;
-use crate::ui::words::WordsPanel;
-use crate::ui::worker_bars::{bar_scale, WorkerBars};
+use crate::ui::status::{status, StatusProps};
+use crate::ui::words::{words_panel, WordsProps};
+use crate::ui::worker_bars::{bar_scale, worker_bars, WorkerBarsProps};
 
 /// The lock kind of comparison.
-#[derive(PartialEq)]
 pub struct LockCompare;
 
 impl CompareKind for LockCompare {
@@ -35,10 +34,11 @@ impl CompareKind for LockCompare {
         vec![("left".into(), left), ("right".into(), right)]
     }
 
-    fn frame<'a>(spec: &'a LockCompareSpec, pair: &Pair<LockModel>) -> CompareFrame<'a> {
+    fn frame<'a>(spec: &'a LockCompareSpec, pair: &Pair, sides: &[&LockModel]) -> CompareFrame<'a> {
         let id = &spec.id;
-        let ls = LockSnapshot::of(pair.left());
-        let rs = LockSnapshot::of(pair.right());
+        let (left, right) = (sides[0], sides[sides.len() - 1]);
+        let ls = LockSnapshot::of(left);
+        let rs = LockSnapshot::of(right);
         let scale = bar_scale(&ls.lanes, &rs.lanes);
         let name = |m: &LockModel| m.params().lock.name();
         let caption = spec.caption.clone().unwrap_or_else(|| {
@@ -58,13 +58,13 @@ impl CompareKind for LockCompare {
             html! {
                 <div class="half" data-testid={format!("sim-{id}-{side}")} data-lock={name(m)}>
                     <h4 class="half-title">{ format!("{side}: {}", name(m)) }</h4>
-                    <StatusBar status={s.status.clone()} />
-                    <WordsPanel words={s.words.clone()} compact=true />
-                    <Lanes lanes={s.lanes.clone()} compact=true />
-                    <WorkerBars lanes={s.lanes.clone()} scale={scale}
-                        caption="per thread: critical sections entered" who="thread"
-                        columns={&["acquired"][..]} side={side} />
-                    <CounterGrid values={s.counters.clone()} compact=true />
+                    { status(&StatusProps { status: s.status.clone() }) }
+                    { words_panel(&WordsProps { words: s.words.clone(), compact: true }) }
+                    { lanes(&LanesProps { lanes: s.lanes.clone(), on_step: None, compact: true }) }
+                    { worker_bars(&WorkerBarsProps { lanes: s.lanes.clone(), scale,
+                        caption: "per thread: critical sections entered".into(), who: "thread".into(),
+                        columns: &["acquired"][..], side: side.into() }) }
+                    { counters(&CounterProps { values: s.counters.clone(), compact: true }) }
                 </div>
             }
         };
@@ -75,14 +75,14 @@ impl CompareKind for LockCompare {
             caption,
             controls,
             table: html! {
-                <DiffTable left={format!("left: {}", name(pair.left()))}
-                    right={format!("right: {}", name(pair.right()))}
-                    rows={diff_rows(&ls.counters, &rs.counters)} />
+                { diff_table(&DiffTableProps { left: format!("left: {}", name(left)).into(),
+                    right: format!("right: {}", name(right)).into(),
+                    rows: diff_rows(&ls.counters, &rs.counters) }) }
             },
             halves: html! {
                 <>
-                    { half("left", pair.left(), &ls) }
-                    { half("right", pair.right(), &rs) }
+                    { half("left", left, &ls) }
+                    { half("right", right, &rs) }
                 </>
             },
         }

@@ -6,7 +6,7 @@ use yew::prelude::*;
 
 use crate::mechanisms::locks::snapshot::InvariantView;
 
-/// Props of [`InvariantStatus`].
+/// Props of [`invariant_status`].
 #[derive(Properties, PartialEq)]
 pub struct InvariantProps {
     /// The invariants' state.
@@ -14,7 +14,6 @@ pub struct InvariantProps {
 }
 
 /// The invariant line (`invariant-status`, with `data-invariant` naming the broken one).
-#[function_component(InvariantStatus)]
 pub fn invariant_status(p: &InvariantProps) -> Html {
     let inv = &p.inv;
     let earlier = inv

@@ -3,6 +3,7 @@
 //! and `check_terminal` once nothing can run), and optionally a *script*: a checker schedule
 //! expanded into simulator steps, which stepping forward follows.
 
+use std::any::Any;
 use std::rc::Rc;
 
 use herdlab_core::check::{SpinSteps, Violation};
@@ -16,6 +17,8 @@ use herdlab_core::sim::{Actor, StepRecord};
 use herdlab_web_engine::{FastSim, FastStepper};
 
 use crate::lesson::picks::format_picks;
+use crate::live::form::{Field, FormState};
+use crate::live::mechanism::SiteMechanism;
 use crate::live::model::LiveModel;
 use crate::live::playback::{Playback, Player};
 use crate::live::sim_model::{Action, MAX_STEPS, RUN_TO_END_LIMIT};
@@ -460,15 +463,20 @@ impl Player for LockModel {
 }
 
 impl LiveModel for LockModel {
-    type Mech = Locks;
-    fn params(&self) -> &LockParams {
-        LockModel::params(self)
-    }
     fn play(&self) -> &Playback {
         &self.play
     }
     fn apply(&mut self, action: Action) -> bool {
         LockModel::apply(self, action)
+    }
+    fn can_step(&self) -> bool {
+        LockModel::can_step(self)
+    }
+    fn position(&self) -> u64 {
+        LockModel::position(self)
+    }
+    fn advance_frame(&mut self, dt_ms: f64, out_of_time: &mut dyn FnMut() -> bool) -> bool {
+        Player::advance(self, dt_ms, out_of_time)
     }
     fn announce(&self) -> &str {
         &self.announce
@@ -479,8 +487,23 @@ impl LiveModel for LockModel {
     fn link_query(&self) -> String {
         LockModel::link_query(self)
     }
-    fn rebuild(&mut self, params: LockParams) {
-        LockModel::rebuild(self, params)
+    fn fields(&self) -> &'static [Field] {
+        Locks::FIELDS
+    }
+    fn form(&self) -> FormState {
+        FormState::of::<Locks>(&self.params)
+    }
+    fn edit(&mut self, form: &mut FormState, key: &str, value: &str) -> bool {
+        match form.edit::<Locks>(key, value, &self.params) {
+            Some(p) => {
+                LockModel::rebuild(self, p);
+                true
+            }
+            None => false,
+        }
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
     }
 }
 

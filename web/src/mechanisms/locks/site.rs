@@ -20,10 +20,10 @@ use crate::mechanisms::locks::blocks::{
 use crate::mechanisms::locks::compare::LockCompare;
 use crate::mechanisms::locks::form::LOCK_FIELDS;
 use crate::mechanisms::locks::snapshot::invariant_names;
-use crate::mechanisms::locks::widget::{LockSim, LockWidget};
+use crate::mechanisms::locks::widget::LockSim;
 use crate::mechanisms::SiteMechanism;
 use crate::ui::shell::compare_shell::compare_part;
-use crate::ui::shell::sim_shell::sim_part;
+use crate::ui::shell::sim_shell::{sim_html, sim_part, SimProps};
 use herdlab_core::mechanism::Mechanism;
 
 impl SiteMechanism for Locks {
@@ -102,7 +102,7 @@ impl SiteMechanism for Locks {
                     { " · " }
                     <a data-testid="check-link" href={href}>{ "open it in the playground" }</a>
                 </p>
-                <LockWidget spec={rspec} slug={slug.clone()} counterexample={Some(Rc::new(c.schedule.clone()))} />
+                { sim_html::<LockSim>(SimProps { spec: rspec, init: None, counterexample: Some(Rc::new(c.schedule.clone())) }, slug.clone()) }
             </>
         }
     }

@@ -1,5 +1,5 @@
 //! One live lock simulation (```` ```herdlab-sim ```` with `mechanism=locks`, or a check block's
-//! counterexample): the lock kind of [`SimShell`], which owns its [`LockModel`]; this file says
+//! counterexample): the lock kind of [`crate::ui::shell::sim_shell::SimShell`], which owns its [`LockModel`]; this file says
 //! how it opens (a checker schedule included) and shows the invariants and the lock words.
 
 use herdlab_core::mechanisms::locks::LockParams;
@@ -8,20 +8,16 @@ use yew::prelude::*;
 use crate::live::open::{short_replay, Opening};
 use crate::live::Live;
 use crate::mechanisms::locks::blocks::LockMainInit;
-use crate::mechanisms::locks::invariant_status::InvariantStatus;
+use crate::mechanisms::locks::invariant_status::{invariant_status, InvariantProps};
 use crate::mechanisms::locks::model::{LockModel, Script};
 use crate::mechanisms::locks::snapshot::LockSnapshot;
 use crate::ui::replay_progress::replay_progress;
 use crate::ui::shell::sim_frame::{kicker, SimFrame};
-use crate::ui::shell::sim_shell::{SimKind, SimProps, SimShell};
+use crate::ui::shell::sim_shell::{SimKind, SimProps};
 use crate::ui::sim_board::SimBoard;
-use crate::ui::words::WordsPanel;
-
-/// The lock simulation widget.
-pub type LockWidget = SimShell<LockSim>;
+use crate::ui::words::{words_panel, WordsProps};
 
 /// The lock kind of simulation widget.
-#[derive(PartialEq)]
 pub struct LockSim;
 
 /// The model a lock widget opens with, what could not be replayed, and whether it plays at once.
@@ -81,9 +77,8 @@ impl SimKind for LockSim {
         }
     }
 
-    fn frame(props: &SimProps<Self>, live: &Live<LockModel>, _: &Callback<()>) -> SimFrame {
+    fn frame(props: &SimProps<Self>, live: &Live, m: &LockModel, _: &Callback<()>) -> SimFrame {
         let spec = &props.spec;
-        let m = &live.model;
         let snap = LockSnapshot::of(m);
         let id = &spec.id;
         let main = props.main();
@@ -138,14 +133,19 @@ impl SimKind for LockSim {
             before_form: Html::default(),
             after_announce: script.unwrap_or_default(),
             status: snap.status.clone(),
-            after_status: html! { <InvariantStatus inv={snap.invariants.clone()} /> },
+            after_status: invariant_status(&InvariantProps {
+                inv: snap.invariants.clone(),
+            }),
             board: SimBoard {
                 class: Some("lock-board"),
                 many: snap.lanes.len() > 8,
                 lanes: snap.lanes.clone(),
                 under_lanes: Html::default(),
                 counters: snap.counters.clone(),
-                queues: html! { <WordsPanel words={snap.words.clone()} /> },
+                queues: words_panel(&WordsProps {
+                    words: snap.words.clone(),
+                    compact: false,
+                }),
                 code: snap.code.clone(),
             },
             after_board: Html::default(),

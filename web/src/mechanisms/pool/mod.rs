@@ -2,6 +2,7 @@
 //! widgets over core's [`herdlab_core::mechanisms::pool`].
 
 pub mod blocks;
+pub mod compare;
 pub mod form;
 pub mod model;
 pub mod queue_panel;

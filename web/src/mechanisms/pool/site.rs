@@ -13,20 +13,18 @@ use herdlab_core::mechanisms::pool::{Pool, PoolParams};
 
 use crate::lesson::check::CheckSpec;
 use crate::lesson::grammar::{Controls, SimBlock};
-use crate::lesson::parts::{Placing, Shape, Widget};
+use crate::lesson::parts::{Placing, Widget};
 use crate::lesson::picks::{format_picks, script_picks};
 use crate::live::form::Field;
 use crate::mechanisms::pool::blocks::{
     parse_pool_check, parse_pool_compare, parse_pool_sim, pool_actors, resolve_pool_main,
 };
+use crate::mechanisms::pool::compare::PoolCompare;
 use crate::mechanisms::pool::form::POOL_FIELDS;
 use crate::mechanisms::pool::widget::PoolSim;
 use crate::mechanisms::SiteMechanism;
-use crate::ui::shell::sim_shell::sim_part;
-use crate::ui::shell::sim_shell::SimShell;
-
-/// What a `herdlab-compare mechanism=pool` block shows.
-const NO_POOL_COMPARE: &str = "mechanism=pool has no side-by-side widget on the site yet: show the two settings as two herdlab-sim blocks";
+use crate::ui::shell::compare_shell::compare_part;
+use crate::ui::shell::sim_shell::{sim_html, sim_part, SimProps};
 
 impl SiteMechanism for Pool {
     const FIELDS: &'static [Field] = &POOL_FIELDS;
@@ -45,25 +43,15 @@ impl SiteMechanism for Pool {
         })
     }
 
-    /// The pool has no side-by-side widget yet: each mechanism's compare costs the main wasm several
-    /// KB, and with the pool's the site went over its 300 KiB budget. The block is placed (its id is
-    /// taken) and says so in the page; lessons show the two settings as two `herdlab-sim` blocks.
     fn compare_widget(body: &str, fallback_id: &str, place: &mut Placing, at: usize) -> Widget {
         let mut spec = parse_pool_compare(body, fallback_id);
         place.widget(&mut spec.id, &mut spec.errors, at);
-        let mut errors = vec![NO_POOL_COMPARE.to_string()];
-        errors.append(&mut spec.errors);
-        Widget {
-            mechanism: <Self as Mechanism>::NAME,
-            shape: Shape::Compare,
-            id: spec.id,
-            main: false,
-            errors,
-            init: None,
-            view: Rc::new(|_key: String, _slug: AttrValue, _keyboard: bool| {
-                html! { <p class="block-errors" role="alert">{ NO_POOL_COMPARE }</p> }
-            }),
-        }
+        compare_part::<PoolCompare>(
+            <Self as Mechanism>::NAME,
+            spec.id.clone(),
+            spec.errors.clone(),
+            spec,
+        )
     }
 
     fn check_block(body: &str, fallback_id: &str) -> Option<CheckSpec> {
@@ -115,7 +103,7 @@ impl SiteMechanism for Pool {
                     { " · " }
                     <a data-testid="check-link" href={href}>{ "open it in the playground" }</a>
                 </p>
-                <SimShell<PoolSim> spec={spec} slug={slug.clone()} counterexample={Some(Rc::new(actors))} />
+                { sim_html::<PoolSim>(SimProps { spec, init: None, counterexample: Some(Rc::new(actors)) }, slug.clone()) }
             </>
         }
     }

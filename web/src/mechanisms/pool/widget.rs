@@ -19,7 +19,6 @@ use crate::ui::shell::sim_shell::{SimKind, SimProps};
 use crate::ui::sim_board::SimBoard;
 
 /// The pool kind of simulation widget.
-#[derive(PartialEq)]
 pub struct PoolSim;
 
 /// A caption for a block without one.
@@ -58,9 +57,8 @@ impl SimKind for PoolSim {
         }
     }
 
-    fn frame(props: &SimProps<Self>, live: &Live<PoolSimModel>, _: &Callback<()>) -> SimFrame {
+    fn frame(props: &SimProps<Self>, live: &Live, m: &PoolSimModel, _: &Callback<()>) -> SimFrame {
         let spec = &props.spec;
-        let m = &live.model;
         let snap = PoolSnapshot::of(m);
         let main = props.main();
         let mut controls = live.controls(&spec.id, main);

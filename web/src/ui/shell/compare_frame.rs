@@ -4,11 +4,10 @@
 
 use yew::prelude::*;
 
-use crate::live::model::LiveModel;
 use crate::live::pair::Pair;
 use crate::ui::announce::announce;
 use crate::ui::block_errors::block_errors;
-use crate::ui::controls::{Controls, ControlsProps};
+use crate::ui::controls::{controls, ControlsProps};
 use crate::ui::widget_head::widget_head;
 
 /// A mechanism's part of a comparison.
@@ -31,7 +30,7 @@ pub struct CompareFrame<'a> {
 }
 
 /// The comparison over `pair`, with its mechanism's `frame`.
-pub fn compare_frame<M: LiveModel>(pair: &Pair<M>, frame: CompareFrame) -> Html {
+pub fn compare_frame(pair: &Pair, frame: CompareFrame) -> Html {
     let id = frame.id;
     let (class, mechanism) = frame.mechanism.unzip();
     html! {
@@ -39,7 +38,7 @@ pub fn compare_frame<M: LiveModel>(pair: &Pair<M>, frame: CompareFrame) -> Html 
             data-mechanism={mechanism} ref={pair.root.clone()} aria-labelledby={format!("sim-{id}-caption")}>
             { widget_head(format!("sim-{id}-caption"), "Compare", frame.caption, false) }
             { block_errors("comparison", frame.errors) }
-            <Controls ..frame.controls />
+            { controls(&frame.controls) }
             { announce(&pair.announce, false) }
             { frame.table }
             <div class="halves">

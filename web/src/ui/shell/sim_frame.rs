@@ -7,18 +7,16 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::lesson::grammar::{Controls as ControlSet, SimBlock};
-use crate::live::mechanism::SiteMechanism;
-use crate::live::model::LiveModel;
+use crate::lesson::grammar::Controls as ControlSet;
 use crate::live::snapshot::StatusView;
 use crate::live::Live;
 use crate::ui::announce::announce;
 use crate::ui::block_errors::{block_errors, replay_error};
-use crate::ui::controls::{Controls, ControlsProps};
+use crate::ui::controls::{controls, ControlsProps};
 use crate::ui::main_sim::main_wrap;
 use crate::ui::param_form::ParamForm;
 use crate::ui::sim_board::{sim_board, SimBoard};
-use crate::ui::status::StatusBar;
+use crate::ui::status::{status, StatusProps};
 use crate::ui::widget_head::widget_head;
 
 /// A mechanism's part of a simulation widget, in the order it shows.
@@ -47,6 +45,18 @@ pub struct SimFrame {
     pub after_board: Html,
 }
 
+/// What the frame shows of the block itself, whatever its mechanism.
+pub struct BlockHead<'a> {
+    /// The widget id (`sim-<id>`).
+    pub id: &'a str,
+    /// What was wrong with the block.
+    pub errors: &'a [String],
+    /// Which controls it shows.
+    pub controls: ControlSet,
+    /// Whether it is the lesson's playground (the page's main simulation).
+    pub main: bool,
+}
+
 /// The usual word before a caption: "Playground" for the page's main simulation.
 pub fn kicker(main: bool) -> &'static str {
     if main {
@@ -56,17 +66,17 @@ pub fn kicker(main: bool) -> &'static str {
     }
 }
 
-/// The widget of block `spec` (`main`: the page's main simulation; `keyboard`: the page's keys
-/// drive it) over `live`, with what its replay could not reach and its mechanism's `frame`.
-pub fn sim_frame<P, M: LiveModel>(
-    spec: &SimBlock<P>,
-    main: bool,
+/// The widget of block `spec` (`keyboard`: the page's keys drive it) over `live`, with what its
+/// replay could not reach and its mechanism's `frame`.
+pub fn sim_frame(
+    spec: BlockHead,
     keyboard: bool,
-    live: &Live<M>,
+    live: &Live,
     replay: Option<&str>,
     frame: SimFrame,
 ) -> Html {
-    let id = &spec.id;
+    let id = spec.id;
+    let main = spec.main;
     let caption_id = format!("sim-{id}-caption");
     let (class, mechanism) = frame.mechanism.unzip();
     let widget = html! {
@@ -74,16 +84,16 @@ pub fn sim_frame<P, M: LiveModel>(
             data-widget="sim" data-mechanism={mechanism} data-strategy={frame.strategy}
             ref={live.root.clone()} aria-labelledby={caption_id.clone()}>
             { widget_head(caption_id, frame.kicker, frame.caption, keyboard) }
-            { block_errors("simulation", &spec.errors) }
+            { block_errors("simulation", spec.errors) }
             { replay_error(replay) }
             { frame.before_form }
             if spec.controls == ControlSet::Full {
-                <ParamForm wid={format!("sim-{id}")} fields={<M::Mech as SiteMechanism>::FIELDS} form={live.form.clone()} on_edit={live.on_edit.clone()} />
+                <ParamForm wid={format!("sim-{id}")} fields={live.model.fields()} form={live.form.clone()} on_edit={live.on_edit.clone()} />
             }
-            <Controls ..frame.controls />
+            { controls(&frame.controls) }
             { announce(live.model.announce(), true) }
             { frame.after_announce }
-            <StatusBar status={frame.status} />
+            { status(&StatusProps { status: frame.status }) }
             { frame.after_status }
             { sim_board(frame.board, &live.on_thread) }
             { frame.after_board }

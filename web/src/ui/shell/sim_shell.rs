@@ -2,23 +2,29 @@
 //! ([`SimKind`], one per mechanism) asks for, hands clicks, keys, form edits and animation frames
 //! to the controller ([`Live`], which also keeps the playground's page address in step), and lays
 //! out the kind's panels in the common frame ([`sim_frame`]).
+//!
+//! The shell is one Yew component for every mechanism: it holds its block as a `dyn` [`SimWidget`]
+//! and its model as a `dyn` [`crate::live::model::LiveModel`], so the component, the controller
+//! and the frame are compiled once. A mechanism's [`SimKind`] stays typed; [`Kinded`] erases it,
+//! and only that thin adapter (open, view, compare) is compiled per mechanism.
 
+use std::any::Any;
 use std::rc::Rc;
 
 use herdlab_core::sim::Actor;
 use yew::prelude::*;
 
 use crate::lesson::grammar::SimBlock;
-use crate::lesson::parts::{Placing, QueryStart, Shape, Widget};
-use crate::live::model::LiveModel;
+use crate::lesson::parts::{Placing, QueryStart, Shape, View, Widget};
+use crate::live::model::{model_as, LiveModel};
 use crate::live::open::Opening;
 use crate::live::sim_model::Action;
 use crate::live::{Live, LiveMsg, Place};
-use crate::ui::shell::sim_frame::{sim_frame, SimFrame};
+use crate::ui::shell::sim_frame::{sim_frame, BlockHead, SimFrame};
 
 /// One kind of simulation widget: its block's scenario, the playground's start, its
 /// counterexample, its model, how it opens and what it shows.
-pub trait SimKind: PartialEq + Sized + 'static {
+pub trait SimKind: Sized + 'static {
     /// The block's scenario.
     type Params: PartialEq + 'static;
     /// What the page address asks of the playground.
@@ -26,33 +32,36 @@ pub trait SimKind: PartialEq + Sized + 'static {
     /// A counterexample to step through (a check block's replay).
     type Counterexample: PartialEq + 'static;
     /// The model the widget drives.
-    type Model: LiveModel + 'static;
+    type Model: LiveModel;
     /// The model the widget opens with.
     fn open(props: &SimProps<Self>) -> Opening<Self::Model>;
-    /// The kind's panels, over the model now; `on_network` steps the network actor.
+    /// The kind's panels, over the model now (`m`, the one [`SimKind::open`] made, driven by
+    /// `live`); `on_network` steps the network actor.
     fn frame(
         props: &SimProps<Self>,
-        live: &Live<Self::Model>,
+        live: &Live,
+        m: &Self::Model,
         on_network: &Callback<()>,
     ) -> SimFrame;
 }
 
-/// Props of a [`SimShell`].
-#[derive(Properties, PartialEq)]
+/// What a kind's widget is opened with: its block, and for the playground what the page address
+/// asks; for a check block's replay, its counterexample.
 pub struct SimProps<K: SimKind> {
     /// The block.
     pub spec: Rc<SimBlock<K::Params>>,
-    /// The lesson it is in (where "copy link" leads).
-    pub slug: AttrValue,
     /// For the playground: what the page address asks for.
-    #[prop_or_default]
     pub init: Option<Rc<K::Init>>,
-    /// Whether the page's keyboard shortcuts drive this widget.
-    #[prop_or_default]
-    pub keyboard: bool,
     /// A counterexample to step through (a check block's replay).
-    #[prop_or_default]
     pub counterexample: Option<Rc<K::Counterexample>>,
+}
+
+impl<K: SimKind> PartialEq for SimProps<K> {
+    fn eq(&self, other: &Self) -> bool {
+        self.spec == other.spec
+            && self.init == other.init
+            && self.counterexample == other.counterexample
+    }
 }
 
 impl<K: SimKind> SimProps<K> {
@@ -62,16 +71,90 @@ impl<K: SimKind> SimProps<K> {
     }
 }
 
-/// A live simulation widget of kind `K`.
-pub struct SimShell<K: SimKind> {
-    live: Live<K::Model>,
+/// A simulation widget's block, whatever its mechanism: what the shell asks of it.
+pub trait SimWidget {
+    /// The model it opens with.
+    fn open(&self) -> Opening<Box<dyn LiveModel>>;
+    /// Its panels over `live`'s model now.
+    fn frame(&self, live: &Live, on_network: &Callback<()>) -> SimFrame;
+    /// What the frame shows of the block itself.
+    fn head(&self) -> BlockHead<'_>;
+    /// Whether it is the lesson's playground.
+    fn main(&self) -> bool;
+    /// Whether `other` is the same block (same kind, equal props).
+    fn same(&self, other: &dyn SimWidget) -> bool;
+    /// Itself, for [`SimWidget::same`].
+    fn as_any(&self) -> &dyn Any;
+}
+
+/// A kind's props as a [`SimWidget`].
+pub struct Kinded<K: SimKind>(pub SimProps<K>);
+
+impl<K: SimKind> SimWidget for Kinded<K> {
+    fn open(&self) -> Opening<Box<dyn LiveModel>> {
+        let o = K::open(&self.0);
+        Opening {
+            model: Box::new(o.model),
+            replay_error: o.replay_error,
+            autoplay: o.autoplay,
+        }
+    }
+    fn frame(&self, live: &Live, on_network: &Callback<()>) -> SimFrame {
+        K::frame(&self.0, live, model_as(&*live.model), on_network)
+    }
+    fn head(&self) -> BlockHead<'_> {
+        let spec = &self.0.spec;
+        BlockHead {
+            id: &spec.id,
+            errors: &spec.errors,
+            controls: spec.controls,
+            main: self.0.main(),
+        }
+    }
+    fn main(&self) -> bool {
+        self.0.main()
+    }
+    fn same(&self, other: &dyn SimWidget) -> bool {
+        other
+            .as_any()
+            .downcast_ref::<Self>()
+            .is_some_and(|o| o.0 == self.0)
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// Props of a [`SimShell`].
+#[derive(Properties)]
+pub struct SimShellProps {
+    /// The block (with the playground's start, or a counterexample).
+    pub widget: Rc<dyn SimWidget>,
+    /// The lesson it is in (where "copy link" leads).
+    pub slug: AttrValue,
+    /// Whether the page's keyboard shortcuts drive this widget.
+    #[prop_or_default]
+    pub keyboard: bool,
+}
+
+impl PartialEq for SimShellProps {
+    fn eq(&self, other: &Self) -> bool {
+        self.slug == other.slug
+            && self.keyboard == other.keyboard
+            && (Rc::ptr_eq(&self.widget, &other.widget) || self.widget.same(&*other.widget))
+    }
+}
+
+/// A live simulation widget, of any kind.
+pub struct SimShell {
+    live: Live,
     replay_error: Option<String>,
     on_network: Callback<()>,
 }
 
-impl<K: SimKind> Component for SimShell<K> {
+impl Component for SimShell {
     type Message = LiveMsg;
-    type Properties = SimProps<K>;
+    type Properties = SimShellProps;
 
     fn create(ctx: &Context<Self>) -> Self {
         let props = ctx.props();
@@ -79,7 +162,7 @@ impl<K: SimKind> Component for SimShell<K> {
             model,
             replay_error,
             autoplay,
-        } = K::open(props);
+        } = props.widget.open();
         SimShell {
             live: Live::new(ctx, model, autoplay, props.keyboard),
             replay_error,
@@ -93,7 +176,7 @@ impl<K: SimKind> Component for SimShell<K> {
         let props = ctx.props();
         let at = Place {
             slug: &props.slug,
-            main: props.main(),
+            main: props.widget.main(),
         };
         self.live.update(ctx.link(), &at, msg)
     }
@@ -104,16 +187,31 @@ impl<K: SimKind> Component for SimShell<K> {
 
     fn view(&self, ctx: &Context<Self>) -> Html {
         let props = ctx.props();
-        let frame = K::frame(props, &self.live, &self.on_network);
+        let w = &*props.widget;
+        let frame = w.frame(&self.live, &self.on_network);
         sim_frame(
-            &props.spec,
-            props.main(),
+            w.head(),
             props.keyboard,
             &self.live,
             self.replay_error.as_deref(),
             frame,
         )
     }
+}
+
+/// The widget of kind `K` over `props`, in the page (a check block's replay shows it so).
+pub fn sim_html<K: SimKind>(props: SimProps<K>, slug: AttrValue) -> Html {
+    shell_html(Rc::new(Kinded(props)), slug)
+}
+
+fn shell_html(widget: Rc<dyn SimWidget>, slug: AttrValue) -> Html {
+    html! { <SimShell widget={widget} slug={slug} /> }
+}
+
+fn sim_view(widget: Rc<dyn SimWidget>) -> View {
+    Rc::new(move |key: String, slug: AttrValue, keyboard: bool| {
+        html! { <SimShell key={key} widget={widget.clone()} slug={slug} keyboard={keyboard} /> }
+    })
 }
 
 /// A lesson's simulation block of kind `K` (of `mechanism`), placed at part `at`: the page query
@@ -130,6 +228,7 @@ where
     K::Init: QueryStart + std::fmt::Debug,
 {
     let init = place.playground(&mut spec, at, resolve);
+    let init_text = init.as_ref().map(|i| format!("{i:?}"));
     let spec = Rc::new(spec);
     Widget {
         mechanism,
@@ -137,11 +236,11 @@ where
         id: spec.id.clone(),
         main: spec.main,
         errors: spec.errors.clone(),
-        init: init.as_ref().map(|i| format!("{i:?}")),
-        view: Rc::new(move |key: String, slug: AttrValue, keyboard: bool| {
-            html! {
-                <SimShell<K> key={key} spec={spec.clone()} slug={slug} init={init.clone()} keyboard={keyboard} />
-            }
-        }),
+        init: init_text,
+        view: sim_view(Rc::new(Kinded::<K>(SimProps {
+            spec,
+            init,
+            counterexample: None,
+        }))),
     }
 }
