@@ -230,6 +230,11 @@ pub const fn key_names<const N: usize>(keys: &[Key]) -> [&'static str; N] {
     out
 }
 
+/// How many times [`Mechanism::parse_pairs`] validates and resets before it gives up: each pass
+/// resets every key a rule named, and a reset key is at its default or its smallest value, so a
+/// mechanism's rules settle in a pass or two (four is a bound, not a figure any mechanism needs).
+pub const MAX_RESET_PASSES: usize = 4;
+
 /// A mechanism herdlab simulates, checks, benchmarks and teaches.
 ///
 /// Implemented once per mechanism, in its folder; the registry in [`crate::scenario`] lists the
@@ -308,9 +313,22 @@ pub trait Mechanism: 'static {
                 errs.push(e);
             }
         }
-        for e in Self::validate(&p) {
-            Self::reset(&mut p, &e.field);
-            errs.push(e);
+        // A reset can break a rule between keys that held before (gmp: more Ms for more Ps, then
+        // more words than the simulator has), so validate again until nothing new is found (a
+        // rule whose reset keeps the value, as locks' threads with crash and master, is reported
+        // once and kept).
+        for _ in 0..MAX_RESET_PASSES {
+            let found: Vec<ParamError> = Self::validate(&p)
+                .into_iter()
+                .filter(|e| !errs.contains(e))
+                .collect();
+            if found.is_empty() {
+                break;
+            }
+            for e in found {
+                Self::reset(&mut p, &e.field);
+                errs.push(e);
+            }
         }
         (p, errs)
     }

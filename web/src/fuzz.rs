@@ -31,6 +31,13 @@ fn config(base: u32) -> ProptestConfig {
     ProptestConfig {
         cases: base.saturating_mul(scale),
         failure_persistence: None,
+        // `cargo test` (and so CI) draws the same cases every run; `cargo xtask fuzz` (which sets
+        // HERDLAB_FUZZ_SCALE) draws new ones each round
+        rng_seed: if std::env::var_os("HERDLAB_FUZZ_SCALE").is_some() {
+            proptest::test_runner::RngSeed::Random
+        } else {
+            proptest::test_runner::RngSeed::Fixed(0x6865_7264)
+        },
         ..ProptestConfig::default()
     }
 }
