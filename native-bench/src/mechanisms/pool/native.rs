@@ -698,21 +698,23 @@ pub fn run_rival(
             rayon::ThreadPoolBuilder::new()
                 .num_threads(threads as usize)
                 .build()
-                .expect("a rayon pool"),
+                .map_err(|e| NativeError(format!("cannot start rayon's {threads} threads: {e}")))?,
         ),
         Rival::Crossbeam => {
             let (tx, rx) = crossbeam_channel::unbounded::<u64>();
             let hs = (0..threads)
-                .map(|_| {
+                .map(|i| {
                     let rx = rx.clone();
                     let job = job.clone();
-                    std::thread::spawn(move || {
-                        while let Ok(posted) = rx.recv() {
-                            job(posted);
-                        }
-                    })
+                    std::thread::Builder::new()
+                        .spawn(move || {
+                            while let Ok(posted) = rx.recv() {
+                                job(posted);
+                            }
+                        })
+                        .map_err(|e| NativeError(format!("cannot start thread {i}: {e}")))
                 })
-                .collect();
+                .collect::<Result<Vec<_>, _>>()?;
             P::Cb(Some(tx), hs)
         }
     };
