@@ -804,6 +804,45 @@ pub fn check_config(m: &ArgMatches) -> herdlab_core::check::CheckConfig {
     c
 }
 
+/// The flags a mechanism's `check` takes after its own keys: the search's [`bounds`], `--json` and
+/// `--list-variants` (`variants_help` says what the list gives).
+pub fn check_flags(variants_help: &'static str) -> impl Iterator<Item = Arg> {
+    bounds()
+        .into_iter()
+        .chain([json(), switch("list-variants", variants_help)])
+}
+
+/// The body of a mechanism's `check`, given its parsed flags `m`: with `--list-variants` it prints
+/// `variants()` and exits 0; otherwise `run` searches under the bounds of [`check_config`], and the
+/// outcome is printed as JSON (`--json`) or as `render`'s text. The exit status is `exit_code` of
+/// the outcome (0 proven, 1 a counterexample or the bound reached), or 1 if the JSON cannot be
+/// written.
+pub fn run_check<O: serde::Serialize>(
+    m: &ArgMatches,
+    variants: impl FnOnce() -> Vec<String>,
+    run: impl FnOnce(&herdlab_core::check::CheckConfig) -> O,
+    exit_code: impl FnOnce(&O) -> u8,
+    render: impl FnOnce(&herdlab_core::check::CheckConfig, &O) -> String,
+) -> Result<ExitCode, CliError> {
+    if on(m, "list-variants") {
+        for l in variants() {
+            println!("{l}");
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let config = check_config(m);
+    let out = run(&config);
+    let code = ExitCode::from(exit_code(&out));
+    if on(m, "json") {
+        if crate::output::print_json(&out, false) != ExitCode::SUCCESS {
+            return Ok(ExitCode::FAILURE);
+        }
+    } else {
+        print!("{}", render(&config, &out));
+    }
+    Ok(code)
+}
+
 /// A mechanism's subcommand: `name`, its one-line `about`, its long help, an example, and
 /// `args` in order. Each flag may be given again (the last one counts).
 pub fn subcommand(

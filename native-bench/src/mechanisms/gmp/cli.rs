@@ -8,7 +8,7 @@ use herdlab_core::mechanisms::gmp::{GmpParams, GmpVariant};
 use super::bench;
 use super::{check, sim, Gmp};
 use crate::check::progress_wanted;
-use crate::cli::{self, json, key_args, subcommand, switch, CliError, KeyFlag};
+use crate::cli::{self, json, key_args, subcommand, CliError, KeyFlag};
 use crate::mechanisms::NativeMechanism;
 use crate::output::print_json;
 
@@ -150,35 +150,20 @@ impl NativeMechanism for Gmp {
             "herdlab check gmp --variant reversed-dance",
             key_args::<Gmp>(CHECK_KEYS)
                 .into_iter()
-                .chain(cli::bounds())
-                .chain([
-                    json(),
-                    switch(
-                        "list-variants",
-                        "print the variants (correct first) and what each does",
-                    ),
-                ]),
+                .chain(cli::check_flags(
+                    "print the variants (correct first) and what each does",
+                )),
         )]
     }
 
     fn check(_name: &str, m: &ArgMatches) -> Result<ExitCode, CliError> {
         let params = check_params(m)?;
-        if cli::on(m, "list-variants") {
-            for l in variant_lines() {
-                println!("{l}");
-            }
-            return Ok(ExitCode::SUCCESS);
-        }
-        let config = cli::check_config(m);
-        let out = check::run(&params, &config, progress_wanted());
-        let code = ExitCode::from(out.exit_code());
-        if cli::on(m, "json") {
-            if print_json(&out, false) != ExitCode::SUCCESS {
-                return Ok(ExitCode::FAILURE);
-            }
-        } else {
-            print!("{}", check::render(&params, &config, &out));
-        }
-        Ok(code)
+        cli::run_check(
+            m,
+            variant_lines,
+            |config| check::run(&params, config, progress_wanted()),
+            |out| out.exit_code(),
+            |config, out| check::render(&params, config, out),
+        )
     }
 }

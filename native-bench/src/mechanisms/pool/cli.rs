@@ -276,35 +276,20 @@ impl NativeMechanism for Pool {
             "herdlab check pool --variant signal-outside-mutex",
             key_args::<Pool>(CHECK_KEYS)
                 .into_iter()
-                .chain(cli::bounds())
-                .chain([
-                    json(),
-                    switch(
-                        "list-variants",
-                        "print the variants (correct first) and what each breaks",
-                    ),
-                ]),
+                .chain(cli::check_flags(
+                    "print the variants (correct first) and what each breaks",
+                )),
         )]
     }
 
     fn check(_name: &str, m: &ArgMatches) -> Result<ExitCode, CliError> {
         let params = check_params(m)?;
-        if cli::on(m, "list-variants") {
-            for l in variant_lines() {
-                println!("{l}");
-            }
-            return Ok(ExitCode::SUCCESS);
-        }
-        let config = cli::check_config(m);
-        let out = check::run(&params, &config, progress_wanted());
-        let code = ExitCode::from(out.exit_code());
-        if cli::on(m, "json") {
-            if print_json(&out, false) != ExitCode::SUCCESS {
-                return Ok(ExitCode::FAILURE);
-            }
-        } else {
-            print!("{}", check::render(&params, &config, &out));
-        }
-        Ok(code)
+        cli::run_check(
+            m,
+            variant_lines,
+            |config| check::run(&params, config, progress_wanted()),
+            |out| out.exit_code(),
+            |config, out| check::render(&params, config, out),
+        )
     }
 }
