@@ -3,7 +3,13 @@
 //!   measured so far, marked partial (`--json`: `"partial": true`);
 //! - an open-file limit (`ulimit -n`) too low: refused with the limit named and how to raise it,
 //!   exit 1;
-//! - one CPU (`taskset -c 0`) and more threads: it finishes and says its rows are oversubscribed.
+//! - one CPU (`taskset -c 0`) and more threads: it finishes and says its rows are oversubscribed;
+//! - a port that is taken (`bench accept --port`), by a plain listener or by one with
+//!   `SO_REUSEPORT` (which the kernel would let a `SO_REUSEPORT` bind of the same user join):
+//!   refused, exit 1, the port named and what to do, the holder never sees a connection;
+//! - a listen backlog that overflows (`--backlog 1`, a slow acceptor, a burst): counted from the
+//!   kernel's `TcpExt: ListenOverflows` (JSON `listen_overflows`, a column) and named under the
+//!   table; a backlog above `net.core.somaxconn`: the effective value is said.
 //!
 //! The thread limit (`ulimit -u`) is not enforced for root, so its case runs only as another user.
 //! Each test prints what the binary printed (`cargo test -- --nocapture` shows it).
@@ -235,4 +241,274 @@ fn a_thread_limit_too_low_is_refused_naming_the_limit() {
         "{err}"
     );
     assert_eq!(err.matches("the thread limit").count(), 1, "{err}");
+}
+
+/// Run `herdlab <args>` directly: the exit status, stdout and stderr.
+fn herdlab(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = Command::new(BIN).args(args).output().unwrap();
+    let (o, e) = (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    );
+    println!(
+        "$ herdlab {}\nexit {:?}\nstderr: {}",
+        args.join(" "),
+        out.status.code(),
+        e.replace('\r', "\n")
+            .lines()
+            .filter(|l| !l.trim().is_empty() && !l.starts_with('['))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    (out.status.code(), o, e)
+}
+
+/// A listener on `127.0.0.1:<free port>`, non-blocking, with `SO_REUSEPORT` when `reuseport`
+/// (a stranger the kernel would let this user's `SO_REUSEPORT` sockets join).
+fn holder(reuseport: bool) -> std::net::TcpListener {
+    use std::os::fd::FromRawFd;
+    if !reuseport {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.set_nonblocking(true).unwrap();
+        return l;
+    }
+    // SAFETY: socket(2) with integers; the descriptor is owned by the listener made from it
+    // below, and nothing else.
+    let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0) };
+    assert!(fd >= 0);
+    // SAFETY: `fd` is the open socket just made, owned from here on.
+    let l = unsafe { std::net::TcpListener::from_raw_fd(fd) };
+    let one: libc::c_int = 1;
+    let addr = libc::sockaddr_in {
+        sin_family: libc::AF_INET as libc::sa_family_t,
+        sin_port: 0,
+        sin_addr: libc::in_addr {
+            s_addr: u32::from(std::net::Ipv4Addr::LOCALHOST).to_be(),
+        },
+        sin_zero: [0; 8],
+    };
+    // SAFETY: `fd` is open; the option value and the address live on this stack frame, and their
+    // sizes are passed.
+    unsafe {
+        assert_eq!(
+            libc::setsockopt(
+                fd,
+                libc::SOL_SOCKET,
+                libc::SO_REUSEPORT,
+                (&one as *const libc::c_int).cast(),
+                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+            ),
+            0
+        );
+        assert_eq!(
+            libc::bind(
+                fd,
+                (&addr as *const libc::sockaddr_in).cast(),
+                std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t,
+            ),
+            0
+        );
+        assert_eq!(libc::listen(fd, 64), 0);
+    }
+    l.set_nonblocking(true).unwrap();
+    l
+}
+
+/// Listening sockets on `port` (any address) in `/proc/net/tcp` (state `0A`: LISTEN).
+fn listening_on(port: u16) -> usize {
+    let t = std::fs::read_to_string("/proc/net/tcp").unwrap();
+    t.lines()
+        .skip(1)
+        .filter(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            f.len() > 3
+                && f[3] == "0A"
+                && f[1].rsplit(':').next() == Some(format!("{port:04X}").as_str())
+        })
+        .count()
+}
+
+/// `bench accept --port P --strategy S` on a port this test holds: exit 1, a message naming the
+/// port and what to do, not one connection on the holder, and no socket of the bench left on it.
+fn a_taken_port(holder_reuseport: bool, strategy: &str) {
+    let held = holder(holder_reuseport);
+    let port = held.local_addr().unwrap().port();
+    let p = port.to_string();
+    let (code, out, err) = herdlab(&[
+        "bench",
+        "accept",
+        "--quick",
+        "--strategy",
+        strategy,
+        "--workers",
+        "2",
+        "--port",
+        &p,
+    ]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains(&format!(
+            "herdlab: bench accept: {strategy}: port {port} on 127.0.0.1 is taken: another socket \
+             listens on it"
+        )) && err.contains("pick another --port, or --port 0 for a free one the kernel picks"),
+        "{err}"
+    );
+    if strategy == "reuseport" {
+        assert!(
+            err.contains("this run's SO_REUSEPORT bind would even succeed"),
+            "{err}"
+        );
+    }
+    assert_eq!(out, "", "no table for a run that never started");
+    // the bench never shared the port: nothing reached the holder, only it listens there
+    assert!(
+        matches!(held.accept(), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock),
+        "a connection reached the holder"
+    );
+    assert_eq!(listening_on(port), 1);
+}
+
+#[test]
+fn a_taken_port_is_refused_naming_it() {
+    a_taken_port(false, "herd");
+    a_taken_port(false, "blocking");
+}
+
+#[test]
+fn a_taken_port_is_refused_with_reuseport_too_even_when_the_holder_has_so_reuseport() {
+    a_taken_port(false, "reuseport");
+    // the kernel would let this run's SO_REUSEPORT listeners join the holder's group
+    a_taken_port(true, "reuseport");
+}
+
+#[test]
+fn a_free_port_asked_for_is_used() {
+    // a port that was free a moment ago (the kernel's pick, released)
+    let port = holder(false).local_addr().unwrap().port();
+    let p = port.to_string();
+    let (code, out, err) = herdlab(&[
+        "bench",
+        "accept",
+        "--strategy",
+        "reuseport",
+        "--workers",
+        "2",
+        "--connections",
+        "4",
+        "--rate",
+        "1000",
+        "--port",
+        &p,
+        "--json",
+    ]);
+    if err.contains("is taken") {
+        println!("another program took port {port} in between: skipped");
+        return;
+    }
+    assert_eq!(code, Some(0), "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["connections_accepted"], 4, "{out}");
+    assert_eq!(listening_on(port), 0, "the bench's listeners are gone");
+}
+
+/// A listen backlog of 1, one blocking acceptor that serves each connection for 20 ms, and 8
+/// connections at once: the accept queue (backlog + 1 on Linux) overflows, every time.
+const OVERFLOWING: &[&str] = &[
+    "bench",
+    "accept",
+    "--strategy",
+    "blocking",
+    "--workers",
+    "1",
+    "--backlog",
+    "1",
+    "--service-ns",
+    "20000000",
+    "--connections",
+    "8",
+    "--concurrency",
+    "8",
+    "--rate",
+    "100000",
+    "--arrival",
+    "steady",
+];
+
+#[test]
+fn a_listen_backlog_that_overflows_is_counted_and_named() {
+    if netstat_unreadable() {
+        return;
+    }
+    let mut args = OVERFLOWING.to_vec();
+    args.push("--json");
+    let (code, out, err) = herdlab(&args);
+    assert_eq!(code, Some(0), "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    println!("{out}");
+    assert_eq!(v["backlog"], 1);
+    let overflows = v["listen_overflows"].as_u64().expect("a count");
+    assert!(overflows >= 1, "{out}");
+    assert!(v["listen_drops"].as_u64().unwrap() >= 1, "{out}");
+    // the overflowed connections were retried, and every one was served
+    assert_eq!(v["connections_accepted"], 8, "{out}");
+    assert_eq!(v["load"]["responses"], 8, "{out}");
+    let (code, out, err) = herdlab(OVERFLOWING);
+    assert_eq!(code, Some(0), "{err}");
+    println!("{out}");
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("blocking: the listen queue overflowed "))
+        .unwrap_or_else(|| panic!("no overflow line: {out}"));
+    assert!(
+        line.contains("times with a backlog of 1:") && line.contains("raise --backlog"),
+        "{line}"
+    );
+    assert!(out.lines().next().unwrap().ends_with("overflows"), "{out}");
+}
+
+/// `/proc/net/netstat` has no listen counters here (it has them on Linux with procfs).
+fn netstat_unreadable() -> bool {
+    let no =
+        !std::fs::read_to_string("/proc/net/netstat").is_ok_and(|t| t.contains("ListenOverflows"));
+    if no {
+        println!("/proc/net/netstat has no ListenOverflows here: skipped");
+    }
+    no
+}
+
+#[test]
+fn a_backlog_above_somaxconn_is_said_with_the_effective_value() {
+    let Some(max) = std::fs::read_to_string("/proc/sys/net/core/somaxconn")
+        .ok()
+        .and_then(|s| s.trim().parse::<u32>().ok())
+        .filter(|&m| m < 65535)
+    else {
+        println!("net.core.somaxconn is unreadable or 65535: nothing caps the backlog; skipped");
+        return;
+    };
+    let (code, out, err) = herdlab(&[
+        "bench",
+        "accept",
+        "--strategy",
+        "herd",
+        "--workers",
+        "1",
+        "--connections",
+        "2",
+        "--rate",
+        "1000",
+        "--backlog",
+        "65535",
+        "--json",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains(&format!(
+            "herdlab: note: --backlog 65535 is capped by net.core.somaxconn \
+             (/proc/sys/net/core/somaxconn): the listen backlog is {max}"
+        )),
+        "{err}"
+    );
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["backlog"], max);
 }

@@ -16,9 +16,12 @@
 //! | `Load`, `Store`, `Cas`, `FetchAdd`, `Swap` | two `AtomicU32` words, `SeqCst` (word 0 is nginx's accept mutex) |
 //! | `Work(ns)` | a busy spin ([`spin_for`]) |
 //!
-//! One world per run: one listening socket bound to `127.0.0.1:0` (the kernel picks the port), or
+//! One world per run: one listening socket bound to `127.0.0.1:0` (the kernel picks the port) or
+//! to the port asked for ([`Listen`]; a taken one is refused with a message naming it), or
 //! with `reuseport` one per worker, each with `SO_REUSEPORT`, all bound to the same port before any
-//! of them listens. Epoll instances: one per worker, one shared (`shared-epoll`), none (`blocking`).
+//! of them listens (a port asked for is first probed without `SO_REUSEPORT`, so that this run never
+//! joins another program's group: [`check_port_free`]). Overflows of the listen queue are the
+//! kernel's `TcpExt` counters ([`ListenCounters`]). Epoll instances: one per worker, one shared (`shared-epoll`), none (`blocking`).
 //!
 //! # Connections
 //! A connection's id is its index in the world's table, given at `accept4`. The slot holds the
@@ -69,8 +72,10 @@ pub const SLICE: Duration = Duration::from_secs(1);
 pub const IO_TIMEOUT: Duration = Duration::from_secs(2);
 /// Events one `epoll_wait` may return (nginx: 512).
 pub const MAX_EVENTS: usize = 512;
-/// The listening sockets' backlog (capped by `net.core.somaxconn`).
+/// The listening sockets' backlog by default (capped by `net.core.somaxconn`).
 pub const BACKLOG: i32 = 4096;
+/// The largest backlog a caller may ask for (the kernel caps it at `net.core.somaxconn`).
+pub const MAX_BACKLOG: u32 = 65_535;
 /// The smallest request: the client's connect time (8 bytes) and the request's number (4).
 pub const MIN_REQUEST: usize = 12;
 
@@ -165,10 +170,38 @@ pub struct NetWorld {
     failure: Mutex<Option<String>>,
 }
 
+/// Where the listeners listen and how long their accept queue is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Listen {
+    /// The port on `127.0.0.1`; 0: a free one the kernel picks.
+    pub port: u16,
+    /// The backlog asked of `listen(2)` (the kernel caps it at `net.core.somaxconn`, see
+    /// [`effective_backlog`]).
+    pub backlog: u32,
+}
+
+impl Default for Listen {
+    /// A free port, the default [`BACKLOG`].
+    fn default() -> Self {
+        Listen {
+            port: 0,
+            backlog: BACKLOG as u32,
+        }
+    }
+}
+
 impl NetWorld {
     /// Bind the listener(s) on `127.0.0.1` (the kernel picks the port), create the epoll instances
     /// and the stop `eventfd`.
     pub fn new(spec: NetSpec) -> Result<Self, NativeError> {
+        Self::with_listen(spec, Listen::default())
+    }
+
+    /// [`NetWorld::new`] on `listen`'s port and backlog. A taken port is refused with a message
+    /// naming it (see [`bind_loopback`]); with `reuseport`, a port any other socket holds is
+    /// refused before binding ([`check_port_free`]), since the kernel would let this run's
+    /// `SO_REUSEPORT` listeners join another program's group of the same user.
+    pub fn with_listen(spec: NetSpec, listen: Listen) -> Result<Self, NativeError> {
         if spec.request_size < MIN_REQUEST {
             return Err(err(format!(
                 "requests of {} bytes cannot carry the client's clock; at least {MIN_REQUEST}",
@@ -196,16 +229,22 @@ impl NetWorld {
             ..
         } = spec.sockets;
         let n_listeners = spec.sockets.listeners as usize;
+        if listen.backlog == 0 || listen.backlog > MAX_BACKLOG {
+            return Err(err(format!(
+                "backlog: {} is out of range; allowed 1-{MAX_BACKLOG}",
+                listen.backlog
+            )));
+        }
+        if reuseport && listen.port != 0 {
+            check_port_free(listen.port)?;
+        }
         let mut listeners = Vec::with_capacity(n_listeners);
-        let mut port = 0u16;
+        let mut port = listen.port;
         for i in 0..n_listeners {
-            let fd = sys::tcp_socket(!blocking).map_err(|e| err(format!("socket(): {e}")))?;
-            if reuseport {
-                sys::set_int(&fd, libc::SOL_SOCKET, libc::SO_REUSEPORT, 1)
-                    .map_err(|e| err(format!("setsockopt(SO_REUSEPORT): {e}")))?;
-            }
-            sys::bind_loopback(&fd, port)
-                .map_err(|e| err(format!("bind(127.0.0.1:{port}) of listener {i}: {e}")))?;
+            let fd = bind_loopback(port, reuseport, !blocking).map_err(|e| match i {
+                0 => e,
+                _ => err(format!("listener {i}: {}", e.0)),
+            })?;
             if i == 0 {
                 port = sys::local_port(&fd).map_err(|e| err(format!("getsockname(): {e}")))?;
             }
@@ -217,7 +256,8 @@ impl NetWorld {
         }
         // every member bound before any listens (SO_REUSEPORT groups form at listen time)
         for (i, fd) in listeners.iter().enumerate() {
-            sys::listen(fd, BACKLOG).map_err(|e| err(format!("listen() of listener {i}: {e}")))?;
+            sys::listen(fd, listen.backlog as i32)
+                .map_err(|e| err(format!("listen() of listener {i}: {e}")))?;
         }
         let stop_fd = sys::eventfd().map_err(|e| err(format!("eventfd(): {e}")))?;
         let n_epolls = spec.sockets.epolls as usize;
@@ -628,6 +668,186 @@ impl herdlab_core::machine::steps::Ops for NetThread<'_> {
 /// Whether this build can run the event world.
 pub fn supported() -> Result<(), NativeError> {
     super::native::supported()
+}
+
+/// What to do about a port that cannot be had (the end of every message about one).
+const PICK_ANOTHER: &str = "pick another --port, or --port 0 for a free one the kernel picks";
+
+/// A TCP socket bound to `127.0.0.1:port` (0: the kernel picks a free port), not yet listening:
+/// `SO_REUSEADDR` (a port whose earlier connections linger in `TIME_WAIT` can be bound again; on
+/// Linux it never lets two sockets listen on one port), `SO_REUSEPORT` with `reuseport`,
+/// `O_NONBLOCK` with `nonblocking`. A failed bind says what the kernel said, naming the port:
+/// `EADDRINUSE`: the port is taken (another socket listens on it); `EACCES`: a privileged port
+/// (below `net.ipv4.ip_unprivileged_port_start`); both with what to do instead.
+///
+/// `reuseport` alone does not notice a port held by another `SO_REUSEPORT` socket of the same
+/// user: the kernel lets this one join it. Call [`check_port_free`] first.
+pub fn bind_loopback(
+    port: u16,
+    reuseport: bool,
+    nonblocking: bool,
+) -> Result<OwnedFd, NativeError> {
+    let fd = sys::tcp_socket(nonblocking).map_err(|e| err(format!("socket(): {e}")))?;
+    sys::set_int(&fd, libc::SOL_SOCKET, libc::SO_REUSEADDR, 1)
+        .map_err(|e| err(format!("setsockopt(SO_REUSEADDR): {e}")))?;
+    if reuseport {
+        sys::set_int(&fd, libc::SOL_SOCKET, libc::SO_REUSEPORT, 1)
+            .map_err(|e| err(format!("setsockopt(SO_REUSEPORT): {e}")))?;
+    }
+    sys::bind_loopback(&fd, port).map_err(|e| bind_error(port, &e))?;
+    Ok(fd)
+}
+
+/// Refuse `port` (not 0) when any socket on this machine holds it on `127.0.0.1` or a wildcard
+/// address: a probe socket without `SO_REUSEPORT` binds it and is closed at once. For a caller about
+/// to bind `port` with `SO_REUSEPORT`, where the bind itself would succeed on a port another
+/// program's `SO_REUSEPORT` listener of the same user holds, and the kernel would then share that
+/// program's connections with this one.
+pub fn check_port_free(port: u16) -> Result<(), NativeError> {
+    let probe = sys::tcp_socket(true).map_err(|e| err(format!("socket(): {e}")))?;
+    sys::set_int(&probe, libc::SOL_SOCKET, libc::SO_REUSEADDR, 1)
+        .map_err(|e| err(format!("setsockopt(SO_REUSEADDR): {e}")))?;
+    match sys::bind_loopback(&probe, port) {
+        Ok(()) => Ok(()),
+        Err(e) if e.raw_os_error() == Some(libc::EADDRINUSE) => Err(taken(
+            port,
+            " (when it has SO_REUSEPORT and this user's id, this run's SO_REUSEPORT bind would \
+             even succeed and share its connections)",
+        )),
+        Err(e) => Err(bind_error(port, &e)),
+    }
+}
+
+/// A blocking listener on `127.0.0.1:port` (0: a free port the kernel picks) with `backlog` (capped
+/// by `net.core.somaxconn`): [`bind_loopback`]'s clear errors for a server that wants a plain
+/// [`std::net::TcpListener`].
+pub fn listen_loopback(port: u16, backlog: u32) -> Result<std::net::TcpListener, NativeError> {
+    let fd = bind_loopback(port, false, false)?;
+    sys::listen(&fd, backlog.min(i32::MAX as u32) as i32)
+        .map_err(|e| err(format!("listen(127.0.0.1:{port}): {e}")))?;
+    Ok(std::net::TcpListener::from(fd))
+}
+
+/// `port` is taken (`note` added before what to do). Without "(os error 98)": the limits' generic
+/// hint for it would only repeat this.
+fn taken(port: u16, note: &str) -> NativeError {
+    err(format!(
+        "port {port} on 127.0.0.1 is taken: another socket listens on it (`ss -ltnp 'sport = \
+         :{port}'` shows which program){note}; {PICK_ANOTHER}"
+    ))
+}
+
+/// The message of a failed `bind(127.0.0.1:port)`.
+fn bind_error(port: u16, e: &std::io::Error) -> NativeError {
+    match e.raw_os_error() {
+        Some(libc::EADDRINUSE) if port == 0 => err(format!(
+            "bind(127.0.0.1:0): {e}: no free port is left (net.ipv4.ip_local_port_range is \
+             exhausted): close other programs' connections, or wait a minute for TIME_WAIT to pass"
+        )),
+        Some(libc::EADDRINUSE) => taken(port, ""),
+        Some(libc::EACCES) => err(format!(
+            "bind(127.0.0.1:{port}): {e}: ports below {} (net.ipv4.ip_unprivileged_port_start) \
+             need root or CAP_NET_BIND_SERVICE; {PICK_ANOTHER}",
+            std::fs::read_to_string("/proc/sys/net/ipv4/ip_unprivileged_port_start")
+                .ok()
+                .and_then(|s| s.trim().parse::<u32>().ok())
+                .unwrap_or(1024)
+        )),
+        _ => err(format!("bind(127.0.0.1:{port}): {e}; {PICK_ANOTHER}")),
+    }
+}
+
+/// `net.core.somaxconn` (`/proc/sys/net/core/somaxconn`), the most a listen backlog can be;
+/// `None` when it cannot be read.
+pub fn somaxconn() -> Option<u32> {
+    std::fs::read_to_string("/proc/sys/net/core/somaxconn")
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// The backlog `listen(2)` gives for `asked`, and `net.core.somaxconn` when it cut it down
+/// (`None`: not capped, or the limit cannot be read).
+pub fn effective_backlog(asked: u32) -> (u32, Option<u32>) {
+    match somaxconn() {
+        Some(max) if asked > max => (max, Some(max)),
+        _ => (asked, None),
+    }
+}
+
+/// The kernel's counters of connections its listening sockets could not queue: `TcpExt`'s
+/// `ListenOverflows` (an accept queue was full: a SYN or the handshake's last ACK was dropped, and
+/// the client retransmits it a second or more later) and `ListenDrops` (every drop at a listening
+/// socket, the overflows included). They count every listening socket of this network namespace,
+/// not only one run's: a difference over a run is an upper bound on the run's own.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ListenCounters {
+    /// `TcpExt: ListenOverflows`.
+    pub overflows: u64,
+    /// `TcpExt: ListenDrops`.
+    pub drops: u64,
+}
+
+impl ListenCounters {
+    /// Read them from `/proc/net/netstat`; the error says why they cannot be known.
+    pub fn read() -> Result<Self, String> {
+        let text = std::fs::read_to_string("/proc/net/netstat")
+            .map_err(|e| format!("/proc/net/netstat: {e}"))?;
+        Self::parse(&text)
+    }
+
+    /// Parse `/proc/net/netstat`'s text: pairs of lines, a `Prefix:` line of names then one of
+    /// values; the counters are `TcpExt`'s.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let mut lines = text.lines();
+        while let Some(names) = lines.next() {
+            let Some(values) = lines.next() else { break };
+            let (Some(n), Some(v)) = (
+                names.strip_prefix("TcpExt:"),
+                values.strip_prefix("TcpExt:"),
+            ) else {
+                continue;
+            };
+            let (n, v): (Vec<&str>, Vec<&str>) = (
+                n.split_whitespace().collect(),
+                v.split_whitespace().collect(),
+            );
+            if n.len() != v.len() {
+                return Err(format!(
+                    "/proc/net/netstat: TcpExt has {} names and {} values",
+                    n.len(),
+                    v.len()
+                ));
+            }
+            let get = |name: &str| -> Result<u64, String> {
+                let i = n
+                    .iter()
+                    .position(|x| *x == name)
+                    .ok_or_else(|| format!("/proc/net/netstat: TcpExt has no {name}"))?;
+                v[i].parse().map_err(|_| {
+                    format!(
+                        "/proc/net/netstat: TcpExt {name} is '{}', not a count",
+                        v[i]
+                    )
+                })
+            };
+            return Ok(ListenCounters {
+                overflows: get("ListenOverflows")?,
+                drops: get("ListenDrops")?,
+            });
+        }
+        Err("/proc/net/netstat: no TcpExt lines".to_string())
+    }
+
+    /// The counts since `before` (a counter that went backwards, as after a namespace change,
+    /// counts 0).
+    pub fn since(self, before: ListenCounters) -> ListenCounters {
+        ListenCounters {
+            overflows: self.overflows.saturating_sub(before.overflows),
+            drops: self.drops.saturating_sub(before.drops),
+        }
+    }
 }
 
 impl<'w> NetThread<'w> {
@@ -1542,6 +1762,166 @@ mod tests {
         assert_eq!((w.listeners.len(), w.epolls.len()), (1, 1));
         let w = world(Strategy::Blocking);
         assert_eq!((w.listeners.len(), w.epolls.len()), (1, 0));
+    }
+
+    /// A socket holding `127.0.0.1:<free port>` with `SO_REUSEPORT`, listening, and its port.
+    fn reuseport_holder() -> (OwnedFd, u16) {
+        let fd = bind_loopback(0, true, true).unwrap();
+        sys::listen(&fd, 8).unwrap();
+        let port = sys::local_port(&fd).unwrap();
+        (fd, port)
+    }
+
+    #[test]
+    fn a_taken_port_is_refused_naming_it_and_what_to_do() {
+        let held = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = held.local_addr().unwrap().port();
+        for reuseport in [false, true] {
+            let e = bind_loopback(port, reuseport, true).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                format!(
+                    "port {port} on 127.0.0.1 is taken: another socket listens on it (`ss -ltnp \
+                     'sport = :{port}'` shows which program); pick another --port, or --port 0 \
+                     for a free one the kernel picks"
+                )
+            );
+        }
+        assert!(check_port_free(port).unwrap_err().0.contains("is taken"));
+        let e = listen_loopback(port, 8).unwrap_err();
+        assert!(
+            e.0.starts_with(&format!("port {port} on 127.0.0.1 is taken")),
+            "{e}"
+        );
+        // a world on it: refused, for every way of sharing it
+        for strategy in [Strategy::Herd, Strategy::Reuseport, Strategy::Blocking] {
+            let e = world_on(strategy, port).unwrap_err();
+            assert!(
+                e.0.contains(&format!("port {port} on 127.0.0.1 is taken")),
+                "{e}"
+            );
+        }
+        // once free, the same port can be had
+        drop(held);
+        let l = listen_loopback(port, 8).unwrap();
+        assert_eq!(l.local_addr().unwrap().port(), port);
+    }
+
+    #[test]
+    fn a_port_held_with_so_reuseport_is_refused_before_binding() {
+        let (holder, port) = reuseport_holder();
+        // the bind alone would succeed: the kernel groups one user's SO_REUSEPORT sockets
+        assert!(bind_loopback(port, true, true).is_ok());
+        let e = check_port_free(port).unwrap_err();
+        assert!(
+            e.0.contains(&format!("port {port} on 127.0.0.1 is taken"))
+                && e.0
+                    .contains("this run's SO_REUSEPORT bind would even succeed"),
+            "{e}"
+        );
+        let e = world_on(Strategy::Reuseport, port).unwrap_err();
+        assert!(e.0.contains("SO_REUSEPORT bind would even succeed"), "{e}");
+        // nothing was queued on the holder by the refused world
+        assert!(matches!(
+            sys::accept4(holder.as_raw_fd(), libc::SOCK_CLOEXEC),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock
+        ));
+        drop(holder);
+        check_port_free(port).unwrap();
+        let w = world_on(Strategy::Reuseport, port).unwrap();
+        assert_eq!(w.addr().port(), port);
+    }
+
+    fn world_on(strategy: Strategy, port: u16) -> Result<NetWorld, NativeError> {
+        NetWorld::with_listen(
+            NetSpec {
+                sockets: Sockets {
+                    listeners: strategy.listeners(2),
+                    epolls: strategy.epolls(2),
+                    reuseport: strategy == Strategy::Reuseport,
+                    blocking: strategy == Strategy::Blocking,
+                },
+                workers: 2,
+                max_conns: 4,
+                request_size: 16,
+                response_size: 8,
+            },
+            Listen { port, backlog: 16 },
+        )
+    }
+
+    #[test]
+    fn backlogs_out_of_range_are_refused_and_somaxconn_caps_the_rest() {
+        for backlog in [0, MAX_BACKLOG + 1] {
+            let e = NetWorld::with_listen(world(Strategy::Herd).spec, Listen { port: 0, backlog })
+                .unwrap_err();
+            assert_eq!(
+                e.0,
+                format!("backlog: {backlog} is out of range; allowed 1-65535")
+            );
+        }
+        match somaxconn() {
+            Some(max) => {
+                assert_eq!(effective_backlog(max), (max, None));
+                assert_eq!(effective_backlog(1), (1, None));
+                if max < MAX_BACKLOG {
+                    assert_eq!(effective_backlog(max + 1), (max, Some(max)));
+                }
+            }
+            None => assert_eq!(effective_backlog(70_000), (70_000, None)),
+        }
+    }
+
+    /// `/proc/net/netstat`'s layout (pairs of name and value lines, cut short).
+    const NETSTAT: &str = "\
+TcpExt: SyncookiesSent SyncookiesRecv ListenOverflows ListenDrops TCPHPHits
+TcpExt: 0 0 37 41 4544
+IpExt: InNoRoutes InTruncatedPkts ListenOverflows
+IpExt: 0 0 99
+";
+
+    #[test]
+    fn the_listen_counters_are_tcpexts() {
+        let c = ListenCounters::parse(NETSTAT).unwrap();
+        assert_eq!(
+            c,
+            ListenCounters {
+                overflows: 37,
+                drops: 41
+            }
+        );
+        let before = ListenCounters {
+            overflows: 30,
+            drops: 50,
+        };
+        assert_eq!(
+            c.since(before),
+            ListenCounters {
+                overflows: 7,
+                drops: 0
+            }
+        );
+        assert_eq!(
+            ListenCounters::parse("IpExt: A\nIpExt: 1\n").unwrap_err(),
+            "/proc/net/netstat: no TcpExt lines"
+        );
+        assert_eq!(
+            ListenCounters::parse("TcpExt: A ListenDrops\nTcpExt: 1 2\n").unwrap_err(),
+            "/proc/net/netstat: TcpExt has no ListenOverflows"
+        );
+        assert_eq!(
+            ListenCounters::parse("TcpExt: ListenOverflows ListenDrops\nTcpExt: 1\n").unwrap_err(),
+            "/proc/net/netstat: TcpExt has 2 names and 1 values"
+        );
+        assert_eq!(
+            ListenCounters::parse("TcpExt: ListenOverflows ListenDrops\nTcpExt: x 2\n")
+                .unwrap_err(),
+            "/proc/net/netstat: TcpExt ListenOverflows is 'x', not a count"
+        );
+        assert_eq!(
+            ListenCounters::parse("").unwrap_err(),
+            "/proc/net/netstat: no TcpExt lines"
+        );
     }
 
     #[test]

@@ -127,7 +127,11 @@ prediction for the same parameters (cpus = this machine's, --local-clients), wit
 measurement; in JSON a `sim` field. Default: every strategy, 8 workers, 600 connections
 each at 200/s (3 s), poisson arrivals, 1 request; --quick: 200 connections. Ranges:
 workers 1-64, connections 1-200000, rate 1-10000000, requests 1-1000, concurrency 1-256
-(default 64), request-size 12-65536 (default 64), time-limit 1-600.";
+(default 64), request-size 12-65536 (default 64), time-limit 1-600, backlog 1-65535 (default 4096, capped by
+net.core.somaxconn: the effective value is printed when capped), port 0-65535 (default 0:
+a free port the kernel picks; a taken port is refused, exit 1). The overflows column: the
+connections the kernel dropped on a full accept queue during the row (TcpExt
+ListenOverflows in /proc/net/netstat, system-wide; unknown when it cannot be read).";
 
 /// `sim accept`, parsed.
 #[derive(Clone, Debug, PartialEq)]
@@ -242,6 +246,12 @@ pub fn bench_args(m: &ArgMatches) -> Result<BenchArgs, CliError> {
         config.time_limit = Duration::from_secs(s);
     }
     config.compare_sim = cli::on(m, "compare-sim");
+    if let Some(p) = cli::value::<u64>(m, "port") {
+        config.port = p as u16;
+    }
+    if let Some(b) = cli::value::<u64>(m, "backlog") {
+        config.backlog = b as u32;
+    }
     Ok(BenchArgs {
         config,
         named,
@@ -357,7 +367,8 @@ impl NativeMechanism for Accept {
                 "bench accept does not take it (sim accept does); allowed: --strategy, \
                  --workers, --connections, --rate, --arrival, --requests, --service-ns, \
                  --think-ns, --reorder-every, --multi-accept, --mutex-delay-ms, --concurrency, \
-                 --request-size, --time-limit, --seed, --json, --quick, --compare-sim"
+                 --request-size, --time-limit, --port, --backlog, --seed, --json, --quick, \
+                 --compare-sim"
                     .to_string(),
             )
         };
@@ -417,6 +428,18 @@ impl NativeMechanism for Accept {
                     1,
                     native::MAX_TIME_LIMIT_S,
                 ),
+                ranged(
+                    "port",
+                    "the port on 127.0.0.1 (default 0: a free one the kernel picks)",
+                    0,
+                    u16::MAX as u64,
+                ),
+                ranged(
+                    "backlog",
+                    "the listen backlog (default 4096; capped by net.core.somaxconn)",
+                    1,
+                    native::MAX_BACKLOG as u64,
+                ),
                 key(SEED),
                 json(),
                 switch("quick", "200 connections per strategy"),
@@ -439,6 +462,14 @@ impl NativeMechanism for Accept {
             eprintln!("herdlab: bench accept: {e}");
             return Ok(ExitCode::from(2));
         }
+        if let (got, Some(_)) = cmd::effective_backlog(a.config.backlog) {
+            eprintln!(
+                "herdlab: note: --backlog {asked} is capped by net.core.somaxconn \
+                 (/proc/sys/net/core/somaxconn): the listen backlog is {got}; `sysctl -w \
+                 net.core.somaxconn={asked}` as root raises the cap",
+                asked = a.config.backlog
+            );
+        }
         Ok(match cmd::run_bench(&a.config, true) {
             Ok(rows) => {
                 for w in cmd::warnings(&rows) {
@@ -455,7 +486,8 @@ impl NativeMechanism for Accept {
                 }
             }
             Err(e) => {
-                eprintln!("herdlab: bench accept: {e}");
+                // (on a line of its own, after the progress bar's)
+                eprintln!("\nherdlab: bench accept: {e}");
                 ExitCode::FAILURE
             }
         })
@@ -597,6 +629,19 @@ mod tests {
         assert_eq!(config.params.cpus, cmd::machine_cpus());
         assert_eq!((config.concurrency, config.request_size), (64, 64));
         assert_eq!(config.time_limit.as_secs(), 60);
+        assert_eq!((config.port, config.backlog), (0, 4096));
+        let c = bench("bench accept --port 65535 --backlog 1").config;
+        assert_eq!((c.port, c.backlog), (65535, 1));
+        assert_eq!(bench("bench accept --port 0").config.port, 0);
+        assert_eq!(
+            msg("bench accept --port 65536"),
+            "--port: 65536 is out of range; allowed 0-65535"
+        );
+        assert_eq!(
+            msg("bench accept --backlog 0"),
+            "--backlog: 0 is out of range; allowed 1-65535"
+        );
+        assert!(msg("bench accept --port").contains("allowed 0-65535"));
         let BenchArgs {
             config,
             named,

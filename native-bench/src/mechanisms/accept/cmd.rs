@@ -84,6 +84,10 @@ pub struct AcceptBenchConfig {
     pub time_limit: Duration,
     /// Simulate each row's parameters too.
     pub compare_sim: bool,
+    /// The port on 127.0.0.1; 0: a free one the kernel picks.
+    pub port: u16,
+    /// The listen backlog asked for (the kernel caps it at `net.core.somaxconn`).
+    pub backlog: u32,
 }
 
 impl AcceptBenchConfig {
@@ -106,6 +110,8 @@ impl AcceptBenchConfig {
             request_size: native_accept::DEFAULT_REQUEST_SIZE,
             time_limit: native_accept::DEFAULT_TIME_LIMIT,
             compare_sim: false,
+            port: 0,
+            backlog: native_accept::DEFAULT_BACKLOG,
         }
     }
 }
@@ -125,9 +131,47 @@ pub struct AcceptBenchRow {
     pub load: LoadReport,
     /// The workers' involuntary context switches (preemptions).
     pub preemptions: u64,
+    /// The listen backlog in effect: the one asked for, capped by `net.core.somaxconn`.
+    pub backlog: u32,
+    /// Connections the kernel could not queue because an accept queue was full while the row ran
+    /// (`TcpExt: ListenOverflows` in `/proc/net/netstat`: system-wide, every listening socket of
+    /// this network namespace counts, so other programs' overflows would add to it); `"unknown"`
+    /// when the file cannot be read.
+    #[serde(serialize_with = "count_or_unknown")]
+    pub listen_overflows: Option<u64>,
+    /// Every drop at a listening socket over the same time (`TcpExt: ListenDrops`: the overflows
+    /// and the rest, system-wide); `"unknown"` when it cannot be read.
+    #[serde(serialize_with = "count_or_unknown")]
+    pub listen_drops: Option<u64>,
     /// The simulator's report for the same parameters (`--compare-sim`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sim: Option<AcceptReport>,
+}
+
+/// A count the system may not tell: the number, or the string `"unknown"` (never a 0 it did not
+/// measure).
+fn count_or_unknown<S: serde::Serializer>(v: &Option<u64>, s: S) -> Result<S::Ok, S::Error> {
+    match v {
+        Some(n) => s.serialize_u64(*n),
+        None => s.serialize_str("unknown"),
+    }
+}
+
+/// `net.core.somaxconn`, the most a listen backlog can be, when this machine tells it.
+pub fn somaxconn() -> Option<u32> {
+    #[cfg(target_os = "linux")]
+    return crate::platform::net::somaxconn();
+    #[cfg(not(target_os = "linux"))]
+    None
+}
+
+/// The listen backlog `listen(2)` gives for `asked` on this machine, and `net.core.somaxconn` when
+/// it cut it down.
+pub fn effective_backlog(asked: u32) -> (u32, Option<u32>) {
+    match somaxconn() {
+        Some(max) if asked > max => (max, Some(max)),
+        _ => (asked, None),
+    }
 }
 
 /// Run every strategy of `cfg` natively (and simulated, with `compare_sim`), printing progress on
@@ -168,6 +212,8 @@ pub fn run_bench(
             concurrency: cfg.concurrency,
             request_size: cfg.request_size,
             time_limit: cfg.time_limit,
+            port: cfg.port,
+            backlog: cfg.backlog,
         })
         .map_err(|e| NativeError(format!("{}: {e}", strategy.name())))?;
         // the load generator runs on this machine's CPUs: the prediction models local clients
@@ -182,6 +228,9 @@ pub fn run_bench(
             report: run.report,
             load: run.load,
             preemptions: run.preemptions,
+            backlog: effective_backlog(cfg.backlog).0,
+            listen_overflows: run.listen_overflows,
+            listen_drops: run.listen_drops,
             sim,
         };
         #[cfg(unix)]
@@ -264,9 +313,9 @@ fn cells(r: &AcceptReport, label: &str, base: Option<&AcceptReport>) -> Vec<Stri
     ]
 }
 
-fn table(rows: Vec<Vec<String>>) -> String {
-    let line = table_lines(&HEAD, &rows);
-    let mut out = line(&HEAD.map(String::from));
+fn table(head: &[&str], rows: Vec<Vec<String>>) -> String {
+    let line = table_lines(head, &rows);
+    let mut out = line(&head.iter().map(|h| h.to_string()).collect::<Vec<_>>());
     for c in &rows {
         out.push_str(&line(c));
     }
@@ -287,12 +336,17 @@ fn label(r: &AcceptReport) -> String {
 pub fn render_bench(rows: &[AcceptBenchRow]) -> String {
     let mut cs = Vec::new();
     for r in rows {
-        cs.push(cells(&r.report, &label(&r.report), None));
+        let mut c = cells(&r.report, &label(&r.report), None);
+        c.push(count(r.listen_overflows));
+        cs.push(c);
         if let Some(s) = &r.sim {
-            cs.push(cells(s, "", Some(&r.report)));
+            let mut c = cells(s, "", Some(&r.report));
+            c.push(String::new());
+            cs.push(c);
         }
     }
-    let mut out = table(cs);
+    let head: Vec<&str> = HEAD.iter().copied().chain(["overflows"]).collect();
+    let mut out = table(&head, cs);
     if let Some(r) = rows.first() {
         let p = &r.report;
         out.push_str(&format!(
@@ -310,14 +364,39 @@ pub fn render_bench(rows: &[AcceptBenchRow]) -> String {
         if rows.iter().any(|r| r.sim.is_some()) {
             out.push_str(";\nsim rows: the simulator's prediction for the same parameters, (±%) its difference from the measurement");
         }
+        out.push_str(
+            ";\noverflows: connections the kernel dropped on a full accept queue during the row \
+             (TcpExt ListenOverflows, system-wide)",
+        );
         out.push('\n');
     }
+    for r in rows {
+        if let Some(n @ 1..) = r.listen_overflows {
+            out.push_str(&overflow_line(&r.report.strategy, n, r.backlog));
+        }
+    }
     out
+}
+
+fn count(v: Option<u64>) -> String {
+    v.map_or_else(|| "unknown".to_string(), |n| n.to_string())
+}
+
+/// The line under the table for a row whose accept queue overflowed `n` times at `backlog`.
+fn overflow_line(strategy: &str, n: u64, backlog: u32) -> String {
+    let max = count(somaxconn().map(u64::from));
+    format!(
+        "{strategy}: the listen queue overflowed {n} times with a backlog of {backlog}: those \
+         clients' SYNs or handshakes were dropped and retried a second or more later (their accept \
+         latency includes it); raise --backlog (up to net.core.somaxconn, {max} here; `sysctl -w \
+         net.core.somaxconn=N` as root raises that)\n"
+    )
 }
 
 /// The `sim accept` rows as a table.
 pub fn render_sim(rows: &[SimAcceptRow]) -> String {
     let mut out = table(
+        &HEAD,
         rows.iter()
             .map(|r| cells(&r.report, &label(&r.report), None))
             .collect(),

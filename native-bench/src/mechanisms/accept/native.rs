@@ -3,7 +3,8 @@
 //! event world ([`crate::platform::net`]), against a bounded load generator on loopback.
 //!
 //! One run, one strategy:
-//! 1. The world: the listener(s) on `127.0.0.1:0`, the epoll instances (see
+//! 1. The world: the listener(s) on `127.0.0.1:<port>` (0 by default: a free port the kernel
+//!    picks; a taken one is refused), with the configured listen backlog, the epoll instances (see
 //!    [`crate::platform::net`]).
 //! 2. The workers start in turn: worker `i` runs its machine until its first blocking call before
 //!    worker `i + 1` starts, so the listener is registered in index order, as in the simulator
@@ -59,6 +60,11 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 pub const CLIENT_IO_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long the run waits for the server to close the last connections.
 pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
+/// The listen backlog, by default (nginx's on Linux is 511; this is the kernel's default cap,
+/// `net.core.somaxconn`, since Linux 5.4).
+pub const DEFAULT_BACKLOG: u32 = 4096;
+/// The largest listen backlog one may ask for.
+pub const MAX_BACKLOG: u32 = 65_535;
 /// How long the workers may take to start and fall asleep.
 pub const READY_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -75,6 +81,10 @@ pub struct NativeAcceptConfig {
     pub request_size: u32,
     /// The load generator's time limit.
     pub time_limit: Duration,
+    /// The port on 127.0.0.1; 0: a free one the kernel picks.
+    pub port: u16,
+    /// The listen backlog asked for (the kernel caps it at `net.core.somaxconn`).
+    pub backlog: u32,
 }
 
 impl NativeAcceptConfig {
@@ -85,6 +95,8 @@ impl NativeAcceptConfig {
             concurrency: DEFAULT_CONCURRENCY,
             request_size: DEFAULT_REQUEST_SIZE,
             time_limit: DEFAULT_TIME_LIMIT,
+            port: 0,
+            backlog: DEFAULT_BACKLOG,
         }
     }
 }
@@ -154,6 +166,13 @@ pub struct NativeAcceptRun {
     pub preemptions: u64,
     /// The workers' voluntary context switches over the whole run (start-up and stop included).
     pub voluntary_switches: u64,
+    /// Connections the kernel could not queue because an accept queue was full, from the load
+    /// generator's start to the last close (`TcpExt: ListenOverflows`, system-wide: every
+    /// listening socket of this network namespace); `None`: `/proc/net/netstat` cannot be read.
+    pub listen_overflows: Option<u64>,
+    /// Every drop at a listening socket over the same time (`TcpExt: ListenDrops`, the overflows
+    /// included, system-wide); `None`: unknown.
+    pub listen_drops: Option<u64>,
 }
 
 /// When each connection starts, ns after the generator's start: core's arrival stream for the
@@ -218,7 +237,9 @@ mod imp {
     use herdlab_core::op::Op;
 
     use super::*;
-    use crate::platform::net::{self, NetSpec, NetThread, NetThreadReport, NetWorld, Sockets};
+    use crate::platform::net::{
+        self, Listen, ListenCounters, NetSpec, NetThread, NetThreadReport, NetWorld, Sockets,
+    };
     use crate::platform::thread_state;
     use herdlab_core::mechanisms::accept::Strategy;
 
@@ -260,7 +281,8 @@ mod imp {
             net::MIN_REQUEST as u64,
             MAX_REQUEST_SIZE as u64,
         )?;
-        bad("time-limit", cfg.time_limit.as_secs(), 1, MAX_TIME_LIMIT_S)
+        bad("time-limit", cfg.time_limit.as_secs(), 1, MAX_TIME_LIMIT_S)?;
+        bad("backlog", cfg.backlog as u64, 1, MAX_BACKLOG as u64)
     }
 
     type WorkerOut = Result<(WorkerStats, NetThreadReport), NativeError>;
@@ -449,18 +471,24 @@ mod imp {
         let schedule = arrival_times(&p)?;
         let machines: Vec<AcceptThread> = p.threads().into_iter().map(|(m, _)| m).collect();
         let n = machines.len();
-        let world = NetWorld::new(NetSpec {
-            sockets: Sockets {
-                listeners: p.strategy.listeners((n as u32).max(1)),
-                epolls: p.strategy.epolls((n as u32).max(1)),
-                reuseport: p.strategy == Strategy::Reuseport,
-                blocking: p.strategy == Strategy::Blocking,
+        let world = NetWorld::with_listen(
+            NetSpec {
+                sockets: Sockets {
+                    listeners: p.strategy.listeners((n as u32).max(1)),
+                    epolls: p.strategy.epolls((n as u32).max(1)),
+                    reuseport: p.strategy == Strategy::Reuseport,
+                    blocking: p.strategy == Strategy::Blocking,
+                },
+                workers: n as u32,
+                max_conns: p.connections.saturating_add(16),
+                request_size: cfg.request_size as usize,
+                response_size: RESPONSE_SIZE,
             },
-            workers: n as u32,
-            max_conns: p.connections.saturating_add(16),
-            request_size: cfg.request_size as usize,
-            response_size: RESPONSE_SIZE,
-        })?;
+            Listen {
+                port: cfg.port,
+                backlog: cfg.backlog,
+            },
+        )?;
         let addr = world.addr();
         if !addr.ip().is_loopback() {
             return Err(NativeError(format!(
@@ -469,7 +497,7 @@ mod imp {
         }
         let shared = LoadShared::default();
         let w = &world;
-        let (outs, t0_ns, end_ns) = thread::scope(|s| {
+        let (outs, t0_ns, end_ns, listen) = thread::scope(|s| {
             let mut handles = Vec::with_capacity(n);
             for (i, m) in machines.into_iter().enumerate() {
                 let h = thread::Builder::new()
@@ -492,9 +520,11 @@ mod imp {
             }
             let mut t0_ns = 0;
             let mut end_ns = 0;
+            let mut listen = Err(String::new());
             match wait_all_asleep(w, n) {
                 Err(e) => w.fail(&e.0),
                 Ok(()) => {
+                    let before = ListenCounters::read();
                     t0_ns = w.now_ns();
                     let t0 = Instant::now();
                     let client = Client {
@@ -527,6 +557,7 @@ mod imp {
                         thread::sleep(Duration::from_millis(1));
                     }
                     end_ns = w.last_close_ns().max(t0_ns + 1);
+                    listen = before.and_then(|b| ListenCounters::read().map(|a| a.since(b)));
                 }
             }
             w.stop();
@@ -538,7 +569,7 @@ mod imp {
                         .unwrap_or_else(|_| Err(NativeError(format!("worker {i} panicked"))))
                 })
                 .collect();
-            (outs, t0_ns, end_ns)
+            (outs, t0_ns, end_ns, listen)
         });
         if let Some(f) = world.failure() {
             return Err(NativeError(f));
@@ -596,6 +627,8 @@ mod imp {
             load,
             preemptions: outs.iter().map(|(_, r)| r.nivcsw).sum(),
             voluntary_switches: outs.iter().map(|(_, r)| r.nvcsw).sum(),
+            listen_overflows: listen.as_ref().ok().map(|l| l.overflows),
+            listen_drops: listen.as_ref().ok().map(|l| l.drops),
         })
     }
 }
