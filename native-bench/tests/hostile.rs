@@ -9,9 +9,11 @@
 //!   refused, exit 1, the port named and what to do, the holder never sees a connection;
 //! - a listen backlog that overflows (`--backlog 1`, a slow acceptor, a burst): counted from the
 //!   kernel's `TcpExt: ListenOverflows` (JSON `listen_overflows`, a column) and named under the
-//!   table; a backlog above `net.core.somaxconn`: the effective value is said.
+//!   table; a backlog above `net.core.somaxconn`: the effective value is said;
+//! - a thread limit (`ulimit -u`) too low, for core's machines and each rival pool of `bench pool`:
+//!   refused naming the limit, exit 1, no panic. The limit is not enforced for root: as root these
+//!   cases run as `nobody` (`setpriv`), one at a time.
 //!
-//! The thread limit (`ulimit -u`) is not enforced for root, so its case runs only as another user.
 //! Each test prints what the binary printed (`cargo test -- --nocapture` shows it).
 #![cfg(target_os = "linux")]
 
@@ -219,28 +221,81 @@ fn one_cpu_and_more_threads_finishes_and_says_it_is_oversubscribed() {
     assert!(out.contains("futex wake-all"), "{out}");
 }
 
+/// The shell prefix that runs a command under a thread limit of `n` (`RLIMIT_NPROC`, which counts
+/// the user's processes and threads), and holds the lock that keeps such runs apart: the limit is
+/// not enforced for root, so as root the command runs as `nobody` (`setpriv`), whose other
+/// processes would count too. `None` (with a line saying why) when this machine cannot.
+fn under_thread_limit(n: u32) -> Option<(String, std::sync::MutexGuard<'static, ()>)> {
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let have = |tool: &str| Command::new(tool).arg("-V").output().is_ok();
+    if !have("prlimit") {
+        println!("prlimit is not installed: skipped");
+        return None;
+    }
+    // (dash's ulimit has no -u; prlimit sets RLIMIT_NPROC)
+    let limit = format!("prlimit --nproc={n}:{n}");
+    // SAFETY: geteuid cannot fail.
+    let prefix = if unsafe { libc::geteuid() } != 0 {
+        format!("exec {limit}")
+    } else {
+        let as_nobody = "setpriv --reuid=65534 --regid=65534 --clear-groups";
+        let works = Command::new("sh")
+            .arg("-c")
+            .arg(format!("{as_nobody} {BIN} --help"))
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if !works {
+            println!(
+                "root, and this binary cannot run as nobody (setpriv): the thread limit is not \
+                 enforced for root; skipped"
+            );
+            return None;
+        }
+        format!("exec {as_nobody} {limit}")
+    };
+    let guard = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    Some((prefix, guard))
+}
+
 #[test]
 fn a_thread_limit_too_low_is_refused_naming_the_limit() {
-    // SAFETY: geteuid cannot fail.
-    if unsafe { libc::geteuid() } == 0 {
-        println!("root: the thread limit (ulimit -u) is not enforced for root; skipped");
+    let Some((prefix, _one)) = under_thread_limit(4) else {
         return;
-    }
-    if Command::new("prlimit").arg("-V").output().is_err() {
-        println!("prlimit is not installed: skipped");
-        return;
-    }
-    // (dash's ulimit has no -u; prlimit sets RLIMIT_NPROC, which counts this user's threads)
-    let (code, _, err) = sh(
-        "exec prlimit --nproc=4:4",
-        "bench herd --threads 8 --events 50",
-    );
+    };
+    let (code, _, err) = sh(&prefix, "bench herd --threads 8 --events 50");
     assert_eq!(code, Some(1), "{err}");
     assert!(
         err.contains("the thread limit (ulimit -u, this user's processes and threads) is 4"),
         "{err}"
     );
     assert_eq!(err.matches("the thread limit").count(), 1, "{err}");
+}
+
+#[test]
+fn a_thread_limit_too_low_for_a_rival_pool_is_refused_naming_it_not_a_panic() {
+    let Some((prefix, _one)) = under_thread_limit(6) else {
+        return;
+    };
+    for pool in ["threadpool", "rayon", "crossbeam"] {
+        let (code, out, err) = sh(
+            &prefix,
+            &format!("bench pool --quick --pools {pool} --threads 16 --tasks 100"),
+        );
+        assert_eq!(code, Some(1), "{pool}: {err}");
+        assert!(!err.contains("panicked"), "{pool}: {err}");
+        assert!(
+            err.contains(&format!("herdlab: bench pool: cannot start {pool}'s "))
+                && err.contains("Resource temporarily unavailable (os error 11)"),
+            "{pool}: {err}"
+        );
+        assert!(
+            err.contains("the thread limit (ulimit -u, this user's processes and threads) is 6"),
+            "{pool}: {err}"
+        );
+        assert_eq!(out, "", "{pool}: no rows");
+    }
 }
 
 /// Run `herdlab <args>` directly: the exit status, stdout and stderr.

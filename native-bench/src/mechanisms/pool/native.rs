@@ -644,6 +644,80 @@ pub fn own_nvcsw() -> u64 {
     ru.ru_nvcsw as u64
 }
 
+/// `msg` with the hint of the limit it ran into, if any (the thread limit), in its text: the pool
+/// bench reports an error's text, not its `Display`.
+fn with_hint(msg: String) -> NativeError {
+    NativeError(NativeError(msg).to_string())
+}
+
+/// Spawn `threads` threads that all exist at once, then let them end and join them: the error of
+/// the first that cannot start (every one started before it is joined first).
+fn probe_threads(threads: u32) -> Result<(), (u32, std::io::Error)> {
+    let (release, gate) = std::sync::mpsc::channel::<()>();
+    let gate = Arc::new(Mutex::new(gate));
+    let mut hs = Vec::with_capacity(threads as usize);
+    let mut failed = None;
+    for i in 0..threads {
+        let gate = gate.clone();
+        // each waits until the sender is dropped (recv fails), then ends
+        match std::thread::Builder::new()
+            .stack_size(64 * 1024)
+            .spawn(move || drop(gate.lock().map(|g| g.recv())))
+        {
+            Ok(h) => hs.push(h),
+            Err(e) => {
+                failed = Some((i, e));
+                break;
+            }
+        }
+    }
+    drop(release);
+    for h in hs {
+        let _ = h.join();
+    }
+    failed.map_or(Ok(()), Err)
+}
+
+/// The `threadpool` crate's pool of `threads` threads. `ThreadPool::new` spawns them on this
+/// thread and panics inside the crate when one cannot start (`unwrap` of the spawn's error; the
+/// ones it started then find its channel closed and end). So: first a probe of as many threads
+/// that all exist at once ([`probe_threads`]), which names the limit as the other rivals do; then
+/// the pool, its panic caught (with the panic hook silenced meanwhile) and reported the same way,
+/// for a limit reached between the two (another program of this user starting threads).
+fn start_threadpool(threads: u32) -> Result<threadpool::ThreadPool, NativeError> {
+    if let Err((i, e)) = probe_threads(threads) {
+        return Err(with_hint(format!(
+            "cannot start threadpool's thread {i} of {threads}: {e}"
+        )));
+    }
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let made = std::panic::catch_unwind(|| threadpool::ThreadPool::new(threads as usize));
+    std::panic::set_hook(hook);
+    made.map_err(|payload| {
+        let text = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("(no message)");
+        with_hint(format!(
+            "cannot start threadpool's {threads} threads: {}",
+            os_error_of(text)
+                .map(|e| e.to_string())
+                .unwrap_or_else(|| text.to_string())
+        ))
+    })
+}
+
+/// The OS error in a panic message of `unwrap` on an `io::Error` (`... Os { code: 11, ... }`).
+fn os_error_of(panic: &str) -> Option<std::io::Error> {
+    let rest = &panic[panic.find("Os { code: ")? + "Os { code: ".len()..];
+    let code = rest[..rest.find(|c: char| !c.is_ascii_digit())?]
+        .parse()
+        .ok()?;
+    Some(std::io::Error::from_raw_os_error(code))
+}
+
 /// Run `tasks` tasks of `task_ns` (spinning, or one `pread` each of `file`) on a rival pool of
 /// `threads` workers, at most `window` outstanding. Wakeups are the process's voluntary context
 /// switches during the run minus the submitting thread's own (each sleep of a worker ends in one
@@ -693,28 +767,38 @@ pub fn run_rival(
         ),
     }
     let pool = match rival {
-        Rival::Threadpool => P::Tp(threadpool::ThreadPool::new(threads as usize)),
+        Rival::Threadpool => P::Tp(start_threadpool(threads)?),
         Rival::Rayon => P::Ry(
             rayon::ThreadPoolBuilder::new()
                 .num_threads(threads as usize)
                 .build()
-                .map_err(|e| NativeError(format!("cannot start rayon's {threads} threads: {e}")))?,
+                .map_err(|e| with_hint(format!("cannot start rayon's {threads} threads: {e}")))?,
         ),
         Rival::Crossbeam => {
             let (tx, rx) = crossbeam_channel::unbounded::<u64>();
-            let hs = (0..threads)
-                .map(|i| {
-                    let rx = rx.clone();
-                    let job = job.clone();
-                    std::thread::Builder::new()
-                        .spawn(move || {
-                            while let Ok(posted) = rx.recv() {
-                                job(posted);
-                            }
-                        })
-                        .map_err(|e| NativeError(format!("cannot start thread {i}: {e}")))
-                })
-                .collect::<Result<Vec<_>, _>>()?;
+            let mut hs = Vec::with_capacity(threads as usize);
+            for i in 0..threads {
+                let rx = rx.clone();
+                let job = job.clone();
+                let h = std::thread::Builder::new().spawn(move || {
+                    while let Ok(posted) = rx.recv() {
+                        job(posted);
+                    }
+                });
+                match h {
+                    Ok(h) => hs.push(h),
+                    Err(e) => {
+                        // the started threads see the channel close, and are joined
+                        drop(tx);
+                        for h in hs {
+                            let _ = h.join();
+                        }
+                        return Err(with_hint(format!(
+                            "cannot start crossbeam's thread {i} of {threads}: {e}"
+                        )));
+                    }
+                }
+            }
             P::Cb(Some(tx), hs)
         }
     };
@@ -774,4 +858,35 @@ pub fn run_rival(
         waits_ns: waits,
         cache_ns: Vec::new(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_os_error_of_an_unwrap_panic_is_found() {
+        let p = "called `Result::unwrap()` on an `Err` value: Os { code: 11, kind: WouldBlock, \
+                 message: \"Resource temporarily unavailable\" }";
+        let e = os_error_of(p).unwrap();
+        assert_eq!(e.raw_os_error(), Some(libc::EAGAIN));
+        assert!(os_error_of("called `Option::unwrap()` on a `None` value").is_none());
+        assert!(os_error_of("Os { code: x").is_none());
+    }
+
+    #[test]
+    fn a_probe_of_threads_that_can_start_joins_them_all() {
+        assert!(probe_threads(8).is_ok());
+        let pool = start_threadpool(3).unwrap();
+        assert_eq!(pool.max_count(), 3);
+        let done = Arc::new(AtomicU64::new(0));
+        for _ in 0..10 {
+            let d = done.clone();
+            pool.execute(move || {
+                d.fetch_add(1, SeqCst);
+            });
+        }
+        pool.join();
+        assert_eq!(done.load(SeqCst), 10);
+    }
 }
