@@ -221,42 +221,72 @@ fn one_cpu_and_more_threads_finishes_and_says_it_is_oversubscribed() {
     assert!(out.contains("futex wake-all"), "{out}");
 }
 
+/// The shell prefix (before `exec`'s command) that runs a command without root's privileges: none
+/// when this process is not root, else `setpriv` to `nobody`. `None` (with a line saying why) when
+/// this binary cannot run as nobody here.
+fn unprivileged() -> Option<&'static str> {
+    // SAFETY: geteuid cannot fail.
+    if unsafe { libc::geteuid() } != 0 {
+        return Some("");
+    }
+    let as_nobody = "setpriv --reuid=65534 --regid=65534 --clear-groups";
+    let works = Command::new("sh")
+        .arg("-c")
+        .arg(format!("{as_nobody} {BIN} --help"))
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !works {
+        println!("root, and this binary cannot run as nobody (setpriv): skipped");
+        return None;
+    }
+    Some(as_nobody)
+}
+
 /// The shell prefix that runs a command under a thread limit of `n` (`RLIMIT_NPROC`, which counts
-/// the user's processes and threads), and holds the lock that keeps such runs apart: the limit is
-/// not enforced for root, so as root the command runs as `nobody` (`setpriv`), whose other
-/// processes would count too. `None` (with a line saying why) when this machine cannot.
+/// the user's processes and threads), and the lock that keeps such runs apart: the limit is not
+/// enforced for root, so as root the command runs as `nobody`, whose other processes would count
+/// too. `None` (with a line saying why) when this machine cannot.
 fn under_thread_limit(n: u32) -> Option<(String, std::sync::MutexGuard<'static, ()>)> {
     static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let have = |tool: &str| Command::new(tool).arg("-V").output().is_ok();
-    if !have("prlimit") {
+    if Command::new("prlimit").arg("-V").output().is_err() {
         println!("prlimit is not installed: skipped");
         return None;
     }
-    // (dash's ulimit has no -u; prlimit sets RLIMIT_NPROC)
-    let limit = format!("prlimit --nproc={n}:{n}");
-    // SAFETY: geteuid cannot fail.
-    let prefix = if unsafe { libc::geteuid() } != 0 {
-        format!("exec {limit}")
-    } else {
-        let as_nobody = "setpriv --reuid=65534 --regid=65534 --clear-groups";
-        let works = Command::new("sh")
-            .arg("-c")
-            .arg(format!("{as_nobody} {BIN} --help"))
-            .output()
-            .is_ok_and(|o| o.status.success());
-        if !works {
-            println!(
-                "root, and this binary cannot run as nobody (setpriv): the thread limit is not \
-                 enforced for root; skipped"
-            );
-            return None;
-        }
-        format!("exec {as_nobody} {limit}")
-    };
+    let user = unprivileged()?;
     let guard = ONE_AT_A_TIME
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    Some((prefix, guard))
+    // (dash's ulimit has no -u; prlimit sets RLIMIT_NPROC)
+    Some((format!("exec {user} prlimit --nproc={n}:{n}"), guard))
+}
+
+#[test]
+fn a_privileged_port_says_what_the_kernel_said() {
+    let start = std::fs::read_to_string("/proc/sys/net/ipv4/ip_unprivileged_port_start")
+        .ok()
+        .and_then(|s| s.trim().parse::<u32>().ok())
+        .unwrap_or(1024);
+    if start <= 80 {
+        println!("port 80 is not privileged here (ip_unprivileged_port_start {start}): skipped");
+        return;
+    }
+    let Some(user) = unprivileged() else {
+        return;
+    };
+    let (code, out, err) = sh(
+        &format!("exec {user}"),
+        "bench accept --quick --strategy herd --port 80",
+    );
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains(&format!(
+            "herdlab: bench accept: herd: bind(127.0.0.1:80): Permission denied (os error 13): \
+             ports below {start} (net.ipv4.ip_unprivileged_port_start) need root or \
+             CAP_NET_BIND_SERVICE; pick another --port, or --port 0"
+        )),
+        "{err}"
+    );
+    assert_eq!(out, "");
 }
 
 #[test]
