@@ -304,19 +304,23 @@ fn a_thread_limit_too_low_is_refused_naming_the_limit() {
 }
 
 #[test]
-fn a_thread_limit_too_low_for_a_rival_pool_is_refused_naming_it_not_a_panic() {
+fn a_thread_limit_too_low_for_bench_pool_is_refused_naming_it_not_a_panic() {
     let Some((prefix, _one)) = under_thread_limit(6) else {
         return;
     };
-    for pool in ["threadpool", "rayon", "crossbeam"] {
+    for pool in ["threadpool", "rayon", "crossbeam", "nginx"] {
         let (code, out, err) = sh(
             &prefix,
             &format!("bench pool --quick --pools {pool} --threads 16 --tasks 100"),
         );
         assert_eq!(code, Some(1), "{pool}: {err}");
         assert!(!err.contains("panicked"), "{pool}: {err}");
+        let who = match pool {
+            "nginx" => "pool thread ".to_string(),
+            rival => format!("{rival}'s "),
+        };
         assert!(
-            err.contains(&format!("herdlab: bench pool: cannot start {pool}'s "))
+            err.contains(&format!("herdlab: bench pool: cannot start {who}"))
                 && err.contains("Resource temporarily unavailable (os error 11)"),
             "{pool}: {err}"
         );
@@ -596,4 +600,32 @@ fn a_backlog_above_somaxconn_is_said_with_the_effective_value() {
     );
     let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
     assert_eq!(v["backlog"], max);
+}
+
+#[test]
+fn a_thread_limit_too_low_for_bench_accept_fails_naming_it_for_workers_and_clients() {
+    let Some((prefix, _one)) = under_thread_limit(4) else {
+        return;
+    };
+    for (args, what) in [
+        ("--workers 8", "cannot start worker thread "),
+        // the workers start; the load generator's clients cannot all start: fewer clients would
+        // be another load, so the run fails rather than go on with them
+        ("--workers 1 --concurrency 8", "cannot start client thread "),
+    ] {
+        let (code, out, err) = sh(
+            &prefix,
+            &format!("bench accept --quick --strategy herd {args}"),
+        );
+        assert_eq!(code, Some(1), "{args}: {err}");
+        assert!(
+            err.contains(&format!("herdlab: bench accept: herd: {what}")),
+            "{args}: {err}"
+        );
+        assert!(
+            err.contains("the thread limit (ulimit -u, this user's processes and threads) is 4"),
+            "{args}: {err}"
+        );
+        assert_eq!(out, "", "{args}");
+    }
 }

@@ -513,7 +513,8 @@ mod imp {
                 match h {
                     Ok(h) => handles.push(h),
                     Err(e) => {
-                        w.fail(&format!("cannot start worker {i}: {e}"));
+                        // ("thread" in it: the limit's hint names the thread limit)
+                        w.fail(&format!("cannot start worker thread {i}: {e}"));
                         break;
                     }
                 }
@@ -545,7 +546,9 @@ mod imp {
                                 .stack_size(128 * 1024)
                                 .spawn_scoped(cs, move || c.run())
                             {
-                                shared.error(format!("cannot start client thread {j}: {e}"));
+                                // fewer clients than asked for would change the load: the
+                                // run fails (the started ones stop at their next connection)
+                                w.fail(&format!("cannot start client thread {j} of {k}: {e}"));
                                 break;
                             }
                         }

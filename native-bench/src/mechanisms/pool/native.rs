@@ -469,8 +469,9 @@ pub fn run_nginx(
     std::thread::scope(|s| {
         let mut handles = Vec::new();
         for i in 1..=threads {
-            handles.push(
-                s.spawn(move || -> Result<(u64, u64, Vec<u64>), NativeError> {
+            let spawned = std::thread::Builder::new().spawn_scoped(
+                s,
+                move || -> Result<(u64, u64, Vec<u64>), NativeError> {
                     let inner = NativeThread::new(world, i)?;
                     let mut ops = ThreadOps {
                         inner,
@@ -494,8 +495,20 @@ pub fn run_nginx(
                         rep.nvcsw_end.saturating_sub(rep.nvcsw_start),
                         ops.waits,
                     ))
-                }),
+                },
             );
+            match spawned {
+                Ok(h) => handles.push(h),
+                Err(e) => {
+                    // the started threads leave at their next wait, and are joined
+                    let e = with_hint(format!("cannot start pool thread {i} of {threads}: {e}"));
+                    world.fail(&e.0);
+                    for h in handles {
+                        let _ = h.join();
+                    }
+                    return Err(e);
+                }
+            }
         }
         // the event loop runs on the calling thread
         let lp = (|| -> Result<LoopOps<'_>, NativeError> {
