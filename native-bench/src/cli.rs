@@ -314,11 +314,16 @@ pub fn oversubscribed(m: &ArgMatches, cpus: usize) -> Option<String> {
         .flatten()
         .and_then(|v| v.iter().max().copied())
         .map(u64::from);
+    // one count (`bench accept`), or a list of them (`bench gmp`)
     let workers = m
         .try_get_one::<String>("workers")
         .ok()
         .flatten()
-        .and_then(|w| w.parse::<u64>().ok());
+        .and_then(|w| w.parse::<u64>().ok())
+        .or_else(|| {
+            let list = m.try_get_one::<Vec<u32>>("workers").ok().flatten()?;
+            list.iter().max().map(|&n| u64::from(n))
+        });
     let most = listed.into_iter().chain(workers).max()?;
     (most > cpus as u64).then(|| {
         format!(
@@ -965,6 +970,11 @@ pub(crate) mod tests {
             .unwrap()
             .contains("up to 2 threads on 1 CPU:"));
         assert_eq!(oversubscribed(&matches("bench herd").unwrap(), 1), None);
+        let m = matches("bench gmp --workers 1,3").unwrap();
+        assert!(oversubscribed(&m, 2)
+            .unwrap()
+            .contains("up to 3 threads on 2 CPUs:"));
+        assert_eq!(oversubscribed(&m, 3), None);
     }
 
     #[test]
