@@ -629,3 +629,30 @@ fn a_thread_limit_too_low_for_bench_accept_fails_naming_it_for_workers_and_clien
         assert_eq!(out, "", "{args}");
     }
 }
+
+#[test]
+fn a_run_beyond_its_time_bound_is_refused_up_front_naming_it() {
+    let t = Instant::now();
+    let (code, out, err) = herdlab(&[
+        "bench",
+        "accept",
+        "--connections",
+        "1000",
+        "--rate",
+        "1",
+        "--arrival",
+        "steady",
+    ]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.starts_with(
+            "herdlab: --time-limit: 1000 connections at 1/s (steady arrivals) arrive over \
+             1000.0 s, more than the time limit of 60 s; allowed: a schedule within it: about 60 \
+             connections at this rate, a --rate of at least 17 (the longest --time-limit, 600 s, \
+             is too short)"
+        ),
+        "{err}"
+    );
+    assert_eq!(out, "");
+    println!("refused after {:?}", t.elapsed());
+}

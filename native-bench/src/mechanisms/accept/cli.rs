@@ -117,7 +117,8 @@ generator on its own threads that opens --connections connections at --rate per 
 (core's arrival times for the scenario), at most --concurrency open at once, each sending
 --requests requests of --request-size bytes (keep-alive) and reading a 64-byte response,
 waiting --think-ns after each, then closing. The generator stops after the last
-connection or after --time-limit seconds (default 60; it says so); errors are reported.
+connection or after --time-limit seconds (default 60; it says so: a slow server), and a
+run whose arrivals alone take longer is refused before it starts; errors are reported.
 Wakeups are the workers' voluntary context switches around each blocking call (getrusage
 RUSAGE_THREAD), split into useful, wasted and timer wakeups as the simulator counts them;
 accept latency runs from the client's connect() returning to the server's accept4()
@@ -251,6 +252,9 @@ pub fn bench_args(m: &ArgMatches) -> Result<BenchArgs, CliError> {
     }
     if let Some(b) = cli::value::<u64>(m, "backlog") {
         config.backlog = b as u32;
+    }
+    if let Some(why) = config.beyond_time_limit() {
+        return cli::err(why);
     }
     Ok(BenchArgs {
         config,
@@ -642,6 +646,22 @@ mod tests {
             "--backlog: 0 is out of range; allowed 1-65535"
         );
         assert!(msg("bench accept --port").contains("allowed 0-65535"));
+        // a schedule longer than the time limit: refused before it starts
+        let refused = |s: &str| bench_args(&matches(s).unwrap()).unwrap_err().0;
+        let c = bench("bench accept --arrival steady --connections 600 --rate 10").config;
+        assert_eq!(c.beyond_time_limit(), None);
+        assert_eq!(
+            refused("bench accept --arrival steady --connections 601 --rate 10"),
+            "--time-limit: 601 connections at 10/s (steady arrivals) arrive over 60.1 s, more \
+             than the time limit of 60 s; allowed: a schedule within it: about 600 connections \
+             at this rate, a --rate of at least 11, or a --time-limit of at least 61"
+        );
+        assert!(
+            refused("bench accept --connections 200000 --rate 1 --time-limit 600").contains(
+                "about 600 connections at this rate, a --rate of at least 334 (the longest \
+                 --time-limit, 600 s, is too short)"
+            )
+        );
         let BenchArgs {
             config,
             named,

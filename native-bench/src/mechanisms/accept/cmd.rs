@@ -116,6 +116,40 @@ impl AcceptBenchConfig {
     }
 }
 
+impl AcceptBenchConfig {
+    /// Why the run cannot fit its time limit, refused before it starts: its arrival schedule
+    /// (core's, the one the load generator follows) runs past `time_limit`, so the generator would
+    /// stop early every time. `None` when it fits (or the arrival pattern is not native, which
+    /// the run itself refuses).
+    pub fn beyond_time_limit(&self) -> Option<String> {
+        let p = &self.params;
+        let last_ns = *native_accept::arrival_times(p).ok()?.last()?;
+        let limit_s = self.time_limit.as_secs();
+        if last_ns <= limit_s.saturating_mul(1_000_000_000) {
+            return None;
+        }
+        let span_s = last_ns as f64 / 1e9;
+        let longer = if span_s.ceil() as u64 <= native_accept::MAX_TIME_LIMIT_S {
+            format!(", or a --time-limit of at least {}", span_s.ceil() as u64)
+        } else {
+            format!(
+                " (the longest --time-limit, {} s, is too short)",
+                native_accept::MAX_TIME_LIMIT_S
+            )
+        };
+        Some(format!(
+            "--time-limit: {} connections at {}/s ({} arrivals) arrive over {span_s:.1} s, more \
+             than the time limit of {limit_s} s; allowed: a schedule within it: about {} \
+             connections at this rate, a --rate of at least {}{longer}",
+            p.connections,
+            p.rate,
+            p.arrival.name(),
+            u64::from(p.rate).saturating_mul(limit_s).max(1),
+            u64::from(p.connections).div_ceil(limit_s.max(1)),
+        ))
+    }
+}
+
 /// This machine's available CPUs, as the simulator takes them (1-16).
 pub fn machine_cpus() -> u32 {
     (cores() as u32).clamp(1, 16)
