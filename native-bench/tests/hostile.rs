@@ -247,17 +247,24 @@ fn unprivileged() -> Option<&'static str> {
 /// enforced for root, so as root the command runs as `nobody`, whose other processes would count
 /// too. `None` (with a line saying why) when this machine cannot.
 fn under_thread_limit(n: u32) -> Option<(String, std::sync::MutexGuard<'static, ()>)> {
-    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
     if Command::new("prlimit").arg("-V").output().is_err() {
         println!("prlimit is not installed: skipped");
         return None;
     }
     let user = unprivileged()?;
-    let guard = ONE_AT_A_TIME
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
     // (dash's ulimit has no -u; prlimit sets RLIMIT_NPROC)
-    Some((format!("exec {user} prlimit --nproc={n}:{n}"), guard))
+    Some((
+        format!("exec {user} prlimit --nproc={n}:{n}"),
+        one_at_a_time(),
+    ))
+}
+
+/// Held by every test that runs the binary as another user: as `nobody`, their processes would
+/// count against each other's thread limit.
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static ONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    ONE.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 #[test]
@@ -273,6 +280,7 @@ fn a_privileged_port_says_what_the_kernel_said() {
     let Some(user) = unprivileged() else {
         return;
     };
+    let _one = one_at_a_time();
     let (code, out, err) = sh(
         &format!("exec {user}"),
         "bench accept --quick --strategy herd --port 80",
