@@ -38,6 +38,32 @@ pub trait Erased: Machine + 'static {
     fn erase(self) -> AnyMachine;
     /// The machine inside `m`, when it is one of this type.
     fn of(m: &AnyMachine) -> Option<&Self>;
+    /// The machine inside `m`, when it is one of this type; else `m` back.
+    fn take(m: AnyMachine) -> Result<Self, AnyMachine>;
+    /// The machine inside `m`, which must be one of this type: a mechanism's site code reads the
+    /// simulations it made itself, so anything else is a bug (the panic names both types).
+    fn get(m: &AnyMachine) -> &Self {
+        match Self::of(m) {
+            Some(x) => x,
+            None => panic!(
+                "expected a {} machine, found {m:?}",
+                core::any::type_name::<Self>()
+            ),
+        }
+    }
+}
+
+/// A copy of `sim` with its machines unwrapped again: the typed simulation, for core's code that
+/// reads a mechanism's own simulation (its report, its invariants). Every machine must be an `M`
+/// ([`Erased::get`]).
+pub fn typed<M: Erased>(sim: &Simulation<AnyMachine>) -> Simulation<M> {
+    sim.clone().map_machines(|m| match M::take(m) {
+        Ok(x) => x,
+        Err(m) => panic!(
+            "expected a {} machine, found {m:?}",
+            core::any::type_name::<M>()
+        ),
+    })
 }
 
 /// `sim` with its machines wrapped in [`AnyMachine`]: the same simulation, stepped by the one
@@ -69,6 +95,13 @@ macro_rules! any_machine {
                     match m {
                         AnyMachine::$variant(x) => Some(x),
                         _ => None,
+                    }
+                }
+                #[allow(unreachable_patterns)]
+                fn take(m: AnyMachine) -> Result<Self, AnyMachine> {
+                    match m {
+                        AnyMachine::$variant(x) => Ok(x),
+                        m => Err(m),
                     }
                 }
             }
@@ -221,7 +254,10 @@ mod tests {
     fn same_run<M: Erased>(typed: Simulation<M>, steps: u64) {
         let mut b = typed.clone();
         let mut a = erase(typed);
-        assert_eq!(a.step_actor_fast(Actor::Thread(1)), b.step_actor(Actor::Thread(1)));
+        assert_eq!(
+            a.step_actor_fast(Actor::Thread(1)),
+            b.step_actor(Actor::Thread(1))
+        );
         for _ in 0..steps {
             assert_eq!(a.step_fast(), b.step());
         }
@@ -254,9 +290,15 @@ mod tests {
         same_run(p.simulate(), 200);
         same_run(AcceptParams::default().simulate(), 150);
         same_run(LockParams::default().simulate(), 150);
-        same_run(herdlab_core::mechanisms::pool::PoolParams::default().simulate(), 200);
+        same_run(
+            herdlab_core::mechanisms::pool::PoolParams::default().simulate(),
+            200,
+        );
 
-        let (mut a, mut b) = (Stepper::new(erase(p.simulate())), Stepper::new(p.simulate()));
+        let (mut a, mut b) = (
+            Stepper::new(erase(p.simulate())),
+            Stepper::new(p.simulate()),
+        );
         for _ in 0..50 {
             assert_eq!(a.step_fast(), b.step());
         }
@@ -281,6 +323,10 @@ mod tests {
         assert!(HerdThread::of(m).is_none());
         assert!(PoolActor::of(m).is_none());
         assert!(AcceptThread::of(m).is_none());
+        assert_eq!(LockWorker::get(m), LockWorker::of(m).unwrap());
+        assert!(HerdThread::take(m.clone()).is_err());
+        let back: Simulation<LockWorker> = typed(&sim);
+        assert_eq!(back, LockParams::default().simulate());
     }
 
     #[test]
