@@ -38,8 +38,8 @@ pub trait Erased: Machine + 'static {
     fn erase(self) -> AnyMachine;
     /// The machine inside `m`, when it is one of this type.
     fn of(m: &AnyMachine) -> Option<&Self>;
-    /// The machine inside `m`, when it is one of this type; else `m` back.
-    fn take(m: AnyMachine) -> Result<Self, AnyMachine>;
+    /// The machine inside `m`, when it is one of this type.
+    fn take(m: AnyMachine) -> Option<Self>;
     /// The machine inside `m`, which must be one of this type: a mechanism's site code reads the
     /// simulations it made itself, so anything else is a bug (the panic names both types).
     fn get(m: &AnyMachine) -> &Self {
@@ -58,9 +58,9 @@ pub trait Erased: Machine + 'static {
 /// ([`Erased::get`]).
 pub fn typed<M: Erased>(sim: &Simulation<AnyMachine>) -> Simulation<M> {
     sim.clone().map_machines(|m| match M::take(m) {
-        Ok(x) => x,
-        Err(m) => panic!(
-            "expected a {} machine, found {m:?}",
+        Some(x) => x,
+        None => panic!(
+            "expected a {} machine, found another",
             core::any::type_name::<M>()
         ),
     })
@@ -72,8 +72,40 @@ pub fn erase<M: Erased>(sim: Simulation<M>) -> Simulation<AnyMachine> {
     sim.map_machines(M::erase)
 }
 
+/// How an [`AnyMachine`] variant holds its machine: in place, or boxed (a machine much larger than
+/// the others is boxed, so that every thread of every simulation does not carry its size).
+trait Slot<T>: Sized {
+    fn slot_wrap(t: T) -> Self;
+    fn slot_ref(&self) -> &T;
+    fn slot_take(self) -> T;
+}
+
+impl<T> Slot<T> for T {
+    fn slot_wrap(t: T) -> Self {
+        t
+    }
+    fn slot_ref(&self) -> &T {
+        self
+    }
+    fn slot_take(self) -> T {
+        self
+    }
+}
+
+impl<T> Slot<T> for Box<T> {
+    fn slot_wrap(t: T) -> Self {
+        Box::new(t)
+    }
+    fn slot_ref(&self) -> &T {
+        self
+    }
+    fn slot_take(self) -> T {
+        *self
+    }
+}
+
 macro_rules! any_machine {
-    ($($variant:ident($machine:ty)),* $(,)?) => {
+    ($($variant:ident: $machine:ty => $store:ty),* $(,)?) => {
         /// Any machine the site simulates (see the crate's documentation). Equal when the same
         /// variant holds equal machines; hashes as the machine inside (so a simulation's
         /// `hash_logical` is the same as its typed form's).
@@ -81,27 +113,27 @@ macro_rules! any_machine {
         pub enum AnyMachine {
             $(
                 #[doc = concat!("A [`", stringify!($machine), "`].")]
-                $variant($machine),
+                $variant($store),
             )*
         }
 
         $(
             impl Erased for $machine {
                 fn erase(self) -> AnyMachine {
-                    AnyMachine::$variant(self)
+                    AnyMachine::$variant(<$store as Slot<$machine>>::slot_wrap(self))
                 }
                 #[allow(unreachable_patterns)]
                 fn of(m: &AnyMachine) -> Option<&Self> {
                     match m {
-                        AnyMachine::$variant(x) => Some(x),
+                        AnyMachine::$variant(x) => Some(Slot::<$machine>::slot_ref(x)),
                         _ => None,
                     }
                 }
                 #[allow(unreachable_patterns)]
-                fn take(m: AnyMachine) -> Result<Self, AnyMachine> {
+                fn take(m: AnyMachine) -> Option<Self> {
                     match m {
-                        AnyMachine::$variant(x) => Ok(x),
-                        m => Err(m),
+                        AnyMachine::$variant(x) => Some(Slot::<$machine>::slot_take(x)),
+                        _ => None,
                     }
                 }
             }
@@ -170,11 +202,12 @@ macro_rules! any_machine {
     };
 }
 
+// One line per machine the site runs; a machine much larger than the herd's (24 bytes) is boxed.
 any_machine!(
-    Herd(HerdThread),
-    Accept(AcceptThread),
-    Lock(LockWorker),
-    Pool(PoolActor),
+    Herd: HerdThread => HerdThread,
+    Accept: AcceptThread => Box<AcceptThread>,
+    Lock: LockWorker => Box<LockWorker>,
+    Pool: PoolActor => Box<PoolActor>,
 );
 
 /// [`Stepper`]'s stepping methods, compiled in this crate (see the crate's documentation).
@@ -324,7 +357,9 @@ mod tests {
         assert!(PoolActor::of(m).is_none());
         assert!(AcceptThread::of(m).is_none());
         assert_eq!(LockWorker::get(m), LockWorker::of(m).unwrap());
-        assert!(HerdThread::take(m.clone()).is_err());
+        assert!(HerdThread::take(m.clone()).is_none());
+        // the herd's threads are small: a simulation of 64 does not carry the pool's size
+        assert!(size_of::<AnyMachine>() <= 32, "{}", size_of::<AnyMachine>());
         let back: Simulation<LockWorker> = typed(&sim);
         assert_eq!(back, LockParams::default().simulate());
     }
