@@ -41,12 +41,14 @@ pub trait Erased: Machine + 'static {
     /// The machine inside `m`, when it is one of this type.
     fn take(m: AnyMachine) -> Option<Self>;
     /// The machine inside `m`, which must be one of this type: a mechanism's site code reads the
-    /// simulations it made itself, so anything else is a bug (the panic names both types).
+    /// simulations it made itself, so anything else is a bug (the panic names the type).
     fn get(m: &AnyMachine) -> &Self {
         match Self::of(m) {
             Some(x) => x,
+            // the other machine's Debug is left out: it would bring every machine's Debug code
+            // into the site
             None => panic!(
-                "expected a {} machine, found {m:?}",
+                "expected a {} machine, found another",
                 core::any::type_name::<Self>()
             ),
         }
