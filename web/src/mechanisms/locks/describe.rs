@@ -7,10 +7,9 @@ use herdlab_core::mechanisms::locks::ticket::{NEXT, SERVING};
 use herdlab_core::mechanisms::locks::{LockKind, LockParams, LockWorker, Phase};
 use herdlab_core::op::{Op, Word};
 use herdlab_core::sim::{Actor, Note, Status, StepRecord};
-use herdlab_web_engine::Erased;
+use herdlab_web_engine::{AnyMachine, Erased};
 
 use crate::live::describe::fmt_ns;
-use crate::mechanisms::locks::model::LockSim;
 
 /// What a step is about to do, noted before it runs (the record says what happened, not what was
 /// asked for).
@@ -23,6 +22,10 @@ pub struct Before {
     /// The thread at the head of the futex queue of word 0 (a futex wake wakes it).
     pub futex_head: Option<u16>,
 }
+
+/// A lock simulation as the site runs it: the engine's one simulator, every thread a
+/// [`LockWorker`] in an [`AnyMachine`].
+pub type LockSim = herdlab_core::sim::Simulation<AnyMachine>;
 
 /// What thread `t`'s next step will do.
 pub fn before(sim: &LockSim, t: u16) -> Option<Before> {

@@ -13,7 +13,7 @@ use herdlab_core::mechanisms::locks::{LockParams, LockWorker, Locks};
 use herdlab_core::op::Op;
 use herdlab_core::scenario::Scenario;
 use herdlab_core::sim::stepper::Stepper;
-use herdlab_core::sim::{Actor, Sched, Simulation, StepRecord};
+use herdlab_core::sim::{Actor, Sched, StepRecord};
 use herdlab_web_engine::{erase, AnyMachine, Erased, FastSim, FastStepper};
 
 use crate::lesson::picks::format_picks;
@@ -23,7 +23,9 @@ use crate::live::model::LiveModel;
 use crate::live::playback::{Playback, Player};
 use crate::live::sim_model::{Action, MAX_STEPS, RUN_TO_END_LIMIT};
 use crate::mechanisms::locks::blocks::format_schedule;
-use crate::mechanisms::locks::describe::{before, lock_sentence, lock_status_sentence, Before};
+use crate::mechanisms::locks::describe::{
+    before, lock_sentence, lock_status_sentence, Before, LockSim,
+};
 
 /// A checker schedule made into simulator steps.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -81,10 +83,6 @@ impl Script {
         })
     }
 }
-
-/// A lock simulation as the site runs it: the engine's one simulator, every thread a
-/// [`LockWorker`] in an [`AnyMachine`].
-pub type LockSim = Simulation<AnyMachine>;
 
 /// A [`LockSim`] as core's lock invariants read it ([`LockView`], as core's typed simulation
 /// gives it).

@@ -13,8 +13,8 @@ use herdlab_web_engine::Erased;
 use crate::live::describe::LaneState;
 use crate::live::snapshot::WordView;
 use crate::live::snapshot::{listing, CodeView, LaneView, StatusView};
-use crate::mechanisms::locks::describe::holder;
-use crate::mechanisms::locks::model::{LockModel, LockSim};
+use crate::mechanisms::locks::describe::{holder, LockSim};
+use crate::mechanisms::locks::model::LockModel;
 
 /// The lock counters shown, in order, with their values (`counter-<key>`).
 pub fn lock_counter_values(m: &Metrics) -> [(&'static str, u64); 10] {
