@@ -215,6 +215,88 @@ impl<M: Machine> Simulation<M> {
     }
 }
 
+impl<M> Simulation<M> {
+    /// The same simulation with every thread's machine replaced by `f` of it, everything else
+    /// kept as it is. For a caller that runs several machine types through one simulator (the
+    /// site's engine wraps each in one enum, so that the simulator is compiled once for all of
+    /// them); `f` must keep what the machine does ([`Machine`]'s methods, and `Hash`/`Eq` for the
+    /// model checker), or the mapped simulation is a different one. Native code does not use it.
+    pub fn map_machines<N>(self, mut f: impl FnMut(M) -> N) -> Simulation<N> {
+        let Simulation {
+            threads,
+            cpus,
+            run_at,
+            k,
+            network,
+            accept,
+            cost,
+            jitter,
+            arrivals,
+            total_events,
+            next_conn,
+            workers,
+            asleep_workers,
+            event_sleeper,
+            idle_since,
+            lost_episode,
+            first_violation,
+            metrics,
+            status,
+            last,
+            last_walk,
+            last_walk_budget,
+            last_walk_end,
+            last_walk_listener,
+            scratch_walk,
+            trace,
+            net,
+            accept_latency,
+            event_arrival_ns,
+            event_latency,
+            seed,
+            busy,
+            policy,
+            wakeup_gran_ns,
+        } = self;
+        Simulation {
+            threads: threads.into_iter().map(|t| t.map_machine(&mut f)).collect(),
+            cpus,
+            run_at,
+            k,
+            network,
+            accept,
+            cost,
+            jitter,
+            arrivals,
+            total_events,
+            next_conn,
+            workers,
+            asleep_workers,
+            event_sleeper,
+            idle_since,
+            lost_episode,
+            first_violation,
+            metrics,
+            status,
+            last,
+            last_walk,
+            last_walk_budget,
+            last_walk_end,
+            last_walk_listener,
+            scratch_walk,
+            trace,
+            net,
+            accept_latency,
+            event_arrival_ns,
+            event_latency,
+            seed,
+            busy,
+            policy,
+            wakeup_gran_ns,
+        }
+    }
+}
+
 impl<M: Machine> Simulation<M> {
     /// A simulation of `threads` (each with its role) in `world`. Every thread starts runnable; they
     /// are spread over the CPUs round robin, the first ones running.

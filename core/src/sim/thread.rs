@@ -91,6 +91,28 @@ pub struct SimThread<M> {
     pub(super) resumed: bool,
 }
 
+impl<M> SimThread<M> {
+    /// The same thread with its machine replaced by `f` of it ([`super::Simulation::map_machines`]).
+    pub(super) fn map_machine<N>(self, f: impl FnOnce(M) -> N) -> SimThread<N> {
+        SimThread {
+            machine: f(self.machine),
+            role: self.role,
+            sched: self.sched,
+            task: self.task,
+            sleep: self.sleep,
+            cpu: self.cpu,
+            kpath: self.kpath,
+            woken_since_work: self.woken_since_work,
+            empty_handed: self.empty_handed,
+            metrics: self.metrics,
+            harvest: self.harvest,
+            deadline: self.deadline,
+            timed_out: self.timed_out,
+            resumed: self.resumed,
+        }
+    }
+}
+
 impl<M: Machine> SimThread<M> {
     /// The thread's state machine.
     pub fn machine(&self) -> &M {

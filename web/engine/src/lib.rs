@@ -1,15 +1,25 @@
-//! herdlab-web-engine: the simulator's hot loops as the site runs them, compiled for speed.
+//! herdlab-web-engine: the simulator's hot loops as the site runs them, compiled for speed and
+//! compiled once.
 //!
 //! The site (`herdlab-web`) is built for size: the `release-wasm` profile (the workspace's
 //! `Cargo.toml`) compiles it with `opt-level = "z"`, so that its wasm stays under its size budget.
 //! But the generic code of herdlab-core that the site runs, [`Simulation<M>`] and [`Stepper<M>`]
 //! stepping and the checker's [`explore`], is instantiated in the crate that names `M`: compiled
 //! inside the site, it would be compiled for size too, and the browser would run fewer steps and
-//! check fewer states per second. This crate names every machine the site runs and instantiates
-//! those methods here, in a crate the profile compiles with `opt-level = 3`; the site calls them
-//! through [`FastStepper`], [`FastSim`] and [`check_locks`] instead of core's generic methods.
+//! check fewer states per second. This crate instantiates those methods here, in a crate the
+//! profile compiles for speed; the site calls them through [`FastStepper`], [`FastSim`] and
+//! [`check_locks`] instead of core's generic methods.
+//!
+//! The simulator is compiled once for every machine the site runs, not once per machine: the site
+//! simulates [`AnyMachine`], one enum over the machines (the crate's one list of them), which
+//! forwards every [`Machine`] method to the machine inside. A mechanism's simulation enters the
+//! site through [`erase`]; the site's code that reads a thread's typed state gets it back with
+//! [`Erased::of`]. (Instantiated per machine, core's `step_op` and its callers cost the main wasm
+//! ~27 KB raw per machine.)
 //!
 //! Nothing here changes what a step does: every function forwards to core.
+
+use core::hash::{Hash, Hasher};
 
 use herdlab_core::check::{explore, CheckConfig, CheckReport};
 use herdlab_core::machine::Machine;
@@ -18,56 +28,189 @@ use herdlab_core::mechanisms::herd::HerdThread;
 use herdlab_core::mechanisms::locks::invariants::{check_state, check_terminal, check_world};
 use herdlab_core::mechanisms::locks::{LockParams, LockWorker};
 use herdlab_core::mechanisms::pool::PoolActor;
+use herdlab_core::op::{AcceptPhase, Op, OpResult};
 use herdlab_core::sim::stepper::Stepper;
 use herdlab_core::sim::{Actor, Simulation, StepError, StepRecord};
 
-/// A machine the site simulates, with core's stepping compiled in this crate.
-pub trait Engine: Machine {
-    /// [`Stepper::step`].
-    fn stepper_step(s: &mut Stepper<Self>) -> Option<StepRecord>;
-    /// [`Stepper::step_actor`].
-    fn stepper_step_actor(s: &mut Stepper<Self>, actor: Actor) -> Result<StepRecord, StepError>;
-    /// [`Stepper::step_to_next_wakeup`].
-    fn stepper_step_to_next_wakeup(s: &mut Stepper<Self>, max_steps: u64) -> u64;
-    /// [`Stepper::step_back`].
-    fn stepper_step_back(s: &mut Stepper<Self>) -> bool;
-    /// [`Simulation::step`].
-    fn sim_step(sim: &mut Simulation<Self>) -> Option<StepRecord>;
-    /// [`Simulation::step_actor`].
-    fn sim_step_actor(sim: &mut Simulation<Self>, actor: Actor) -> Result<StepRecord, StepError>;
-    /// [`Simulation::run`].
-    fn sim_run(sim: &mut Simulation<Self>, max_steps: u64) -> u64;
+/// A machine the site simulates and the simulation it builds, ready for the site's one simulator.
+pub trait Erased: Machine + 'static {
+    /// This machine as an [`AnyMachine`].
+    fn erase(self) -> AnyMachine;
+    /// The machine inside `m`, when it is one of this type.
+    fn of(m: &AnyMachine) -> Option<&Self>;
+    /// The machine inside `m`, when it is one of this type.
+    fn take(m: AnyMachine) -> Option<Self>;
+    /// The machine inside `m`, which must be one of this type: a mechanism's site code reads the
+    /// simulations it made itself, so anything else is a bug (the panic names the type).
+    fn get(m: &AnyMachine) -> &Self {
+        match Self::of(m) {
+            Some(x) => x,
+            // the other machine's Debug is left out: it would bring every machine's Debug code
+            // into the site
+            None => panic!(
+                "expected a {} machine, found another",
+                core::any::type_name::<Self>()
+            ),
+        }
+    }
 }
 
-macro_rules! engines {
-    ($($machine:ty),* $(,)?) => {$(
-        impl Engine for $machine {
-            fn stepper_step(s: &mut Stepper<Self>) -> Option<StepRecord> {
-                s.step()
+/// A copy of `sim` with its machines unwrapped again: the typed simulation, for core's code that
+/// reads a mechanism's own simulation (its report, its invariants). Every machine must be an `M`
+/// ([`Erased::get`]).
+pub fn typed<M: Erased>(sim: &Simulation<AnyMachine>) -> Simulation<M> {
+    sim.clone().map_machines(|m| match M::take(m) {
+        Some(x) => x,
+        None => panic!(
+            "expected a {} machine, found another",
+            core::any::type_name::<M>()
+        ),
+    })
+}
+
+/// `sim` with its machines wrapped in [`AnyMachine`]: the same simulation, stepped by the one
+/// simulator this crate compiles.
+pub fn erase<M: Erased>(sim: Simulation<M>) -> Simulation<AnyMachine> {
+    sim.map_machines(M::erase)
+}
+
+/// How an [`AnyMachine`] variant holds its machine: in place, or boxed (a machine much larger than
+/// the others is boxed, so that every thread of every simulation does not carry its size).
+trait Slot<T>: Sized {
+    fn slot_wrap(t: T) -> Self;
+    fn slot_ref(&self) -> &T;
+    fn slot_take(self) -> T;
+}
+
+impl<T> Slot<T> for T {
+    fn slot_wrap(t: T) -> Self {
+        t
+    }
+    fn slot_ref(&self) -> &T {
+        self
+    }
+    fn slot_take(self) -> T {
+        self
+    }
+}
+
+impl<T> Slot<T> for Box<T> {
+    fn slot_wrap(t: T) -> Self {
+        Box::new(t)
+    }
+    fn slot_ref(&self) -> &T {
+        self
+    }
+    fn slot_take(self) -> T {
+        *self
+    }
+}
+
+macro_rules! any_machine {
+    ($($variant:ident: $machine:ty => $store:ty),* $(,)?) => {
+        /// Any machine the site simulates (see the crate's documentation). Equal when the same
+        /// variant holds equal machines; hashes as the machine inside (so a simulation's
+        /// `hash_logical` is the same as its typed form's).
+        #[derive(Clone, Debug, PartialEq, Eq)]
+        pub enum AnyMachine {
+            $(
+                #[doc = concat!("A [`", stringify!($machine), "`].")]
+                $variant($store),
+            )*
+        }
+
+        $(
+            impl Erased for $machine {
+                fn erase(self) -> AnyMachine {
+                    AnyMachine::$variant(<$store as Slot<$machine>>::slot_wrap(self))
+                }
+                #[allow(unreachable_patterns)]
+                fn of(m: &AnyMachine) -> Option<&Self> {
+                    match m {
+                        AnyMachine::$variant(x) => Some(Slot::<$machine>::slot_ref(x)),
+                        _ => None,
+                    }
+                }
+                #[allow(unreachable_patterns)]
+                fn take(m: AnyMachine) -> Option<Self> {
+                    match m {
+                        AnyMachine::$variant(x) => Some(Slot::<$machine>::slot_take(x)),
+                        _ => None,
+                    }
+                }
             }
-            fn stepper_step_actor(s: &mut Stepper<Self>, actor: Actor) -> Result<StepRecord, StepError> {
-                s.step_actor(actor)
-            }
-            fn stepper_step_to_next_wakeup(s: &mut Stepper<Self>, max_steps: u64) -> u64 {
-                s.step_to_next_wakeup(max_steps)
-            }
-            fn stepper_step_back(s: &mut Stepper<Self>) -> bool {
-                s.step_back()
-            }
-            fn sim_step(sim: &mut Simulation<Self>) -> Option<StepRecord> {
-                sim.step()
-            }
-            fn sim_step_actor(sim: &mut Simulation<Self>, actor: Actor) -> Result<StepRecord, StepError> {
-                sim.step_actor(actor)
-            }
-            fn sim_run(sim: &mut Simulation<Self>, max_steps: u64) -> u64 {
-                sim.run(max_steps)
+        )*
+
+        impl Hash for AnyMachine {
+            fn hash<H: Hasher>(&self, h: &mut H) {
+                match self {
+                    $( AnyMachine::$variant(m) => m.hash(h), )*
+                }
             }
         }
-    )*};
+
+        impl Machine for AnyMachine {
+            #[inline]
+            fn next_op(&self) -> Op {
+                match self {
+                    $( AnyMachine::$variant(m) => m.next_op(), )*
+                }
+            }
+            #[inline]
+            fn complete(&mut self, result: OpResult) {
+                match self {
+                    $( AnyMachine::$variant(m) => m.complete(result), )*
+                }
+            }
+            #[inline]
+            fn line(&self) -> u16 {
+                match self {
+                    $( AnyMachine::$variant(m) => m.line(), )*
+                }
+            }
+            fn listing(&self) -> &'static [&'static str] {
+                match self {
+                    $( AnyMachine::$variant(m) => m.listing(), )*
+                }
+            }
+            fn kernel_line(&self, phase: AcceptPhase) -> u16 {
+                match self {
+                    $( AnyMachine::$variant(m) => m.kernel_line(phase), )*
+                }
+            }
+            #[inline]
+            fn serves_measured_event(&self) -> bool {
+                match self {
+                    $( AnyMachine::$variant(m) => m.serves_measured_event(), )*
+                }
+            }
+            #[inline]
+            fn is_done(&self) -> bool {
+                match self {
+                    $( AnyMachine::$variant(m) => m.is_done(), )*
+                }
+            }
+            fn in_failed_spin(&self) -> bool {
+                match self {
+                    $( AnyMachine::$variant(m) => m.in_failed_spin(), )*
+                }
+            }
+            fn skip_pauses(&mut self) -> u32 {
+                match self {
+                    $( AnyMachine::$variant(m) => m.skip_pauses(), )*
+                }
+            }
+        }
+    };
 }
 
-engines!(HerdThread, AcceptThread, LockWorker, PoolActor);
+// One line per machine the site runs; a machine much larger than the herd's (24 bytes) is boxed.
+any_machine!(
+    Herd: HerdThread => HerdThread,
+    Accept: AcceptThread => Box<AcceptThread>,
+    Lock: LockWorker => Box<LockWorker>,
+    Pool: PoolActor => Box<PoolActor>,
+);
 
 /// [`Stepper`]'s stepping methods, compiled in this crate (see the crate's documentation).
 pub trait FastStepper {
@@ -81,22 +224,18 @@ pub trait FastStepper {
     fn step_back_fast(&mut self) -> bool;
 }
 
-impl<M: Engine> FastStepper for Stepper<M> {
-    #[inline]
+impl FastStepper for Stepper<AnyMachine> {
     fn step_fast(&mut self) -> Option<StepRecord> {
-        M::stepper_step(self)
+        self.step()
     }
-    #[inline]
     fn step_actor_fast(&mut self, actor: Actor) -> Result<StepRecord, StepError> {
-        M::stepper_step_actor(self, actor)
+        self.step_actor(actor)
     }
-    #[inline]
     fn step_to_next_wakeup_fast(&mut self, max_steps: u64) -> u64 {
-        M::stepper_step_to_next_wakeup(self, max_steps)
+        self.step_to_next_wakeup(max_steps)
     }
-    #[inline]
     fn step_back_fast(&mut self) -> bool {
-        M::stepper_step_back(self)
+        self.step_back()
     }
 }
 
@@ -110,18 +249,15 @@ pub trait FastSim {
     fn run_fast(&mut self, max_steps: u64) -> u64;
 }
 
-impl<M: Engine> FastSim for Simulation<M> {
-    #[inline]
+impl FastSim for Simulation<AnyMachine> {
     fn step_fast(&mut self) -> Option<StepRecord> {
-        M::sim_step(self)
+        self.step()
     }
-    #[inline]
     fn step_actor_fast(&mut self, actor: Actor) -> Result<StepRecord, StepError> {
-        M::sim_step_actor(self, actor)
+        self.step_actor(actor)
     }
-    #[inline]
     fn run_fast(&mut self, max_steps: u64) -> u64 {
-        M::sim_run(self, max_steps)
+        self.run(max_steps)
     }
 }
 
@@ -148,7 +284,37 @@ mod tests {
     use herdlab_core::mechanisms::accept::AcceptParams;
     use herdlab_core::mechanisms::herd::HerdParams;
 
-    /// The forwarders take the same steps as core's methods.
+    /// The erased simulation of `typed` takes the same steps as `typed` stepped by core's generic
+    /// methods: same records, same trace, same logical hash, and every thread's machine the same.
+    fn same_run<M: Erased>(typed: Simulation<M>, steps: u64) {
+        let mut b = typed.clone();
+        let mut a = erase(typed);
+        assert_eq!(
+            a.step_actor_fast(Actor::Thread(1)),
+            b.step_actor(Actor::Thread(1))
+        );
+        for _ in 0..steps {
+            assert_eq!(a.step_fast(), b.step());
+        }
+        assert_eq!(a.run_fast(steps), b.run(steps));
+        assert!(a.metrics().steps > steps, "the run went on");
+        assert_eq!(a.trace_hash(), b.trace_hash());
+        assert_eq!(a.metrics(), b.metrics());
+        let (mut ha, mut hb) = (
+            std::collections::hash_map::DefaultHasher::new(),
+            std::collections::hash_map::DefaultHasher::new(),
+        );
+        a.hash_logical(&mut ha);
+        b.hash_logical(&mut hb);
+        assert_eq!(ha.finish(), hb.finish());
+        assert_eq!(a.threads().len(), b.threads().len());
+        for (ta, tb) in a.threads().iter().zip(b.threads()) {
+            assert_eq!(M::of(ta.machine()), Some(tb.machine()));
+            assert_eq!(ta.line(), tb.line());
+        }
+    }
+
+    /// Every machine of the site runs the same through the one simulator.
     #[test]
     fn same_steps_as_core() {
         let p = HerdParams {
@@ -156,11 +322,18 @@ mod tests {
             connections: 20,
             ..Default::default()
         };
-        let (mut a, mut b) = (p.simulate(), p.simulate());
-        assert_eq!(a.run_fast(500), b.run(500));
-        assert_eq!(a.trace_hash(), b.trace_hash());
-        assert_eq!(a.step_fast(), b.step());
-        let (mut a, mut b) = (Stepper::new(p.simulate()), Stepper::new(p.simulate()));
+        same_run(p.simulate(), 200);
+        same_run(AcceptParams::default().simulate(), 150);
+        same_run(LockParams::default().simulate(), 150);
+        same_run(
+            herdlab_core::mechanisms::pool::PoolParams::default().simulate(),
+            200,
+        );
+
+        let (mut a, mut b) = (
+            Stepper::new(erase(p.simulate())),
+            Stepper::new(p.simulate()),
+        );
         for _ in 0..50 {
             assert_eq!(a.step_fast(), b.step());
         }
@@ -174,25 +347,23 @@ mod tests {
             b.step_actor(Actor::Thread(0)).is_ok()
         );
         assert_eq!(a.sim().trace_hash(), b.sim().trace_hash());
+    }
 
-        let p = AcceptParams::default();
-        let (mut a, mut b) = (p.simulate(), p.simulate());
-        assert_eq!(a.run_fast(300), b.run(300));
-        assert_eq!(a.trace_hash(), b.trace_hash());
-
-        let p = LockParams::default();
-        let (mut a, mut b) = (p.simulate(), p.simulate());
-        assert_eq!(
-            a.step_actor_fast(Actor::Thread(1)),
-            b.step_actor(Actor::Thread(1))
-        );
-        assert_eq!(a.run_fast(300), b.run(300));
-        assert_eq!(a.trace_hash(), b.trace_hash());
-
-        let p = herdlab_core::mechanisms::pool::PoolParams::default();
-        let (mut a, mut b) = (p.simulate(), p.simulate());
-        assert_eq!(a.run_fast(400), b.run(400));
-        assert_eq!(a.trace_hash(), b.trace_hash());
+    /// A machine is found only in its own variant.
+    #[test]
+    fn of_finds_only_its_own_type() {
+        let sim = erase(LockParams::default().simulate());
+        let m = sim.threads()[0].machine();
+        assert!(LockWorker::of(m).is_some());
+        assert!(HerdThread::of(m).is_none());
+        assert!(PoolActor::of(m).is_none());
+        assert!(AcceptThread::of(m).is_none());
+        assert_eq!(LockWorker::get(m), LockWorker::of(m).unwrap());
+        assert!(HerdThread::take(m.clone()).is_none());
+        // the herd's threads are small: a simulation of 64 does not carry the pool's size
+        assert!(size_of::<AnyMachine>() <= 32, "{}", size_of::<AnyMachine>());
+        let back: Simulation<LockWorker> = typed(&sim);
+        assert_eq!(back, LockParams::default().simulate());
     }
 
     #[test]

@@ -1,8 +1,8 @@
-//! One headless measuring run of a simulation, whatever its machine: steps in chunks for about a
+//! One headless measuring run of a simulation, whatever its machine (the engine's [`AnyMachine`]): steps in chunks for about a
 //! given time, starting over when a run ends early.
 
 use herdlab_core::sim::Simulation;
-use herdlab_web_engine::{Engine, FastSim};
+use herdlab_web_engine::{AnyMachine, FastSim};
 
 use crate::dom;
 
@@ -11,7 +11,7 @@ const CHUNK: u64 = 10_000;
 
 /// Step `fresh()` in chunks for about `run_ms`; a run that ends early starts over. Returns the
 /// steps taken and the milliseconds they took.
-pub fn measure<M: Engine>(fresh: impl Fn() -> Simulation<M>, run_ms: f64) -> (u64, f64) {
+pub fn measure(fresh: impl Fn() -> Simulation<AnyMachine>, run_ms: f64) -> (u64, f64) {
     let mut sim = fresh();
     let t0 = dom::now_ms();
     let mut steps = 0u64;

@@ -8,7 +8,7 @@ use std::any::Any;
 
 use crate::live::form::{Field, FormState};
 use crate::live::playback::{Playback, Player};
-use crate::live::sim_model::{Action, SimModel, Simulated};
+use crate::live::sim_model::{Action, SimModel, SimRun, Simulated};
 
 /// A playable model with parameters (edited through the form), an announcement and a link.
 pub trait LiveModel: 'static {
@@ -56,16 +56,16 @@ impl<M: Simulated> LiveModel for SimModel<M> {
         &self.play
     }
     fn apply(&mut self, action: Action) -> bool {
-        SimModel::apply(self, action)
+        SimRun::apply(self, action)
     }
     fn can_step(&self) -> bool {
-        SimModel::can_step(self)
+        SimRun::can_step(self)
     }
     fn position(&self) -> u64 {
-        SimModel::position(self)
+        SimRun::position(self)
     }
     fn advance_frame(&mut self, dt_ms: f64, out_of_time: &mut dyn FnMut() -> bool) -> bool {
-        Player::advance(self, dt_ms, out_of_time)
+        Player::advance(&mut **self, dt_ms, out_of_time)
     }
     fn announce(&self) -> &str {
         &self.announce
@@ -74,7 +74,7 @@ impl<M: Simulated> LiveModel for SimModel<M> {
         &mut self.announce
     }
     fn link_query(&self) -> String {
-        SimModel::link_query(self)
+        SimRun::link_query(self)
     }
     fn fields(&self) -> &'static [Field] {
         M::FIELDS

@@ -2,13 +2,18 @@
 //! core's pure [`Stepper`]; the view only turns a learner's action into an [`Action`] and calls
 //! [`SimModel::apply`] (or [`SimModel::advance`] once per animation frame while playing).
 //!
-//! One model serves every mechanism core simulates ([`Simulated`]: the herd and the accept
-//! strategies today).
+//! One model serves every mechanism core simulates ([`Simulated`]), and all but the little that
+//! needs the mechanism's type (its parameters, making its simulation) is compiled once for all of
+//! them: [`SimModel<M>`] is its parameters and a [`SimRun`], which steps the engine's
+//! [`AnyMachine`] simulation and holds the history, the play state and the reducer.
 
+use std::ops::{Deref, DerefMut};
+
+use herdlab_core::scenario::Scenario;
 use herdlab_core::sim::stepper::Stepper;
 use herdlab_core::sim::{Actor, Simulation, StepRecord};
 use herdlab_core::waitqueue::WalkVisit;
-use herdlab_web_engine::{Engine, FastStepper};
+use herdlab_web_engine::{erase, AnyMachine, Erased, FastStepper};
 
 use crate::lesson::picks::format_picks;
 use crate::live::describe::{status_sentence, step_sentence};
@@ -62,17 +67,79 @@ pub enum Action {
     RunToEnd,
 }
 
-/// A mechanism a [`SimModel`] runs: any [`SiteMechanism`] whose thread machine has its stepping
-/// compiled for speed (see herdlab-web-engine). Core's [`Mechanism::simulate`] makes the
-/// simulation and the scenario's query makes the link.
-pub trait Simulated: SiteMechanism<Thread: Clone + Engine> {}
+/// A mechanism a [`SimModel`] runs: any [`SiteMechanism`] whose thread machine the engine can run
+/// (see herdlab-web-engine). Core's [`Mechanism::simulate`] makes the simulation and the
+/// scenario's query makes the link.
+pub trait Simulated: SiteMechanism<Thread: Erased> {}
 
-impl<M: SiteMechanism<Thread: Clone + Engine>> Simulated for M {}
+impl<M: SiteMechanism<Thread: Erased>> Simulated for M {}
 
-/// One simulation with its history, play state and the sentence for the last change.
+/// One simulation of mechanism `M` with its history, play state and the sentence for the last
+/// change: `M`'s parameters and the [`SimRun`] that does the rest (reached through `Deref`).
 pub struct SimModel<M: Simulated> {
     params: M::Params,
-    stepper: Stepper<M::Thread>,
+    run: SimRun,
+}
+
+impl<M: Simulated> Deref for SimModel<M> {
+    type Target = SimRun;
+    fn deref(&self) -> &SimRun {
+        &self.run
+    }
+}
+
+impl<M: Simulated> DerefMut for SimModel<M> {
+    fn deref_mut(&mut self) -> &mut SimRun {
+        &mut self.run
+    }
+}
+
+impl<M: Simulated> SimModel<M> {
+    /// A fresh simulation of `params` at step 0.
+    pub fn new(params: M::Params) -> Self {
+        SimModel {
+            params,
+            run: SimRun::new(erase(M::simulate(&params)), M::wrap(params)),
+        }
+    }
+
+    /// `params` after `steps` steps, with `picks` (0-based step, actor) taken by hand, as
+    /// [`Stepper::replay`] does it (this loop also remembers the wake walks on the way). Returns the
+    /// first step that could not be replayed, if any.
+    pub fn replayed(params: M::Params, steps: u64, picks: &[(u64, Actor)]) -> (Self, Option<u64>) {
+        let mut m = Self::new(params);
+        let bad = m.run.replay(steps, picks);
+        (m, bad)
+    }
+
+    /// A fresh simulation of `params` at step 0 that steps through `script` (a counterexample:
+    /// one actor per step).
+    pub fn scripted(params: M::Params, script: Vec<Actor>) -> Self {
+        let mut m = Self::new(params);
+        m.run.script = Some(script);
+        m
+    }
+
+    /// The scenario.
+    pub fn params(&self) -> &M::Params {
+        &self.params
+    }
+
+    /// Start over with new parameters (the play state and speed are kept).
+    pub fn rebuild(&mut self, params: M::Params) {
+        self.params = params;
+        self.run
+            .restart(erase(M::simulate(&params)), M::wrap(params));
+    }
+}
+
+/// A simulation of any mechanism, as the engine runs it, with its history, play state and the
+/// sentence for the last change.
+pub struct SimRun {
+    scenario: Scenario,
+    /// The simulation at step 0 (what Reset goes back to).
+    fresh: Simulation<AnyMachine>,
+    stepper: Stepper<AnyMachine>,
     walks: Vec<Walk>,
     /// A counterexample to step through (a check block's replay): the actor of every step. While
     /// the history follows it, a default step takes its next actor, and the run stops at its end.
@@ -85,12 +152,13 @@ pub struct SimModel<M: Simulated> {
     pub revision: u64,
 }
 
-impl<M: Simulated> SimModel<M> {
-    /// A fresh simulation of `params` at step 0.
-    pub fn new(params: M::Params) -> Self {
-        SimModel {
-            params,
-            stepper: Stepper::new(M::simulate(&params)),
+impl SimRun {
+    /// `sim`, the simulation of `scenario`, at step 0.
+    fn new(sim: Simulation<AnyMachine>, scenario: Scenario) -> Self {
+        SimRun {
+            scenario,
+            fresh: sim.clone(),
+            stepper: Stepper::new(sim),
             walks: Vec::new(),
             script: None,
             play: Playback::default(),
@@ -99,11 +167,9 @@ impl<M: Simulated> SimModel<M> {
         }
     }
 
-    /// `params` after `steps` steps, with `picks` (0-based step, actor) taken by hand, as
-    /// [`Stepper::replay`] does it (this loop also remembers the wake walks on the way). Returns the
-    /// first step that could not be replayed, if any.
-    pub fn replayed(params: M::Params, steps: u64, picks: &[(u64, Actor)]) -> (Self, Option<u64>) {
-        let mut m = Self::new(params);
+    /// Take `steps` steps from step 0 with `picks` taken by hand; the first step that could not be
+    /// taken, if any.
+    fn replay(&mut self, steps: u64, picks: &[(u64, Actor)]) -> Option<u64> {
         let mut bad = None;
         let mut pi = 0;
         for i in 0..steps.min(MAX_STEPS) {
@@ -111,31 +177,36 @@ impl<M: Simulated> SimModel<M> {
                 pi += 1;
             }
             let rec = if pi < picks.len() && picks[pi].0 == i {
-                m.stepper.step_actor_fast(picks[pi].1).ok()
+                self.stepper.step_actor_fast(picks[pi].1).ok()
             } else {
-                m.stepper.step_fast()
+                self.stepper.step_fast()
             };
             match rec {
-                Some(r) => m.record(&r),
+                Some(r) => self.record(&r),
                 None => {
                     bad = Some(i);
                     break;
                 }
             }
         }
-        m.announce = match m.sim().last_step() {
-            Some(r) => format!("Opened at {}", step_sentence(m.sim(), r)),
+        self.announce = match self.sim().last_step() {
+            Some(r) => format!("Opened at {}", step_sentence(self.sim(), r)),
             None => String::new(),
         };
-        (m, bad)
+        bad
     }
 
-    /// A fresh simulation of `params` at step 0 that steps through `script` (a counterexample:
-    /// one actor per step).
-    pub fn scripted(params: M::Params, script: Vec<Actor>) -> Self {
-        let mut m = Self::new(params);
-        m.script = Some(script);
-        m
+    /// Start over with `sim`, the simulation of `scenario` (the play state and speed are kept; a
+    /// counterexample is dropped when the scenario changes: it belongs to its scenario).
+    fn restart(&mut self, sim: Simulation<AnyMachine>, scenario: Scenario) {
+        if scenario != self.scenario {
+            self.script = None;
+        }
+        self.scenario = scenario;
+        self.fresh = sim.clone();
+        self.stepper = Stepper::new(sim);
+        self.walks.clear();
+        self.revision += 1;
     }
 
     /// The counterexample this model steps through, if any.
@@ -170,13 +241,8 @@ impl<M: Simulated> SimModel<M> {
         self.on_script() && self.script.as_ref().map(Vec::len) == Some(self.position() as usize)
     }
 
-    /// The scenario.
-    pub fn params(&self) -> &M::Params {
-        &self.params
-    }
-
     /// The simulation now.
-    pub fn sim(&self) -> &Simulation<M::Thread> {
+    pub fn sim(&self) -> &Simulation<AnyMachine> {
         self.stepper.sim()
     }
 
@@ -208,7 +274,7 @@ impl<M: Simulated> SimModel<M> {
 
     /// The query that reopens this state: the scenario, `step` and the learner's `picks`.
     pub fn link_query(&self) -> String {
-        let mut q = M::wrap(self.params).to_query();
+        let mut q = self.scenario.to_query();
         q.push_str(&format!("&step={}", self.position()));
         let picks = self.stepper.picks();
         if !picks.is_empty() {
@@ -216,18 +282,6 @@ impl<M: Simulated> SimModel<M> {
             q.push_str(&format_picks(picks));
         }
         q
-    }
-
-    /// Start over with new parameters (the play state and speed are kept).
-    pub fn rebuild(&mut self, params: M::Params) {
-        if params != self.params {
-            // a counterexample belongs to its scenario
-            self.script = None;
-        }
-        self.params = params;
-        self.stepper = Stepper::new(M::simulate(&params));
-        self.walks.clear();
-        self.revision += 1;
     }
 
     fn record(&mut self, rec: &StepRecord) {
@@ -335,8 +389,8 @@ impl<M: Simulated> SimModel<M> {
                 }
             }
             Action::Reset => {
-                let p = self.params;
-                self.rebuild(p);
+                let (sim, scenario) = (self.fresh.clone(), self.scenario);
+                self.restart(sim, scenario);
                 self.play.playing = false;
                 self.announce = "Reset to step 0.".to_string();
             }
@@ -393,25 +447,25 @@ impl<M: Simulated> SimModel<M> {
     }
 }
 
-impl<M: Simulated> Player for SimModel<M> {
+impl Player for SimRun {
     type Rec = StepRecord;
     fn playback(&mut self) -> &mut Playback {
         &mut self.play
     }
     fn step_once(&mut self) -> Option<StepRecord> {
-        SimModel::step_once(self)
+        SimRun::step_once(self)
     }
     fn can_step(&self) -> bool {
-        SimModel::can_step(self)
+        SimRun::can_step(self)
     }
     fn position(&self) -> u64 {
-        SimModel::position(self)
+        SimRun::position(self)
     }
     fn sentence(&self, rec: &StepRecord) -> String {
-        SimModel::sentence(self, rec)
+        SimRun::sentence(self, rec)
     }
     fn stopped_sentence(&self) -> String {
-        SimModel::stopped_sentence(self)
+        SimRun::stopped_sentence(self)
     }
     fn say(&mut self, s: String) {
         self.revision += 1;

@@ -10,6 +10,7 @@ use herdlab_core::mechanisms::accept::{AcceptReport, AcceptThread, Strategy};
 use herdlab_core::op::{Fd, Interest, Op, Word};
 use herdlab_core::sim::net::{ClientAction, EP_WAITER};
 use herdlab_core::sim::{Actor, Note, Role, Sched, SimThread};
+use herdlab_web_engine::{typed, AnyMachine, Erased};
 
 use crate::live::describe::{fmt_ns, short_name, thread_name, LaneState};
 use crate::live::snapshot::WordView;
@@ -134,7 +135,7 @@ pub fn accept_counter_values(model: &AcceptSimModel) -> Vec<(&'static str, u64)>
     let sim = model.sim();
     let m = sim.metrics();
     let (won, lost) = sim.threads().iter().fold((0, 0), |(a, b), t| {
-        let s = t.machine().stats();
+        let s = AcceptThread::get(t.machine()).stats();
         (a + s.lock_acquired, b + s.lock_failed)
     });
     vec![
@@ -174,9 +175,9 @@ fn network_lines(note: Option<Note>) -> &'static [usize] {
     }
 }
 
-fn lane_state(t: &SimThread<AcceptThread>) -> LaneState {
+fn lane_state(t: &SimThread<AnyMachine>) -> LaneState {
     let s = LaneState::of(t);
-    let accepting = match t.machine() {
+    let accepting = match AcceptThread::get(t.machine()) {
         AcceptThread::Event(w) => w.is_accepting(),
         AcceptThread::Blocking(_) => t.accept_phase().is_some(),
     };
@@ -187,7 +188,7 @@ fn lane_state(t: &SimThread<AcceptThread>) -> LaneState {
 }
 
 /// Where a sleeping worker sleeps ("in epoll_wait (timeout 500 ms)").
-fn sleeps_in(t: &SimThread<AcceptThread>) -> String {
+fn sleeps_in(t: &SimThread<AnyMachine>) -> String {
     if t.sched() != Sched::Asleep {
         return String::new();
     }
@@ -215,7 +216,7 @@ fn lanes(model: &AcceptSimModel) -> Vec<LaneView> {
                 "woken {} · wasted {} · accepted {} · EAGAIN {}",
                 tm.wakeups, tm.wasted_wakeups, tm.accepted, tm.eagain
             );
-            if let AcceptThread::Event(w) = t.machine() {
+            if let AcceptThread::Event(w) = AcceptThread::get(t.machine()) {
                 detail.push_str(&format!(" · open {}", w.active()));
                 if mutex {
                     if w.locked() {
@@ -392,7 +393,11 @@ fn mutex_word(model: &AcceptSimModel) -> Option<Vec<WordView>> {
         .threads()
         .iter()
         .enumerate()
-        .filter(|(_, t)| t.machine().event().is_some_and(|w| w.held()))
+        .filter(|(_, t)| {
+            AcceptThread::get(t.machine())
+                .event()
+                .is_some_and(|w| w.held())
+        })
         .map(|(i, _)| format!("w{i}"))
         .collect();
     Some(vec![
@@ -452,7 +457,7 @@ impl AcceptSnapshot {
     /// The view of `m` now.
     pub fn of(m: &AcceptSimModel) -> Self {
         let sim = m.sim();
-        let r = AcceptReport::from_sim(m.params(), sim);
+        let r = AcceptReport::from_sim(m.params(), &typed(sim));
         let report = ReportView {
             per_worker: r.per_worker_connections,
             jain: r.jain_index,

@@ -6,6 +6,7 @@ use std::rc::Rc;
 use herdlab_core::check::Counterexample;
 use herdlab_core::mechanisms::herd::{Herd, HerdParams, Primitive};
 use herdlab_core::scenario::Scenario;
+use herdlab_web_engine::erase;
 use yew::prelude::*;
 
 use crate::lesson::check::CheckSpec;
@@ -86,7 +87,7 @@ impl SiteMechanism for Herd {
     }
 
     fn bench_run(run_ms: f64) -> Option<(u64, f64)> {
-        Some(measure(|| bench_params().simulate(), run_ms))
+        Some(measure(|| erase(bench_params().simulate()), run_ms))
     }
 
     /// Its picks (every step one), a link as `herdlab check herd` prints it, and the herd widget

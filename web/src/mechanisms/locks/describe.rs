@@ -4,9 +4,10 @@
 use herdlab_core::machine::Machine;
 use herdlab_core::mechanisms::locks::shmtx::{LOCK, WAIT};
 use herdlab_core::mechanisms::locks::ticket::{NEXT, SERVING};
-use herdlab_core::mechanisms::locks::{LockKind, LockParams, LockSim, Phase};
+use herdlab_core::mechanisms::locks::{LockKind, LockParams, LockWorker, Phase};
 use herdlab_core::op::{Op, Word};
 use herdlab_core::sim::{Actor, Note, Status, StepRecord};
+use herdlab_web_engine::{AnyMachine, Erased};
 
 use crate::live::describe::fmt_ns;
 
@@ -21,6 +22,10 @@ pub struct Before {
     /// The thread at the head of the futex queue of word 0 (a futex wake wakes it).
     pub futex_head: Option<u16>,
 }
+
+/// A lock simulation as the site runs it: the engine's one simulator, every thread a
+/// [`LockWorker`] in an [`AnyMachine`].
+pub type LockSim = herdlab_core::sim::Simulation<AnyMachine>;
 
 /// What thread `t`'s next step will do.
 pub fn before(sim: &LockSim, t: u16) -> Option<Before> {
@@ -59,7 +64,7 @@ pub fn holder(p: &LockParams, sim: &LockSim) -> Option<u16> {
     let phase = |ph: Phase| {
         sim.threads()
             .iter()
-            .position(|t| t.machine().phase() == ph)
+            .position(|t| LockWorker::get(t.machine()).phase() == ph)
             .map(|i| i as u16)
     };
     phase(Phase::Critical).or_else(|| if held { phase(Phase::Unlock) } else { None })
@@ -204,7 +209,7 @@ fn what(p: &LockParams, sim: &LockSim, t: u16, note: &Note, b: &Before) -> Optio
         (Op::Work(_), Note::Worked { ns }) => format!(
             "ran its critical section ({} of work, acquisition {})",
             fmt_ns(*ns),
-            sim.threads()[t as usize].machine().acquired()
+            LockWorker::get(sim.threads()[t as usize].machine()).acquired()
         ),
         (Op::Exit, _) | (_, Note::Exited) => "finished its rounds and exited".to_string(),
         _ => return None,
@@ -275,7 +280,7 @@ mod tests {
     use herdlab_core::mechanisms::locks::shmtx::ShmtxVariant;
 
     fn run(p: &LockParams) -> Vec<String> {
-        let mut sim = p.simulate();
+        let mut sim = herdlab_web_engine::erase(p.simulate());
         let mut out = Vec::new();
         while let Some(Actor::Thread(t)) = sim.next_actor() {
             let b = before(&sim, t);

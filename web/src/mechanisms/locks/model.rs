@@ -1,5 +1,5 @@
 //! The state of one lock simulation widget and the reducer that changes it: core's [`Stepper`] over
-//! a [`LockSim`], the play state, the invariants checked after every step (core's `check_state`,
+//! a [`LockSim`] (the engine's one simulator, over [`AnyMachine`]), the play state, the invariants checked after every step (core's `check_state`,
 //! and `check_terminal` once nothing can run), and optionally a *script*: a checker schedule
 //! expanded into simulator steps, which stepping forward follows.
 
@@ -8,13 +8,13 @@ use std::rc::Rc;
 
 use herdlab_core::check::{SpinSteps, Violation};
 use herdlab_core::machine::Machine;
-use herdlab_core::mechanisms::locks::invariants::{check_state, check_terminal};
-use herdlab_core::mechanisms::locks::{LockParams, LockSim, LockWorker, Locks};
+use herdlab_core::mechanisms::locks::invariants::{check_state, check_terminal, LockView};
+use herdlab_core::mechanisms::locks::{LockParams, LockWorker, Locks};
 use herdlab_core::op::Op;
 use herdlab_core::scenario::Scenario;
 use herdlab_core::sim::stepper::Stepper;
-use herdlab_core::sim::{Actor, StepRecord};
-use herdlab_web_engine::{FastSim, FastStepper};
+use herdlab_core::sim::{Actor, Sched, StepRecord};
+use herdlab_web_engine::{erase, AnyMachine, Erased, FastSim, FastStepper};
 
 use crate::lesson::picks::format_picks;
 use crate::live::form::{Field, FormState};
@@ -23,7 +23,9 @@ use crate::live::model::LiveModel;
 use crate::live::playback::{Playback, Player};
 use crate::live::sim_model::{Action, MAX_STEPS, RUN_TO_END_LIMIT};
 use crate::mechanisms::locks::blocks::format_schedule;
-use crate::mechanisms::locks::describe::{before, lock_sentence, lock_status_sentence, Before};
+use crate::mechanisms::locks::describe::{
+    before, lock_sentence, lock_status_sentence, Before, LockSim,
+};
 
 /// A checker schedule made into simulator steps.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -43,7 +45,7 @@ impl Script {
     /// Expand `schedule` for a simulation of `p`. Fails, naming the step, where a thread does not
     /// exist or cannot run.
     pub fn expand(p: &LockParams, schedule: &[u16], free_after: bool) -> Result<Script, String> {
-        let mut sim = p.simulate();
+        let mut sim = erase(p.simulate());
         let mut steps = Vec::new();
         for (k, &t) in schedule.iter().enumerate() {
             let bad = |why: String| format!("schedule: step {} (thread {t}) {why}", k + 1);
@@ -59,7 +61,9 @@ impl Script {
                 sim.step_actor_fast(Actor::Thread(t))
                     .map_err(|e| bad(format!("cannot be replayed: {e}")))?;
                 steps.push(t);
-                if !SpinSteps::Merged.goes_on(ran, sim.threads()[t as usize].machine()) {
+                if !SpinSteps::Merged
+                    .goes_on(ran, LockWorker::get(sim.threads()[t as usize].machine()))
+                {
                     break;
                 }
             }
@@ -80,12 +84,35 @@ impl Script {
     }
 }
 
+/// A [`LockSim`] as core's lock invariants read it ([`LockView`], as core's typed simulation
+/// gives it).
+struct Locked<'a>(&'a LockSim);
+
+impl LockView for Locked<'_> {
+    fn worker_count(&self) -> usize {
+        self.0.threads().len()
+    }
+    fn worker(&self, t: usize) -> &LockWorker {
+        LockWorker::get(self.0.threads()[t].machine())
+    }
+    fn word_value(&self, w: usize) -> u32 {
+        self.0.word(herdlab_core::op::Word(w as u16))
+    }
+    fn sem_value(&self) -> u32 {
+        self.0.sem_count(0)
+    }
+    fn sleeps(&self, t: usize) -> bool {
+        self.0.threads()[t].sched() == Sched::Asleep
+    }
+}
+
 /// The invariants on a state: the first broken one of `check_state`, then (when nothing can run)
 /// of `check_terminal`.
 pub fn violation(p: &LockParams, sim: &LockSim) -> Option<Violation> {
-    check_state(p, sim).or_else(|| {
+    let view = Locked(sim);
+    check_state(p, &view).or_else(|| {
         if sim.runnable().is_empty() {
-            check_terminal(p, sim)
+            check_terminal(p, &view)
         } else {
             None
         }
@@ -95,7 +122,7 @@ pub fn violation(p: &LockParams, sim: &LockSim) -> Option<Violation> {
 /// One lock simulation with its history, play state and the sentence for the last change.
 pub struct LockModel {
     params: LockParams,
-    stepper: Stepper<LockWorker>,
+    stepper: Stepper<AnyMachine>,
     /// Playing, and how fast.
     pub play: Playback,
     /// The sentence for the screen reader (and the log line).
@@ -112,7 +139,7 @@ impl LockModel {
     pub fn new(params: LockParams) -> Self {
         LockModel {
             params,
-            stepper: Stepper::new(params.simulate()),
+            stepper: Stepper::new(erase(params.simulate())),
             play: Playback::default(),
             announce: String::new(),
             script: None,
@@ -326,7 +353,7 @@ impl LockModel {
     /// Start over with new parameters (the play state and speed are kept; a script is dropped).
     pub fn rebuild(&mut self, params: LockParams) {
         self.params = params;
-        self.stepper = Stepper::new(params.simulate());
+        self.stepper = Stepper::new(erase(params.simulate()));
         self.script = None;
         self.deviated = None;
         self.first_broken = None;
@@ -376,7 +403,7 @@ impl LockModel {
                 }
             }
             Action::Reset => {
-                self.stepper = Stepper::new(self.params.simulate());
+                self.stepper = Stepper::new(erase(self.params.simulate()));
                 self.deviated = None;
                 self.first_broken = None;
                 self.play.playing = false;
@@ -550,7 +577,10 @@ mod tests {
             assert_eq!(m.sim().trace_hash(), core_sim.trace_hash(), "{variant:?}");
             assert!(!m.can_step());
             let v = m.violation().expect("broken at the end");
-            assert_eq!(Some(v.clone()), violation(&p, &core_sim));
+            // the erased simulation's view gives what core's typed one gives
+            let core_v = check_state(&p, &core_sim).or_else(|| check_terminal(&p, &core_sim));
+            assert_eq!(Some(v.clone()), core_v);
+            assert_eq!(Some(v.clone()), violation(&p, &erase(core_sim.clone())));
             assert!(m.announce.contains(&v.invariant), "{}", m.announce);
             // back and forth along the script
             m.apply(Action::Back);

@@ -5,14 +5,15 @@ use std::rc::Rc;
 use herdlab_core::check::Violation;
 use herdlab_core::mechanisms::locks::shmtx::{LOCK, WAIT};
 use herdlab_core::mechanisms::locks::ticket::{NEXT, SERVING};
-use herdlab_core::mechanisms::locks::{LockKind, LockParams, LockSim};
+use herdlab_core::mechanisms::locks::{LockKind, LockParams, LockWorker};
 use herdlab_core::metrics::Metrics;
 use herdlab_core::sim::{Actor, Role};
+use herdlab_web_engine::Erased;
 
 use crate::live::describe::LaneState;
 use crate::live::snapshot::WordView;
 use crate::live::snapshot::{listing, CodeView, LaneView, StatusView};
-use crate::mechanisms::locks::describe::holder;
+use crate::mechanisms::locks::describe::{holder, LockSim};
 use crate::mechanisms::locks::model::LockModel;
 
 /// The lock counters shown, in order, with their values (`counter-<key>`).
@@ -195,7 +196,7 @@ pub fn lanes(p: &LockParams, sim: &LockSim) -> Vec<LaneView> {
         .iter()
         .enumerate()
         .map(|(i, t)| {
-            let w = t.machine();
+            let w = LockWorker::get(t.machine());
             let mut marks = Vec::new();
             if w.in_critical() {
                 marks.push(("in-critical", "in the critical section"));

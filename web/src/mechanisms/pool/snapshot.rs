@@ -12,6 +12,7 @@ use herdlab_core::mechanisms::pool::machine::{
 };
 use herdlab_core::mechanisms::pool::{PoolActor, PoolReport, PoolSim};
 use herdlab_core::sim::{Actor, Sched, Status};
+use herdlab_web_engine::typed;
 
 use crate::live::describe::LaneState;
 use crate::live::snapshot::{CodeLine, CodeView, LaneView, StatusView};
@@ -148,7 +149,9 @@ pub fn pool_counters(r: &PoolReport, steps: u64, switches: u64) -> Vec<(&'static
 impl PoolSnapshot {
     /// The view of `m` now.
     pub fn of(m: &PoolSimModel) -> Self {
-        let sim = m.sim();
+        // core's report and invariants read the typed simulation
+        let typed_sim: PoolSim = typed(m.sim());
+        let sim = &typed_sim;
         let lanes = sim
             .threads()
             .iter()
