@@ -74,7 +74,8 @@ pub struct BenchRow {
     pub bad_responses: u64,
     /// The most threads of the process at once, the harness's included.
     pub process_threads_max: u32,
-    /// The harness's threads (main, clients, sampler).
+    /// The harness's threads (those the process had before the row, the client threads, the
+    /// sampler and the failure watcher).
     pub harness_threads: u32,
     /// First send to last response, ns.
     pub wall_ns: u64,
@@ -213,6 +214,8 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
         seed: p.seed,
     };
     let sampled = Sampled::default();
+    // the threads the process has before the row (main, the interrupt watcher, ...)
+    let before = proc_threads().unwrap_or(1);
     let main_sw0 = own_switches();
     let proc_sw0 = process_switches();
     let (outs, server_sw, server_err) = std::thread::scope(|s| {
@@ -224,20 +227,14 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
             }
             sp.start(&mut Clients::new(cfg))
         })();
-        let outs: Vec<Result<ClientOut, NativeError>> = if started.is_ok() {
+        let outs: Vec<Result<(ClientOut, Vec<TcpStream>), NativeError>> = if started.is_ok() {
             let sh = &sh;
             let world = &world;
             let hs: Vec<_> = parts
                 .into_iter()
                 .map(|part| {
-                    s.spawn(move || {
-                        let r = load::run(sh, part);
-                        if r.is_err() {
-                            // a client failure ends the server too
-                            world.fail(STOP);
-                        }
-                        r
-                    })
+                    // a client failure ends the server too
+                    s.spawn(move || load::run(sh, part, |e| world.fail(e)))
                 })
                 .collect();
             // a server failure ends the clients
@@ -266,7 +263,7 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
         let clients_sw: u64 = outs
             .iter()
             .filter_map(|o| o.as_ref().ok())
-            .map(|o| o.switches)
+            .map(|(o, _)| o.switches)
             .sum();
         let server_sw = process_switches()
             .saturating_sub(proc_sw0)
@@ -281,6 +278,9 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
         let server_err = started
             .err()
             .or_else(|| failed.filter(|f| f != STOP).map(NativeError));
+        // the clients' sockets close after the stop
+        let outs: Vec<Result<ClientOut, NativeError>> =
+            outs.into_iter().map(|o| o.map(|(o, _)| o)).collect();
         (outs, server_sw, server_err)
         // the scope joins every server thread here
     });
@@ -304,7 +304,8 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
     }
     lat.sort_unstable();
     let wall_ns = row_out.last_ns.saturating_sub(row_out.first_ns).max(1);
-    let harness = 2 + clients_n as u32 + 1;
+    // and the row's own: the sampler, the watcher of failures, the client threads
+    let harness = before + 2 + clients_n as u32;
     let process_threads_max = sampled.threads.load(SeqCst) as u32;
     Ok(BenchRow {
         mode: cfg.mode.name().to_string(),

@@ -83,12 +83,33 @@ impl Conn {
     }
 }
 
-/// Drive `socks` (client `ids[i]` is `socks[i]`) until the budget is spent and every query
-/// answered, the deadline passes or the stop is set.
-pub fn run(sh: &Shared, socks: Vec<(u32, TcpStream)>) -> Result<ClientOut, NativeError> {
+/// Drive `socks` (each with its client's index) until the budget is spent and every query
+/// answered, the deadline passes or the stop is set. The sockets come back open (the server must
+/// not see a client go away before the row's stop); on an error `fail` is called first, then
+/// they close.
+pub fn run(
+    sh: &Shared,
+    socks: Vec<(u32, TcpStream)>,
+    fail: impl Fn(&str),
+) -> Result<(ClientOut, Vec<TcpStream>), NativeError> {
+    let mut conns = Vec::with_capacity(socks.len());
+    match drive(sh, socks, &mut conns) {
+        Ok(out) => Ok((out, conns.into_iter().map(|c| c.sock).collect())),
+        Err(e) => {
+            fail(&e.0);
+            drop(conns);
+            Err(e)
+        }
+    }
+}
+
+fn drive(
+    sh: &Shared,
+    socks: Vec<(u32, TcpStream)>,
+    conns: &mut Vec<Conn>,
+) -> Result<ClientOut, NativeError> {
     let sw0 = super::bench::own_switches();
     let ep = Epoll::new()?;
-    let mut conns = Vec::with_capacity(socks.len());
     let mut timers = BinaryHeap::new();
     let start = sh.now();
     for (k, (id, sock)) in socks.into_iter().enumerate() {
