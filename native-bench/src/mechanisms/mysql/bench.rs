@@ -249,8 +249,9 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
             let outs = hs
                 .into_iter()
                 .map(|h| {
-                    h.join()
-                        .unwrap_or_else(|_| Err(NativeError("a client thread panicked".to_string())))
+                    h.join().unwrap_or_else(|_| {
+                        Err(NativeError("a client thread panicked".to_string()))
+                    })
                 })
                 .collect();
             sh.stop.store(true, SeqCst);
@@ -366,16 +367,7 @@ fn us(ns: u64) -> String {
 /// The rows as a table.
 pub fn render(rows: &[BenchRow]) -> String {
     let head = [
-        "mode",
-        "conns",
-        "qps",
-        "p50",
-        "p95",
-        "p99",
-        "created",
-        "threads",
-        "switch/q",
-        "RSS MiB",
+        "mode", "conns", "qps", "p50", "p95", "p99", "created", "threads", "switch/q", "RSS MiB",
         "answered",
     ];
     let mut cells: Vec<Vec<String>> = Vec::new();
@@ -419,7 +411,9 @@ pub fn render(rows: &[BenchRow]) -> String {
         "herdlab bench mysql: a loopback query server, core's mysql tables on real threads \
          (threads: the server's at most at once; switch/q: the server's context switches per query)\n",
     );
-    out.push_str(&line(&head.iter().map(|s| s.to_string()).collect::<Vec<_>>()));
+    out.push_str(&line(
+        &head.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+    ));
     for c in &cells {
         out.push_str(&line(c));
     }

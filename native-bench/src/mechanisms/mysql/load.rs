@@ -8,8 +8,8 @@
 //! outstanding, so a response that answers no outstanding query (a duplicate, a wrong connection)
 //! is counted in `bad`.
 
-use std::collections::BinaryHeap;
 use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
 use std::os::fd::AsRawFd;
@@ -177,13 +177,17 @@ fn drive(
         if outstanding == 0 && timers.is_empty() {
             break;
         }
-        if sh.stop.load(SeqCst) || (now >= sh.deadline_ns && outstanding > 0 && now >= sh.deadline_ns + 2_000_000_000) {
+        if sh.stop.load(SeqCst)
+            || (now >= sh.deadline_ns && outstanding > 0 && now >= sh.deadline_ns + 2_000_000_000)
+        {
             out.timed_out = true;
             break;
         }
         let timeout_ms = timers
             .peek()
-            .map_or(20, |&Reverse((due, _))| due.saturating_sub(now).div_ceil(1_000_000))
+            .map_or(20, |&Reverse((due, _))| {
+                due.saturating_sub(now).div_ceil(1_000_000)
+            })
             .min(20) as i32;
         let n = ep.wait(&mut evs, timeout_ms)?;
         for ev in &evs[..n] {

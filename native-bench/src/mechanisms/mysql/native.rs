@@ -118,7 +118,11 @@ impl Epoll {
 
     /// `epoll_wait` for at most `buf.len()` events, `timeout_ms` (0: do not block); `EINTR` is 0
     /// events.
-    pub fn wait(&self, buf: &mut [libc::epoll_event], timeout_ms: i32) -> Result<usize, NativeError> {
+    pub fn wait(
+        &self,
+        buf: &mut [libc::epoll_event],
+        timeout_ms: i32,
+    ) -> Result<usize, NativeError> {
         // SAFETY: `buf` is writable for `buf.len()` events; the epoll fd is open.
         let n = unsafe {
             libc::epoll_wait(
