@@ -399,7 +399,10 @@ fn the_native_entries_agree_with_the_stepped_actors() {
             assert_eq!(ops, p.ops(), "seed {seed}: {f:?}");
             // the straight form rests on the state whose operation the budget refused
             assert_eq!(stepped.next_op(), straight.next_op(), "seed {seed}");
-            assert_eq!(stepped, straight, "seed {seed}: different states at the end");
+            assert_eq!(
+                stepped, straight,
+                "seed {seed}: different states at the end"
+            );
         }
     }
 }

@@ -128,6 +128,28 @@ fn proc_threads() -> Option<u32> {
         .and_then(|v| v.trim().parse().ok())
 }
 
+/// The process's threads once the count holds still: a joined thread leaves `/proc` a little
+/// after `join` returns (the kernel clears its tid before it is reaped), so the previous row's
+/// threads may still be counted for a few milliseconds.
+fn settled_threads() -> u32 {
+    let mut last = proc_threads().unwrap_or(1);
+    let mut still = 0;
+    for _ in 0..1000 {
+        std::thread::sleep(Duration::from_millis(1));
+        let now = proc_threads().unwrap_or(last);
+        if now == last {
+            still += 1;
+            if still >= 10 {
+                break;
+            }
+        } else {
+            still = 0;
+            last = now;
+        }
+    }
+    last
+}
+
 fn proc_rss() -> Option<u64> {
     let s = std::fs::read_to_string("/proc/self/statm").ok()?;
     let pages: u64 = s.split_whitespace().nth(1)?.parse().ok()?;
@@ -215,7 +237,7 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
     };
     let sampled = Sampled::default();
     // the threads the process has before the row (main, the interrupt watcher, ...)
-    let before = proc_threads().unwrap_or(1);
+    let before = settled_threads();
     let main_sw0 = own_switches();
     let proc_sw0 = process_switches();
     let (outs, server_sw, server_err) = std::thread::scope(|s| {
