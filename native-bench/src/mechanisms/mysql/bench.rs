@@ -167,15 +167,21 @@ struct Sampled {
     stop: AtomicBool,
 }
 
+impl Sampled {
+    fn sample_now(&self) {
+        if let Some(t) = proc_threads() {
+            self.threads.fetch_max(t as u64, SeqCst);
+        }
+        if let Some(r) = proc_rss() {
+            self.rss.fetch_max(r, SeqCst);
+        }
+    }
+}
+
 fn sample(s: &Sampled) {
     let sw0 = own_switches();
     while !s.stop.load(SeqCst) {
-        if let Some(t) = proc_threads() {
-            s.threads.fetch_max(t as u64, SeqCst);
-        }
-        if let Some(r) = proc_rss() {
-            s.rss.fetch_max(r, SeqCst);
-        }
+        s.sample_now();
         s.switches.store(own_switches().saturating_sub(sw0), SeqCst);
         std::thread::sleep(Duration::from_millis(1));
     }
@@ -249,6 +255,9 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
             }
             sp.start(&mut Clients::new(cfg))
         })();
+        // the main thread samples too: once every first thread is started, and before the stop
+        // (a short row may fall between the sampler's turns)
+        sampled.sample_now();
         let outs: Vec<Result<(ClientOut, Vec<TcpStream>), NativeError>> = if started.is_ok() {
             let sh = &sh;
             let world = &world;
@@ -293,6 +302,7 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
             .saturating_sub(clients_sw)
             .saturating_sub(own_switches().saturating_sub(main_sw0))
             .saturating_sub(sampled.switches.load(SeqCst));
+        sampled.sample_now();
         // the first failure (a server thread's error, or the stop)
         let failed = world.failure();
         world.fail(STOP);
