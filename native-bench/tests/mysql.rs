@@ -327,3 +327,74 @@ fn bench_mysql_refuses_bad_flags_naming_the_allowed_values() {
         "--oversubscribe",
     );
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn an_interrupted_bench_mysql_stops_and_says_what_it_measured() {
+    use std::time::{Duration, Instant};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_herdlab"))
+        .args([
+            "bench",
+            "mysql",
+            "--connections",
+            "16",
+            "--queries",
+            "1000000",
+            "--time-limit",
+            "25",
+            "--json",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run herdlab");
+    // mid-row (a row of a million queries runs to its 25 s limit)
+    std::thread::sleep(Duration::from_millis(500));
+    // SAFETY: a plain kill(2) of our own child.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let t = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            break s;
+        }
+        // a hang guard, not a timing
+        if t.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("bench mysql did not stop on SIGINT");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let out = child.wait_with_output().expect("output");
+    assert_eq!(status.code(), Some(130));
+    let v = json_of(&out);
+    assert_eq!(v["partial"], true, "{v}");
+    assert_eq!(v["interrupted_by"], "SIGINT", "{v}");
+    assert!(v["rows"].is_array(), "{v}");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn too_few_open_files_is_refused_naming_the_limit() {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_herdlab"));
+    cmd.args(["bench", "mysql", "--connections", "200", "--queries", "10"]);
+    // SAFETY: setrlimit is async-signal-safe; the child lowers its own limits before exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            let r = libc::rlimit {
+                rlim_cur: 64,
+                rlim_max: 64,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &r) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let out = cmd.output().expect("run herdlab");
+    assert_eq!(out.status.code(), Some(1));
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.contains("200 connections need"), "{e}");
+    assert!(e.contains("the open-file limit (ulimit -n) is 64"), "{e}");
+    assert!(out.stdout.is_empty());
+}

@@ -192,7 +192,8 @@ pub fn bench_args(m: &ArgMatches) -> Result<BenchArgs, CliError> {
 }
 
 /// The open-file limit a row of `n` connections needs (both ends of each, the epoll sets, the
-/// listener, stdio and a margin); raised to it up to the hard limit if the soft one is lower.
+/// listener, stdio and a margin); raised to it up to the hard limit if the soft one is lower, else
+/// the refusal names the limit and how to raise it.
 pub fn files_for(n: u32) -> Result<(), CliError> {
     let want = 2 * n as u64 + MAX_GROUPS as u64 + 32;
     let (soft, hard) = crate::platform::limits::open_files();
@@ -376,7 +377,11 @@ impl NativeMechanism for Mysql {
     fn bench(m: &ArgMatches) -> Result<ExitCode, CliError> {
         let a = bench_args(m)?;
         if let Some(&most) = a.connections.iter().max() {
-            files_for(most)?;
+            // the machine's limit, not bad input: exit 1, as the other benchmarks
+            if let Err(e) = files_for(most) {
+                eprintln!("herdlab: bench mysql: {}", e.0);
+                return Ok(ExitCode::FAILURE);
+            }
         }
         let mut rows = Vec::new();
         for &connections in &a.connections {
