@@ -7,7 +7,9 @@ use herdlab_core::mechanisms::mysql::{
     Mode, MysqlParams, MysqlVariant, MAX_CONNECTIONS, MAX_GROUPS,
 };
 
-use super::{bench, check, sim, Mysql};
+#[cfg(target_os = "linux")]
+use super::bench;
+use super::{check, sim, Mysql};
 use crate::check::progress_wanted;
 use crate::cli::{self, json, key_args, subcommand, switch, CliError, KeyFlag};
 use crate::mechanisms::NativeMechanism;
@@ -374,6 +376,14 @@ impl NativeMechanism for Mysql {
         )
     }
 
+    #[cfg(not(target_os = "linux"))]
+    fn bench(m: &ArgMatches) -> Result<ExitCode, CliError> {
+        bench_args(m)?;
+        eprintln!("herdlab: bench mysql: the loopback server needs Linux (epoll, /proc)");
+        Ok(ExitCode::FAILURE)
+    }
+
+    #[cfg(target_os = "linux")]
     fn bench(m: &ArgMatches) -> Result<ExitCode, CliError> {
         let a = bench_args(m)?;
         if let Some(&most) = a.connections.iter().max() {

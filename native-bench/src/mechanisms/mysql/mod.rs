@@ -4,6 +4,7 @@
 //! run core's tables on real threads with real epoll ([`native`]), under a bounded load
 //! generator ([`load`]), measured per row ([`bench`]).
 
+#[cfg(target_os = "linux")]
 pub mod bench;
 pub mod check;
 pub mod cli;
