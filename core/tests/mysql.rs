@@ -11,7 +11,8 @@ use herdlab_core::mechanism::Mechanism;
 use herdlab_core::mechanisms::mysql::invariants::{check_state, check_terminal, replay};
 use herdlab_core::mechanisms::mysql::machine::{throttle_us, WocCx};
 use herdlab_core::mechanisms::mysql::{
-    Conn, ConnThread, Mode, Mysql, MysqlConfig, MysqlParams, MysqlVariant, Woc, LISTING,
+    Conn, ConnThread, Mode, Mysql, MysqlActor, MysqlConfig, MysqlParams, MysqlVariant, Timer, Woc,
+    Worker, LISTING,
 };
 use herdlab_core::op::Op;
 
@@ -346,6 +347,63 @@ fn per_connection_thread_forms_agree() {
         straight.at = s;
         stepped.at = s;
         assert_eq!(straight, stepped, "seed {seed}");
+    }
+}
+
+/// The native platform's straight-line entries (`Worker::run`, `Timer::run`, `ConnThread::run`)
+/// against the simulator's actor stepped on the same answers: the same operations, the same state
+/// where the recorder's budget stopped them.
+#[test]
+fn the_native_entries_agree_with_the_stepped_actors() {
+    let pool_cfg = MysqlParams {
+        lock_pct: 50,
+        groups: 2,
+        group_threads: 4,
+        txn_statements: 2,
+        ..Default::default()
+    }
+    .config();
+    let conn_cfg = MysqlParams {
+        mode: Mode::PerConnection,
+        connections: 4,
+        lock_pct: 50,
+        queries_per_conn: 2,
+        cache_size: 2,
+        ..Default::default()
+    }
+    .config();
+    let fresh = [
+        MysqlActor::Worker(Worker::new(pool_cfg, 1, 16)),
+        MysqlActor::Timer(Timer::new(pool_cfg)),
+        MysqlActor::Conn(ConnThread::new(conn_cfg)),
+    ];
+    for seed in 0..48 {
+        for f in &fresh {
+            let mut straight = f.clone();
+            let mut p = Recorder::new(seed, 120);
+            // no zero answers: the tables subtract one from counts they found non-zero
+            p.draw_values_from(&[1, 2, 3]);
+            let r = match &mut straight {
+                MysqlActor::Worker(w) => w.run(&mut p),
+                MysqlActor::Timer(t) => t.run(&mut p),
+                MysqlActor::Conn(c) => c.run(&mut p),
+                MysqlActor::Clients(_) => Ok(()),
+            };
+            assert!(r.is_err(), "seed {seed}: the tables never end on their own");
+            let mut stepped = f.clone();
+            let mut ops = Vec::new();
+            for r in p.results() {
+                ops.push(stepped.next_op());
+                stepped.complete(*r);
+            }
+            assert_eq!(ops, p.ops(), "seed {seed}: {f:?}");
+            // the straight form rests on the state whose operation the budget refused
+            assert_eq!(stepped.next_op(), straight.next_op(), "seed {seed}");
+            assert_eq!(
+                stepped, straight,
+                "seed {seed}: different states at the end"
+            );
+        }
     }
 }
 

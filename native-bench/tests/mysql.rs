@@ -1,7 +1,9 @@
-//! `herdlab sim mysql` and `check mysql`: the simulator's report is core's (the bench contract's
-//! keys, in order), the checker proves the pool's preset and finds the thread cache's broken
-//! hand-off with its steps, bad input exits 2 naming the allowed values. Bounded: small
-//! scenarios, the checker's presets.
+//! `herdlab sim mysql`, `check mysql` and `bench mysql`: the simulator's report is core's (the
+//! bench contract's keys, in order), the checker proves the pool's preset and finds the thread
+//! cache's broken hand-off with its steps; the loopback server answers every query exactly once,
+//! creates one thread per connection per-connection and a few per group with the pool; bad input
+//! exits 2 naming the allowed values. Bounded: small scenarios, the checker's presets, a few
+//! hundred queries over at most 48 loopback connections.
 
 use std::process::{Command, Output};
 
@@ -193,4 +195,206 @@ fn check_mysql_finds_the_broken_hand_off_and_replays_it() {
         cx["steps"].as_array().unwrap().len(),
         cx["schedule"].as_array().unwrap().len()
     );
+}
+
+// ----- bench mysql: the loopback query server on real threads -----
+
+/// Run `bench mysql` with `args` and its rows.
+fn bench_rows(args: &[&str]) -> Vec<serde_json::Value> {
+    let mut all = vec!["bench", "mysql", "--json"];
+    all.extend_from_slice(args);
+    let out = herdlab(&all);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{all:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    json_of(&out)
+        .as_array()
+        .unwrap_or_else(|| panic!("{all:?}: not an array"))
+        .clone()
+}
+
+fn num(row: &serde_json::Value, k: &str) -> u64 {
+    row[k]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{k} is not a count: {row}"))
+}
+
+/// Every query the clients sent was served once by the tables and answered once at the client.
+fn exactly_once(row: &serde_json::Value, queries: u64) {
+    assert_eq!(num(row, "queries_sent"), queries, "{row}");
+    assert_eq!(num(row, "queries_answered"), queries, "{row}");
+    assert_eq!(num(row, "queries_served"), queries, "{row}");
+    assert_eq!(num(row, "bad_responses"), 0, "{row}");
+    assert_eq!(row["timed_out"], false, "{row}");
+}
+
+#[test]
+fn bench_mysql_quick_json_has_the_contract_keys_and_answers_every_query_once() {
+    let rows = bench_rows(&["--quick", "--connections", "8", "--queries", "200"]);
+    let modes: Vec<&str> = rows.iter().filter_map(|r| r["mode"].as_str()).collect();
+    assert_eq!(modes, ["per-connection", "pool"]);
+    for r in &rows {
+        let row = r.as_object().expect("a row is an object");
+        for k in CONTRACT {
+            assert!(row.contains_key(k), "{k} missing: {r}");
+        }
+        assert_eq!(num(r, "connections"), 8);
+        exactly_once(r, 200);
+        assert!(r["qps"].as_f64().is_some_and(|q| q > 0.0), "{r}");
+        assert!(num(r, "p50_ns") <= num(r, "p95_ns") && num(r, "p95_ns") <= num(r, "p99_ns"));
+        assert!(num(r, "rss_bytes") > 0, "{r}");
+    }
+}
+
+#[test]
+fn per_connection_creates_one_thread_per_client_and_the_pool_a_few_per_group() {
+    let (n, groups, over) = (48u64, 2u64, 1u64);
+    let rows = bench_rows(&[
+        "--connections",
+        "48",
+        "--queries",
+        "300",
+        "--think-us",
+        "200",
+        "--groups",
+        "2",
+        "--oversubscribe",
+        "1",
+    ]);
+    let per = &rows[0];
+    let pool = &rows[1];
+    exactly_once(per, 300);
+    exactly_once(pool, 300);
+    // an empty thread cache: every connection's mysql_thread_create, and all of them alive
+    assert_eq!(num(per, "threads_created"), n, "{per}");
+    assert_eq!(num(per, "os_threads_max"), n, "{per}");
+    // the pool: each group's first thread, and no more than its soft cap (1 + oversubscribe
+    // active, a listener) plus the timer, whatever the connections
+    assert!(num(pool, "threads_created") >= groups, "{pool}");
+    assert!(
+        num(pool, "os_threads_max") <= groups * (1 + over + 1) + 1,
+        "{pool}"
+    );
+    assert!(num(pool, "os_threads_max") < n / 4, "{pool}");
+}
+
+#[test]
+fn the_row_lock_and_transactions_lose_no_query() {
+    // blocking waits (thd_wait_begin, wake_or_create_thread) and the high-priority queue
+    let rows = bench_rows(&[
+        "--connections",
+        "12",
+        "--queries",
+        "300",
+        "--lock-pct",
+        "50",
+        "--txn-statements",
+        "3",
+        "--groups",
+        "3",
+        "--stall-ms",
+        "10",
+    ]);
+    assert_eq!(rows.len(), 2);
+    for r in &rows {
+        exactly_once(r, 300);
+        assert_eq!(num(r, "lock_pct"), 50);
+    }
+}
+
+#[test]
+fn bench_mysql_refuses_bad_flags_naming_the_allowed_values() {
+    refused(
+        &["bench", "mysql", "--connections", "0"],
+        "allowed: a comma-separated list of up to 16 counts, each 1-4096",
+    );
+    refused(
+        &["bench", "mysql", "--connections", "16,5000"],
+        "5000 is out of range",
+    );
+    refused(
+        &["bench", "mysql", "--mode", "threads"],
+        "allowed: per-connection, pool",
+    );
+    refused(&["bench", "mysql", "--time-limit", "99"], "allowed 1-25");
+    refused(&["bench", "mysql", "--groups", "9"], "--groups");
+    refused(&["bench", "mysql", "--queries", "0"], "allowed 1-1000000");
+    refused(
+        &["bench", "mysql", "--oversubscribe", "x"],
+        "--oversubscribe",
+    );
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn an_interrupted_bench_mysql_stops_and_says_what_it_measured() {
+    use std::time::{Duration, Instant};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_herdlab"))
+        .args([
+            "bench",
+            "mysql",
+            "--connections",
+            "16",
+            "--queries",
+            "1000000",
+            "--time-limit",
+            "25",
+            "--json",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run herdlab");
+    // mid-row (a row of a million queries runs to its 25 s limit)
+    std::thread::sleep(Duration::from_millis(500));
+    // SAFETY: a plain kill(2) of our own child.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let t = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            break s;
+        }
+        // a hang guard, not a timing
+        if t.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("bench mysql did not stop on SIGINT");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let out = child.wait_with_output().expect("output");
+    assert_eq!(status.code(), Some(130));
+    let v = json_of(&out);
+    assert_eq!(v["partial"], true, "{v}");
+    assert_eq!(v["interrupted_by"], "SIGINT", "{v}");
+    assert!(v["rows"].is_array(), "{v}");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn too_few_open_files_is_refused_naming_the_limit() {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_herdlab"));
+    cmd.args(["bench", "mysql", "--connections", "200", "--queries", "10"]);
+    // SAFETY: setrlimit is async-signal-safe; the child lowers its own limits before exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            let r = libc::rlimit {
+                rlim_cur: 64,
+                rlim_max: 64,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &r) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let out = cmd.output().expect("run herdlab");
+    assert_eq!(out.status.code(), Some(1));
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.contains("200 connections need"), "{e}");
+    assert!(e.contains("the open-file limit (ulimit -n) is 64"), "{e}");
+    assert!(out.stdout.is_empty());
 }

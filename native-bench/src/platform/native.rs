@@ -183,6 +183,12 @@ pub struct NativeWorld {
 impl NativeWorld {
     /// A world of this shape (binds the listener and initialises the semaphores if asked).
     pub fn new(spec: WorldSpec) -> Result<Self, NativeError> {
+        Self::with_words(spec, spec.words as usize)
+    }
+
+    /// A world of this shape with `words` words instead of `spec.words` (a table whose memory is
+    /// larger than 255 words: `Word` is a `u16`).
+    pub fn with_words(spec: WorldSpec, words: usize) -> Result<Self, NativeError> {
         let listener = if spec.listener {
             let l = TcpListener::bind("127.0.0.1:0")
                 .map_err(|e| NativeError::new(format!("cannot bind 127.0.0.1:0: {e}")))?;
@@ -190,7 +196,6 @@ impl NativeWorld {
         } else {
             None
         };
-        let words = spec.words as usize;
         let (shift, lines) = if spec.packed {
             (
                 WORDS_PER_LINE.trailing_zeros(),

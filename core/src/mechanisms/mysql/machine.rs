@@ -10,7 +10,7 @@ use core::hash::{Hash, Hasher};
 
 use serde::{Deserialize, Serialize};
 
-use crate::machine::steps::Next;
+use crate::machine::steps::{Next, Ops, Stopped};
 use crate::machine::Machine;
 use crate::op::{CondId, MutexId, Op, OpResult, SemId, WakeCount, Word};
 
@@ -1070,12 +1070,42 @@ impl Worker {
             WorkerAt::Woc(s) => {
                 self.at = match s.complete(&mut self.woc, r) {
                     Next::Go(s) => WorkerAt::Woc(s),
-                    Next::Done(_) => WorkerAt::Work(if self.woc_listener {
-                        Work::ListenUnlock2
-                    } else {
-                        Work::BeginUnlock
-                    }),
+                    Next::Done(_) => self.after_woc(),
                 }
+            }
+        }
+    }
+
+    /// Where `wake_or_create_thread` returns to: the listener's unlock, or `thd_wait_begin`'s.
+    fn after_woc(&self) -> WorkerAt {
+        WorkerAt::Work(if self.woc_listener {
+            Work::ListenUnlock2
+        } else {
+            Work::BeginUnlock
+        })
+    }
+
+    /// Straight-line form (the native platform): run `worker_main` and the
+    /// `wake_or_create_thread` calls it makes, with the same transitions as [`Worker::complete`],
+    /// until the platform stops it (a worker never returns on its own: the idle timeout is not
+    /// modelled); the state is left where the run stopped.
+    pub fn run<P: Ops + ?Sized>(&mut self, p: &mut P) -> Result<(), P::Error> {
+        loop {
+            match self.at {
+                WorkerAt::Work(s) => match s.run(self, p) {
+                    Ok(_) => self.at = WorkerAt::Woc(Woc::Start),
+                    Err(Stopped { state, error }) => {
+                        self.at = WorkerAt::Work(state);
+                        return Err(error);
+                    }
+                },
+                WorkerAt::Woc(s) => match s.run(&mut self.woc, p) {
+                    Ok(_) => self.at = self.after_woc(),
+                    Err(Stopped { state, error }) => {
+                        self.at = WorkerAt::Woc(state);
+                        return Err(error);
+                    }
+                },
             }
         }
     }
@@ -1241,23 +1271,50 @@ impl Timer {
             TimerAt::Tick(s) => {
                 self.at = match s.complete(self, r) {
                     Next::Go(s) => TimerAt::Tick(s),
-                    Next::Done(()) => {
-                        self.woc.grp = self.grp;
-                        TimerAt::Woc(Woc::Start)
-                    }
+                    Next::Done(()) => self.enter_woc(),
                 }
             }
             TimerAt::Woc(s) => {
                 self.at = match s.complete(&mut self.woc, r) {
                     Next::Go(s) => TimerAt::Woc(s),
-                    // after a no-listener wake the real code unlocks and returns; after a stall it
-                    // clears queue_event_count first
-                    Next::Done(_) => TimerAt::Tick(if self.stall_path {
-                        Tick::QueueEvClear
-                    } else {
-                        Tick::Unlock
-                    }),
+                    Next::Done(_) => self.after_woc(),
                 }
+            }
+        }
+    }
+    fn enter_woc(&mut self) -> TimerAt {
+        self.woc.grp = self.grp;
+        TimerAt::Woc(Woc::Start)
+    }
+    /// After a no-listener wake the real code unlocks and returns; after a stall it clears
+    /// `queue_event_count` first.
+    fn after_woc(&self) -> TimerAt {
+        TimerAt::Tick(if self.stall_path {
+            Tick::QueueEvClear
+        } else {
+            Tick::Unlock
+        })
+    }
+    /// Straight-line form (the native platform): the timer's loop and its
+    /// `wake_or_create_thread` calls, with the transitions of its stepped form, until the platform
+    /// stops it; the state is left where the run stopped.
+    pub fn run<P: Ops + ?Sized>(&mut self, p: &mut P) -> Result<(), P::Error> {
+        loop {
+            match self.at {
+                TimerAt::Tick(s) => match s.run(self, p) {
+                    Ok(_) => self.at = self.enter_woc(),
+                    Err(Stopped { state, error }) => {
+                        self.at = TimerAt::Tick(state);
+                        return Err(error);
+                    }
+                },
+                TimerAt::Woc(s) => match s.run(&mut self.woc, p) {
+                    Ok(_) => self.at = self.after_woc(),
+                    Err(Stopped { state, error }) => {
+                        self.at = TimerAt::Woc(state);
+                        return Err(error);
+                    }
+                },
             }
         }
     }
@@ -1411,6 +1468,22 @@ crate::steps! {
 }
 
 impl ConnThread {
+    /// Straight-line form (the native platform): `handle_connection` until the platform stops it
+    /// (the table has no end: an exited thread waits to be created again); the state is left where
+    /// the run stopped.
+    pub fn run<P: Ops + ?Sized>(&mut self, p: &mut P) -> Result<(), P::Error> {
+        match self.at.run(self, p) {
+            Ok((s, ())) => {
+                self.at = s;
+                Ok(())
+            }
+            Err(Stopped { state, error }) => {
+                self.at = state;
+                Err(error)
+            }
+        }
+    }
+
     /// An unborn slot.
     pub fn new(cfg: MysqlConfig) -> Self {
         ConnThread {
@@ -1580,6 +1653,47 @@ impl Clients {
             handed_off: 0,
             connects: 0,
         }
+    }
+
+    /// The native platform, pool: the groups' start ([`Feed::InitConns`] … [`Feed::InitSpawn`]:
+    /// `connection_count`, each group's first thread and its `create_worker`), stepped on `p` up
+    /// to [`Feed::Await`]; the queries then reach the groups' epoll sets for real.
+    pub fn start_groups<P: Ops + ?Sized>(&mut self, p: &mut P) -> Result<(), P::Error> {
+        self.grp = 0;
+        self.step_until(Feed::InitConns, Feed::Await, p)
+    }
+
+    /// The native platform, thread-per-connection: client `client` has connected:
+    /// `check_idle_thread_and_enqueue_connection` ([`Feed::AddLock`] … [`Feed::Create`]: the
+    /// hand-off to a cached thread, or `mysql_thread_create`), stepped on `p` up to
+    /// [`Feed::Pend`], where the model delivers the first query: on a real socket the kernel does.
+    pub fn add_connection<P: Ops + ?Sized>(
+        &mut self,
+        client: u32,
+        p: &mut P,
+    ) -> Result<(), P::Error> {
+        self.client = client % self.cfg.connections.max(1);
+        self.connects += 1;
+        self.step_until(Feed::AddLock, Feed::Pend, p)
+    }
+
+    /// Step the table from `from` until it reaches `to` (or ends), each step's operation through
+    /// the one executor, [`crate::machine::steps::exec`].
+    fn step_until<P: Ops + ?Sized>(
+        &mut self,
+        from: Feed,
+        to: Feed,
+        p: &mut P,
+    ) -> Result<(), P::Error> {
+        self.at = from;
+        while self.at != to {
+            let r = crate::machine::steps::exec(p, self.at.op(self))?;
+            match self.at.complete(self, r) {
+                Next::Go(s) => self.at = s,
+                Next::Done(()) => break,
+            }
+        }
+        Ok(())
     }
 
     fn arrive(&mut self, t: u64) -> Feed {

@@ -42,6 +42,12 @@
 //! | [`Tick`] | the timer | every tick, per group: `check_stall` (no listener and no I/O → wake or create; no dequeue and queued work → `stalled`) |
 //! | [`Conn`] | per-connection thread | take a channel, `do_command` until the client closes, `block_until_new_connection` (park if the cache has room, no timeout; else exit) |
 //!
+//! The native platform (`herdlab bench mysql`) runs [`Worker::run`], [`Timer::run`] and
+//! [`ConnThread::run`] (the straight-line forms) on real threads, and steps the clients' table only
+//! where a real platform still needs it: [`Clients::start_groups`] (each group's first thread) and
+//! [`Clients::add_connection`] (the thread cache's hand-off or `mysql_thread_create`); the kernel
+//! delivers the queries itself.
+//!
 //! # Invariants ([`invariants`], checked after every step)
 //! | name | holds |
 //! |---|---|

@@ -3,8 +3,12 @@
 use std::process::ExitCode;
 
 use clap::ArgMatches;
-use herdlab_core::mechanisms::mysql::{Mode, MysqlParams, MysqlVariant};
+use herdlab_core::mechanisms::mysql::{
+    Mode, MysqlParams, MysqlVariant, MAX_CONNECTIONS, MAX_GROUPS,
+};
 
+#[cfg(target_os = "linux")]
+use super::bench;
 use super::{check, sim, Mysql};
 use crate::check::progress_wanted;
 use crate::cli::{self, json, key_args, subcommand, switch, CliError, KeyFlag};
@@ -72,8 +76,149 @@ query, a cache of 1, 3 queries; about 2.5 million states). --list-variants print
 variants, correct first.";
 
 const BENCH_ABOUT: &str = "\
-Not written yet: the loopback query server (thread-per-connection against the pool on real
-threads with real epoll) is unfinished. Use `herdlab sim mysql` for the model's figures.";
+A loopback query server on 127.0.0.1 whose threads run core's mysql tables on real threads:
+one thread per connection with the thread cache (--mode per-connection) or Percona's pool of
+threads (--mode pool: --groups thread groups, each with a real epoll set, one-shot re-armed
+after every query, a listener, two queues, LIFO waiters, the stall timer), under --connections
+client connections (a list, 1-4096 each) from a load generator of two client threads: each
+connection sends a query, waits for its response, thinks --think-us (exponential mean) and
+sends the next, until --queries are answered or --time-limit seconds pass. A query is --cpu-us
+of CPU, --lock-pct of them taking a hot row lock (a blocking wait). One row per mode and count:
+qps, latency p50/p95/p99 at the client, threads created, the most server threads at once,
+the server's context switches per query (getrusage), the process's peak resident memory.
+Defaults: both modes, 16,256,1024,4096 connections, 20000 queries, 50 us queries, 1000 us
+think time, groups = CPUs (at most 7), oversubscribe 3, stall limit 500 ms, 20 s per row;
+--quick: 16,256 connections, 2000 queries. Each connection takes a descriptor on both sides:
+the open-file limit (ulimit -n) must hold twice the largest count.";
+
+/// `bench mysql`'s default connection counts.
+pub const BENCH_CONNECTIONS: [u32; 4] = [16, 256, 1024, 4096];
+/// `--quick`'s connection counts.
+pub const QUICK_CONNECTIONS: [u32; 2] = [16, 256];
+/// Most seconds a row may run: an idle pool thread's wait is bounded by the platform's
+/// `WAIT_TIMEOUT` (30 s).
+pub const MAX_TIME_LIMIT_S: u64 = 25;
+
+/// The scenario flags of `bench mysql` (core's keys; the rest are the bench's own).
+const BENCH_KEYS: &[KeyFlag] = &[
+    KeyFlag::Key("groups"),
+    KeyFlag::Key("stall_ms"),
+    KeyFlag::Key("oversubscribe"),
+    KeyFlag::Key("tickets"),
+    KeyFlag::Key("max_threads"),
+    KeyFlag::Key("group_threads"),
+    KeyFlag::Key("txn_statements"),
+    KeyFlag::Key("cpu_us"),
+    KeyFlag::Key("lock_pct"),
+    KeyFlag::Key("seed"),
+];
+
+/// `bench mysql`, parsed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BenchArgs {
+    /// The modes, in order.
+    pub modes: Vec<Mode>,
+    /// The connection counts, in order.
+    pub connections: Vec<u32>,
+    /// The scenario (its mode and connections are set per row).
+    pub params: MysqlParams,
+    /// Queries per row.
+    pub queries: u64,
+    /// Mean think time, µs.
+    pub think_us: u64,
+    /// Seconds per row at most.
+    pub time_limit_s: u64,
+    /// Print JSON.
+    pub json: bool,
+    /// The simulator's row under each measured one.
+    pub compare_sim: bool,
+}
+
+fn connections_list() -> clap::Arg {
+    let allowed = format!(
+        "allowed: a comma-separated list of up to 16 counts, each 1-{MAX_CONNECTIONS} (e.g. 16,256,1024)"
+    );
+    cli::flag(
+        "connections",
+        "client connections per row, a list (default 16,256,1024,4096)",
+        allowed.clone(),
+        move |v| {
+            let mut out = Vec::new();
+            for part in v.split(',') {
+                match part.trim().parse::<u32>() {
+                    Ok(n) if (1..=MAX_CONNECTIONS).contains(&n) => out.push(n),
+                    Ok(n) => return Err(format!("{n} is out of range; {allowed}")),
+                    Err(_) => {
+                        return Err(format!(
+                            "'{}' is not a list of counts; {allowed}",
+                            herdlab_core::mechanism::shown(v)
+                        ))
+                    }
+                }
+            }
+            if out.len() > 16 {
+                return Err(format!("{} counts is too many; {allowed}", out.len()));
+            }
+            Ok(out)
+        },
+    )
+    .value_name("LIST")
+}
+
+/// Parse `bench mysql`'s flags.
+pub fn bench_args(m: &ArgMatches) -> Result<BenchArgs, CliError> {
+    let quick = cli::on(m, "quick");
+    let mut params = MysqlParams {
+        groups: (cli::cpus() as u32).clamp(1, MAX_GROUPS),
+        ..MysqlParams::default()
+    };
+    cli::apply_keys::<Mysql>(&mut params, BENCH_KEYS, m)?;
+    cli::validated::<Mysql>(&params, BENCH_KEYS)?;
+    let connections: Vec<u32> = cli::value(m, "connections").unwrap_or_else(|| {
+        if quick {
+            QUICK_CONNECTIONS.to_vec()
+        } else {
+            BENCH_CONNECTIONS.to_vec()
+        }
+    });
+    Ok(BenchArgs {
+        modes: cli::value(m, "mode").unwrap_or_else(|| vec![Mode::PerConnection, Mode::Pool]),
+        connections,
+        params,
+        queries: cli::value(m, "queries").unwrap_or(if quick { 2_000 } else { 20_000 }),
+        think_us: cli::value(m, "think-us").unwrap_or(1_000),
+        time_limit_s: cli::value(m, "time-limit").unwrap_or(20),
+        json: cli::on(m, "json"),
+        compare_sim: cli::on(m, "compare-sim"),
+    })
+}
+
+/// The open-file limit a row of `n` connections needs (both ends of each, the epoll sets, the
+/// listener, stdio and a margin); raised to it up to the hard limit if the soft one is lower, else
+/// the refusal names the limit and how to raise it.
+pub fn files_for(n: u32) -> Result<(), CliError> {
+    let want = 2 * n as u64 + MAX_GROUPS as u64 + 32;
+    let (soft, hard) = crate::platform::limits::open_files();
+    let Some(soft) = soft else { return Ok(()) };
+    if soft >= want {
+        return Ok(());
+    }
+    if hard.is_none_or(|h| h >= want) {
+        let r = libc::rlimit {
+            rlim_cur: want as libc::rlim_t,
+            rlim_max: hard.map_or(libc::RLIM_INFINITY, |h| h as libc::rlim_t),
+        };
+        // SAFETY: `r` is a valid rlimit for the call; raising the soft limit up to the hard one
+        // needs no privilege.
+        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &r) } == 0 {
+            return Ok(());
+        }
+    }
+    cli::err(format!(
+        "--connections: {n} connections need {want} open files, and {}",
+        crate::platform::limits::open_files_advice(soft, hard, want)
+    ))
+}
 
 /// `sim mysql`, parsed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -187,19 +332,106 @@ impl NativeMechanism for Mysql {
     fn bench_command() -> clap::Command {
         subcommand(
             "mysql",
-            "Not written yet: the loopback query server (use sim mysql)",
+            "A loopback query server: thread-per-connection against the pool, on real threads",
             BENCH_ABOUT,
-            "herdlab sim mysql --json",
-            [switch("quick", "small"), json()],
+            "herdlab bench mysql --connections 16,256,1024 --queries 20000 --json",
+            [
+                cli::list(
+                    "mode",
+                    "the modes, a list (default per-connection,pool)",
+                    Mode::NAMES.join(", "),
+                    Mode::from_name,
+                )
+                .value_name("LIST"),
+                connections_list(),
+                cli::ranged(
+                    "queries",
+                    "queries per row over all connections (default 20000)",
+                    1,
+                    1_000_000,
+                ),
+                cli::ranged(
+                    "think-us",
+                    "mean think time of a client between a response and its next query, us (default 1000)",
+                    0,
+                    1_000_000,
+                ),
+                cli::ranged(
+                    "time-limit",
+                    "seconds a row may run at most (default 20)",
+                    1,
+                    MAX_TIME_LIMIT_S,
+                ),
+            ]
+            .into_iter()
+            .chain(key_args::<Mysql>(BENCH_KEYS))
+            .chain([
+                switch("quick", "16,256 connections, 2000 queries per row"),
+                switch(
+                    "compare-sim",
+                    "the simulator's row (open loop at the measured rate) under each measured one",
+                ),
+                json(),
+            ]),
         )
     }
 
-    fn bench(_m: &ArgMatches) -> Result<ExitCode, CliError> {
-        eprintln!(
-            "herdlab: bench mysql: not written yet (the loopback query server is unfinished); \
-             `herdlab sim mysql --json` gives the model's figures"
-        );
+    #[cfg(not(target_os = "linux"))]
+    fn bench(m: &ArgMatches) -> Result<ExitCode, CliError> {
+        bench_args(m)?;
+        eprintln!("herdlab: bench mysql: the loopback server needs Linux (epoll, /proc)");
         Ok(ExitCode::FAILURE)
+    }
+
+    #[cfg(target_os = "linux")]
+    fn bench(m: &ArgMatches) -> Result<ExitCode, CliError> {
+        let a = bench_args(m)?;
+        if let Some(&most) = a.connections.iter().max() {
+            // the machine's limit, not bad input: exit 1, as the other benchmarks
+            if let Err(e) = files_for(most) {
+                eprintln!("herdlab: bench mysql: {}", e.0);
+                return Ok(ExitCode::FAILURE);
+            }
+        }
+        let mut rows = Vec::new();
+        for &connections in &a.connections {
+            for &mode in &a.modes {
+                let p = MysqlParams {
+                    mode,
+                    connections,
+                    ..a.params
+                };
+                let rc = bench::RowConfig {
+                    params: p,
+                    queries: a.queries,
+                    think_ns: a.think_us * 1000,
+                    time_limit: std::time::Duration::from_secs(a.time_limit_s),
+                };
+                let mut row = match bench::run_row(&rc) {
+                    Ok(r) => r,
+                    Err(e) => {
+                        eprintln!(
+                            "herdlab: bench mysql: {} with {connections} connections: {e}",
+                            mode.name()
+                        );
+                        return Ok(ExitCode::FAILURE);
+                    }
+                };
+                if a.compare_sim {
+                    let q = row.queries_answered.clamp(1, 20_000) as u32;
+                    row.sim = Some(bench::simulated(&p, &row, q));
+                }
+                #[cfg(unix)]
+                crate::platform::interrupt::measured(&row);
+                rows.push(row);
+            }
+        }
+        Ok(if a.json {
+            print_json(&rows, true)
+        } else {
+            print!("{}", bench::render(&rows));
+            ExitCode::SUCCESS
+        })
     }
 
     fn check_commands() -> Vec<clap::Command> {

@@ -1,0 +1,453 @@
+//! `herdlab bench mysql`: one row per mode and connection count: the loopback query server
+//! ([`super::native`]) under the load generator ([`super::load`]), with the kernel's counters.
+//!
+//! Per row: connect the N clients to a listener on 127.0.0.1:0 and accept them; start the server
+//! (pool: the groups' first threads and the timer; per-connection: `add_connection` of each
+//! client, which creates its thread); run the clients; when they are done, take the counters,
+//! stop the server and join every thread. A sampler thread reads `/proc/self/status` (`Threads`)
+//! and `/proc/self/statm` (resident pages) every millisecond.
+//!
+//! - `os_threads_max`: the most threads of the process at once, less the harness's own (the main
+//!   thread, the client threads, the sampler): the server's threads (pool: workers + the timer).
+//! - `ctx_switches_per_query`: `getrusage(RUSAGE_SELF)`'s voluntary + involuntary switches over
+//!   the row, less the harness threads' own (`RUSAGE_THREAD`), per answered query.
+//! - `rss_bytes`: the most resident memory of the whole process during the row.
+
+use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering::SeqCst};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use herdlab_core::mechanisms::mysql::{Clients, Mode, MysqlParams, MysqlReport};
+
+use super::load::{self, ClientOut, Shared};
+use super::native::{Server, Spawner, STOP};
+use crate::platform::NativeError;
+
+/// Most client threads (the load generator's).
+pub const CLIENT_THREADS: usize = 2;
+
+/// What one row is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RowConfig {
+    /// The scenario (mode, connections, pool parameters, the query's CPU time, lock, seed).
+    pub params: MysqlParams,
+    /// Queries in the row (over all connections).
+    pub queries: u64,
+    /// Mean think time between a response and the connection's next query, ns.
+    pub think_ns: u64,
+    /// The row's time limit.
+    pub time_limit: Duration,
+}
+
+/// One measured row (the first ten fields are the contract's keys, as `sim mysql`'s).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BenchRow {
+    /// `per-connection` or `pool`.
+    pub mode: String,
+    /// Client connections.
+    pub connections: u32,
+    /// Queries answered per second (first send to last response).
+    pub qps: f64,
+    /// Median latency (the client's send to its response), ns.
+    pub p50_ns: u64,
+    /// 95th percentile latency, ns.
+    pub p95_ns: u64,
+    /// 99th percentile latency, ns.
+    pub p99_ns: u64,
+    /// `Threads_created`: threads `create_worker` / `mysql_thread_create` started.
+    pub threads_created: u32,
+    /// The most server threads alive at once (the process's `Threads` less the harness's).
+    pub os_threads_max: u32,
+    /// Context switches (voluntary + involuntary) of the server's threads per answered query.
+    pub ctx_switches_per_query: f64,
+    /// The most resident memory of the process during the row, bytes.
+    pub rss_bytes: u64,
+    /// Queries the clients sent.
+    pub queries_sent: u64,
+    /// Responses the clients received that answered their outstanding query.
+    pub queries_answered: u64,
+    /// Queries the server's tables answered (a response written).
+    pub queries_served: u64,
+    /// Responses that answered nothing outstanding (0).
+    pub bad_responses: u64,
+    /// The most threads of the process at once, the harness's included.
+    pub process_threads_max: u32,
+    /// The harness's threads (those the process had before the row, the client threads, the
+    /// sampler and the failure watcher).
+    pub harness_threads: u32,
+    /// First send to last response, ns.
+    pub wall_ns: u64,
+    /// Whether the time limit came before the query budget was spent.
+    pub timed_out: bool,
+    /// `thread_pool_size`.
+    pub groups: u32,
+    /// `thread_pool_oversubscribe`.
+    pub oversubscribe: u32,
+    /// `thread_pool_stall_limit`, ms.
+    pub stall_ms: u32,
+    /// The query's CPU time, µs.
+    pub cpu_us: u32,
+    /// Mean think time, µs.
+    pub think_us: u64,
+    /// Percent of queries that take the hot row lock.
+    pub lock_pct: u32,
+    /// `--compare-sim`: the simulator's row for the same scenario (its clients open loop at the
+    /// measured rate).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sim: Option<MysqlReport>,
+}
+
+fn rusage(who: i32) -> u64 {
+    let mut ru = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: `ru` is a writable rusage-sized buffer for the call.
+    let r = unsafe { libc::getrusage(who, ru.as_mut_ptr()) };
+    if r != 0 {
+        return 0;
+    }
+    // SAFETY: getrusage returned 0 and filled the zeroed, plain-integer struct.
+    let ru = unsafe { ru.assume_init() };
+    (ru.ru_nvcsw + ru.ru_nivcsw) as u64
+}
+
+/// The calling thread's context switches so far (voluntary + involuntary, `RUSAGE_THREAD`).
+pub fn own_switches() -> u64 {
+    rusage(libc::RUSAGE_THREAD)
+}
+
+/// The process's context switches so far (every thread, the exited ones included).
+pub fn process_switches() -> u64 {
+    rusage(libc::RUSAGE_SELF)
+}
+
+fn proc_threads() -> Option<u32> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    s.lines()
+        .find_map(|l| l.strip_prefix("Threads:"))
+        .and_then(|v| v.trim().parse().ok())
+}
+
+/// The process's threads once the count holds still: a joined thread leaves `/proc` a little
+/// after `join` returns (the kernel clears its tid before it is reaped), so the previous row's
+/// threads may still be counted for a few milliseconds.
+fn settled_threads() -> u32 {
+    let mut last = proc_threads().unwrap_or(1);
+    let mut still = 0;
+    for _ in 0..1000 {
+        std::thread::sleep(Duration::from_millis(1));
+        let now = proc_threads().unwrap_or(last);
+        if now == last {
+            still += 1;
+            if still >= 10 {
+                break;
+            }
+        } else {
+            still = 0;
+            last = now;
+        }
+    }
+    last
+}
+
+fn proc_rss() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = s.split_whitespace().nth(1)?.parse().ok()?;
+    // SAFETY: sysconf takes no pointers.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    Some(pages * page.max(1) as u64)
+}
+
+/// The sampler's maxima and its own switches.
+#[derive(Default)]
+struct Sampled {
+    threads: AtomicU64,
+    rss: AtomicU64,
+    switches: AtomicU64,
+    stop: AtomicBool,
+}
+
+impl Sampled {
+    fn sample_now(&self) {
+        if let Some(t) = proc_threads() {
+            self.threads.fetch_max(t as u64, SeqCst);
+        }
+        if let Some(r) = proc_rss() {
+            self.rss.fetch_max(r, SeqCst);
+        }
+    }
+}
+
+fn sample(s: &Sampled) {
+    let sw0 = own_switches();
+    while !s.stop.load(SeqCst) {
+        s.sample_now();
+        s.switches.store(own_switches().saturating_sub(sw0), SeqCst);
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+fn percentile(sorted: &[u64], pct: u64) -> u64 {
+    if sorted.is_empty() {
+        return 0;
+    }
+    let i = ((sorted.len() as u64 * pct).div_ceil(100)).max(1) - 1;
+    sorted[(i as usize).min(sorted.len() - 1)]
+}
+
+/// Connect `n` clients to a fresh listener on 127.0.0.1 and accept each: (client ends, server
+/// ends), index `i` the same connection on both sides.
+fn connect(n: u32) -> Result<(Vec<TcpStream>, Vec<TcpStream>), NativeError> {
+    let l = TcpListener::bind("127.0.0.1:0")
+        .map_err(|e| NativeError(format!("cannot bind 127.0.0.1:0: {e}")))?;
+    let addr = l
+        .local_addr()
+        .map_err(|e| NativeError(format!("the listener's address: {e}")))?;
+    let mut cs = Vec::with_capacity(n as usize);
+    let mut ss = Vec::with_capacity(n as usize);
+    for i in 0..n {
+        let c = TcpStream::connect(addr)
+            .map_err(|e| NativeError(format!("client {i}: connect to {addr}: {e}")))?;
+        let (s, _) = l
+            .accept()
+            .map_err(|e| NativeError(format!("accept of client {i}: {e}")))?;
+        cs.push(c);
+        ss.push(s);
+    }
+    Ok((cs, ss))
+}
+
+/// Run one row.
+pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
+    let p = MysqlParams {
+        max_connections: rc.params.max_connections.max(rc.params.connections),
+        ..rc.params
+    };
+    let cfg = p.config();
+    let n = cfg.connections;
+    let (client_ends, server_ends) = connect(n)?;
+    let world = Server::world_for(&cfg)?;
+    let srv = Server::new(&world, cfg, server_ends)?;
+    let clients_n = CLIENT_THREADS.min(n as usize).max(1);
+    let mut parts: Vec<Vec<(u32, TcpStream)>> = (0..clients_n).map(|_| Vec::new()).collect();
+    for (i, s) in client_ends.into_iter().enumerate() {
+        parts[i % clients_n].push((i as u32, s));
+    }
+    let sh = Shared {
+        budget: AtomicI64::new(rc.queries as i64),
+        epoch: Instant::now(),
+        deadline_ns: rc.time_limit.as_nanos() as u64,
+        stop: AtomicBool::new(false),
+        think_ns: rc.think_ns,
+        seed: p.seed,
+    };
+    let sampled = Sampled::default();
+    // the threads the process has before the row (main, the interrupt watcher, ...)
+    let before = settled_threads();
+    let main_sw0 = own_switches();
+    let proc_sw0 = process_switches();
+    let (outs, server_sw, server_err) = std::thread::scope(|s| {
+        let sampler = s.spawn(|| sample(&sampled));
+        let sp = Spawner::new(s, &srv);
+        let started = (|| {
+            if cfg.mode == Mode::Pool {
+                sp.spawn_timer()?;
+            }
+            sp.start(&mut Clients::new(cfg))
+        })();
+        // the main thread samples too: once every first thread is started, and before the stop
+        // (a short row may fall between the sampler's turns)
+        sampled.sample_now();
+        let outs: Vec<Result<(ClientOut, Vec<TcpStream>), NativeError>> = if started.is_ok() {
+            let sh = &sh;
+            let world = &world;
+            let hs: Vec<_> = parts
+                .into_iter()
+                .map(|part| {
+                    // a client failure ends the server too
+                    s.spawn(move || load::run(sh, part, |e| world.fail(e)))
+                })
+                .collect();
+            // a server failure ends the clients
+            let watch = s.spawn(|| {
+                while !sh.stop.load(SeqCst) {
+                    if world.aborted() {
+                        sh.stop.store(true, SeqCst);
+                    }
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+            });
+            let outs = hs
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        Err(NativeError("a client thread panicked".to_string()))
+                    })
+                })
+                .collect();
+            sh.stop.store(true, SeqCst);
+            let _ = watch.join();
+            outs
+        } else {
+            Vec::new()
+        };
+        // the server's switches: the process's, less the harness threads' own
+        let clients_sw: u64 = outs
+            .iter()
+            .filter_map(|o| o.as_ref().ok())
+            .map(|(o, _)| o.switches)
+            .sum();
+        let server_sw = process_switches()
+            .saturating_sub(proc_sw0)
+            .saturating_sub(clients_sw)
+            .saturating_sub(own_switches().saturating_sub(main_sw0))
+            .saturating_sub(sampled.switches.load(SeqCst));
+        sampled.sample_now();
+        // the first failure (a server thread's error, or the stop)
+        let failed = world.failure();
+        world.fail(STOP);
+        sampled.stop.store(true, SeqCst);
+        let _ = sampler.join();
+        let server_err = started
+            .err()
+            .or_else(|| failed.filter(|f| f != STOP).map(NativeError));
+        // the clients' sockets close after the stop
+        let outs: Vec<Result<ClientOut, NativeError>> =
+            outs.into_iter().map(|o| o.map(|(o, _)| o)).collect();
+        (outs, server_sw, server_err)
+        // the scope joins every server thread here
+    });
+    if let Some(e) = server_err {
+        return Err(e);
+    }
+    let mut lat = Vec::new();
+    let mut row_out = ClientOut {
+        first_ns: u64::MAX,
+        ..ClientOut::default()
+    };
+    for o in outs {
+        let o = o?;
+        row_out.sent += o.sent;
+        row_out.answered += o.answered;
+        row_out.bad += o.bad;
+        row_out.first_ns = row_out.first_ns.min(o.first_ns);
+        row_out.last_ns = row_out.last_ns.max(o.last_ns);
+        row_out.timed_out |= o.timed_out;
+        lat.extend(o.latencies_ns);
+    }
+    lat.sort_unstable();
+    let wall_ns = row_out.last_ns.saturating_sub(row_out.first_ns).max(1);
+    // and the row's own: the sampler, the watcher of failures, the client threads
+    let harness = before + 2 + clients_n as u32;
+    let process_threads_max = sampled.threads.load(SeqCst) as u32;
+    Ok(BenchRow {
+        mode: cfg.mode.name().to_string(),
+        connections: n,
+        qps: row_out.answered as f64 * 1e9 / wall_ns as f64,
+        p50_ns: percentile(&lat, 50),
+        p95_ns: percentile(&lat, 95),
+        p99_ns: percentile(&lat, 99),
+        threads_created: srv.threads_created(),
+        os_threads_max: process_threads_max.saturating_sub(harness),
+        ctx_switches_per_query: if row_out.answered > 0 {
+            server_sw as f64 / row_out.answered as f64
+        } else {
+            0.0
+        },
+        rss_bytes: sampled.rss.load(SeqCst),
+        queries_sent: row_out.sent,
+        queries_answered: row_out.answered,
+        queries_served: srv.answered(),
+        bad_responses: row_out.bad,
+        process_threads_max,
+        harness_threads: harness,
+        wall_ns,
+        timed_out: row_out.timed_out,
+        groups: cfg.groups,
+        oversubscribe: cfg.oversubscribe,
+        stall_ms: (cfg.stall_ns / 1_000_000) as u32,
+        cpu_us: (cfg.cpu_ns / 1000) as u32,
+        think_us: rc.think_ns / 1000,
+        lock_pct: cfg.lock_pct,
+        sim: None,
+    })
+}
+
+/// The simulator's row for `row`'s scenario: its clients are open loop (Poisson), at the rate the
+/// row measured, for `queries` queries.
+pub fn simulated(p: &MysqlParams, row: &BenchRow, queries: u32) -> MysqlReport {
+    let sp = MysqlParams {
+        max_connections: p.max_connections.max(p.connections),
+        queries,
+        rate: (row.qps.round() as u64).clamp(1, 10_000_000) as u32,
+        cpus: crate::cli::cpus().clamp(1, 64) as u32,
+        ..*p
+    };
+    sp.run(super::cli::DEFAULT_MAX_STEPS).1
+}
+
+fn us(ns: u64) -> String {
+    if ns >= 10_000_000 {
+        format!("{:.0}ms", ns as f64 / 1e6)
+    } else if ns >= 1_000_000 {
+        format!("{:.1}ms", ns as f64 / 1e6)
+    } else {
+        format!("{:.0}us", ns as f64 / 1e3)
+    }
+}
+
+/// The rows as a table.
+pub fn render(rows: &[BenchRow]) -> String {
+    let head = [
+        "mode", "conns", "qps", "p50", "p95", "p99", "created", "threads", "switch/q", "RSS MiB",
+        "answered",
+    ];
+    let mut cells: Vec<Vec<String>> = Vec::new();
+    for r in rows {
+        cells.push(vec![
+            r.mode.clone(),
+            r.connections.to_string(),
+            format!("{:.0}", r.qps),
+            us(r.p50_ns),
+            us(r.p95_ns),
+            us(r.p99_ns),
+            r.threads_created.to_string(),
+            r.os_threads_max.to_string(),
+            format!("{:.2}", r.ctx_switches_per_query),
+            format!("{:.1}", r.rss_bytes as f64 / (1 << 20) as f64),
+            format!(
+                "{}/{}{}",
+                r.queries_answered,
+                r.queries_sent,
+                if r.timed_out { " (time limit)" } else { "" }
+            ),
+        ]);
+        if let Some(s) = &r.sim {
+            cells.push(vec![
+                "  sim".to_string(),
+                s.connections.to_string(),
+                format!("{:.0}", s.qps),
+                us(s.p50_ns),
+                us(s.p95_ns),
+                us(s.p99_ns),
+                s.threads_created.to_string(),
+                s.os_threads_max.to_string(),
+                format!("{:.2}", s.ctx_switches_per_query),
+                format!("{:.1}", s.rss_bytes as f64 / (1 << 20) as f64),
+                format!("{}/{}", s.queries_done, s.queries_sent),
+            ]);
+        }
+    }
+    let line = crate::output::table_lines(&head, &cells);
+    let mut out = String::from(
+        "herdlab bench mysql: a loopback query server, core's mysql tables on real threads \
+         (threads: the server's at most at once; switch/q: the server's context switches per query)\n",
+    );
+    out.push_str(&line(
+        &head.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+    ));
+    for c in &cells {
+        out.push_str(&line(c));
+    }
+    out
+}
