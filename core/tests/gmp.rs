@@ -13,7 +13,7 @@ use herdlab_core::machine::Machine;
 use herdlab_core::mechanism::Mechanism;
 use herdlab_core::mechanisms::gmp::invariants::{check, check_state, replay};
 use herdlab_core::mechanisms::gmp::machine::{GmpActor, LISTING};
-use herdlab_core::mechanisms::gmp::params::all_exited;
+use herdlab_core::mechanisms::gmp::params::{all_exited, MAX_WORDS};
 use herdlab_core::mechanisms::gmp::{Gmp, GmpParams, GmpSim, GmpVariant, Workload};
 
 fn one_p(goroutines: u32, ring: u32) -> GmpParams {
@@ -370,25 +370,19 @@ fn keys_round_trip_and_bad_values_name_their_key() {
         ..GmpParams::default()
     };
     assert_eq!(Gmp::validate(&bad)[0].field, "threads");
+    // the top of every range fits the words a world has (Word is a u16): 16 Ps of 256 slots, 32
+    // Ms and 15,000 Gs
     let big = GmpParams {
         gomaxprocs: 16,
         threads: 32,
-        ring: 16,
-        goroutines: 100,
+        ring: 256,
+        goroutines: 15_000,
         ..GmpParams::default()
     };
-    let e = Gmp::validate(&big);
-    assert_eq!(e[0].field, "goroutines");
-    assert!(
-        e[0].message.contains("words of simulated memory"),
-        "{}",
-        e[0].message
+    assert!(Gmp::validate(&big).is_empty(), "{:?}", Gmp::validate(&big));
+    assert!(big.config().words_needed() <= MAX_WORDS);
+    assert_eq!(
+        Gmp::set(&mut p, "goroutines", "15001").unwrap_err().message,
+        "15001 is out of range; allowed 1-15000"
     );
-    let (fixed, errs) = Gmp::parse_pairs([
-        ("gomaxprocs", "16"),
-        ("threads", "32"),
-        ("goroutines", "100"),
-    ]);
-    assert_eq!(errs.len(), 1);
-    assert!(Gmp::validate(&fixed).is_empty(), "{fixed:?}");
 }

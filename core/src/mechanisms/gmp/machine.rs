@@ -272,7 +272,7 @@ impl GmpConfig {
 
 #[inline(always)]
 fn w(i: u32) -> Word {
-    Word(i.min(255) as u16)
+    Word(i.min(u16::MAX as u32) as u16)
 }
 
 /// The pseudocode the M steps through (one entry per line).

@@ -17,8 +17,13 @@ use crate::sim::{Role, SchedPolicy, Simulation, WorldSpec};
 /// A simulation of a G/M/P scenario.
 pub type GmpSim = Simulation<GmpActor>;
 
-/// The most words the simulator has.
-pub const MAX_WORDS: u32 = 255;
+/// The most words a world has (core's `Word` is a `u16`): 15,000 Gs of 4 words, 16 Ps of 256
+/// slots and 32 Ms fit (64,234 words). A simulated word costs the simulator its value, a futex
+/// wait queue and a busy-time slot; a native one a 128-byte line (8 MB at the top).
+pub const MAX_WORDS: u32 = u16::MAX as u32;
+
+/// The most goroutines a scenario creates (tokio's largest shape is 10,000 tasks).
+pub const MAX_GOROUTINES: u32 = 15_000;
 
 /// The parameters of a G/M/P scenario.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -100,7 +105,7 @@ const KEYS: &[Key] = &[
         name: "goroutines",
         kind: KeyKind::Range {
             lo: 1,
-            hi: 100,
+            hi: MAX_GOROUTINES as u64,
             unit: "",
         },
         help: "goroutines created in all, main included",
@@ -121,7 +126,7 @@ const KEYS: &[Key] = &[
             hi: 256,
             unit: "",
         },
-        help: "slots of each P's local run queue (Go: 256; smaller to fit the simulator's memory)",
+        help: "slots of each P's local run queue (Go: 256)",
     },
     Key {
         name: "variant",
@@ -282,7 +287,7 @@ impl GmpParams {
             procs: self.gomaxprocs.clamp(1, 16),
             ring: self.ring.clamp(2, 256),
             threads: self.threads.clamp(self.gomaxprocs.clamp(1, 16) + 1, 32),
-            gs: self.goroutines.clamp(1, 100),
+            gs: self.goroutines.clamp(1, MAX_GOROUTINES),
             workload: self.workload,
             work_ns: self.work_ns as u64,
             variant: self.variant,

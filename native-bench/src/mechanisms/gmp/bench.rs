@@ -23,6 +23,7 @@ use std::time::Instant;
 use clap::ArgMatches;
 use serde::Serialize;
 
+use herdlab_core::mechanisms::gmp::params::MAX_WORDS;
 use herdlab_core::mechanisms::gmp::{GmpParams, GmpVariant, Workload};
 
 use super::native::{self, ring_for};
@@ -237,7 +238,7 @@ fn median(mut v: Vec<u64>) -> u64 {
 pub fn params(rt: Runtime, shape: Shape, workers: u32, tasks: u32) -> Result<GmpParams, String> {
     let threads = workers + 1;
     let ring = ring_for(workers, threads, tasks).ok_or_else(|| {
-        format!("{tasks} tasks on {workers} workers do not fit the model's 255 words")
+        format!("{tasks} tasks on {workers} workers do not fit the model's {MAX_WORDS} words")
     })?;
     Ok(GmpParams {
         gomaxprocs: workers,
@@ -567,7 +568,12 @@ pub fn command() -> clap::Command {
                 "a comma-separated list of spawn_many_task, chained_spawn".to_string(),
                 Shape::from_name,
             ),
-            ranged("tasks", "tasks per run, main included (default 64)", 2, 100),
+            ranged(
+                "tasks",
+                "tasks per run, main included (default 64)",
+                2,
+                10_000,
+            ),
             ranged(
                 "work-ns",
                 "each task's busy work, ns (default 0)",

@@ -5,8 +5,9 @@
 //! written here: this file starts the Ms, times the run, and checks what it left in memory.
 //!
 //! A G here is what the model's workload makes it (`fan-out`: main spawns the others; `chain`:
-//! each spawns the next), not a Rust future: the model's Gs are memory words, at most 100 of them
-//! in a world of 255 words, so the rings are smaller than Go's 256 slots ([`ring_for`]).
+//! each spawns the next), not a Rust future: the model's Gs are memory words (core's
+//! `MAX_GOROUTINES`, in a world of at most 65,535 words, each on its own 128-byte line: 10,000
+//! Gs on 8 Ps of 256 slots take 22,108 words, 2.8 MB), with Go's 256-slot rings ([`ring_for`]).
 
 use std::sync::atomic::{AtomicU64, Ordering::SeqCst};
 use std::sync::Barrier;
@@ -19,12 +20,25 @@ use herdlab_core::op::{CondId, MutexId, Op, OpResult, SemId, WakeCount, Word};
 
 use crate::platform::native::{NativeError, NativeThread, NativeWorld, WorldSpec};
 
-/// The largest even ring (at most Go's 256) that fits `gs` Gs, `procs` Ps and `threads` Ms in
-/// the simulator's words (`None`: not even a ring of 2 fits).
+/// The largest even ring (Go's 256 whenever it fits) that fits `gs` Gs, `procs` Ps and `threads`
+/// Ms in a world's words (`None`: not even a ring of 2 fits).
 pub fn ring_for(procs: u32, threads: u32, gs: u32) -> Option<u32> {
-    let fixed = 10 + 2 * threads + 2 * gs;
-    let per_p = MAX_WORDS.checked_sub(fixed)? / procs;
-    let ring = per_p.checked_sub(4)?.min(256) & !1;
+    let fit = |ring: u32| {
+        GmpParams {
+            gomaxprocs: procs,
+            threads,
+            goroutines: gs,
+            ring,
+            ..GmpParams::default()
+        }
+        .config()
+        .words_needed()
+            <= MAX_WORDS
+    };
+    let mut ring = 256;
+    while ring >= 2 && !fit(ring) {
+        ring -= 2;
+    }
     (ring >= 2).then_some(ring)
 }
 
@@ -122,7 +136,7 @@ pub fn run(p: &GmpParams, work_ns: u64) -> Result<GmpRun, NativeError> {
     }
     let threads = cfg.threads as usize;
     let world = NativeWorld::new(WorldSpec {
-        words: words as u8,
+        words: words as u16,
         mutexes: 1,
         condvars: 0,
         sems: 0,
