@@ -374,6 +374,39 @@ impl GmpParams {
         (sim, report)
     }
 
+    /// The checker's tiny preset for a workload's G action, proven in a second of a debug build:
+    /// `ping-pong` (gopark / goready), 1 P, 2 Ms, one pair; `spawn-many` (the spawner outside
+    /// every P), 2 Ps, 3 Ms, 1 G; `yield-many` (Gosched), 1 P, 2 Ms, 2 Gs of one yield each.
+    /// Other workloads: [`GmpParams::check_preset`].
+    pub fn action_preset(workload: Workload, variant: GmpVariant) -> GmpParams {
+        let base = GmpParams {
+            workload,
+            ..GmpParams::check_preset(variant)
+        };
+        let one_p = GmpParams {
+            gomaxprocs: 1,
+            threads: 2,
+            cpus: 1,
+            ..base
+        };
+        match workload {
+            Workload::PingPong => GmpParams {
+                goroutines: 3,
+                ..one_p
+            },
+            Workload::SpawnMany => GmpParams {
+                goroutines: 1,
+                ..base
+            },
+            Workload::YieldMany => GmpParams {
+                goroutines: 2,
+                yields: 1,
+                ..one_p
+            },
+            _ => base,
+        }
+    }
+
     /// The checker's preset: 2 Ps, 3 Ms, 3 Gs (main spawns two), a ring of 2.
     pub fn check_preset(variant: GmpVariant) -> GmpParams {
         GmpParams {
