@@ -57,7 +57,11 @@ Exit 0: every invariant holds and the search was complete; 1: an invariant broke
 shortest schedule is printed step by step) or the state limit came first; 2: bad
 arguments. Defaults (core's preset): gomaxprocs 2, threads 3, fan-out, 3 goroutines, ring
 2, variant correct (7.4 million states: about a minute of a release build; --goroutines 2
-proves in seconds). --list-variants prints the variants, correct first.";
+proves in seconds). The G actions' tiny presets, proven in about a second: --workload
+ping-pong --gomaxprocs 1 --threads 2 --goroutines 3; --workload spawn-many --goroutines 1;
+--workload yield-many --gomaxprocs 1 --threads 2 --goroutines 2 --yields 1. The reversed
+dance's counterexample: --variant reversed-dance (--preemption-bound 5 finds it in about
+190,000 states). --list-variants prints the variants, correct first.";
 
 /// `sim gmp`, parsed.
 #[derive(Clone, Debug, PartialEq, Eq)]
