@@ -736,10 +736,17 @@ impl Mcx {
 
     /// Put `g` (in this M's hands) on the global queue under `sched.lock`.
     fn global_put(&mut self, g: u32, ret: PutRet) -> Next<Sched, ()> {
-        self.batch = vec![g];
+        self.batch.clear();
+        self.batch.push(g);
         self.i = 0;
         self.put_ret = ret;
         Next::Go(Sched::SlowLock)
+    }
+
+    /// The ghost hands hold `g` alone (reusing the vector: no allocation per `execute` natively).
+    fn hold(&mut self, g: u32) {
+        self.hand.clear();
+        self.hand.push(g);
     }
 
     fn unhand(&mut self, g: u32) {
@@ -765,10 +772,15 @@ impl Mcx {
     /// `stealOrder.start(fastrand())`: a start and a stride coprime with GOMAXPROCS.
     fn new_order(&mut self) {
         let n = self.cfg.procs;
-        let coprimes: Vec<u32> = (1..=n).filter(|&s| gcd(s, n) == 1).collect();
+        // the ((r / n) mod count)-th stride coprime with n, counted without allocating
+        let coprime = |s: &u32| gcd(*s, n) == 1;
+        let count = (1..=n).filter(coprime).count() as u32;
         let r = self.rand();
         self.start = r % n;
-        self.stride = coprimes[(r / n) as usize % coprimes.len()];
+        self.stride = (1..=n)
+            .filter(coprime)
+            .nth(((r / n) % count) as usize)
+            .unwrap_or(1);
         self.k = 0;
     }
 
@@ -957,7 +969,7 @@ crate::steps! {
             /// The G seen in runnext.
             g: u32,
         } @ ln::LOCAL => cas(m.cfg.runnext(m.p), g, 0) => |ok|
-            if ok { m.hand = vec![g]; m.found(g, true) } else { Go(Sched::RqHead) };
+            if ok { m.hold(g); m.found(g, true) } else { Go(Sched::RqHead) };
         /// `h := load-acquire(pp.runqhead)`.
         RqHead @ ln::LOCAL => load(m.cfg.head(m.p)) => |h| Go(Sched::RqTail { h });
         /// `t := pp.runqtail`.
@@ -978,7 +990,7 @@ crate::steps! {
             /// The G at the head.
             g: u32,
         } @ ln::LOCAL => cas(m.cfg.head(m.p), h, h.wrapping_add(1)) => |ok|
-            if ok { m.hand = vec![g]; m.found(g, false) } else { Go(Sched::RqHead) };
+            if ok { m.hold(g); m.found(g, false) } else { Go(Sched::RqHead) };
 
         // ----- the global queue -----
         /// `sched.runq.size != 0` (racy read before the lock).
@@ -1161,7 +1173,7 @@ crate::steps! {
         /// `store-release(pp.runqtail, t+n-1)`: all but the last are runnable here; the last runs.
         StealPublish @ ln::STEAL => store(m.cfg.tail(m.p), m.t.wrapping_add(m.n - 1)) => |()| {
             let g = m.hand[m.hand.len() - 1];
-            m.hand = vec![g];
+            m.hold(g);
             m.found(g, false)
         };
         /// Last pass, empty ring: `next := pp.runnext` of the victim.
@@ -1186,7 +1198,7 @@ crate::steps! {
         } @ ln::STEAL => cas(m.cfg.runnext(v), g, 0) => |ok|
             if ok {
                 m.counts.steals += 1;
-                m.hand = vec![g];
+                m.hold(g);
                 m.found(g, false)
             } else {
                 m.skip_victim()
