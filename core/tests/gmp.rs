@@ -13,7 +13,7 @@ use herdlab_core::machine::Machine;
 use herdlab_core::mechanism::Mechanism;
 use herdlab_core::mechanisms::gmp::invariants::{check, check_state, replay};
 use herdlab_core::mechanisms::gmp::machine::{GmpActor, LISTING};
-use herdlab_core::mechanisms::gmp::params::all_exited;
+use herdlab_core::mechanisms::gmp::params::{all_exited, MAX_WORDS};
 use herdlab_core::mechanisms::gmp::{Gmp, GmpParams, GmpSim, GmpVariant, Workload};
 
 fn one_p(goroutines: u32, ring: u32) -> GmpParams {
@@ -114,7 +114,7 @@ fn a_chain_on_two_ps_wakes_a_spinner_per_spawn_that_finds_nothing() {
 
 #[test]
 fn every_workload_runs_every_g_once_over_seeds_and_shapes() {
-    for workload in Workload::ALL {
+    for workload in [Workload::FanOut, Workload::Chain, Workload::Tree] {
         for (procs, threads, ring, gs) in [
             (1, 2, 2, 9),
             (2, 3, 2, 12),
@@ -139,6 +139,7 @@ fn every_workload_runs_every_g_once_over_seeds_and_shapes() {
                         goroutines: gs,
                         workload,
                         work_ns: 5_000 + 1_000 * seed as u32,
+                        yields: 0,
                         variant,
                         seed,
                     };
@@ -209,7 +210,7 @@ fn wakep_without_the_spinning_test_wakes_a_herd() {
 
 #[test]
 fn the_single_queue_design_takes_every_g_from_the_global_queue_under_the_lock() {
-    for workload in Workload::ALL {
+    for workload in [Workload::FanOut, Workload::Chain, Workload::Tree] {
         let p = GmpParams {
             workload,
             variant: GmpVariant::SingleQueue,
@@ -243,17 +244,26 @@ fn the_checker_proves_the_single_queue_design_for_two_ps() {
 
 #[test]
 fn both_forms_of_the_m_table_issue_the_same_operations() {
-    for variant in GmpVariant::ALL {
+    for (variant, workload) in GmpVariant::ALL
+        .into_iter()
+        .flat_map(|v| Workload::ALL.map(|w| (v, w)))
+    {
         let p = GmpParams {
             gomaxprocs: 2,
             threads: 3,
-            goroutines: 4,
+            goroutines: 5,
             ring: 2,
+            yields: 2,
+            workload,
             variant,
             ..GmpParams::default()
         };
         let cfg = p.config();
-        for id in 0..2 {
+        // M0, M1 and (with an outside spawner) the spawner
+        for id in [0, 1, cfg.threads]
+            .into_iter()
+            .filter(|&i| i < cfg.actors())
+        {
             for seed in 0..40 {
                 let mut rec = Recorder::new(seed, 400);
                 rec.draw_values_from(&[0, 1, 2]);
@@ -261,11 +271,21 @@ fn both_forms_of_the_m_table_issue_the_same_operations() {
                 let _ = straight.run(&mut rec);
                 let mut stepped = GmpActor::new(cfg, id);
                 for (op, r) in rec.ops().iter().zip(rec.results()) {
-                    assert_eq!(stepped.next_op(), *op, "{variant:?} M{id} seed {seed}");
+                    assert_eq!(
+                        stepped.next_op(),
+                        *op,
+                        "{variant:?} {workload:?} M{id} seed {seed}"
+                    );
                     stepped.complete(*r);
                 }
-                assert_eq!(stepped.at, straight.at, "{variant:?} M{id} seed {seed}");
-                assert_eq!(stepped.cx, straight.cx, "{variant:?} M{id} seed {seed}");
+                assert_eq!(
+                    stepped.at, straight.at,
+                    "{variant:?} {workload:?} M{id} seed {seed}"
+                );
+                assert_eq!(
+                    stepped.cx, straight.cx,
+                    "{variant:?} {workload:?} M{id} seed {seed}"
+                );
             }
         }
     }
@@ -279,7 +299,8 @@ fn every_state_reached_shows_a_line_of_the_listing() {
                 variant,
                 workload,
                 ring: 2,
-                goroutines: 20,
+                goroutines: 21,
+                yields: 3,
                 ..GmpParams::default()
             };
             let mut sim = p.simulate();
@@ -350,7 +371,7 @@ fn keys_round_trip_and_bad_values_name_their_key() {
         ..GmpParams::default()
     };
     let q = Gmp::to_query(&p);
-    assert_eq!(q, "gomaxprocs=3&threads=7&cpus=4&workload=chain&goroutines=40&work_ns=20000&ring=16&variant=steal-one&seed=9");
+    assert_eq!(q, "gomaxprocs=3&threads=7&cpus=4&workload=chain&goroutines=40&work_ns=20000&yields=10&ring=16&variant=steal-one&seed=9");
     let pairs: Vec<(&str, &str)> = q.split('&').filter_map(|kv| kv.split_once('=')).collect();
     let (back, errs) = Gmp::parse_pairs(pairs);
     assert!(errs.is_empty(), "{errs:?}");
@@ -370,25 +391,145 @@ fn keys_round_trip_and_bad_values_name_their_key() {
         ..GmpParams::default()
     };
     assert_eq!(Gmp::validate(&bad)[0].field, "threads");
+    // the top of every range fits the words a world has (Word is a u16): 16 Ps of 256 slots, 32
+    // Ms and 15,000 Gs
     let big = GmpParams {
         gomaxprocs: 16,
         threads: 32,
-        ring: 16,
-        goroutines: 100,
+        ring: 256,
+        goroutines: 15_000,
         ..GmpParams::default()
     };
-    let e = Gmp::validate(&big);
-    assert_eq!(e[0].field, "goroutines");
-    assert!(
-        e[0].message.contains("words of simulated memory"),
-        "{}",
-        e[0].message
+    assert!(Gmp::validate(&big).is_empty(), "{:?}", Gmp::validate(&big));
+    assert!(big.config().words_needed() <= MAX_WORDS);
+    assert_eq!(
+        Gmp::set(&mut p, "goroutines", "15001").unwrap_err().message,
+        "15001 is out of range; allowed 1-15000"
     );
-    let (fixed, errs) = Gmp::parse_pairs([
-        ("gomaxprocs", "16"),
-        ("threads", "32"),
-        ("goroutines", "100"),
-    ]);
-    assert_eq!(errs.len(), 1);
-    assert!(Gmp::validate(&fixed).is_empty(), "{fixed:?}");
+}
+
+// ----- the G actions tokio's shapes need: an outside spawner, Gosched, gopark / goready -----
+
+fn one_p_of(workload: Workload, goroutines: u32, yields: u32) -> GmpParams {
+    GmpParams {
+        workload,
+        yields,
+        ..one_p(goroutines, 16)
+    }
+}
+
+#[test]
+fn the_outside_spawner_queues_every_g_globally_and_starts_an_m_for_the_idle_p() {
+    // one P: the spawner makes G1..G4 runnable on the global queue (FIFO) and, for G1, starts M0
+    // on the idle P (not spinning); later spawns find no idle P. M0 takes the global queue in
+    // batches into its ring, in order
+    let p = one_p_of(Workload::SpawnMany, 4, 0);
+    assert!(Gmp::validate(&p).is_empty());
+    let (sim, order) = run_order(&p);
+    assert_eq!(order, vec![1, 2, 3, 4]);
+    assert!(all_exited(&sim));
+    let (_, r) = p.run(u64::MAX);
+    assert_eq!(r.violation, None);
+    assert_eq!((r.finished, r.context_switches, r.steals), (4, 4, 0));
+    assert_eq!(r.futex_wakes, 1, "the spawner starts M0 once");
+    // startIdle starts M0 not spinning; its one spin is its search for work once the queue ran
+    // dry, before the spawner drops its hold and ends the program (1 G: the same one spin)
+    assert_eq!((r.spins, r.parks), (1, 0));
+    let (_, one) = one_p_of(Workload::SpawnMany, 1, 0).run(u64::MAX);
+    assert_eq!((one.spins, one.parks, one.futex_wakes), (1, 0, 1));
+}
+
+#[test]
+fn gosched_sends_the_g_to_the_global_queue_and_the_gs_take_turns() {
+    // one P, two Gs yielding 3 times each: every Gosched puts the G at the global queue's tail,
+    // so the two alternate; each G runs yields + 1 times
+    let p = one_p_of(Workload::YieldMany, 2, 3);
+    let (_, order) = run_order(&p);
+    assert_eq!(order, vec![1, 2, 1, 2, 1, 2, 1, 2]);
+    let (_, r) = p.run(u64::MAX);
+    assert_eq!(r.violation, None);
+    assert_eq!((r.finished, r.context_switches, r.yields), (2, 8, 6));
+}
+
+#[test]
+fn ping_pong_parks_the_first_receiver_and_goready_puts_it_in_runnext() {
+    // one P, one pair: main spawns G2 and exits; G2 works, spawns G3 (runnext), sends G3 its
+    // token (G3 has not run: the token waits) and receives: nothing yet, so it parks. G3 runs,
+    // finds its token (no park), sends G2 its token: G2 is parked, goready puts it in runnext;
+    // G3 exits and G2 runs again to its end
+    let p = one_p_of(Workload::PingPong, 3, 0);
+    let (_, order) = run_order(&p);
+    assert_eq!(order, vec![1, 2, 3, 2]);
+    let (_, r) = p.run(u64::MAX);
+    assert_eq!(r.violation, None);
+    assert_eq!(
+        (r.finished, r.context_switches, r.gparks, r.readies),
+        (3, 4, 1, 1)
+    );
+    // an even count cannot make pairs
+    let e = Gmp::validate(&one_p_of(Workload::PingPong, 4, 0));
+    assert_eq!(e[0].field, "goroutines");
+    assert!(e[0].message.contains("must be odd"), "{}", e[0].message);
+}
+
+#[test]
+fn the_new_workloads_run_every_g_to_its_end_over_seeds_shapes_and_variants() {
+    for workload in [Workload::SpawnMany, Workload::YieldMany, Workload::PingPong] {
+        for (procs, threads, ring, gs) in [(1, 2, 2, 9), (2, 3, 2, 13), (4, 6, 8, 41)] {
+            for seed in 0..3 {
+                for variant in GmpVariant::ALL {
+                    let p = GmpParams {
+                        gomaxprocs: procs,
+                        threads,
+                        cpus: procs,
+                        ring,
+                        goroutines: gs,
+                        workload,
+                        work_ns: 2_000 + 1_000 * seed as u32,
+                        yields: 4,
+                        variant,
+                        seed,
+                    };
+                    assert!(Gmp::validate(&p).is_empty(), "{p:?}");
+                    let (sim, r) = p.run(10_000_000);
+                    assert_eq!(r.violation, None, "{p:?}");
+                    assert_eq!(r.finished, gs, "{p:?}");
+                    assert!(all_exited(&sim), "{p:?}");
+                    let gs = gs as u64;
+                    match workload {
+                        Workload::SpawnMany => {
+                            assert_eq!((r.context_switches, r.yields, r.gparks), (gs, 0, 0))
+                        }
+                        Workload::YieldMany => {
+                            assert_eq!((r.context_switches, r.yields), (gs * 5, gs * 4), "{p:?}")
+                        }
+                        _ => {
+                            // every park is answered by one goready, which runs the G once more;
+                            // each pair parks at most twice (both sides waited)
+                            assert_eq!(r.gparks, r.readies, "{p:?}");
+                            assert_eq!(r.context_switches, gs + r.readies, "{p:?}");
+                            assert!(r.gparks < gs, "{p:?}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_checker_proves_each_g_action_on_its_tiny_preset() {
+    // the exact state counts of a complete search (a change of the model shows here)
+    for (workload, states) in [
+        (Workload::PingPong, 638),
+        (Workload::SpawnMany, 63_461),
+        (Workload::YieldMany, 47_043),
+    ] {
+        let p = GmpParams::action_preset(workload, GmpVariant::Correct);
+        assert!(Gmp::validate(&p).is_empty(), "{p:?}");
+        let r = check(&p, &CheckConfig::default(), &mut |_| true);
+        assert_eq!(r.violation, None, "{workload:?}");
+        assert!(r.complete, "{workload:?}");
+        assert_eq!(r.states, states, "{workload:?}");
+    }
 }

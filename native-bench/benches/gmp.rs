@@ -1,7 +1,7 @@
 //! Go's scheduler on real threads: core's G/M/P table (`herdlab`, and Go 1.0's single queue,
 //! `herdlab-2012`) beside tokio's multi-thread runtime, on the shapes of `herdlab bench gmp`
-//! (64 tasks of no work: `spawn_many_task`, one task spawning the others from a worker, and
-//! `chained_spawn`, each spawning the next), at 1 and 2 workers. Criterion times whole runs; a
+//! (tokio's sizes divided by 10, no work: `spawn_many`, `spawn_many_task`, `yield_many`,
+//! `ping_pong`, `chained_spawn`), at 1 and 2 workers. Criterion times whole runs; a
 //! herdlab run also starts its Ms (OS threads), which `herdlab bench gmp` leaves out of its time,
 //! so these figures are larger than the command's for herdlab.
 //!
@@ -11,7 +11,8 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use herdlab_bench::mechanisms::gmp::bench::{params, run_tokio, Runtime, Shape};
 use herdlab_bench::mechanisms::gmp::native;
 
-const TASKS: u32 = 64;
+/// tokio's sizes divided by this.
+const SHRINK: u32 = 10;
 
 fn gmp(c: &mut Criterion) {
     for workers in [1, 2] {
@@ -22,13 +23,14 @@ fn gmp(c: &mut Criterion) {
         for shape in Shape::ALL {
             let mut g = c.benchmark_group(format!("{}/{workers}", shape.name()));
             for r in [Runtime::Herdlab, Runtime::Herdlab2012] {
-                let p = params(r, shape, workers, TASKS).expect("fits the model");
+                let p = params(r, shape, workers, SHRINK).expect("fits the model");
                 g.bench_function(r.name(), |b| {
                     b.iter(|| native::run(&p, 0).expect("every task once"))
                 });
             }
+            let (tasks, yields) = shape.size(SHRINK);
             g.bench_function("tokio", |b| {
-                b.iter(|| run_tokio(&rt, shape, TASKS, 0).expect("every task once"))
+                b.iter(|| run_tokio(&rt, shape, tasks, yields, 0).expect("every task once"))
             });
             g.finish();
         }

@@ -163,7 +163,7 @@ fn sim_gmp_single_queue_takes_every_g_from_the_global_queue() {
 fn sim_gmp_refuses_bad_input_with_the_allowed_values() {
     refused(
         &["sim", "gmp", "--workload", "bogus"],
-        "allowed: fan-out, chain, tree",
+        "allowed: fan-out, chain, tree, spawn-many, yield-many, ping-pong",
     );
     refused(&["sim", "gmp", "--gomaxprocs", "0"], "allowed 1-16");
     refused(&["sim", "gmp", "--gomaxprocs", "17"], "allowed 1-16");
@@ -176,21 +176,7 @@ fn sim_gmp_refuses_bad_input_with_the_allowed_values() {
         "there must be more Ms than gomaxprocs",
     );
     refused(&["sim", "gmp", "--ring", "3"], "the ring must be even");
-    refused(
-        &[
-            "sim",
-            "gmp",
-            "--gomaxprocs",
-            "16",
-            "--threads",
-            "32",
-            "--goroutines",
-            "100",
-            "--ring",
-            "256",
-        ],
-        "at most 255",
-    );
+    refused(&["sim", "gmp", "--goroutines", "15001"], "allowed 1-15000");
     refused(&["sim", "gmp", "--bogus", "1"], "--gomaxprocs");
 }
 
@@ -215,6 +201,91 @@ fn check_gmp_proves_a_small_scenario_and_exits_0() {
     assert_eq!(v["violation"], serde_json::Value::Null);
     assert_eq!(v["states"], 548);
     assert_eq!(v["invariants"].as_array().unwrap().len(), 6);
+}
+
+#[test]
+fn sim_gmp_runs_the_new_workloads_with_exact_counts() {
+    let sim = |args: &[&str]| {
+        let mut a = vec![
+            "sim",
+            "gmp",
+            "--gomaxprocs",
+            "1",
+            "--threads",
+            "2",
+            "--json",
+        ];
+        a.extend_from_slice(args);
+        let out = herdlab(&a);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        json_of(&out)
+    };
+    // one pair on one P: the first receiver parks, the partner's goready runs it once more
+    let v = sim(&["--workload", "ping-pong", "--goroutines", "3"]);
+    assert_eq!(
+        (
+            &v["finished"],
+            &v["context_switches"],
+            &v["gparks"],
+            &v["readies"]
+        ),
+        (&3.into(), &4.into(), &1.into(), &1.into())
+    );
+    // two Gs yielding 3 times: each runs 4 times, every run after a yield from the global queue
+    let v = sim(&[
+        "--workload",
+        "yield-many",
+        "--goroutines",
+        "2",
+        "--yields",
+        "3",
+    ]);
+    assert_eq!(
+        (&v["finished"], &v["context_switches"], &v["yields"]),
+        (&2.into(), &8.into(), &6.into())
+    );
+    // spawned from outside every P: all through the global queue, M0 started once
+    let v = sim(&["--workload", "spawn-many", "--goroutines", "4"]);
+    assert_eq!(
+        (&v["finished"], &v["context_switches"], &v["futex_wakes"]),
+        (&4.into(), &4.into(), &1.into())
+    );
+    refused(
+        &["sim", "gmp", "--workload", "ping-pong", "--goroutines", "4"],
+        "must be odd",
+    );
+}
+
+#[test]
+fn check_gmp_reversed_dance_exits_1_with_a_lost_wakeup_that_replays() {
+    // core's preset (2 Ps, 3 Ms, main spawning 2 Gs); at most 5 preemptions per schedule keeps
+    // the search at about 190,000 states, so a debug build finds it (unbounded: 2 million)
+    let out = herdlab(&[
+        "check",
+        "gmp",
+        "--variant",
+        "reversed-dance",
+        "--preemption-bound",
+        "5",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let v = json_of(&out);
+    assert_eq!(v["variant"], "reversed-dance");
+    let c = &v["violation"];
+    assert_eq!(c["invariant"], "lost-wakeup", "{c}");
+    assert!(!c["schedule"].as_array().unwrap().is_empty());
+    // the simulator, replaying the schedule, breaks the same invariant
+    assert_eq!(c["replay_agrees"], true, "{c}");
+    // the correct dance under the same bound holds
+    let ok = herdlab(&["check", "gmp", "--preemption-bound", "5", "--json"]);
+    assert_eq!(ok.status.code(), Some(0));
+    assert_eq!(json_of(&ok)["violation"], serde_json::Value::Null);
 }
 
 #[test]
@@ -245,14 +316,16 @@ fn check_gmp_refuses_bad_input_with_the_allowed_values() {
         &["check", "gmp", "--variant", "bogus"],
         "allowed: correct, reversed-dance, wakep-no-spin-test",
     );
-    refused(&["check", "gmp", "--goroutines", "0"], "allowed 1-100");
+    refused(&["check", "gmp", "--goroutines", "0"], "allowed 1-15000");
     refused(&["check", "gmp", "--bogus"], "--variant");
     refused(&["check", "gmp", "--max-states", "0"], "max-states");
 }
 
 #[test]
 fn bench_gmp_quick_json_rows_carry_the_contracts_keys() {
-    let out = herdlab(&["bench", "gmp", "--quick", "--rounds", "2", "--json"]);
+    let out = herdlab(&[
+        "bench", "gmp", "--quick", "--rounds", "2", "--shrink", "50", "--json",
+    ]);
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -261,8 +334,8 @@ fn bench_gmp_quick_json_rows_carry_the_contracts_keys() {
     );
     let v = json_of(&out);
     let rows = v.as_array().expect("rows");
-    // workers 1 and 2, two shapes, three runtimes
-    assert_eq!(rows.len(), 12);
+    // workers 1 and 2, five shapes, three runtimes
+    assert_eq!(rows.len(), 30);
     for r in rows {
         for k in [
             "runtime",
@@ -286,9 +359,21 @@ fn bench_gmp_quick_json_rows_carry_the_contracts_keys() {
         assert_eq!(r["rounds"], 2);
         let herdlab = r["runtime"] != "tokio";
         assert_eq!(r["steals"].is_u64(), herdlab, "{r}");
+        // tokio's sizes divided by 50
+        let (tasks, yields) = match r["shape"].as_str().unwrap() {
+            "spawn_many" | "spawn_many_task" => (200, 0),
+            "yield_many" => (4, 20),
+            "ping_pong" => (41, 0),
+            "chained_spawn" => (20, 0),
+            s => panic!("shape {s}"),
+        };
+        assert_eq!((&r["tasks"], &r["yields"]), (&tasks.into(), &yields.into()));
         if r["runtime"] == "herdlab-2012" {
-            // Go 1.0: every task through the one global queue, one take each, nothing stolen
-            assert_eq!(r["global_queue_gets"], r["tasks"], "{r}");
+            // Go 1.0: every run of a task is a take from the one global queue, nothing stolen;
+            // a yielding task runs once more per yield (ping-pong's goreadys vary per run)
+            if r["shape"] != "ping_pong" {
+                assert_eq!(r["global_queue_gets"], tasks * (yields + 1), "{r}");
+            }
             assert_eq!(r["steals"], 0, "{r}");
         }
     }
@@ -304,7 +389,7 @@ fn bench_gmp_quick_json_rows_carry_the_contracts_keys() {
         .collect();
     seen.sort();
     seen.dedup();
-    assert_eq!(seen.len(), 12);
+    assert_eq!(seen.len(), 30);
 }
 
 #[test]
@@ -314,27 +399,44 @@ fn core_table_on_real_threads_runs_every_goroutine_exactly_once() {
     for rt in [Runtime::Herdlab, Runtime::Herdlab2012] {
         for shape in Shape::ALL {
             for workers in [1, 2, 4] {
-                for tasks in [2, 17, 64] {
-                    let p = params(rt, shape, workers, tasks).unwrap();
+                // tokio's sizes / 100 (spawns 100, 2 x 10 yields, 10 pairs, 10 links) and / 25
+                for shrink in [100, 25] {
+                    let p = params(rt, shape, workers, shrink).unwrap();
+                    let (tasks, yields) = shape.size(shrink);
+                    assert_eq!((p.goroutines, p.yields, p.ring), (tasks, yields, 256));
                     for work_ns in [0, 2_000] {
                         let r = run(&p, work_ns).unwrap_or_else(|e| panic!("{p:?}: {}", e.0));
-                        // every G dead, none live, one execute each: none lost, none twice
+                        let c = r.counts;
+                        // every G dead, none live; one execute per G, one more per Gosched and
+                        // per goready: none lost, none twice
                         assert_eq!(r.finished, tasks, "{p:?}");
                         assert_eq!(r.live, 0, "{p:?}");
-                        assert_eq!(r.counts.context_switches, tasks as u64, "{p:?}");
+                        assert_eq!(c.yields, tasks as u64 * yields as u64, "{p:?}");
+                        assert_eq!(c.gparks, c.readies, "{p:?}");
+                        assert_eq!(
+                            c.context_switches,
+                            tasks as u64 + c.yields + c.readies,
+                            "{p:?}"
+                        );
+                        if shape == Shape::PingPong {
+                            // a pair parks at most twice (both sides wait)
+                            assert!(c.gparks < tasks as u64, "{p:?} {c:?}");
+                        } else {
+                            assert_eq!(c.gparks, 0, "{p:?}");
+                        }
                         // startm wakes an M that parked, or one of the Ms not yet started
                         // (they begin asleep on midle)
-                        assert!(
-                            r.counts.futex_wakes <= r.counts.parks + (p.threads - 1) as u64,
-                            "{p:?} {r:?}"
-                        );
+                        assert!(c.futex_wakes <= c.parks + p.threads as u64, "{p:?} {r:?}");
                         if rt == Runtime::Herdlab2012 {
-                            assert_eq!(r.counts.global_queue_gets, tasks as u64, "{p:?}");
-                            assert_eq!(r.counts.steals, 0, "{p:?}");
+                            assert_eq!(c.global_queue_gets, c.context_switches, "{p:?}");
+                            assert_eq!(c.steals, 0, "{p:?}");
                         } else if workers == 1 {
-                            // one P, a ring larger than the tasks: nothing to steal, no overflow
-                            assert_eq!(r.counts.steals, 0, "{p:?}");
-                            assert_eq!(r.counts.global_queue_gets, 0, "{p:?}");
+                            // one P: nothing to steal
+                            assert_eq!(c.steals, 0, "{p:?}");
+                            if !shape.external() && tasks <= p.ring {
+                                // a ring larger than the tasks: no overflow to the global queue
+                                assert_eq!(c.global_queue_gets, 0, "{p:?}");
+                            }
                         }
                     }
                 }
@@ -351,9 +453,10 @@ fn tokio_runs_every_task_exactly_once() {
         .build()
         .unwrap();
     for shape in Shape::ALL {
-        for tasks in [1, 2, 64] {
+        for shrink in [100, 10] {
+            let (tasks, yields) = shape.size(shrink);
             // run_tokio refuses a run where a task ran twice or never
-            assert!(run_tokio(&rt, shape, tasks, 0).unwrap() > 0);
+            assert!(run_tokio(&rt, shape, tasks, yields, 0).unwrap() > 0);
         }
     }
 }
@@ -370,15 +473,12 @@ fn bench_gmp_refuses_bad_input_with_the_allowed_values() {
         "allowed: a comma-separated list of herdlab, herdlab-2012, tokio",
     );
     refused(
-        &["bench", "gmp", "--shapes", "ping_pong"],
-        "allowed: a comma-separated list of spawn_many_task, chained_spawn",
+        &["bench", "gmp", "--shapes", "ping-pong"],
+        "allowed: a comma-separated list of spawn_many, spawn_many_task, yield_many, ping_pong, chained_spawn",
     );
-    refused(&["bench", "gmp", "--tasks", "101"], "allowed 2-100");
+    refused(&["bench", "gmp", "--shrink", "0"], "allowed 1-100");
+    refused(&["bench", "gmp", "--shrink", "101"], "allowed 1-100");
     refused(&["bench", "gmp", "--rounds", "0"], "allowed 1-1000");
-    refused(
-        &["bench", "gmp", "--workers", "8", "--tasks", "100"],
-        "do not fit the model's 255 words",
-    );
 }
 
 #[test]
@@ -393,6 +493,8 @@ fn bench_gmp_compare_sim_puts_cores_figures_beside_each_herdlab_row() {
         "1",
         "--work-ns",
         "1000",
+        "--shrink",
+        "50",
         "--compare-sim",
         "--json",
     ]);
@@ -407,19 +509,20 @@ fn bench_gmp_compare_sim_puts_cores_figures_beside_each_herdlab_row() {
         let shape = Shape::from_name(r["shape"].as_str().unwrap()).unwrap();
         let p = GmpParams {
             work_ns: 1000,
-            ..params(rt, shape, 2, 64).unwrap()
+            ..params(rt, shape, 2, 50).unwrap()
         };
+        let tasks = p.goroutines as f64;
         let (_, want) = p.run(50_000_000);
         assert_eq!(want.violation, None);
         assert_eq!(r["sim"]["steals"], want.steals, "{r}");
         assert_eq!(r["sim"]["parks"], want.parks, "{r}");
         assert_eq!(
             r["sim"]["steals_per_1k"].as_f64().unwrap(),
-            want.steals as f64 * 1000.0 / 64.0
+            want.steals as f64 * 1000.0 / tasks
         );
         assert_eq!(
             r["sim"]["native_parks_per_1k"].as_f64().unwrap(),
-            r["parks"].as_u64().unwrap() as f64 * 1000.0 / 64.0
+            r["parks"].as_u64().unwrap() as f64 * 1000.0 / tasks
         );
     }
 }

@@ -103,7 +103,7 @@ impl NativeError {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct WorldSpec {
     /// Words of shared memory (also futex words).
-    pub words: u8,
+    pub words: u16,
     /// Sleeping mutexes.
     pub mutexes: u8,
     /// Condition variables.

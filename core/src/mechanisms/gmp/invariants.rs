@@ -5,14 +5,14 @@
 //!
 //! | name | holds |
 //! |---|---|
-//! | `conservation` | with `sched.lock` free: every runnable G is in exactly one place (a P's `runnext`, a P's ring between head and tail, the global queue, or one M's hands between taking and running or publishing it); every running G is exactly one M's `curg` and in no queue; idle and dead Gs are nowhere |
+//! | `conservation` | with `sched.lock` free: every runnable G is in exactly one place (a P's `runnext`, a P's ring between head and tail, the global queue, or one M's (or the spawner's) hands between taking and running or publishing it); every running G is exactly one M's `curg` and in no queue; a waiting G is in the "waiting" place: parked on its wait word, or in one M's hands between `gopark`'s status change and its unlock function, or between a `goready`'s take and its status change, and in no queue; a G parked on its wait word is waiting; idle and dead Gs are nowhere |
 //! | `ownership` | `pp.m == mp ⇔ mp.p == pp`; an idle P (its bit in `pidle`) has no owner, an empty ring and no `runnext` |
 //! | `queue-bounds` | `0 ≤ tail − head ≤ len(runq)` for every P; with the lock free, the global queue's `size` is its list's length and `npidle` the number of idle bits |
 //! | `spinning` | `nmspinning` = Ms with `m.spinning` + `wakep` increments not yet handed to an M + `nextp` words started spinning |
 //! | `lost-wakeup` | never a runnable G queued and a P idle while every M that holds a P is inside a G's computation and no M will look: none spinning, none between readying a G and the end of its `wakep`, none in the park re-check, none woken and not yet running (Go tolerates work waiting briefly in a busy P's queue while that P's M is between Gs: `wakep` is best effort, see the tests) |
 //! | `stuck` (end) | when nothing can run, every G ran to its end and every M exited |
 
-use super::machine::{gstatus, GmpActor, Sched, DONE, GHEAD, GSIZE, NMSPINNING, NONE};
+use super::machine::{gstatus, wait, GmpActor, Sched, DONE, GHEAD, GSIZE, NMSPINNING, NONE};
 use super::machine::{NPIDLE, PIDLE, SCHED_LOCK, SPIN_BIT};
 use super::params::{GmpParams, GmpSim};
 use crate::check::{CheckConfig, CheckReport, SimModel, Violation};
@@ -46,9 +46,8 @@ pub fn global_queue(sim: &GmpSim) -> Option<Vec<u32>> {
 
 /// The invariants checked after every step.
 pub fn check_state(sim: &GmpSim) -> Option<Violation> {
-    let m0 = ms(sim).next()?;
-    let cfg = m0.cx.cfg;
-    if m0.initializing() {
+    let cfg = ms(sim).next()?.cx.cfg;
+    if ms(sim).any(|m| m.initializing()) {
         return None;
     }
     let lock_free = sim.mutex_owner(SCHED_LOCK.0).is_none();
@@ -142,57 +141,74 @@ pub fn check_state(sim: &GmpSim) -> Option<Violation> {
                 ),
             );
         }
-        let mut places: Vec<Vec<String>> = vec![Vec::new(); cfg.gs as usize + 1];
-        let mut put = |g: u32, place: String| {
-            if let Some(v) = places.get_mut(g as usize) {
-                v.push(place);
+        // per G: how many places hold it, and whether one is a curg (names only on a violation)
+        let n = cfg.gs as usize + 1;
+        let mut count = vec![0u32; n];
+        let mut running = vec![false; n];
+        let mut waiting = vec![false; n];
+        let mut put = |g: u32| {
+            if let Some(c) = count.get_mut(g as usize) {
+                *c += 1;
             }
         };
         for p in 0..cfg.procs {
             let next = sim.word(cfg.runnext(p));
             if next != 0 {
-                put(next, format!("P{p}.runnext"));
+                put(next);
                 queued += 1;
             }
             let h = sim.word(cfg.head(p));
             let t = sim.word(cfg.tail(p));
             let mut i = h;
             while i != t {
-                put(sim.word(cfg.slot(p, i)), format!("P{p}.runq[{i}]"));
+                put(sim.word(cfg.slot(p, i)));
                 queued += 1;
                 i = i.wrapping_add(1);
             }
         }
         for &g in &gq {
-            put(g, "the global queue".to_string());
+            put(g);
             queued += 1;
         }
-        for (i, m) in ms(sim).enumerate() {
+        for m in ms(sim) {
             for &g in &m.cx.hand {
-                put(g, format!("M{i}'s hands"));
+                put(g);
             }
             if m.cx.curg != 0 {
-                put(m.cx.curg, format!("M{i}.curg"));
+                put(m.cx.curg);
+                if let Some(r) = running.get_mut(m.cx.curg as usize) {
+                    *r = true;
+                }
+            }
+            for g in [m.cx.parking, m.cx.readying] {
+                if let Some(w) = waiting.get_mut(g as usize).filter(|_| g != 0) {
+                    *w = true;
+                }
             }
         }
-        for (g, at) in places.iter().enumerate().skip(1) {
+        for g in 1..n {
             let status = sim.word(cfg.status(g as u32));
+            let parked = sim.word(cfg.wait(g as u32)) == wait::PARKED;
             let ok = match status {
-                gstatus::RUNNABLE => at.len() == 1 && !at[0].ends_with(".curg"),
-                gstatus::RUNNING => at.len() == 1 && at[0].ends_with(".curg"),
-                _ => at.is_empty(),
-            };
+                gstatus::RUNNABLE => count[g] == 1 && !running[g],
+                gstatus::RUNNING => count[g] == 1 && running[g],
+                gstatus::WAITING => count[g] == 0 && (parked || waiting[g]),
+                _ => count[g] == 0 && !parked,
+            } && !(parked && status != gstatus::WAITING);
             if !ok {
                 return v(
                     "conservation",
-                    format!("G{g} has status {status} and is in {at:?}"),
+                    format!(
+                        "G{g} has status {status} and is in {:?}",
+                        places(sim, g as u32, &gq)
+                    ),
                 );
             }
         }
     }
     // lost wakeup
     if lock_free && queued > 0 && pidle != 0 && sim.word(DONE) == 0 {
-        let looking = (0..cfg.threads).any(|i| {
+        let looking = (0..cfg.actors()).any(|i| {
             let m = &sim.threads()[i as usize].machine();
             m.cx.spinning
                 || m.cx.pending_spin
@@ -204,7 +220,7 @@ pub fn check_state(sim: &GmpSim) -> Option<Violation> {
                 || matches!(m.at, Some(Sched::StopNextpClear { .. } | Sched::AcquireP))
         });
         // …while every M holding a P is inside a G's computation (the G waits behind it)
-        let behind = (0..cfg.threads).all(|i| {
+        let behind = (0..cfg.actors()).all(|i| {
             let m = &sim.threads()[i as usize].machine();
             m.cx.p == NONE || matches!(m.at, Some(Sched::GWork))
         });
@@ -216,6 +232,50 @@ pub fn check_state(sim: &GmpSim) -> Option<Violation> {
         }
     }
     None
+}
+
+/// Where G `g` is (for a violation's message): queues, hands, `curg`, the waiting place.
+fn places(sim: &GmpSim, g: u32, gq: &[u32]) -> Vec<String> {
+    let Some(cfg) = ms(sim).next().map(|m| m.cx.cfg) else {
+        return Vec::new();
+    };
+    let mut at = Vec::new();
+    for p in 0..cfg.procs {
+        if sim.word(cfg.runnext(p)) == g {
+            at.push(format!("P{p}.runnext"));
+        }
+        let (h, t) = (sim.word(cfg.head(p)), sim.word(cfg.tail(p)));
+        let mut i = h;
+        while i != t {
+            if sim.word(cfg.slot(p, i)) == g {
+                at.push(format!("P{p}.runq[{i}]"));
+            }
+            i = i.wrapping_add(1);
+        }
+    }
+    if gq.contains(&g) {
+        at.push("the global queue".to_string());
+    }
+    for (i, m) in ms(sim).enumerate() {
+        let who = if m.cx.is_spawner() {
+            "the spawner".to_string()
+        } else {
+            format!("M{i}")
+        };
+        if m.cx.hand.contains(&g) {
+            at.push(format!("{who}'s hands"));
+        }
+        if m.cx.curg == g {
+            at.push(format!("{who}.curg"));
+        }
+        if m.cx.parking == g || m.cx.readying == g {
+            at.push(format!("{who}'s hands (waiting)"));
+        }
+    }
+    if sim.word(cfg.wait(g)) == wait::PARKED {
+        at.push("parked on its wait word".to_string());
+    }
+    at
 }
 
 /// The invariants checked where nothing can run.

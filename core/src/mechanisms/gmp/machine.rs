@@ -40,6 +40,8 @@ pub const NEEDSPIN: Word = Word(9);
 pub const P_BASE: u32 = 10;
 /// Words per P besides its ring: `runqhead`, `runqtail`, `runnext`, `m` (owner M + 1).
 pub const P_WORDS: u32 = 4;
+/// Words per G: `atomicstatus`, `schedlink`, its wait word, `sched` (the saved `pc`).
+pub const G_WORDS: u32 = 4;
 /// Bit of an M's `nextp` word: the M was started spinning (`startm(pp, spinning=true)`).
 pub const SPIN_BIT: u32 = 0x100;
 /// `sched.lock`.
@@ -59,8 +61,20 @@ pub mod gstatus {
     pub const RUNNABLE: u32 = 1;
     /// Some M's `curg`.
     pub const RUNNING: u32 = 2;
+    /// Parked (`gopark`): on its wait word, in no queue, until a `goready`.
+    pub const WAITING: u32 = 4;
     /// Exited.
     pub const DEAD: u32 = 6;
+}
+
+/// Values of a G's wait word (its channel, as the `ping-pong` workload uses it).
+pub mod wait {
+    /// Nothing sent, nobody waiting.
+    pub const EMPTY: u32 = 0;
+    /// A token sent before the receiver parked (a oneshot channel holding its value).
+    pub const TOKEN: u32 = 1;
+    /// The G parked on it (`gopark`'s unlock function published it).
+    pub const PARKED: u32 = 2;
 }
 
 /// Which code runs: the runtime's, or one of the broken variants of the fact sheet's §5.
@@ -130,6 +144,17 @@ pub enum Workload {
     Chain,
     /// G k works, then spawns G 2k and G 2k+1.
     Tree,
+    /// tokio's `spawn_many` from the `block_on` thread: a spawner outside every P (not an M) makes
+    /// G1..GN runnable on the global queue and starts Ms for idle Ps (`injectglist` with no P);
+    /// each G works and exits.
+    SpawnMany,
+    /// tokio's `yield_many`: the outside spawner makes the Gs; each calls `runtime.Gosched`
+    /// `yields` times (to the *global* queue), then works and exits.
+    YieldMany,
+    /// tokio's `ping_pong`: main spawns one G per pair (G 2k); it works, spawns its partner
+    /// (G 2k+1), sends it a token (`goready` if it is parked) and waits for one back (`gopark`
+    /// unless it came already); the partner waits, answers and exits.
+    PingPong,
 }
 
 /// One thing a running G does next.
@@ -141,13 +166,41 @@ pub enum GAct {
     Spawn(u32),
     /// Return from the G's function (`goexit`).
     Exit,
+    /// `runtime.Gosched()`: to the global queue, and the M schedules.
+    Yield,
+    /// Receive this G's token: take it if it came, else `gopark` until a `goready`.
+    Park,
+    /// Send G `c` its token: `goready(c)` if it is parked, else leave the token.
+    Ready(u32),
 }
 
 impl Workload {
     /// Every workload.
-    pub const ALL: [Workload; 3] = [Workload::FanOut, Workload::Chain, Workload::Tree];
+    pub const ALL: [Workload; 6] = [
+        Workload::FanOut,
+        Workload::Chain,
+        Workload::Tree,
+        Workload::SpawnMany,
+        Workload::YieldMany,
+        Workload::PingPong,
+    ];
     /// Their names.
-    pub const NAMES: [&'static str; 3] = ["fan-out", "chain", "tree"];
+    pub const NAMES: [&'static str; 6] = [
+        "fan-out",
+        "chain",
+        "tree",
+        "spawn-many",
+        "yield-many",
+        "ping-pong",
+    ];
+    /// Whether the Gs are made by the spawner outside every P (no `main` on M0).
+    pub fn external(self) -> bool {
+        matches!(self, Workload::SpawnMany | Workload::YieldMany)
+    }
+    /// Whether a G may leave its M and resume later (so `execute` reads its saved `pc`).
+    pub fn resumes(self) -> bool {
+        matches!(self, Workload::YieldMany | Workload::PingPong)
+    }
     /// This workload's name.
     pub fn name(self) -> &'static str {
         Self::NAMES[Self::ALL.iter().position(|&v| v == self).unwrap_or(0)]
@@ -160,9 +213,48 @@ impl Workload {
             .map(|i| Self::ALL[i])
     }
 
-    /// What G `g` (1-based, of `gs`) does at its step `pc`.
-    pub fn action(self, gs: u32, work_ns: u64, g: u32, pc: u32) -> GAct {
+    /// What G `g` (1-based, of `gs`) does at its step `pc` (`yields`: `yield-many`'s Gosched
+    /// calls per G).
+    pub fn action(self, gs: u32, work_ns: u64, yields: u32, g: u32, pc: u32) -> GAct {
         match self {
+            Workload::SpawnMany => match pc {
+                0 => GAct::Work(work_ns),
+                _ => GAct::Exit,
+            },
+            Workload::YieldMany => match pc {
+                _ if pc < yields => GAct::Yield,
+                _ if pc == yields => GAct::Work(work_ns),
+                _ => GAct::Exit,
+            },
+            Workload::PingPong => {
+                let pairs = gs.saturating_sub(1) / 2;
+                if g == 1 {
+                    if pc < pairs {
+                        GAct::Spawn(2 * (pc + 1))
+                    } else {
+                        GAct::Exit
+                    }
+                } else if g % 2 == 0 && g / 2 <= pairs {
+                    match pc {
+                        0 => GAct::Work(work_ns),
+                        1 => GAct::Spawn(g + 1),
+                        2 => GAct::Ready(g + 1),
+                        3 => GAct::Park,
+                        _ => GAct::Exit,
+                    }
+                } else if g % 2 == 1 {
+                    match pc {
+                        0 => GAct::Park,
+                        1 => GAct::Ready(g - 1),
+                        _ => GAct::Exit,
+                    }
+                } else {
+                    match pc {
+                        0 => GAct::Work(work_ns),
+                        _ => GAct::Exit,
+                    }
+                }
+            }
             Workload::FanOut => {
                 if g == 1 {
                     if pc + 2 <= gs {
@@ -206,6 +298,8 @@ pub struct GmpConfig {
     pub workload: Workload,
     /// A G's work.
     pub work_ns: u64,
+    /// `yield-many`: each G's `Gosched` calls.
+    pub yields: u32,
     /// Which code.
     pub variant: GmpVariant,
     /// Seed of the Ms' steal orders.
@@ -240,6 +334,10 @@ impl GmpConfig {
     fn m_base(&self, m: u32) -> u32 {
         self.p_base(self.procs).wrapping_add(m.wrapping_mul(2))
     }
+    /// The threads of a run: the Ms, and the spawner (id `threads`) when the workload has one.
+    pub fn actors(&self) -> u32 {
+        self.threads + self.workload.external() as u32
+    }
     /// `m.park`: the note the M sleeps on.
     pub fn park(&self, m: u32) -> Word {
         w(self.m_base(m))
@@ -249,8 +347,8 @@ impl GmpConfig {
         w(self.m_base(m).wrapping_add(1))
     }
     fn g_base(&self, g: u32) -> u32 {
-        self.m_base(self.threads)
-            .wrapping_add(g.wrapping_sub(1).wrapping_mul(2))
+        self.m_base(self.threads + 1)
+            .wrapping_add(g.wrapping_sub(1).wrapping_mul(G_WORDS))
     }
     /// `gp.atomicstatus` of G `g` (1-based).
     pub fn status(&self, g: u32) -> Word {
@@ -259,6 +357,14 @@ impl GmpConfig {
     /// `gp.schedlink`.
     pub fn link(&self, g: u32) -> Word {
         w(self.g_base(g).wrapping_add(1))
+    }
+    /// The G's wait word: its channel ([`wait`]: empty, a token, or the G parked on it).
+    pub fn wait(&self, g: u32) -> Word {
+        w(self.g_base(g).wrapping_add(2))
+    }
+    /// `gp.sched`: where the G resumes (its `pc`), saved when it yields or parks.
+    pub fn sched(&self, g: u32) -> Word {
+        w(self.g_base(g).wrapping_add(3))
     }
     /// Words the layout needs.
     pub fn words_needed(&self) -> u32 {
@@ -272,7 +378,7 @@ impl GmpConfig {
 
 #[inline(always)]
 fn w(i: u32) -> Word {
-    Word(i.min(255) as u16)
+    Word(i.min(u16::MAX as u32) as u16)
 }
 
 /// The pseudocode the M steps through (one entry per line).
@@ -299,6 +405,10 @@ pub const LISTING: &[&str] = &[
     "G exits: casgstatus(gp, _Grunning, _Gdead); gfput",
     "last G exited: lock; done = 1; unlock; wake every parked M",
     "M exits",
+    "G: Gosched() -> goschedImpl: casgstatus(gp, _Grunning, _Grunnable); dropg; lock; globrunqput(gp); unlock; wakep(); schedule()",
+    "G: receive: token there? take it; else gopark: casgstatus(gp, _Grunning, _Gwaiting); dropg; unlockf: cas(wait, empty, parked) || resume",
+    "G: send: parked? goready: casgstatus(gp, _Gwaiting, _Grunnable); runqput(pp, gp, next=true); wakep(); else leave the token",
+    "spawner (no P): every P idle, every M parked; per G: runnable; lock; globrunqput; unlock; startIdle: lock; pidlegetSpinning; startm(pp, false)",
 ];
 
 /// Line numbers (1-based) into [`LISTING`].
@@ -347,13 +457,25 @@ pub mod ln {
     pub const END: u16 = 21;
     /// Exited.
     pub const EXITED: u16 = 22;
+    /// `Gosched`.
+    pub const G_YIELD: u16 = 23;
+    /// A receive that may `gopark`.
+    pub const G_PARK: u16 = 24;
+    /// A send that may `goready`.
+    pub const G_READY: u16 = 25;
+    /// The spawner outside every P.
+    pub const INJECT: u16 = 26;
 }
 
 /// Where `runqput` returns to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PutRet {
-    /// `newproc`: then `wakep`, then the G goes on.
+    /// `newproc` or `goready`: then `wakep`, then the G goes on.
     Newproc,
+    /// `goschedImpl`: then `wakep`, then `schedule`.
+    Gosched,
+    /// The spawner's `globrunqput`: then `startIdle`.
+    Inject,
 }
 
 /// Where `wakep` returns to.
@@ -363,6 +485,10 @@ pub enum WakeRet {
     Execute,
     /// `newproc`: the G goes on.
     GoOn,
+    /// `goschedImpl`: `schedule()`.
+    Schedule,
+    /// The spawner: the next G.
+    Inject,
 }
 
 /// What a global-queue take is for.
@@ -394,6 +520,12 @@ pub struct MCounts {
     pub futex_wakes: u64,
     /// `startm` found no parked M (Go would create a thread; the P goes back idle).
     pub no_m: u64,
+    /// `Gosched` calls.
+    pub yields: u64,
+    /// `gopark`s that parked a G (a receive whose token had not come).
+    pub gparks: u64,
+    /// `goready`s of a parked G.
+    pub readies: u64,
 }
 
 /// An M: its registers, its continuation registers and the ghost state the invariants read.
@@ -445,6 +577,12 @@ pub struct Mcx {
     pub waking: bool,
     /// Ghost: between dropping spinning at the park and deciding to sleep (the re-check).
     pub dancing: bool,
+    /// `wakep` is the spawner's `startIdle` (no `nmspinning`, `startm(pp, spinning=false)`).
+    inject: bool,
+    /// Ghost: the G this M is parking (status `_Gwaiting`, not yet published on its wait word).
+    pub parking: u32,
+    /// Ghost: the G this M is readying (taken off its wait word, status not yet `_Grunnable`).
+    pub readying: u32,
     /// Counters.
     pub counts: MCounts,
 }
@@ -472,6 +610,7 @@ impl Mcx {
             (self.pass, self.k, self.start, self.stride),
             (&self.batch, &self.hand),
             (self.pending_spin, self.waking, self.dancing),
+            (self.inject, self.parking, self.readying),
         )
     }
 
@@ -515,16 +654,40 @@ impl Mcx {
 
     fn g_next(&mut self) -> Next<Sched, ()> {
         let c = self.cfg;
-        match c.workload.action(c.gs, c.work_ns, self.curg, self.pc) {
+        match c
+            .workload
+            .action(c.gs, c.work_ns, c.yields, self.curg, self.pc)
+        {
             GAct::Work(_) => Next::Go(Sched::GWork),
             GAct::Spawn(child) => Next::Go(Sched::NewLive { c: child }),
             GAct::Exit => Next::Go(Sched::GExit),
+            GAct::Yield => Next::Go(Sched::YieldSave),
+            GAct::Park => Next::Go(Sched::RecvLoad),
+            GAct::Ready(c) => Next::Go(Sched::SendLoad { c }),
+        }
+    }
+
+    /// Whether this is the spawner (not an M).
+    pub fn is_spawner(&self) -> bool {
+        self.id == self.cfg.threads
+    }
+
+    /// The spawner's next G, or its end.
+    fn inject_next(&mut self) -> Next<Sched, ()> {
+        self.pc += 1;
+        if self.pc <= self.cfg.gs {
+            Next::Go(Sched::XNewLive)
+        } else {
+            Next::Go(Sched::XEnd)
         }
     }
 
     fn work_ns(&self) -> u64 {
         let c = self.cfg;
-        match c.workload.action(c.gs, c.work_ns, self.curg, self.pc) {
+        match c
+            .workload
+            .action(c.gs, c.work_ns, c.yields, self.curg, self.pc)
+        {
             GAct::Work(ns) => ns,
             _ => 0,
         }
@@ -544,18 +707,46 @@ impl Mcx {
                 self.wake_ret = WakeRet::GoOn;
                 Next::Go(self.wake_entry())
             }
+            PutRet::Gosched => {
+                self.wake_ret = WakeRet::Schedule;
+                Next::Go(self.wake_entry())
+            }
+            PutRet::Inject => {
+                // startIdle(1): straight to the lock, no nmspinning
+                self.wake_ret = WakeRet::Inject;
+                self.inject = true;
+                Next::Go(Sched::WakeLock)
+            }
         }
     }
 
     fn wake_done(&mut self) -> Next<Sched, ()> {
         self.waking = false;
+        self.inject = false;
         match self.wake_ret {
             WakeRet::Execute => Next::Go(Sched::Exec),
             WakeRet::GoOn => {
                 self.pc += 1;
                 self.g_next()
             }
+            WakeRet::Schedule => self.top(),
+            WakeRet::Inject => self.inject_next(),
         }
+    }
+
+    /// Put `g` (in this M's hands) on the global queue under `sched.lock`.
+    fn global_put(&mut self, g: u32, ret: PutRet) -> Next<Sched, ()> {
+        self.batch.clear();
+        self.batch.push(g);
+        self.i = 0;
+        self.put_ret = ret;
+        Next::Go(Sched::SlowLock)
+    }
+
+    /// The ghost hands hold `g` alone (reusing the vector: no allocation per `execute` natively).
+    fn hold(&mut self, g: u32) {
+        self.hand.clear();
+        self.hand.push(g);
     }
 
     fn unhand(&mut self, g: u32) {
@@ -581,10 +772,15 @@ impl Mcx {
     /// `stealOrder.start(fastrand())`: a start and a stride coprime with GOMAXPROCS.
     fn new_order(&mut self) {
         let n = self.cfg.procs;
-        let coprimes: Vec<u32> = (1..=n).filter(|&s| gcd(s, n) == 1).collect();
+        // the ((r / n) mod count)-th stride coprime with n, counted without allocating
+        let coprime = |s: &u32| gcd(*s, n) == 1;
+        let count = (1..=n).filter(coprime).count() as u32;
         let r = self.rand();
         self.start = r % n;
-        self.stride = coprimes[(r / n) as usize % coprimes.len()];
+        self.stride = (1..=n)
+            .filter(coprime)
+            .nth(((r / n) % count) as usize)
+            .unwrap_or(1);
         self.k = 0;
     }
 
@@ -675,7 +871,9 @@ impl Mcx {
     }
 
     fn end_wake_next(&mut self) -> Next<Sched, ()> {
-        if self.mask == 0 {
+        if self.mask == 0 && self.is_spawner() {
+            Next::Done(())
+        } else if self.mask == 0 {
             self.top()
         } else {
             let m2 = self.mask.trailing_zeros();
@@ -771,7 +969,7 @@ crate::steps! {
             /// The G seen in runnext.
             g: u32,
         } @ ln::LOCAL => cas(m.cfg.runnext(m.p), g, 0) => |ok|
-            if ok { m.hand = vec![g]; m.found(g, true) } else { Go(Sched::RqHead) };
+            if ok { m.hold(g); m.found(g, true) } else { Go(Sched::RqHead) };
         /// `h := load-acquire(pp.runqhead)`.
         RqHead @ ln::LOCAL => load(m.cfg.head(m.p)) => |h| Go(Sched::RqTail { h });
         /// `t := pp.runqtail`.
@@ -792,7 +990,7 @@ crate::steps! {
             /// The G at the head.
             g: u32,
         } @ ln::LOCAL => cas(m.cfg.head(m.p), h, h.wrapping_add(1)) => |ok|
-            if ok { m.hand = vec![g]; m.found(g, false) } else { Go(Sched::RqHead) };
+            if ok { m.hold(g); m.found(g, false) } else { Go(Sched::RqHead) };
 
         // ----- the global queue -----
         /// `sched.runq.size != 0` (racy read before the lock).
@@ -975,7 +1173,7 @@ crate::steps! {
         /// `store-release(pp.runqtail, t+n-1)`: all but the last are runnable here; the last runs.
         StealPublish @ ln::STEAL => store(m.cfg.tail(m.p), m.t.wrapping_add(m.n - 1)) => |()| {
             let g = m.hand[m.hand.len() - 1];
-            m.hand = vec![g];
+            m.hold(g);
             m.found(g, false)
         };
         /// Last pass, empty ring: `next := pp.runnext` of the victim.
@@ -1000,7 +1198,7 @@ crate::steps! {
         } @ ln::STEAL => cas(m.cfg.runnext(v), g, 0) => |ok|
             if ok {
                 m.counts.steals += 1;
-                m.hand = vec![g];
+                m.hold(g);
                 m.found(g, false)
             } else {
                 m.skip_victim()
@@ -1198,6 +1396,11 @@ crate::steps! {
             m.clear();
             m.g = 0;
             m.inherit = false;
+            if m.cfg.workload.resumes() { Go(Sched::ExecSched) } else { m.g_next() }
+        };
+        /// `gogo(&gp.sched)`: where the G resumes.
+        ExecSched @ ln::EXECUTE => load(m.cfg.sched(m.curg)) => |pc| {
+            m.pc = pc;
             m.g_next()
         };
 
@@ -1223,9 +1426,7 @@ crate::steps! {
             m.put_ret = PutRet::Newproc;
             if m.cfg.variant == GmpVariant::SingleQueue {
                 // Go 1.0: `runqput` is a push to the one global queue under the lock
-                m.batch = vec![c];
-                m.i = 0;
-                Go(Sched::SlowLock)
+                m.global_put(c, PutRet::Newproc)
             } else {
                 Go(Sched::PutNextLoad)
             }
@@ -1259,6 +1460,134 @@ crate::steps! {
             /// The M.
             m2: u32,
         } @ ln::END => futex_wake(m.cfg.park(m2), WakeCount::Up(1)) => |_| m.end_wake_next();
+
+        // ----- Gosched (goschedImpl) -----
+        /// Save where the G resumes (`gp.sched`).
+        YieldSave @ ln::G_YIELD => store(m.cfg.sched(m.curg), m.pc + 1) => |()| Go(Sched::YieldStatus);
+        /// `casgstatus(gp, _Grunning, _Grunnable)`; `dropg`; then `globrunqput` under the lock.
+        YieldStatus @ ln::G_YIELD => store(m.cfg.status(m.curg), gstatus::RUNNABLE) => |()| {
+            let g = m.curg;
+            m.curg = 0;
+            m.hand.push(g);
+            m.waking = true;
+            m.counts.yields += 1;
+            m.global_put(g, PutRet::Gosched)
+        };
+
+        // ----- a receive that may gopark -----
+        /// The G's wait word: a token already there?
+        RecvLoad @ ln::G_PARK => load(m.cfg.wait(m.curg)) => |v|
+            if v == wait::TOKEN { Go(Sched::RecvTake) } else { Go(Sched::RecvSave) };
+        /// Take the token and go on (no park, as a receive that finds a value).
+        RecvTake @ ln::G_PARK => store(m.cfg.wait(m.curg), wait::EMPTY) => |()| {
+            m.pc += 1;
+            m.g_next()
+        };
+        /// `gopark`: save where the G resumes…
+        RecvSave @ ln::G_PARK => store(m.cfg.sched(m.curg), m.pc + 1) => |()| Go(Sched::RecvStatus);
+        /// …`casgstatus(gp, _Grunning, _Gwaiting)`; `dropg`…
+        RecvStatus @ ln::G_PARK => store(m.cfg.status(m.curg), gstatus::WAITING) => |()| {
+            m.parking = m.curg;
+            m.curg = 0;
+            Go(Sched::RecvPark)
+        };
+        /// …the unlock function: publish the G on its wait word, unless a token came meanwhile.
+        RecvPark @ ln::G_PARK => cas(m.cfg.wait(m.parking), wait::EMPTY, wait::PARKED) => |ok|
+            if ok {
+                m.parking = 0;
+                m.counts.gparks += 1;
+                m.top()
+            } else {
+                Go(Sched::RecvResumeTake)
+            };
+        /// The unlock function failed (the token came): take it…
+        RecvResumeTake @ ln::G_PARK => store(m.cfg.wait(m.parking), wait::EMPTY) => |()| Go(Sched::RecvResume);
+        /// …and run the G on (`casgstatus(gp, _Gwaiting, _Grunning)`).
+        RecvResume @ ln::G_PARK => store(m.cfg.status(m.parking), gstatus::RUNNING) => |()| {
+            m.curg = m.parking;
+            m.parking = 0;
+            m.pc += 1;
+            m.g_next()
+        };
+
+        // ----- a send that may goready -----
+        /// The receiver's wait word.
+        SendLoad {
+            /// The receiver.
+            c: u32,
+        } @ ln::G_READY => load(m.cfg.wait(c)) => |v|
+            if v == wait::PARKED {
+                Go(Sched::SendTake { c })
+            } else if v == wait::EMPTY {
+                Go(Sched::SendPost { c })
+            } else {
+                m.pc += 1;
+                m.g_next()
+            };
+        /// Not parked: leave the token.
+        SendPost {
+            /// The receiver.
+            c: u32,
+        } @ ln::G_READY => cas(m.cfg.wait(c), wait::EMPTY, wait::TOKEN) => |ok|
+            if ok {
+                m.pc += 1;
+                m.g_next()
+            } else {
+                Go(Sched::SendLoad { c })
+            };
+        /// Parked: take it off its wait word…
+        SendTake {
+            /// The receiver.
+            c: u32,
+        } @ ln::G_READY => cas(m.cfg.wait(c), wait::PARKED, wait::EMPTY) => |ok|
+            if ok {
+                m.readying = c;
+                Go(Sched::SendReady { c })
+            } else {
+                Go(Sched::SendLoad { c })
+            };
+        /// …`goready`: `casgstatus(gp, _Gwaiting, _Grunnable)`, `runqput(pp, gp, next=true)`, `wakep`.
+        SendReady {
+            /// The receiver.
+            c: u32,
+        } @ ln::G_READY => store(m.cfg.status(c), gstatus::RUNNABLE) => |()| {
+            m.readying = 0;
+            m.hand.push(c);
+            m.waking = true;
+            m.counts.readies += 1;
+            if m.cfg.variant == GmpVariant::SingleQueue {
+                m.global_put(c, PutRet::Newproc)
+            } else {
+                m.pg = c;
+                m.put_ret = PutRet::Newproc;
+                Go(Sched::PutNextLoad)
+            }
+        };
+
+        // ----- the spawner outside every P (injectglist with no P) -----
+        /// Every P idle…
+        XInitPidle @ ln::INJECT => store(PIDLE, ((1u64 << m.cfg.procs) - 1) as u32) => |()| Go(Sched::XInitNpidle);
+        /// …`npidle = GOMAXPROCS`…
+        XInitNpidle @ ln::INJECT => store(NPIDLE, m.cfg.procs) => |()| Go(Sched::XInitMidle);
+        /// …every M parked on `midle`…
+        XInitMidle @ ln::INJECT => store(MIDLE, ((1u64 << m.cfg.threads) - 1) as u32) => |()| Go(Sched::XInitLive);
+        /// …and the spawner's own hold on the program (so it cannot end before the last spawn).
+        XInitLive @ ln::INJECT => store(LIVE, 1) => |()| {
+            m.pc = 1;
+            Go(Sched::XNewLive)
+        };
+        /// One live G more…
+        XNewLive @ ln::INJECT => fetch_add(LIVE, 1) => |_| Go(Sched::XNewStatus);
+        /// …runnable; `globrunqput` under the lock, then `startIdle(1)`.
+        XNewStatus @ ln::INJECT => store(m.cfg.status(m.pc), gstatus::RUNNABLE) => |()| {
+            let g = m.pc;
+            m.hand.push(g);
+            m.waking = true;
+            m.global_put(g, PutRet::Inject)
+        };
+        /// Every G made: drop the hold; the last one out ends the program.
+        XEnd @ ln::INJECT => fetch_add(LIVE, u32::MAX) => |old|
+            if old == 1 { Go(Sched::EndLock) } else { Done(()) };
 
         // ----- runqput(pp, gp, next) -----
         /// `oldnext := pp.runnext`.
@@ -1391,7 +1720,8 @@ crate::steps! {
                 Go(Sched::WakeTakeP)
             };
         /// No idle P: `needspinning = 1` (the next M to park spins instead).
-        WakeNeed @ ln::WAKE_PIDLE => store(NEEDSPIN, 1) => |()| Go(Sched::WakeUndo);
+        WakeNeed @ ln::WAKE_PIDLE => store(NEEDSPIN, 1) => |()|
+            if m.inject { Go(Sched::WakeUnlock { m2: NONE }) } else { Go(Sched::WakeUndo) };
         /// No P: `nmspinning--`.
         WakeUndo @ ln::WAKE_PIDLE => fetch_add(NMSPINNING, u32::MAX) => |_| {
             m.pending_spin = false;
@@ -1414,17 +1744,18 @@ crate::steps! {
         /// No M to start: put the P back…
         WakeGiveBack @ ln::STARTM => store(PIDLE, m.mask | (1 << m.tp)) => |()| Go(Sched::WakeGiveNpidle);
         /// …`npidle++`, and undo the spinning count.
-        WakeGiveNpidle @ ln::STARTM => fetch_add(NPIDLE, 1) => |_| Go(Sched::WakeUndo);
+        WakeGiveNpidle @ ln::STARTM => fetch_add(NPIDLE, 1) => |_|
+            if m.inject { Go(Sched::WakeUnlock { m2: NONE }) } else { Go(Sched::WakeUndo) };
         /// Take the M off `midle`.
         WakeTakeM {
             /// The M.
             m2: u32,
         } @ ln::STARTM => store(MIDLE, m.mask & !(1 << m2)) => |()| Go(Sched::WakeNextp { m2 });
-        /// `mp.nextp = pp; mp.spinning = true`.
+        /// `mp.nextp = pp; mp.spinning = true` (the spawner's `startm(pp, false)`: not spinning).
         WakeNextp {
             /// The M.
             m2: u32,
-        } @ ln::STARTM => store(m.cfg.nextp(m2), (m.tp + 1) | SPIN_BIT) => |()| {
+        } @ ln::STARTM => store(m.cfg.nextp(m2), (m.tp + 1) | if m.inject { 0 } else { SPIN_BIT }) => |()| {
             m.pending_spin = false;
             Go(Sched::WakeUnlock { m2 })
         };
@@ -1462,8 +1793,11 @@ pub struct GmpActor {
 impl GmpActor {
     /// M `id` of a scenario: M0 starts the program, the others wait parked on `midle`.
     pub fn new(cfg: GmpConfig, id: u32) -> Self {
+        let external = cfg.workload.external();
         GmpActor {
-            at: Some(if id == 0 {
+            at: Some(if external && id == cfg.threads {
+                Sched::XInitPidle
+            } else if id == 0 && !external {
                 Sched::InitPidle
             } else {
                 Sched::StopSleep
@@ -1496,12 +1830,16 @@ impl GmpActor {
                 pending_spin: false,
                 waking: false,
                 dancing: false,
+                inject: false,
+                parking: 0,
+                readying: 0,
                 counts: MCounts::default(),
             },
         }
     }
 
-    /// True while M0 is still setting up the runtime (before `acquirep(allp[0])`).
+    /// True while M0 (or the spawner) is still setting up the runtime (before `acquirep(allp[0])`,
+    /// or before the spawner's first G).
     pub fn initializing(&self) -> bool {
         matches!(
             self.at,
@@ -1515,6 +1853,10 @@ impl GmpActor {
                     | Sched::InitGHead
                     | Sched::InitGTail
                     | Sched::InitOwner
+                    | Sched::XInitPidle
+                    | Sched::XInitNpidle
+                    | Sched::XInitMidle
+                    | Sched::XInitLive
             )
         )
     }

@@ -7,7 +7,8 @@
 //! local, global batch (`globrunqgetbatch`), spinning limit, `stealWork` (4 passes in a random
 //! coprime order, half of a victim's ring, its `runnext` only on the last pass after `usleep(3)`),
 //! the re-check under the lock with `needspinning`, `releasep` + `pidleput`, the delicate dance
-//! (drop spinning, then re-check every queue) and `stopm` (§3.4-3.6); `wakep` / `startm` (§3.7).
+//! (drop spinning, then re-check every queue) and `stopm` (§3.4-3.6); `wakep` / `startm` (§3.7);
+//! `Gosched`, `gopark` and `goready` (§3.3, §3.8); `injectglist` with no P (§3.12).
 //!
 //! ```
 //! use herdlab_core::mechanisms::gmp::{GmpParams, Workload};
@@ -21,20 +22,43 @@
 //! Globals: `nmspinning`, `npidle`, `pidle` (the idle Ps as a bit mask, `idlepMask`), `midle` (the
 //! parked Ms as a bit mask), the global queue's `head`, `tail`, `size` (Gs linked through their
 //! `schedlink` word), the live-G count, the end flag, `needspinning`. Per P: `runqhead`,
-//! `runqtail` (free-running u32), `runnext`, `m` (owner + 1), the ring. Per M: `park` (the note it
-//! sleeps on, a futex word) and `nextp` (P + 1, with [`machine::SPIN_BIT`] when started
-//! spinning). Per G: its status and `schedlink`. `sched.lock` is the simulator's sleeping mutex.
+//! `runqtail` (free-running u32), `runnext`, `m` (owner + 1), the ring. Per M (and one slot for
+//! the spawner): `park` (the note it sleeps on, a futex word) and `nextp` (P + 1, with
+//! [`machine::SPIN_BIT`] when started spinning). Per G: its status, `schedlink`, its wait word
+//! (its channel: empty, a token, or the G parked on it, [`machine::wait`]) and `sched` (where it
+//! resumes). `sched.lock` is the simulator's sleeping mutex. A world has at most 65,535 words
+//! (`Word` is a `u16`, [`params::MAX_WORDS`]): 16 Ps of 256 slots, 32 Ms and 15,000 Gs fit.
 //!
 //! # Threads
 //! Each M is one [`steps!`](crate::steps) table, [`machine::Sched`]; subroutines (`runqput`,
 //! `wakep`) are states with a continuation register. A G's code is [`Workload::action`]: work,
-//! `go f()`, return.
+//! `go f()`, return, `runtime.Gosched()`, receive a token (`gopark` unless it came), send one
+//! (`goready` if the receiver is parked).
+//!
+//! With `spawn-many` and `yield-many` one more thread runs the same table: the spawner, outside
+//! every P and not an M (tokio's `block_on` thread, whose spawns go through its inject queue). Go
+//! has no `go` without a P; its nearest path is `injectglist` with no P (netpoll and timer results
+//! found by a P-less M): each G made runnable goes on the global queue under `sched.lock`
+//! (`globrunqputbatch`), then `startIdle` takes an idle P (`pidlegetSpinning`, which sets
+//! `needspinning` when there is none) and `startm(pp, spinning=false)`. Every P starts idle and
+//! every M parked; the spawner holds the program open until its last spawn.
+//!
+//! `Gosched` is `goschedImpl`: `_Grunning → _Grunnable`, `dropg`, `globrunqput` under the lock (the
+//! *global* queue), `wakep`, `schedule`. tokio's `yield_now` instead defers the task behind the
+//! worker's local queue, so `yield_many` exercises Go's global queue and lock where tokio stays
+//! local. `gopark` (`park_m`): `_Grunning → _Gwaiting`, `dropg`, then the unlock function: a CAS
+//! of the G's wait word from empty to parked, which fails if the token came meanwhile (the G then
+//! runs on at once, as when `unlockf` returns false); a receive that finds the token takes it
+//! without parking. `goready` (`ready`): take the G off its wait word, `_Gwaiting → _Grunnable`,
+//! `runqput(pp, gp, next=true)` (the readier's `runnext`) and `wakep`.
 //!
 //! # Invariants ([`invariants`], §5 of the fact sheet)
 //! `conservation`, `ownership`, `queue-bounds`, `spinning`, `lost-wakeup`, and `stuck` at the end;
 //! the table is in [`invariants`].
 //!
-//! The checker proves them for 2 Ps, 3 Ms and 3 Gs (fan-out, ring of 2:
+//! The checker proves each G action on a tiny preset ([`GmpParams::action_preset`]: ping-pong
+//! 638 states, spawn-many 63,461, yield-many 47,043), and the scheduler for 2 Ps, 3 Ms and 3 Gs
+//! (fan-out, ring of 2:
 //! [`GmpParams::check_preset`]): 7,433,578 states, 19,937,057 transitions, complete, in about a
 //! minute of a release build (`cargo run -p herdlab-core --release --example gmp_check
 //! variant=correct`); the tests prove the 2-G preset (329,483 states) in debug.
@@ -67,9 +91,10 @@
 //!
 //! # Model limits (not modelled yet)
 //! Syscalls and `handoffp`, `sysmon` (retake, preemption), the netpoller, timers, `LockOSThread`,
-//! `checkdead`'s report, blocking Gs (channels, ping-pong), and the broken variants that need them
-//! (runnext without sysmon, no syscall retake, no async preemption). The ring
-//! is a parameter (Go: 256) because the simulator has 255 words; `runqputslow` moves half of it.
+//! `checkdead`'s report, and the broken variants that need them (runnext without sysmon, no
+//! syscall retake, no async preemption). A G's channel is one token on its wait word (a oneshot),
+//! not Go's `hchan` with its lock and wait queues. The ring is a parameter (Go: 256, the bench
+//! uses 256; the checker's presets 2); `runqputslow` moves half of it.
 //! Ms beyond `threads` are never created: `startm` with no parked M puts the P back (counted in
 //! `no_m`).
 

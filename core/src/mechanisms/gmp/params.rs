@@ -17,8 +17,13 @@ use crate::sim::{Role, SchedPolicy, Simulation, WorldSpec};
 /// A simulation of a G/M/P scenario.
 pub type GmpSim = Simulation<GmpActor>;
 
-/// The most words the simulator has.
-pub const MAX_WORDS: u32 = 255;
+/// The most words a world has (core's `Word` is a `u16`): 15,000 Gs of 4 words, 16 Ps of 256
+/// slots and 32 Ms fit (64,234 words). A simulated word costs the simulator its value, a futex
+/// wait queue and a busy-time slot; a native one a 128-byte line (8 MB at the top).
+pub const MAX_WORDS: u32 = u16::MAX as u32;
+
+/// The most goroutines a scenario creates (tokio's largest shape is 10,000 tasks).
+pub const MAX_GOROUTINES: u32 = 15_000;
 
 /// The parameters of a G/M/P scenario.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -36,6 +41,8 @@ pub struct GmpParams {
     pub goroutines: u32,
     /// Each G's work in nanoseconds.
     pub work_ns: u32,
+    /// `yield-many`: each G's `runtime.Gosched` calls.
+    pub yields: u32,
     /// Slots of each P's local ring (Go: 256; even, so half is whole).
     pub ring: u32,
     /// Which code runs.
@@ -53,6 +60,7 @@ impl Default for GmpParams {
             workload: Workload::FanOut,
             goroutines: 40,
             work_ns: 20_000,
+            yields: 10,
             ring: 16,
             variant: GmpVariant::Correct,
             seed: 1,
@@ -100,7 +108,7 @@ const KEYS: &[Key] = &[
         name: "goroutines",
         kind: KeyKind::Range {
             lo: 1,
-            hi: 100,
+            hi: MAX_GOROUTINES as u64,
             unit: "",
         },
         help: "goroutines created in all, main included",
@@ -115,13 +123,22 @@ const KEYS: &[Key] = &[
         help: "each goroutine's computation",
     },
     Key {
+        name: "yields",
+        kind: KeyKind::Range {
+            lo: 0,
+            hi: 10_000,
+            unit: "",
+        },
+        help: "yield-many: each goroutine's runtime.Gosched calls",
+    },
+    Key {
         name: "ring",
         kind: KeyKind::Range {
             lo: 2,
             hi: 256,
             unit: "",
         },
-        help: "slots of each P's local run queue (Go: 256; smaller to fit the simulator's memory)",
+        help: "slots of each P's local run queue (Go: 256)",
     },
     Key {
         name: "variant",
@@ -175,6 +192,7 @@ impl Mechanism for Gmp {
             "workload" => p.workload = key(k).parse_name(v, Workload::from_name)?,
             "goroutines" => p.goroutines = range_u32(k, v)?,
             "work_ns" => p.work_ns = range_u32(k, v)?,
+            "yields" => p.yields = range_u32(k, v)?,
             "ring" => p.ring = range_u32(k, v)?,
             "variant" => p.variant = key(k).parse_name(v, GmpVariant::from_name)?,
             "seed" => p.seed = key(k).parse_u64(v)?,
@@ -191,6 +209,7 @@ impl Mechanism for Gmp {
             "workload" => p.workload.name().to_string(),
             "goroutines" => p.goroutines.to_string(),
             "work_ns" => p.work_ns.to_string(),
+            "yields" => p.yields.to_string(),
             "ring" => p.ring.to_string(),
             "variant" => p.variant.name().to_string(),
             "seed" => p.seed.to_string(),
@@ -208,6 +227,7 @@ impl Mechanism for Gmp {
                     "cpus" => p.cpus as u64,
                     "goroutines" => p.goroutines as u64,
                     "work_ns" => p.work_ns as u64,
+                    "yields" => p.yields as u64,
                     "ring" => p.ring as u64,
                     _ => continue,
                 };
@@ -228,6 +248,15 @@ impl Mechanism for Gmp {
                 format!(
                     "{} is odd; the ring must be even (runqputslow moves half)",
                     p.ring
+                ),
+            ));
+        }
+        if p.workload == Workload::PingPong && p.goroutines % 2 == 0 {
+            errs.push(err(
+                "goroutines",
+                format!(
+                    "{} goroutines for ping-pong; the number must be odd (main and 2 per pair)",
+                    p.goroutines
                 ),
             ));
         }
@@ -267,6 +296,7 @@ impl Mechanism for Gmp {
                 p.ring = 2;
             }
             "work_ns" => p.work_ns = d.work_ns,
+            "yields" => p.yields = d.yields,
             "ring" => p.ring = 2,
             "variant" => p.variant = d.variant,
             "seed" => p.seed = d.seed,
@@ -282,18 +312,20 @@ impl GmpParams {
             procs: self.gomaxprocs.clamp(1, 16),
             ring: self.ring.clamp(2, 256),
             threads: self.threads.clamp(self.gomaxprocs.clamp(1, 16) + 1, 32),
-            gs: self.goroutines.clamp(1, 100),
+            gs: self.goroutines.clamp(1, MAX_GOROUTINES),
             workload: self.workload,
             work_ns: self.work_ns as u64,
+            yields: self.yields.min(10_000),
             variant: self.variant,
             seed: self.seed,
         }
     }
 
-    /// The Ms: M0 starts `main`, the others wait on `midle`.
+    /// The Ms: M0 starts `main`, the others wait on `midle`; with an outside spawner
+    /// ([`Workload::external`]) every M waits and the spawner (the last thread) starts.
     pub fn threads(&self) -> Vec<(GmpActor, Role)> {
         let cfg = self.config();
-        (0..cfg.threads)
+        (0..cfg.actors())
             .map(|i| (GmpActor::new(cfg, i), Role::Worker))
             .collect()
     }
@@ -342,6 +374,39 @@ impl GmpParams {
         (sim, report)
     }
 
+    /// The checker's tiny preset for a workload's G action, proven in a second of a debug build:
+    /// `ping-pong` (gopark / goready), 1 P, 2 Ms, one pair; `spawn-many` (the spawner outside
+    /// every P), 2 Ps, 3 Ms, 1 G; `yield-many` (Gosched), 1 P, 2 Ms, 2 Gs of one yield each.
+    /// Other workloads: [`GmpParams::check_preset`].
+    pub fn action_preset(workload: Workload, variant: GmpVariant) -> GmpParams {
+        let base = GmpParams {
+            workload,
+            ..GmpParams::check_preset(variant)
+        };
+        let one_p = GmpParams {
+            gomaxprocs: 1,
+            threads: 2,
+            cpus: 1,
+            ..base
+        };
+        match workload {
+            Workload::PingPong => GmpParams {
+                goroutines: 3,
+                ..one_p
+            },
+            Workload::SpawnMany => GmpParams {
+                goroutines: 1,
+                ..base
+            },
+            Workload::YieldMany => GmpParams {
+                goroutines: 2,
+                yields: 1,
+                ..one_p
+            },
+            _ => base,
+        }
+    }
+
     /// The checker's preset: 2 Ps, 3 Ms, 3 Gs (main spawns two), a ring of 2.
     pub fn check_preset(variant: GmpVariant) -> GmpParams {
         GmpParams {
@@ -351,6 +416,7 @@ impl GmpParams {
             workload: Workload::FanOut,
             goroutines: 3,
             work_ns: 1_000,
+            yields: 1,
             ring: 2,
             variant,
             seed: 1,
@@ -381,6 +447,12 @@ pub struct GmpReport {
     pub futex_wakes: u64,
     /// `startm` found no parked M.
     pub no_m: u64,
+    /// `runtime.Gosched` calls.
+    pub yields: u64,
+    /// `gopark`s that parked a G.
+    pub gparks: u64,
+    /// `goready`s of a parked G.
+    pub readies: u64,
     /// Gs that ran to their end.
     pub finished: u32,
     /// The first broken invariant, if any.
@@ -400,6 +472,9 @@ impl GmpReport {
             c.context_switches += m.context_switches;
             c.futex_wakes += m.futex_wakes;
             c.no_m += m.no_m;
+            c.yields += m.yields;
+            c.gparks += m.gparks;
+            c.readies += m.readies;
         }
         let cfg = sim.threads()[0].machine().cx.cfg;
         let finished = (1..=cfg.gs)
@@ -416,6 +491,9 @@ impl GmpReport {
             sim_time_ns: sim.metrics().sim_time_ns,
             futex_wakes: c.futex_wakes,
             no_m: c.no_m,
+            yields: c.yields,
+            gparks: c.gparks,
+            readies: c.readies,
             finished,
             violation,
         }

@@ -2,10 +2,19 @@
 //! variant of the same table (`herdlab-2012`), and tokio's multi-thread runtime (`tokio`) with
 //! the same worker count, on the same goroutine shapes, in one process, in rounds.
 //!
-//! Shapes (tokio's `rt_multi_threaded` benches, at the model's size: at most 100 Gs):
-//! - `spawn_many_task`: one task (Go's `main`) spawns N−1 tasks from a worker, each does its work
-//!   and exits (core's `fan-out` workload);
-//! - `chained_spawn`: each task does its work and spawns the next, N in all (core's `chain`).
+//! Shapes (tokio's `rt_multi_threaded` benches at their sizes, divided by `--shrink`):
+//! - `spawn_many`: 10,000 tasks spawned from outside the workers (tokio: from the `block_on`
+//!   thread, through its inject queue; herdlab: core's spawner outside every P, `globrunqput`
+//!   and `startIdle`), each does its work and exits (core's `spawn-many`);
+//! - `spawn_many_task`: the like-for-like one: one task (Go's `main`) spawns 9,999 tasks from a
+//!   worker (core's `fan-out`);
+//! - `yield_many`: 200 tasks spawned from outside, each yielding 1,000 times (tokio's
+//!   `yield_now` defers the task behind the local queue; Go's `Gosched`, and so herdlab's, puts
+//!   it on the *global* queue), then working (core's `yield-many`);
+//! - `ping_pong`: one task spawns 1,000 pair tasks; each spawns its partner, sends it a token and
+//!   waits for one back (tokio: two oneshot channels; herdlab: `goready` / `gopark`, core's
+//!   `ping-pong`): 2,001 tasks;
+//! - `chained_spawn`: each task does its work and spawns the next, 1,000 in all (core's `chain`).
 //!
 //! Each round runs every (runtime, shape, workers) cell once, the cells rotated by one place each
 //! round so that none always runs first. The time of a run is from the first task starting to the
@@ -23,6 +32,7 @@ use std::time::Instant;
 use clap::ArgMatches;
 use serde::Serialize;
 
+use herdlab_core::mechanisms::gmp::params::MAX_WORDS;
 use herdlab_core::mechanisms::gmp::{GmpParams, GmpVariant, Workload};
 
 use super::native::{self, ring_for};
@@ -67,29 +77,61 @@ impl Runtime {
 /// A shape of the bench.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Shape {
+    /// Spawned from outside the workers (`spawn-many`).
+    SpawnMany,
     /// Main spawns the others from a worker (`fan-out`).
     SpawnManyTask,
+    /// Spawned from outside, each yielding (`yield-many`).
+    YieldMany,
+    /// Pairs handing a token back and forth (`ping-pong`).
+    PingPong,
     /// Each spawns the next (`chain`).
     ChainedSpawn,
 }
 
 impl Shape {
     /// Every shape.
-    pub const ALL: [Shape; 2] = [Shape::SpawnManyTask, Shape::ChainedSpawn];
+    pub const ALL: [Shape; 5] = [
+        Shape::SpawnMany,
+        Shape::SpawnManyTask,
+        Shape::YieldMany,
+        Shape::PingPong,
+        Shape::ChainedSpawn,
+    ];
     /// The row's `shape`.
     pub fn name(self) -> &'static str {
         match self {
+            Shape::SpawnMany => "spawn_many",
             Shape::SpawnManyTask => "spawn_many_task",
+            Shape::YieldMany => "yield_many",
+            Shape::PingPong => "ping_pong",
             Shape::ChainedSpawn => "chained_spawn",
+        }
+    }
+    /// Tasks per run (main included) and yields per task, at tokio's sizes divided by `shrink`.
+    pub fn size(self, shrink: u32) -> (u32, u32) {
+        let d = |n: u32, least: u32| (n / shrink.max(1)).max(least);
+        match self {
+            Shape::SpawnMany | Shape::SpawnManyTask => (d(10_000, 2), 0),
+            Shape::YieldMany => (d(200, 2), d(1_000, 1)),
+            Shape::PingPong => (1 + 2 * d(1_000, 1), 0),
+            Shape::ChainedSpawn => (d(1_000, 2), 0),
         }
     }
     /// Parse a name.
     pub fn from_name(s: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|r| r.name() == s)
     }
+    /// Whether the tasks are spawned from outside the workers.
+    pub fn external(self) -> bool {
+        self.workload().external()
+    }
     fn workload(self) -> Workload {
         match self {
+            Shape::SpawnMany => Workload::SpawnMany,
             Shape::SpawnManyTask => Workload::FanOut,
+            Shape::YieldMany => Workload::YieldMany,
+            Shape::PingPong => Workload::PingPong,
             Shape::ChainedSpawn => Workload::Chain,
         }
     }
@@ -104,8 +146,8 @@ pub struct GmpBenchConfig {
     pub runtimes: Vec<Runtime>,
     /// Shapes.
     pub shapes: Vec<Shape>,
-    /// Tasks per run, main included.
-    pub tasks: u32,
+    /// tokio's sizes divided by this (1: tokio's own).
+    pub shrink: u32,
     /// Each task's busy work, ns.
     pub work_ns: u64,
     /// Rounds.
@@ -128,7 +170,7 @@ impl GmpBenchConfig {
             workers,
             runtimes: Runtime::ALL.to_vec(),
             shapes: Shape::ALL.to_vec(),
-            tasks: 64,
+            shrink: 1,
             work_ns: 0,
             rounds: if quick { 5 } else { 31 },
             compare_sim: false,
@@ -147,6 +189,8 @@ pub struct GmpRow {
     pub workers: u32,
     /// Tasks per run, main included.
     pub tasks: u32,
+    /// `yield_many`: each task's yields (0 for the other shapes).
+    pub yields: u32,
     /// Each task's work, ns.
     pub work_ns: u64,
     /// The slots of each P's ring (herdlab; null for tokio, whose rings have 256).
@@ -233,11 +277,12 @@ fn median(mut v: Vec<u64>) -> u64 {
     percentile(&v, 0.5)
 }
 
-/// The scenario of a herdlab cell.
-pub fn params(rt: Runtime, shape: Shape, workers: u32, tasks: u32) -> Result<GmpParams, String> {
+/// The scenario of a herdlab cell (tokio's sizes divided by `shrink`).
+pub fn params(rt: Runtime, shape: Shape, workers: u32, shrink: u32) -> Result<GmpParams, String> {
     let threads = workers + 1;
+    let (tasks, yields) = shape.size(shrink);
     let ring = ring_for(workers, threads, tasks).ok_or_else(|| {
-        format!("{tasks} tasks on {workers} workers do not fit the model's 255 words")
+        format!("{tasks} tasks on {workers} workers do not fit the model's {MAX_WORDS} words")
     })?;
     Ok(GmpParams {
         gomaxprocs: workers,
@@ -246,6 +291,7 @@ pub fn params(rt: Runtime, shape: Shape, workers: u32, tasks: u32) -> Result<Gmp
         workload: shape.workload(),
         goroutines: tasks,
         work_ns: 1,
+        yields,
         ring,
         variant: if rt == Runtime::Herdlab2012 {
             GmpVariant::SingleQueue
@@ -256,11 +302,13 @@ pub fn params(rt: Runtime, shape: Shape, workers: u32, tasks: u32) -> Result<Gmp
     })
 }
 
-/// One tokio run: the time from the first task's start to the last task's end, ns.
+/// One tokio run: the time from the first task's start (or, spawning from outside, the first
+/// spawn) to the last task's end, ns. `tasks` and `yields` as [`Shape::size`] gives them.
 pub fn run_tokio(
     rt: &tokio::runtime::Runtime,
     shape: Shape,
     tasks: u32,
+    yields: u32,
     work_ns: u64,
 ) -> Result<u64, String> {
     struct Shared {
@@ -276,6 +324,9 @@ pub fn run_tokio(
     impl Shared {
         fn now(&self) -> u64 {
             self.epoch.elapsed().as_nanos() as u64
+        }
+        fn stamp_start(&self) {
+            self.start.store(self.now().max(1), SeqCst);
         }
         /// A task's body: work, count, and the last one stamps the end.
         fn body(&self) {
@@ -295,6 +346,23 @@ pub fn run_tokio(
             }
         });
     }
+    /// One pair of `ping_pong`: spawn the partner, send it a token, wait for one back.
+    async fn pair(s: Arc<Shared>) {
+        let (tx1, rx1) = tokio::sync::oneshot::channel::<()>();
+        let (tx2, rx2) = tokio::sync::oneshot::channel::<()>();
+        let partner = s.clone();
+        tokio::spawn(async move {
+            let got = rx1.await.is_ok();
+            let sent = tx2.send(()).is_ok();
+            if got && sent {
+                partner.body();
+            }
+        });
+        // each task's body last: the last body stamps the end
+        if tx1.send(()).is_ok() && rx2.await.is_ok() {
+            s.body();
+        }
+    }
     let s = Arc::new(Shared {
         epoch: Instant::now(),
         start: AtomicU64::new(0),
@@ -305,27 +373,59 @@ pub fn run_tokio(
         work_ns,
         done: tokio::sync::Notify::new(),
     });
+    if shape == Shape::YieldMany {
+        // spawned from this thread (not a worker): through tokio's inject queue
+        s.stamp_start();
+        for _ in 0..tasks {
+            let t = s.clone();
+            rt.spawn(async move {
+                for _ in 0..yields {
+                    tokio::task::yield_now().await;
+                }
+                t.body();
+            });
+        }
+    }
     let s2 = s.clone();
     rt.block_on(async move {
         let main = s2.clone();
-        tokio::spawn(async move {
-            main.start.store(main.now().max(1), SeqCst);
-            match shape {
-                Shape::SpawnManyTask => {
-                    for _ in 1..main.tasks {
-                        let t = main.clone();
-                        tokio::spawn(async move { t.body() });
-                    }
-                    main.body();
-                }
-                Shape::ChainedSpawn => {
-                    main.body();
-                    if main.tasks > 1 {
-                        link(main.clone(), 2);
-                    }
+        match shape {
+            Shape::SpawnMany => {
+                // from the block_on thread: every spawn goes through the inject queue
+                main.stamp_start();
+                for _ in 0..main.tasks {
+                    let t = main.clone();
+                    tokio::spawn(async move { t.body() });
                 }
             }
-        });
+            Shape::YieldMany => {}
+            _ => {
+                tokio::spawn(async move {
+                    main.stamp_start();
+                    match shape {
+                        Shape::SpawnManyTask => {
+                            for _ in 1..main.tasks {
+                                let t = main.clone();
+                                tokio::spawn(async move { t.body() });
+                            }
+                            main.body();
+                        }
+                        Shape::PingPong => {
+                            for _ in 0..main.tasks.saturating_sub(1) / 2 {
+                                tokio::spawn(pair(main.clone()));
+                            }
+                            main.body();
+                        }
+                        _ => {
+                            main.body();
+                            if main.tasks > 1 {
+                                link(main.clone(), 2);
+                            }
+                        }
+                    }
+                });
+            }
+        }
         s2.done.notified().await;
     });
     let ran = s.ran.load(SeqCst);
@@ -358,7 +458,7 @@ pub fn run_bench(c: &GmpBenchConfig, progress: bool) -> Result<Vec<GmpRow>, Stri
             for &rt in &c.runtimes {
                 let params = match rt {
                     Runtime::Tokio => None,
-                    _ => Some(params(rt, shape, w, c.tasks)?),
+                    _ => Some(params(rt, shape, w, c.shrink)?),
                 };
                 cells.push(Cell {
                     rt,
@@ -393,8 +493,9 @@ pub fn run_bench(c: &GmpBenchConfig, progress: bool) -> Result<Vec<GmpRow>, Stri
                         .find(|(w, _)| *w == cell.workers)
                         .expect("a runtime per worker count")
                         .1;
+                    let (tasks, yields) = cell.shape.size(c.shrink);
                     cell.times
-                        .push(run_tokio(rt, cell.shape, c.tasks, c.work_ns)?);
+                        .push(run_tokio(rt, cell.shape, tasks, yields, c.work_ns)?);
                 }
                 Some(p) => {
                     let r = native::run(&p, c.work_ns).map_err(|e| {
@@ -432,11 +533,13 @@ pub fn run_bench(c: &GmpBenchConfig, progress: bool) -> Result<Vec<GmpRow>, Stri
                 )),
                 _ => None,
             };
+            let (tasks, yields) = cell.shape.size(c.shrink);
             GmpRow {
                 runtime: cell.rt.name(),
                 shape: cell.shape.name(),
                 workers: cell.workers,
-                tasks: c.tasks,
+                tasks,
+                yields,
                 work_ns: c.work_ns,
                 ring: cell.params.map(|p| p.ring),
                 rounds: c.rounds,
@@ -471,6 +574,7 @@ pub fn render(rows: &[GmpRow]) -> String {
                 r.shape.to_string(),
                 r.workers.to_string(),
                 r.tasks.to_string(),
+                r.yields.to_string(),
                 opt(r.ring.map(u64::from)),
                 r.median_ns.to_string(),
                 r.p10_ns.to_string(),
@@ -488,6 +592,7 @@ pub fn render(rows: &[GmpRow]) -> String {
         "shape",
         "workers",
         "tasks",
+        "yields",
         "ring",
         "median_ns",
         "p10_ns",
@@ -525,14 +630,18 @@ Run core's G/M/P table (the straight-line form of its Sched table) on real threa
 each M an OS thread, the Ps' rings, runnext, idle masks and nmspinning real atomics,
 sched.lock a mutex, parked Ms on their futex words (runtime herdlab); the same table
 as Go 1.0's one global queue (herdlab-2012); and tokio's multi-thread runtime with
-the same worker count (tokio). Shapes, at the model's size (its Gs are memory words,
-at most 100; its rings shrink to fit 255 words): spawn_many_task (one task spawns
-the others from a worker) and chained_spawn (each task spawns the next). Rounds
+the same worker count (tokio). Shapes, tokio's rt_multi_threaded benches at their
+sizes (divided by --shrink): spawn_many (10,000 tasks spawned from outside the
+workers: tokio's block_on thread, herdlab's spawner outside every P), spawn_many_task
+(one task spawns 9,999 from a worker), yield_many (200 tasks spawned from outside,
+1,000 yields each: Go's Gosched goes to the global queue, tokio's yield_now behind
+the local queue), ping_pong (1,000 pairs, one token there and back: oneshot channels
+/ gopark and goready) and chained_spawn (each of 1,000 tasks spawns the next). Rounds
 rotate the cells; rows give the median and p10/p90 over rounds, herdlab's steals,
 parks, spins and global-queue takes (median per run), and each herdlab row's factor
 over tokio. --compare-sim adds the simulator's steals and parks per 1,000 tasks for
 each herdlab row's scenario. Every run checks that each task ran exactly once.
-Defaults: workers 1, 2 and the cores (at most 8), 64 tasks of 0 ns, 31 rounds;
+Defaults: workers 1, 2 and the cores (at most 8), tokio's sizes, 0 ns of work, 31 rounds;
 --quick: workers 1 and 2, 5 rounds.";
 
 /// `herdlab bench gmp`.
@@ -564,10 +673,15 @@ pub fn command() -> clap::Command {
             list(
                 "shapes",
                 "the shapes, comma-separated (default all)",
-                "a comma-separated list of spawn_many_task, chained_spawn".to_string(),
+                "a comma-separated list of spawn_many, spawn_many_task, yield_many, ping_pong, chained_spawn".to_string(),
                 Shape::from_name,
             ),
-            ranged("tasks", "tasks per run, main included (default 64)", 2, 100),
+            ranged(
+                "shrink",
+                "divide tokio's sizes by this (default 1: 10,000 spawns, 200 x 1,000 yields, 1,000 pairs, 1,000 links)",
+                1,
+                100,
+            ),
             ranged(
                 "work-ns",
                 "each task's busy work, ns (default 0)",
@@ -595,8 +709,8 @@ pub fn config(m: &ArgMatches) -> Result<GmpBenchConfig, CliError> {
     if let Some(s) = cli::value::<Vec<Shape>>(m, "shapes") {
         c.shapes = s;
     }
-    if let Some(n) = cli::value::<u64>(m, "tasks") {
-        c.tasks = n as u32;
+    if let Some(n) = cli::value::<u64>(m, "shrink") {
+        c.shrink = n as u32;
     }
     if let Some(n) = cli::value::<u64>(m, "work-ns") {
         c.work_ns = n;
@@ -608,8 +722,8 @@ pub fn config(m: &ArgMatches) -> Result<GmpBenchConfig, CliError> {
     c.workers.dedup();
     for &w in &c.workers {
         for &s in &c.shapes {
-            if let Err(e) = params(Runtime::Herdlab, s, w, c.tasks) {
-                return cli::err(format!("--tasks: {e}; use fewer tasks or workers"));
+            if let Err(e) = params(Runtime::Herdlab, s, w, c.shrink) {
+                return cli::err(format!("--shrink: {e}; shrink more or use fewer workers"));
             }
         }
     }

@@ -20,6 +20,7 @@ const SIM_KEYS: &[KeyFlag] = &[
     KeyFlag::Key("workload"),
     KeyFlag::Key("goroutines"),
     KeyFlag::Key("work_ns"),
+    KeyFlag::Key("yields"),
     KeyFlag::Key("ring"),
     KeyFlag::Key("variant"),
     KeyFlag::Key("seed"),
@@ -32,18 +33,22 @@ const CHECK_KEYS: &[KeyFlag] = &[
     KeyFlag::Key("threads"),
     KeyFlag::Key("workload"),
     KeyFlag::Key("goroutines"),
+    KeyFlag::Key("yields"),
     KeyFlag::Key("ring"),
 ];
 
 const SIM_ABOUT: &str = "\
 Run Go's G/M/P scheduler headless on the simulated platform to the end: --goroutines Gs
 (main included) doing --workload (fan-out: main spawns the rest; chain: each spawns the
-next; tree: G k spawns 2k and 2k+1), each computing --work-ns, on --gomaxprocs Ps and
+next; tree: G k spawns 2k and 2k+1; spawn-many: a spawner outside every P puts them on
+the global queue and starts Ms for idle Ps; yield-many: the same, each G calling
+runtime.Gosched --yields times; ping-pong: main spawns pairs that send each other a
+token, parking and readying: an odd count), each computing --work-ns, on --gomaxprocs Ps and
 --threads Ms over --cpus CPUs, each P with a --ring slot local queue and runnext. Prints
 steps, steals, parks, spins, handoffs (0: this model has no syscalls yet), global queue
 gets, context switches, simulated time, and the first invariant broken. Defaults:
-gomaxprocs 4, threads 6, cpus 4, fan-out, 40 goroutines of 20000 ns, ring 16, variant
-correct, seed 1.";
+gomaxprocs 4, threads 6, cpus 4, fan-out, 40 goroutines of 20000 ns, 10 yields, ring 16,
+variant correct, seed 1.";
 
 const CHECK_ABOUT: &str = "\
 Model-check Go's G/M/P scheduler: every interleaving of the Ms, each operation one atomic
@@ -52,7 +57,11 @@ Exit 0: every invariant holds and the search was complete; 1: an invariant broke
 shortest schedule is printed step by step) or the state limit came first; 2: bad
 arguments. Defaults (core's preset): gomaxprocs 2, threads 3, fan-out, 3 goroutines, ring
 2, variant correct (7.4 million states: about a minute of a release build; --goroutines 2
-proves in seconds). --list-variants prints the variants, correct first.";
+proves in seconds). The G actions' tiny presets, proven in about a second: --workload
+ping-pong --gomaxprocs 1 --threads 2 --goroutines 3; --workload spawn-many --goroutines 1;
+--workload yield-many --gomaxprocs 1 --threads 2 --goroutines 2 --yields 1. The reversed
+dance's counterexample: --variant reversed-dance (--preemption-bound 5 finds it in about
+190,000 states). --list-variants prints the variants, correct first.";
 
 /// `sim gmp`, parsed.
 #[derive(Clone, Debug, PartialEq, Eq)]

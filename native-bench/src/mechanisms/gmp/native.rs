@@ -5,8 +5,10 @@
 //! written here: this file starts the Ms, times the run, and checks what it left in memory.
 //!
 //! A G here is what the model's workload makes it (`fan-out`: main spawns the others; `chain`:
-//! each spawns the next), not a Rust future: the model's Gs are memory words, at most 100 of them
-//! in a world of 255 words, so the rings are smaller than Go's 256 slots ([`ring_for`]).
+//! each spawns the next; `spawn-many` and `yield-many`: core's spawner thread, outside every P,
+//! makes them; `ping-pong`: pairs parking and readying each other), not a Rust future: the model's Gs are memory words (core's
+//! `MAX_GOROUTINES`, in a world of at most 65,535 words, each on its own 128-byte line: 10,000
+//! Gs on 8 Ps of 256 slots take 22,108 words, 2.8 MB), with Go's 256-slot rings ([`ring_for`]).
 
 use std::sync::atomic::{AtomicU64, Ordering::SeqCst};
 use std::sync::Barrier;
@@ -14,24 +16,38 @@ use std::sync::Barrier;
 use herdlab_core::machine::steps::Ops;
 use herdlab_core::mechanisms::gmp::machine::{gstatus, MCounts, DONE, LIVE};
 use herdlab_core::mechanisms::gmp::params::MAX_WORDS;
-use herdlab_core::mechanisms::gmp::{GmpActor, GmpParams};
+use herdlab_core::mechanisms::gmp::{GmpActor, GmpParams, Workload};
 use herdlab_core::op::{CondId, MutexId, Op, OpResult, SemId, WakeCount, Word};
 
 use crate::platform::native::{NativeError, NativeThread, NativeWorld, WorldSpec};
 
-/// The largest even ring (at most Go's 256) that fits `gs` Gs, `procs` Ps and `threads` Ms in
-/// the simulator's words (`None`: not even a ring of 2 fits).
+/// The largest even ring (Go's 256 whenever it fits) that fits `gs` Gs, `procs` Ps and `threads`
+/// Ms in a world's words (`None`: not even a ring of 2 fits).
 pub fn ring_for(procs: u32, threads: u32, gs: u32) -> Option<u32> {
-    let fixed = 10 + 2 * threads + 2 * gs;
-    let per_p = MAX_WORDS.checked_sub(fixed)? / procs;
-    let ring = per_p.checked_sub(4)?.min(256) & !1;
+    let fit = |ring: u32| {
+        GmpParams {
+            gomaxprocs: procs,
+            threads,
+            goroutines: gs,
+            ring,
+            ..GmpParams::default()
+        }
+        .config()
+        .words_needed()
+            <= MAX_WORDS
+    };
+    let mut ring = 256;
+    while ring >= 2 && !fit(ring) {
+        ring -= 2;
+    }
     (ring >= 2).then_some(ring)
 }
 
 /// What one native run of the scheduler did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GmpRun {
-    /// From M0 starting `main` to the last G's exit (the `done = 1` store), nanoseconds.
+    /// From M0 starting `main` (or the spawner starting) to the last G's exit (the `done = 1`
+    /// store), nanoseconds.
     pub wall_ns: u64,
     /// The Ms' counters, summed (the simulator's definitions: `core::mechanisms::gmp::machine`).
     pub counts: MCounts,
@@ -110,7 +126,9 @@ impl Ops for MOps<'_> {
 }
 
 /// Run the scenario `p` on real threads (`work_ns` overrides each G's work: the scenario's
-/// `work_ns` cannot say 0). Every G must run exactly once: an error says which did not.
+/// `work_ns` cannot say 0). Every G must run to its end exactly once, and every `execute` must be
+/// a G's first run, a run after its `Gosched` or a run after its `goready` (none lost, none
+/// twice): an error says what did not hold.
 pub fn run(p: &GmpParams, work_ns: u64) -> Result<GmpRun, NativeError> {
     let mut cfg = p.config();
     cfg.work_ns = work_ns;
@@ -120,9 +138,15 @@ pub fn run(p: &GmpParams, work_ns: u64) -> Result<GmpRun, NativeError> {
             "the scenario needs {words} words; at most {MAX_WORDS}"
         )));
     }
-    let threads = cfg.threads as usize;
+    let threads = cfg.actors() as usize;
+    // who starts the program: M0 with `main`, or the spawner outside every P
+    let first = if cfg.workload.external() {
+        cfg.threads as usize
+    } else {
+        0
+    };
     let world = NativeWorld::new(WorldSpec {
-        words: words as u8,
+        words: words as u16,
         mutexes: 1,
         condvars: 0,
         sems: 0,
@@ -143,7 +167,7 @@ pub fn run(p: &GmpParams, work_ns: u64) -> Result<GmpRun, NativeError> {
                     let inner = inner.inspect_err(|e| world.fail(&e.0))?;
                     let mut ops = MOps { inner, world, end };
                     let mut m = GmpActor::new(cfg, i as u32);
-                    if i == 0 {
+                    if i == first {
                         start.store(world.now_ns(), SeqCst);
                     }
                     let r = m.run(&mut ops);
@@ -177,6 +201,9 @@ pub fn run(p: &GmpParams, work_ns: u64) -> Result<GmpRun, NativeError> {
         counts.context_switches += c.context_switches;
         counts.futex_wakes += c.futex_wakes;
         counts.no_m += c.no_m;
+        counts.yields += c.yields;
+        counts.gparks += c.gparks;
+        counts.readies += c.readies;
     }
     let load = |w: Word| world.load(w).unwrap_or(u32::MAX);
     let finished = (1..=cfg.gs)
@@ -188,10 +215,22 @@ pub fn run(p: &GmpParams, work_ns: u64) -> Result<GmpRun, NativeError> {
         finished,
         live: load(LIVE),
     };
-    if run.finished != cfg.gs || run.live != 0 || run.counts.context_switches != cfg.gs as u64 {
+    let c = &run.counts;
+    let executes = cfg.gs as u64 + c.yields + c.readies;
+    let yields = match cfg.workload {
+        Workload::YieldMany => cfg.gs as u64 * cfg.yields as u64,
+        _ => 0,
+    };
+    if run.finished != cfg.gs
+        || run.live != 0
+        || c.context_switches != executes
+        || c.yields != yields
+        || c.gparks != c.readies
+    {
         return Err(NativeError::new(format!(
-            "{} Gs: {} finished, {} still live, {} executes (each G must run exactly once)",
-            cfg.gs, run.finished, run.live, run.counts.context_switches
+            "{} Gs: {} finished, {} still live, {} executes for {} Gosched and {} goready ({} parks; \
+             {yields} Gosched due): each G must run once, and once more after each Gosched and goready",
+            cfg.gs, run.finished, run.live, c.context_switches, c.yields, c.readies, c.gparks
         )));
     }
     Ok(run)

@@ -454,7 +454,7 @@ pub fn run_nginx(
     cfg.task_ns = task_ns;
     let threads = cfg.threads as usize;
     let world = NativeWorld::new(WorldSpec {
-        words: words(cfg.slots),
+        words: words(cfg.slots).into(),
         mutexes: 1,
         condvars: 1,
         sems: 0,
