@@ -49,4 +49,5 @@ pub mod op;
 pub mod rng;
 pub mod scenario;
 pub mod sim;
+pub mod trace;
 pub mod waitqueue;
