@@ -38,6 +38,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod chart;
 pub mod check;
 pub mod cost;
 pub mod histogram;
