@@ -47,7 +47,7 @@ pub struct ChartSpec {
     /// The y axis's label, with its unit.
     pub y_label: &'static str,
     /// The columns whose values, joined with spaces, name a row's series (`["variant"]`,
-    /// `["lock", "cs_ns"]`).
+    /// `["lock", "cs_ns"]`): text as it is, other values as `column=value` (`shmtx cs_ns=0`).
     pub series: &'static [&'static str],
 }
 
@@ -113,7 +113,11 @@ impl Chart {
             let name = spec
                 .series
                 .iter()
-                .map(|k| row.get(*k).map(text).unwrap_or_default())
+                .map(|k| match row.get(*k) {
+                    Some(Value::String(v)) => v.clone(),
+                    Some(Value::Null) | None => String::new(),
+                    Some(v) => format!("{k}={}", text(v)),
+                })
                 .filter(|s| !s.is_empty())
                 .collect::<Vec<_>>()
                 .join(" ");
@@ -553,9 +557,9 @@ mod tests {
         };
         let rows = vec![json!({"strategy": "herd", "workers": 4, "p50_ns": 10, "p99_ns": 90})];
         let c = Chart::from_rows(&P, &rows);
-        assert_eq!(c.series[0].name, "herd 4");
+        assert_eq!(c.series[0].name, "herd workers=4");
         assert_eq!(c.series[0].points, vec![(0.0, 10.0), (1.0, 90.0)]);
-        assert!(c.describe().contains("herd 4: p50 10; p99 90."));
+        assert!(c.describe().contains("herd workers=4: p50 10; p99 90."));
     }
 
     #[test]
