@@ -318,7 +318,7 @@ fn bad_paths_are_refused_and_unwritable_ones_are_an_os_error() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{path}: {err}");
         assert!(
-            err.contains(&format!("--trace: "))
+            err.contains("--trace: ")
                 && err.contains(says)
                 && err.contains("allowed: a file path in an existing folder"),
             "{path}: {err}"
