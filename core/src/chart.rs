@@ -373,8 +373,14 @@ impl Chart {
         xs.sort_by(f64::total_cmp);
         xs.dedup();
         let every = xs.len().div_ceil(16).max(1);
+        let mut last = f64::NEG_INFINITY;
         for x in xs.iter().step_by(every) {
             let xp = px(*x);
+            // a label closer than this to the last one drawn would overlap it
+            if xp - last < 34.0 {
+                continue;
+            }
+            last = xp;
             let _ = write!(
                 g,
                 r##"<line x1="{xp:.1}" y1="{:.1}" x2="{xp:.1}" y2="{:.1}" stroke="#333"/><text x="{xp:.1}" y="{:.1}" text-anchor="middle" font-size="11">{}</text>"##,
@@ -440,7 +446,9 @@ impl Chart {
             }
             g.push_str("</g>");
             // legend entry: a dash sample and the marker, then the name
-            let ly = t + 10.0 + 22.0 * i as f64;
+            // one line each, closer together when there are many (they stay in the chart's box)
+            let gap = ((HEIGHT - t - 10.0) / self.series.len() as f64).clamp(12.0, 22.0);
+            let ly = t + 10.0 + gap * i as f64;
             let lx = l + pw + 16.0;
             let _ = write!(
                 g,
