@@ -21,6 +21,9 @@
 //!   simulator as a model).
 //! - [`scenario`]: the registry of the mechanisms and the serde description of a run, with validation
 //!   and URL encoding.
+//! - [`trace`]: the trace format (what `herdlab bench … --trace FILE` writes and the site opens): its
+//!   one writer and its one reader, bounded and fuzzed.
+//! - [`chart`]: benchmark rows drawn as SVG charts (what `--svg FILE` writes), generic over the rows.
 //!
 //! This crate has no web and no OS dependencies; it builds for `wasm32-unknown-unknown`.
 //!
