@@ -93,7 +93,7 @@ fn check_error(e: &TraceError, bytes: &[u8]) -> Result<(), TestCaseError> {
         e.message.len() <= MAX_MESSAGE,
         "a {} byte message: {}",
         e.message.len(),
-        &e.message[..200]
+        e.message.chars().take(200).collect::<String>()
     );
     let says = [
         "allowed",
