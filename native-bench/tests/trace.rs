@@ -270,9 +270,30 @@ fn bench_locks_trace_shows_mutual_exclusion_and_is_cut_at_its_cap() {
         "--json",
         "--trace",
         t.to_str().unwrap(),
+        "--svg",
+        d.file("l.svg").to_str().unwrap(),
     ]);
     assert!(out.status.success());
     let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    // the charts' series are the rows' lock, form, critical section and layout
+    let svg = std::fs::read_to_string(d.file("l.svg")).unwrap();
+    well_formed(&svg);
+    let series: BTreeSet<String> = rows
+        .iter()
+        .map(|r| {
+            format!(
+                "{} {} cs_ns={} padded={}",
+                r["lock"].as_str().unwrap(),
+                r["form"].as_str().unwrap(),
+                r["cs_ns"],
+                r["padded"]
+            )
+        })
+        .collect();
+    assert_eq!(svg.matches(r#"class="series""#).count(), 2 * series.len());
+    for name in &series {
+        assert!(svg.contains(&format!(r#"data-series="{name}""#)), "{name}");
+    }
     let trace = read_trace(&t);
     scenarios_parse(&trace);
     assert_eq!(trace.runs.len(), rows.len());
@@ -303,6 +324,97 @@ fn bench_locks_trace_shows_mutual_exclusion_and_is_cut_at_its_cap() {
             run.scenario
         );
     }
+}
+
+#[test]
+fn bench_gmp_and_pool_draw_their_charts_and_trace_their_runs() {
+    let d = TempDir::new("gmp-pool");
+    let (t, s) = (d.file("g.trace"), d.file("g.svg"));
+    let out = herdlab(&[
+        "bench",
+        "gmp",
+        "--quick",
+        "--json",
+        "--trace",
+        t.to_str().unwrap(),
+        "--svg",
+        s.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let svg = std::fs::read_to_string(&s).unwrap();
+    well_formed(&svg);
+    let series: BTreeSet<String> = rows
+        .iter()
+        .map(|r| {
+            format!(
+                "{} {}",
+                r["runtime"].as_str().unwrap(),
+                r["shape"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(svg.matches(r#"class="series""#).count(), series.len());
+    let trace = read_trace(&t);
+    scenarios_parse(&trace);
+    // one run per round of each of core's cells (tokio's are not recorded)
+    let cells = rows.iter().filter(|r| r["runtime"] != "tokio").count();
+    let rounds = rows[0]["rounds"].as_u64().unwrap() as usize;
+    assert_eq!(trace.runs.len(), cells * rounds);
+    for run in &trace.runs {
+        // every M that parks on its note is a sleep or a changed word; every unpark a wake call
+        assert_eq!(
+            run.count(Kind::Park),
+            run.count(Kind::Sleep) + run.count(Kind::Eagain),
+            "{}",
+            run.label
+        );
+        assert_eq!(
+            run.count(Kind::Unpark),
+            run.count(Kind::Notify),
+            "{}",
+            run.label
+        );
+    }
+
+    let (t, s) = (d.file("p.trace"), d.file("p.svg"));
+    let out = herdlab(&[
+        "bench",
+        "pool",
+        "--quick",
+        "--pools",
+        "nginx,threadpool",
+        "--task-ns",
+        "0",
+        "--json",
+        "--trace",
+        t.to_str().unwrap(),
+        "--svg",
+        s.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let trace = read_trace(&t);
+    scenarios_parse(&trace);
+    assert_eq!(trace.runs.len(), rows.len());
+    for (run, row) in trace.runs.iter().zip(&rows) {
+        if row["pool"] != "nginx" {
+            continue;
+        }
+        assert_eq!(run.truncated, None, "{}", run.label);
+        // throughput and idle rows: one work event per task a pool thread ran; event-loop
+        // rows: the loop's handler runs once per request (a task's blocking read is a sleep)
+        let want = if row["scenario"] == "event-loop" {
+            row["requests"].as_u64().unwrap()
+        } else {
+            row["tasks_run"].as_u64().unwrap()
+        };
+        assert_eq!(run.count(Kind::Work) as u64, want, "{}", run.label);
+    }
+    let svg = std::fs::read_to_string(&s).unwrap();
+    well_formed(&svg);
+    assert!(svg.contains(r#"data-series="throughput nginx task_ns=0""#));
+    assert!(svg.contains(r#"data-series="throughput threadpool task_ns=0""#));
 }
 
 #[test]
