@@ -65,8 +65,9 @@ pub enum Kind {
     Park,
     /// It unparked another thread; the argument is that thread.
     Unpark,
-    /// It asked the kernel to wake others (a futex wake, a semaphore post, a condvar notify); the
-    /// argument is how many it asked for, if a number.
+    /// It asked the kernel to wake others (a futex wake, a semaphore post, a condvar notify),
+    /// recorded when the call returned; the argument is how many a futex wake woke, or how many
+    /// a condvar's `notify_one`s asked for (none for `notify_all` and a post).
     Notify,
     /// It started one item of work (an event, a request, a task, a critical section).
     Work,
