@@ -21,6 +21,9 @@
 //!   simulator as a model).
 //! - [`scenario`]: the registry of the mechanisms and the serde description of a run, with validation
 //!   and URL encoding.
+//! - [`trace`]: the trace format (what `herdlab bench … --trace FILE` writes and the site opens): its
+//!   one writer and its one reader, bounded and fuzzed.
+//! - [`chart`]: benchmark rows drawn as SVG charts (what `--svg FILE` writes), generic over the rows.
 //!
 //! This crate has no web and no OS dependencies; it builds for `wasm32-unknown-unknown`.
 //!
@@ -38,6 +41,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod chart;
 pub mod check;
 pub mod cost;
 pub mod histogram;
@@ -49,4 +53,5 @@ pub mod op;
 pub mod rng;
 pub mod scenario;
 pub mod sim;
+pub mod trace;
 pub mod waitqueue;

@@ -116,6 +116,14 @@ pub fn command() -> clap::Command {
             .into_iter()
             .enumerate()
             .map(|(i, s)| s.display_order(i));
+        // every benchmark writes its run as a trace and its rows as charts on request
+        let subs = subs.map(|s| {
+            if verb == Verb::Bench {
+                s.args(bench_outputs())
+            } else {
+                s
+            }
+        });
         cmd = cmd.mut_subcommand(verb.name(), |c| {
             c.subcommands(subs)
                 .after_help(format!("example:\n  {example}"))
@@ -251,6 +259,11 @@ where
     I: IntoIterator<Item = S>,
     S: Into<String>,
 {
+    let args: Vec<String> = args.into_iter().map(Into::into).collect();
+    let command_line = std::iter::once("herdlab")
+        .chain(args.iter().map(String::as_str))
+        .collect::<Vec<_>>()
+        .join(" ");
     let refuse = |e: CliError| {
         for line in e.0.lines() {
             eprintln!("herdlab: {line}");
@@ -258,7 +271,7 @@ where
         eprintln!("(herdlab --help shows the usage)");
         ExitCode::from(2)
     };
-    match parse(args) {
+    match parse(args.iter().cloned()) {
         Err(e) => refuse(e),
         Ok(Parsed::Help(text)) => {
             print!("{text}");
@@ -292,12 +305,121 @@ where
                 .iter()
                 .find(|m| (m.commands)(verb).iter().any(|c| c.get_name() == name))
                 .expect("every subcommand is a mechanism's");
+            if verb != Verb::Bench {
+                return match (m.run)(verb, &name, &matches) {
+                    Ok(code) => code,
+                    Err(e) => refuse(e),
+                };
+            }
+            let outs = match begin_outputs(&matches, &command_line, (m.charts)()) {
+                Ok(o) => o,
+                Err(Ok(e)) => return refuse(e),
+                Err(Err(e)) => {
+                    eprintln!("herdlab: {e}");
+                    return ExitCode::FAILURE;
+                }
+            };
             match (m.run)(verb, &name, &matches) {
-                Ok(code) => code,
-                Err(e) => refuse(e),
+                Ok(code) => end_outputs(code, &outs),
+                Err(e) => {
+                    // refused: leave nothing behind
+                    for p in &outs {
+                        let _ = std::fs::remove_file(p);
+                    }
+                    refuse(e)
+                }
             }
         }
     }
+}
+
+/// `--trace FILE` and `--svg FILE`, which every `bench` subcommand takes (`crate::trace`,
+/// `crate::charts`).
+pub fn bench_outputs() -> [Arg; 2] {
+    [
+        out_file(
+            "trace",
+            "write the run's events per thread to FILE (docs/trace-format.md)",
+        ),
+        out_file("svg", "draw the rows as charts into FILE (SVG)"),
+    ]
+}
+
+/// A file the command writes: a path whose folder exists, that is not a folder itself.
+pub fn out_file(long: &'static str, help: &str) -> Arg {
+    const ALLOWED: &str = "allowed: a file path in an existing folder";
+    flag(long, help, ALLOWED, move |v| {
+        let p = std::path::PathBuf::from(v);
+        if v.is_empty() {
+            return Err(format!("empty path; {ALLOWED}"));
+        }
+        if p.is_dir() || v.ends_with('/') {
+            return Err(format!("'{}' is a folder; {ALLOWED}", shown(v)));
+        }
+        let parent = match p.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => std::path::PathBuf::from("."),
+        };
+        if !parent.is_dir() {
+            return Err(format!(
+                "'{}' is not an existing folder; {ALLOWED}",
+                shown(&parent.to_string_lossy())
+            ));
+        }
+        Ok(p)
+    })
+    .value_name("FILE")
+}
+
+/// Create the files `--trace` and `--svg` name (before the benchmark spends any time): their
+/// paths, or `Err(Ok(refusal))` (exit 2: both name one file) or `Err(Err(os error))` (exit 1).
+fn begin_outputs(
+    m: &ArgMatches,
+    command: &str,
+    charts: Vec<herdlab_core::chart::ChartSpec>,
+) -> Result<Vec<std::path::PathBuf>, Result<CliError, String>> {
+    let trace = value::<std::path::PathBuf>(m, "trace");
+    let svg = value::<std::path::PathBuf>(m, "svg");
+    if trace.is_some() && trace == svg {
+        return Err(Ok(CliError(
+            "--svg: names the same file as --trace; allowed: another file".to_string(),
+        )));
+    }
+    let mut made = Vec::new();
+    if let Some(p) = &trace {
+        crate::trace::begin(p, command).map_err(Err)?;
+        made.push(p.clone());
+    }
+    if let Some(p) = &svg {
+        if let Err(e) = crate::charts::begin(p, command, charts) {
+            for p in &made {
+                let _ = std::fs::remove_file(p);
+            }
+            return Err(Err(e));
+        }
+        made.push(p.clone());
+    }
+    Ok(made)
+}
+
+/// Write `--trace`'s and `--svg`'s files after the benchmark ended with `code` (not 0: marked
+/// partial). A file that cannot be written is exit 1.
+fn end_outputs(code: ExitCode, outs: &[std::path::PathBuf]) -> ExitCode {
+    if outs.is_empty() {
+        return code;
+    }
+    let partial = (code != ExitCode::SUCCESS).then_some("the benchmark failed");
+    let mut code = code;
+    for r in [
+        crate::trace::finish(partial),
+        crate::charts::finish(partial),
+    ] {
+        if let Err(e) = r {
+            eprintln!("herdlab: {e}");
+            code = ExitCode::FAILURE;
+        }
+    }
+    code
 }
 
 /// The CPUs this process may run on (its affinity: `taskset -c 0` gives 1).

@@ -14,8 +14,10 @@
 //!   generic.
 #![warn(missing_docs)]
 
+pub mod charts;
 pub mod check;
 pub mod cli;
 pub mod mechanisms;
 pub mod output;
 pub mod platform;
+pub mod trace;

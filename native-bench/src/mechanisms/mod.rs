@@ -61,6 +61,10 @@ pub trait NativeMechanism: Mechanism {
     fn bench_command() -> clap::Command;
     /// Run `bench`.
     fn bench(m: &ArgMatches) -> Result<ExitCode, CliError>;
+    /// The charts `bench … --svg FILE` draws of the rows (`crate::charts`); none: a generic one.
+    fn bench_charts() -> Vec<herdlab_core::chart::ChartSpec> {
+        Vec::new()
+    }
     /// The subcommands of `herdlab check` (a mechanism may check under several names: each lock,
     /// `accept-mutex` and `accept`).
     fn check_commands() -> Vec<clap::Command>;
@@ -77,6 +81,8 @@ pub struct Entry {
     pub commands: fn(Verb) -> Vec<clap::Command>,
     /// Run one of its subcommands.
     pub run: fn(Verb, &str, &ArgMatches) -> Result<ExitCode, CliError>,
+    /// The charts of its `bench` rows.
+    pub charts: fn() -> Vec<herdlab_core::chart::ChartSpec>,
 }
 
 impl Entry {
@@ -86,6 +92,7 @@ impl Entry {
             name: M::NAME,
             commands: commands_of::<M>,
             run: run_of::<M>,
+            charts: M::bench_charts,
         }
     }
 }

@@ -102,6 +102,11 @@ pub fn measured<T: serde::Serialize>(row: &T) {
     }
 }
 
+/// The rows measured so far (what `--svg` draws).
+pub fn rows() -> Vec<serde_json::Value> {
+    ROWS.lock().unwrap_or_else(PoisonError::into_inner).clone()
+}
+
 /// The partial report: the message (stderr) and the results (stdout).
 pub fn partial_report(sig: i32, json: bool, rows: &[serde_json::Value]) -> (String, String) {
     let name = signal_name(sig);
@@ -140,6 +145,10 @@ fn stop(sig: i32) -> ! {
     // the progress bar's line first ends
     let _ = writeln!(err, "\n{message}");
     let _ = err.flush();
+    drop(err);
+    // `--trace FILE` and `--svg FILE`: what was finished, marked partial
+    crate::trace::interrupted(signal_name(sig));
+    crate::charts::interrupted(signal_name(sig));
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "{results}");
     let _ = out.flush();

@@ -54,7 +54,9 @@ use herdlab_core::machine::Machine;
 use super::futex::{futex_wait, futex_wake, WaitOutcome};
 pub use super::mem::{spin_for, Padded};
 use super::sem::{Sem, SemOutcome};
+use crate::trace::{now_ns, Recorder};
 use herdlab_core::op::{CondId, MutexId, Op, OpResult, SemId, WakeCount, Word};
+use herdlab_core::trace::Kind;
 
 /// The longest any single futex, semaphore or condition-variable wait may sleep before it is an
 /// error.
@@ -428,6 +430,8 @@ pub struct NativeThread<'w> {
     fast: [Option<&'w AtomicU32>; FAST_WORDS],
     /// What serves `Op::AwaitEvent`.
     gate: Option<&'w dyn EventGate>,
+    /// The thread's recorder with `--trace` (`crate::trace`), else `None`.
+    trace: Option<Recorder>,
 }
 
 /// The primitives of core's step tables on real atomics and system calls: what a machine's
@@ -486,6 +490,7 @@ impl herdlab_core::machine::steps::Ops for NativeThread<'_> {
         self.counters.ops += 1;
         self.world.sem(s)?.post()?;
         self.counters.sem_posts += 1;
+        self.record(Kind::Notify, None);
         Ok(())
     }
     fn futex_wait(&mut self, word: Word, expected: u32) -> Result<bool, NativeError> {
@@ -498,7 +503,9 @@ impl herdlab_core::machine::steps::Ops for NativeThread<'_> {
             WakeCount::All => i32::MAX,
             WakeCount::Up(n) => n.min(i32::MAX as u32) as i32,
         };
-        futex_wake(self.world.word(w)?, n)
+        let woken = futex_wake(self.world.word(w)?, n)?;
+        self.record(Kind::Notify, Some(woken));
+        Ok(woken)
     }
     fn mutex_lock(&mut self, m: MutexId) -> Result<(), NativeError> {
         self.counters.ops += 1;
@@ -511,6 +518,7 @@ impl herdlab_core::machine::steps::Ops for NativeThread<'_> {
         }
         let g = mx.lock().unwrap_or_else(PoisonError::into_inner);
         self.guards[m.0 as usize] = Some(g);
+        self.record(Kind::Lock, Some(u32::from(m.0)));
         Ok(())
     }
     fn mutex_unlock(&mut self, m: MutexId) -> Result<(), NativeError> {
@@ -522,6 +530,7 @@ impl herdlab_core::machine::steps::Ops for NativeThread<'_> {
                 self.index, m.0
             )));
         }
+        self.record(Kind::Unlock, Some(u32::from(m.0)));
         Ok(())
     }
     fn cond_wait(&mut self, c: CondId, m: MutexId) -> Result<(), NativeError> {
@@ -539,6 +548,13 @@ impl herdlab_core::machine::steps::Ops for NativeThread<'_> {
             WakeCount::All => c.notify_all(),
             WakeCount::Up(n) => (0..n).for_each(|_| c.notify_one()),
         }
+        self.record(
+            Kind::Notify,
+            match count {
+                WakeCount::All => None,
+                WakeCount::Up(n) => Some(n),
+            },
+        );
         Ok(())
     }
     #[inline(always)]
@@ -555,6 +571,9 @@ impl herdlab_core::machine::steps::Ops for NativeThread<'_> {
             }
         }
         self.woken_since_work = false;
+        if let Some(r) = &mut self.trace {
+            r.now(Kind::Work, None);
+        }
         // only this thread writes its slot's count: a load and a store, no locked RMW
         let items = &self.slot().work_items;
         items.store(items.load(Relaxed) + 1, Release);
@@ -638,6 +657,7 @@ impl<'w> NativeThread<'w> {
             counters: OpCounters::default(),
             fast: std::array::from_fn(|i| world.word(Word(i as u16)).ok()),
             gate: None,
+            trace: Recorder::start(index, world.threads()),
         })
     }
 
@@ -654,6 +674,38 @@ impl<'w> NativeThread<'w> {
         match self.fast.get(w.0 as usize) {
             Some(Some(a)) => Ok(a),
             _ => self.world.word(w),
+        }
+    }
+
+    /// Record `kind` now in the thread's trace (`--trace`; nothing, one branch, when off): what a
+    /// mechanism's executor sees and the platform cannot (its own lock's acquire and release, a
+    /// steal, a park).
+    #[inline(always)]
+    pub fn record(&mut self, kind: Kind, arg: Option<u32>) {
+        if let Some(r) = &mut self.trace {
+            r.now(kind, arg);
+        }
+    }
+
+    /// The trace's clock now if recording (the start of a wait), else 0.
+    #[inline(always)]
+    fn trace_t0(&self) -> u64 {
+        if self.trace.is_some() {
+            now_ns()
+        } else {
+            0
+        }
+    }
+
+    /// A wait that began at `t0` slept on `on` and woke now (`wasted`: it was entered with no work
+    /// since the last wakeup).
+    fn record_sleep(&mut self, t0: u64, on: u32, wasted: bool) {
+        if let Some(r) = &mut self.trace {
+            if wasted {
+                r.at(t0, Kind::Wasted, None);
+            }
+            r.at(t0, Kind::Sleep, Some(on));
+            r.now(Kind::Wake, None);
         }
     }
 
@@ -751,9 +803,13 @@ impl<'w> NativeThread<'w> {
     fn sem_wait_slow(&mut self, s: SemId) -> Result<(), NativeError> {
         let sem = self.world.sem(s)?;
         self.check_abort()?;
+        let t0 = self.trace_t0();
         match sem.wait(WAIT_TIMEOUT)? {
             SemOutcome::Took => {}
-            SemOutcome::Slept => self.counters.sem_sleeps += 1,
+            SemOutcome::Slept => {
+                self.counters.sem_sleeps += 1;
+                self.record_sleep(t0, u32::from(s.0), false);
+            }
             SemOutcome::TimedOut => {
                 return Err(NativeError::new(format!(
                     "thread {}: sem_wait on semaphore {} slept past {} s",
@@ -770,6 +826,7 @@ impl<'w> NativeThread<'w> {
     fn futex_wait_slow(&mut self, word: Word, expected: u32) -> Result<bool, NativeError> {
         self.check_abort()?;
         let a = self.world.word(word)?;
+        let t0 = self.trace_t0();
         let counted = self.enter_wait();
         let r = futex_wait(a, expected, WAIT_TIMEOUT);
         self.leave_wait();
@@ -777,9 +834,13 @@ impl<'w> NativeThread<'w> {
             WaitOutcome::Woken => {
                 self.woken();
                 self.counters.futex_sleeps += 1;
+                self.record_sleep(t0, u32::from(word.0), counted);
                 Ok(true)
             }
             WaitOutcome::Mismatch => {
+                if let Some(r) = &mut self.trace {
+                    r.at(t0, Kind::Eagain, None);
+                }
                 if counted {
                     self.slot().wasted.fetch_sub(1, SeqCst);
                     self.woken_since_work = true;
@@ -812,7 +873,8 @@ impl<'w> NativeThread<'w> {
                 self.index, cv.0, m.0
             ))
         })?;
-        self.enter_wait();
+        let t0 = self.trace_t0();
+        let wasted = self.enter_wait();
         let (g, res) = c
             .wait_timeout(g, WAIT_TIMEOUT)
             .unwrap_or_else(PoisonError::into_inner);
@@ -826,6 +888,7 @@ impl<'w> NativeThread<'w> {
             )));
         }
         self.woken();
+        self.record_sleep(t0, u32::from(cv.0), wasted);
         Ok(())
     }
 
@@ -849,7 +912,9 @@ impl<'w> NativeThread<'w> {
                     match r {
                         Ok((s, _)) => {
                             self.conn = Some(s);
-                            break OpResult::Conn(world.conn_seq.fetch_add(1, SeqCst));
+                            let id = world.conn_seq.fetch_add(1, SeqCst);
+                            self.record(Kind::Accept, Some(id));
+                            break OpResult::Conn(id);
                         }
                         Err(_) if world.listener_shut.load(SeqCst) => break OpResult::Closed,
                         Err(e)

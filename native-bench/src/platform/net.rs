@@ -63,6 +63,7 @@ use herdlab_core::histogram::LogHistogram;
 use herdlab_core::op::{
     CondId, EpId, Fd, Interest, ListenerId, MutexId, Op, OpResult, Ready, SemId, WakeCount, Word,
 };
+use herdlab_core::trace::Kind;
 
 use super::native::{own_nvcsw, spin_for, NativeError, Padded};
 
@@ -541,6 +542,8 @@ pub struct NetThread<'w> {
     nvcsw_start: u64,
     nivcsw_start: u64,
     r: NetThreadReport,
+    /// The thread's recorder with `--trace` (`crate::trace`), else `None`.
+    trace: Option<crate::trace::Recorder>,
 }
 
 /// Why an event-world thread stopped before an operation completed.
@@ -624,6 +627,7 @@ impl herdlab_core::machine::steps::Ops for NetThread<'_> {
     }
     fn work(&mut self, ns: u64) -> Result<(), NetStop> {
         self.r.wakes.work();
+        crate::trace::record(&mut self.trace, Kind::Work, None);
         spin_for(ns);
         Ok(())
     }
@@ -639,6 +643,46 @@ impl herdlab_core::machine::steps::Ops for NetThread<'_> {
         Ok(self.world.now_ns())
     }
     fn other(&mut self, op: Op) -> Result<OpResult, NetStop> {
+        if self.trace.is_some() {
+            return self.other_traced(op);
+        }
+        self.other_untraced(op)
+    }
+}
+
+impl NetThread<'_> {
+    /// [`NetThread::other_untraced`], recording (`--trace`) what the thread did: a wait that
+    /// slept (its sleep when it began, its wake when it returned, and the wakeups it wasted), an
+    /// accept (the connection's id), an `EAGAIN`.
+    fn other_traced(&mut self, op: Op) -> Result<OpResult, NetStop> {
+        let t0 = crate::trace::now_ns();
+        let before = self.r.wakes;
+        let r = self.other_untraced(op);
+        let after = self.r.wakes;
+        if let Some(rec) = &mut self.trace {
+            if after.wakeups > before.wakeups {
+                rec.at(t0, Kind::Sleep, None);
+                for _ in before.wasted..after.wasted {
+                    rec.now(Kind::Wasted, None);
+                }
+                rec.now(Kind::Wake, None);
+            } else if after.wasted > before.wasted {
+                for _ in before.wasted..after.wasted {
+                    rec.at(t0, Kind::Wasted, None);
+                }
+            }
+            match (&op, &r) {
+                (Op::AcceptNb(_) | Op::Accept(_), Ok(OpResult::Conn(id))) => {
+                    rec.now(Kind::Accept, Some(*id))
+                }
+                (Op::AcceptNb(_), Ok(OpResult::Again)) => rec.now(Kind::Eagain, None),
+                _ => {}
+            }
+        }
+        r
+    }
+
+    fn other_untraced(&mut self, op: Op) -> Result<OpResult, NetStop> {
         let w = self.world;
         Ok(match op {
             Op::AcceptNb(l) => self.accept_nb(l)?,
@@ -874,6 +918,7 @@ impl<'w> NetThread<'w> {
             nvcsw_start: own_nvcsw(),
             nivcsw_start: sys::own_nivcsw(),
             r: NetThreadReport::default(),
+            trace: crate::trace::Recorder::start(index, world.workers()),
         })
     }
 
@@ -930,11 +975,15 @@ impl<'w> NetThread<'w> {
     /// A plain store to word 0: its holder's release (a store of 0) ends the hold it timed.
     fn stored(&mut self, x: Word, v: u32) {
         if x == Word(0) && v == 0 {
+            if self.lock_since.is_some() {
+                crate::trace::record(&mut self.trace, Kind::Unlock, Some(0));
+            }
             if let Some(t) = self.lock_since.take() {
                 self.r.mutex_hold_ns += self.world.now_ns().saturating_sub(t);
             }
         } else if x == Word(0) && self.lock_since.is_none() {
             self.lock_since = Some(self.world.now_ns());
+            crate::trace::record(&mut self.trace, Kind::Lock, Some(0));
         }
     }
 
@@ -945,7 +994,9 @@ impl<'w> NetThread<'w> {
         }
         if old == 0 && new != 0 {
             self.lock_since = Some(self.world.now_ns());
+            crate::trace::record(&mut self.trace, Kind::Lock, Some(0));
         } else if old != 0 && new == 0 {
+            crate::trace::record(&mut self.trace, Kind::Unlock, Some(0));
             if let Some(t) = self.lock_since.take() {
                 self.r.mutex_hold_ns += self.world.now_ns().saturating_sub(t);
             }

@@ -267,6 +267,13 @@ pub fn run_bench(
             listen_drops: run.listen_drops,
             sim,
         };
+        crate::trace::run_done(
+            strategy.name(),
+            &format!(
+                "mechanism=accept&{}",
+                <super::Accept as herdlab_core::mechanism::Mechanism>::to_query(&params)
+            ),
+        );
         #[cfg(unix)]
         crate::platform::interrupt::measured(&row);
         rows.push(row);

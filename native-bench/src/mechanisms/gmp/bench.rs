@@ -506,6 +506,19 @@ pub fn run_bench(c: &GmpBenchConfig, progress: bool) -> Result<Vec<GmpRow>, Stri
                     cell.parks.push(r.counts.parks);
                     cell.spins.push(r.counts.spins);
                     cell.gets.push(r.counts.global_queue_gets);
+                    crate::trace::run_done(
+                        &format!(
+                            "{} {} workers={} round {}",
+                            cell.rt.name(),
+                            cell.shape.name(),
+                            cell.workers,
+                            round + 1
+                        ),
+                        &format!(
+                            "mechanism=gmp&{}",
+                            <super::Gmp as herdlab_core::mechanism::Mechanism>::to_query(&p)
+                        ),
+                    );
                 }
             }
         }
@@ -736,6 +749,9 @@ pub fn run(m: &ArgMatches) -> Result<ExitCode, CliError> {
     let json = cli::on(m, "json");
     Ok(match run_bench(&c, !json) {
         Ok(rows) => {
+            // the rows for --svg (this benchmark's rows come together at the end)
+            #[cfg(unix)]
+            rows.iter().for_each(crate::platform::interrupt::measured);
             if json {
                 print_json(&rows, true)
             } else {

@@ -91,9 +91,15 @@ impl Ops for MOps<'_> {
         self.inner.sem_post(s)
     }
     fn futex_wait(&mut self, w: Word, e: u32) -> Result<bool, NativeError> {
+        // an M sleeps on its note only to park (Go's stopm → notesleep)
+        self.inner
+            .record(herdlab_core::trace::Kind::Park, Some(u32::from(w.0)));
         self.inner.futex_wait(w, e)
     }
     fn futex_wake(&mut self, w: Word, n: WakeCount) -> Result<u32, NativeError> {
+        // and is woken only by another's notewakeup (startm, wakep)
+        self.inner
+            .record(herdlab_core::trace::Kind::Unpark, Some(u32::from(w.0)));
         self.inner.futex_wake(w, n)
     }
     fn mutex_lock(&mut self, m: MutexId) -> Result<(), NativeError> {

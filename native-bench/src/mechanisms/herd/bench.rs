@@ -88,6 +88,15 @@ pub fn run(threads: &[u32], events: u32, progress: bool) -> Result<Vec<BenchRow>
             let r = native_herd::run(v, n, events)
                 .map_err(|e| NativeError(format!("{} N={n}: {e}", v.label())))?;
             let row = BenchRow::from_report(v, &r);
+            let mut p = v.params(n);
+            p.connections = events;
+            crate::trace::run_done(
+                &format!("{} N={n}", v.label()),
+                &format!(
+                    "mechanism=herd&{}",
+                    <super::Herd as herdlab_core::mechanism::Mechanism>::to_query(&p)
+                ),
+            );
             #[cfg(unix)]
             crate::platform::interrupt::measured(&row);
             rows.push(row);

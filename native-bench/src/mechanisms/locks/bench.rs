@@ -208,6 +208,7 @@ pub fn run_locks(cfg: &LockBenchConfig, progress: bool) -> Result<Vec<LockBenchR
                 r.total_all()
             )));
         }
+        crate::trace::run_done(&what, &run.scenario());
         #[cfg(unix)]
         crate::platform::interrupt::measured(&row);
         rows.push(row);

@@ -42,6 +42,7 @@ use std::time::{Duration, Instant};
 use herdlab_core::machine::Machine;
 use herdlab_core::mechanisms::locks::{LockKind, LockParams, LockWorker, Phase};
 use herdlab_core::op::{SemId, Word};
+use herdlab_core::trace::Kind;
 
 use crate::mechanisms::herd::native::quantile;
 use crate::platform::native::{own_nvcsw, spin_for, NativeThread, OpCounters, Padded};
@@ -164,6 +165,22 @@ pub struct LockRun {
 }
 
 impl LockRun {
+    /// The scenario as the site's query string (`--trace`): core's for a core lock; the baselines
+    /// (`std`, `parking_lot`) have none of core's, so theirs is shmtx's at the same threads and
+    /// critical section (the label says what ran).
+    pub fn scenario(&self) -> String {
+        let kind = match self.lock {
+            BenchLock::Core(k) => k,
+            _ => LockKind::Shmtx,
+        };
+        format!(
+            "mechanism=locks&{}",
+            <herdlab_core::mechanisms::locks::Locks as herdlab_core::mechanism::Mechanism>::to_query(
+                &self.params(kind)
+            )
+        )
+    }
+
     /// The core scenario of this run (`Core` locks): nginx's spin 2048, `ngx_ncpu` = the cores of
     /// this machine, the semaphore on, spin-yield's 64 tests.
     pub fn params(&self, kind: LockKind) -> LockParams {
@@ -397,6 +414,7 @@ fn core_thread(
             }
         }
         s.end(t0);
+        th.record(Kind::Lock, Some(0));
         if w.in_critical() {
             ctl.enter();
             let r = th.exec(w.next_op())?;
@@ -404,6 +422,7 @@ fn core_thread(
             ctl.leave();
             w.complete(r);
         }
+        th.record(Kind::Unlock, Some(0));
         match form {
             Form::Straight => w.unlock_run(&mut th)?,
             Form::Stepped => {

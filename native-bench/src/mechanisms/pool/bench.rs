@@ -400,6 +400,10 @@ pub fn run_pool(c: &PoolBenchConfig, progress: bool) -> Result<Vec<PoolBenchRow>
                     ),
                 };
                 check_row(&r)?;
+                traced(
+                    &r,
+                    &native::scenario(t, n, task_ns, 100, true, Wake::Signal),
+                );
                 #[cfg(unix)]
                 crate::platform::interrupt::measured(&r);
                 rows.push(r);
@@ -434,6 +438,7 @@ pub fn run_pool(c: &PoolBenchConfig, progress: bool) -> Result<Vec<PoolBenchRow>
                 r.sim_wasted_per_task = Some(x);
             }
             check_row(&r)?;
+            traced(&r, &p);
             #[cfg(unix)]
             crate::platform::interrupt::measured(&r);
             rows.push(r);
@@ -466,6 +471,7 @@ pub fn run_pool(c: &PoolBenchConfig, progress: bool) -> Result<Vec<PoolBenchRow>
                 );
                 r.blocking_pct = Some(pct);
                 check_row(&r)?;
+                traced(&r, &p);
                 #[cfg(unix)]
                 crate::platform::interrupt::measured(&r);
                 rows.push(r);
@@ -473,6 +479,31 @@ pub fn run_pool(c: &PoolBenchConfig, progress: bool) -> Result<Vec<PoolBenchRow>
         }
     }
     Ok(rows)
+}
+
+/// `--trace`: the row's run, labelled as the table names it, with its scenario (a rival pool's is
+/// nginx's at the same threads and tasks: the label says what ran).
+fn traced(r: &PoolBenchRow, p: &PoolParams) {
+    let mut label = format!(
+        "{} {} T={} task {} {} ns",
+        r.scenario, r.pool, r.threads, r.task, r.task_ns
+    );
+    if let Some(w) = r.wake {
+        label.push_str(&format!(" wake {w}"));
+    }
+    if let Some(pct) = r.blocking_pct {
+        label.push_str(&format!(" {pct}% blocking"));
+    }
+    if let Some(o) = r.offload {
+        label.push_str(&format!(" offload {o}"));
+    }
+    crate::trace::run_done(
+        &label,
+        &format!(
+            "mechanism=pool&{}",
+            <super::Pool as herdlab_core::mechanism::Mechanism>::to_query(p)
+        ),
+    );
 }
 
 /// The blocking read's time in the event-loop rows (a sleep), ns.

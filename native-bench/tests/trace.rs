@@ -1,0 +1,571 @@
+//! `herdlab bench … --trace FILE` and `--svg FILE` on the real binary (issue #14 §2-§4): the trace
+//! parses with core's reader and agrees with the benchmark's own counters; the lock trace shows
+//! mutual exclusion; the charts are well-formed XML with one series per strategy and the values as
+//! text; bad paths are refused (exit 2) and unwritable ones are exit 1 with the OS's error; an
+//! interrupted run still writes its trace, marked partial.
+#![cfg(target_os = "linux")]
+
+use std::collections::BTreeSet;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use herdlab_core::scenario::Scenario;
+use herdlab_core::trace::{parse, Kind, Run, Trace};
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_herdlab");
+
+/// A folder of its own under the system's temp folder, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let p = std::env::temp_dir().join(format!("herdlab-trace-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        TempDir(p)
+    }
+    fn file(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn herdlab(args: &[&str]) -> Output {
+    let out = Command::new(BIN).args(args).output().unwrap();
+    eprintln!(
+        "herdlab {}: {:?}\n{}",
+        args.join(" "),
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn read_trace(p: &Path) -> Trace {
+    let bytes = std::fs::read(p).unwrap();
+    parse(&bytes).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// Every run's scenario is one the site can simulate.
+fn scenarios_parse(t: &Trace) {
+    for r in &t.runs {
+        let (_, errs) = Scenario::from_query_lenient(&r.scenario);
+        assert!(
+            !r.scenario.contains("mechanism=unknown"),
+            "{}: {}",
+            r.label,
+            r.scenario
+        );
+        // the lenient parse reads every key (a bench's row may lie outside the site's ranges,
+        // such as 128 threads: then the key is named)
+        for e in errs {
+            assert!(
+                r.scenario.contains(&format!("{}=", e.field)),
+                "{}: {e:?}",
+                r.scenario
+            );
+        }
+    }
+}
+
+/// Per thread, a lock is followed by its unlock before the next lock, and no two threads' holds
+/// (lock to unlock, both recorded while held) overlap.
+fn holds_are_exclusive(r: &Run) -> usize {
+    let mut holds: Vec<(u64, u64, u16)> = Vec::new();
+    let mut open: std::collections::HashMap<u16, u64> = Default::default();
+    for e in &r.events {
+        match e.kind {
+            Kind::Lock => {
+                assert!(
+                    open.insert(e.thread, e.t_ns).is_none(),
+                    "{}: thread {} locked twice",
+                    r.label,
+                    e.thread
+                );
+            }
+            Kind::Unlock => {
+                let t0 = open
+                    .remove(&e.thread)
+                    .unwrap_or_else(|| panic!("{}: unlock without lock", r.label));
+                holds.push((t0, e.t_ns, e.thread));
+            }
+            _ => {}
+        }
+    }
+    holds.sort();
+    for w in holds.windows(2) {
+        assert!(
+            w[1].0 >= w[0].1,
+            "{}: thread {} locked at {} while thread {} held it until {}",
+            r.label,
+            w[1].2,
+            w[1].0,
+            w[0].2,
+            w[0].1
+        );
+    }
+    holds.len()
+}
+
+#[test]
+fn bench_herd_trace_counts_match_its_rows_and_the_svg_draws_them() {
+    let d = TempDir::new("herd");
+    let (t, s) = (d.file("herd.trace"), d.file("herd.svg"));
+    let out = herdlab(&[
+        "bench",
+        "herd",
+        "--threads",
+        "2,4",
+        "--events",
+        "20",
+        "--json",
+        "--trace",
+        t.to_str().unwrap(),
+        "--svg",
+        s.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let trace = read_trace(&t);
+    assert_eq!(trace.partial, None);
+    assert!(trace
+        .command
+        .starts_with("herdlab bench herd --threads 2,4"));
+    assert_eq!(trace.runs.len(), rows.len());
+    scenarios_parse(&trace);
+    for (run, row) in trace.runs.iter().zip(&rows) {
+        assert_eq!(
+            run.label,
+            format!("{} N={}", row["variant"].as_str().unwrap(), row["threads"])
+        );
+        assert_eq!(run.truncated, None, "{}", run.label);
+        // every job the row counts, and no other, is a work event
+        assert_eq!(
+            run.count(Kind::Work) as u64,
+            row["work_items"].as_u64().unwrap(),
+            "{}",
+            run.label
+        );
+        // a sleep is recorded with its wake
+        assert_eq!(
+            run.count(Kind::Sleep),
+            run.count(Kind::Wake),
+            "{}",
+            run.label
+        );
+        if run.label.starts_with("accept") {
+            assert_eq!(run.count(Kind::Accept), 20, "{}", run.label);
+        }
+        // wake-all wastes, wake-one does not
+        if run.label.starts_with("futex wake-all N=4") {
+            assert!(run.count(Kind::Wasted) > 0, "{}", run.label);
+        }
+        if run.label.starts_with("futex wake-one") {
+            assert_eq!(run.count(Kind::Wasted), 0, "{}", run.label);
+        }
+    }
+    let svg = std::fs::read_to_string(&s).unwrap();
+    well_formed(&svg);
+    let variants: BTreeSet<&str> = rows
+        .iter()
+        .map(|r| r["variant"].as_str().unwrap())
+        .collect();
+    // two charts, each with one series per variant
+    assert_eq!(svg.matches(r#"class="series""#).count(), 2 * variants.len());
+    for v in &variants {
+        assert!(svg.contains(&format!(r#"data-series="{v}""#)), "{v}");
+    }
+    for row in &rows {
+        let p99 = row["event_p99_ns"].as_u64().unwrap();
+        assert!(svg.contains(&format!(" {} {p99}", row["threads"])), "{p99}");
+    }
+    assert!(svg.contains("<title") && svg.contains("<desc"));
+}
+
+#[test]
+fn bench_accept_trace_accepts_every_connection_once() {
+    let d = TempDir::new("accept");
+    let (t, s) = (d.file("a.trace"), d.file("a.svg"));
+    let out = herdlab(&[
+        "bench",
+        "accept",
+        "--strategy",
+        "herd,exclusive",
+        "--workers",
+        "3",
+        "--connections",
+        "60",
+        "--rate",
+        "2000",
+        "--json",
+        "--trace",
+        t.to_str().unwrap(),
+        "--svg",
+        s.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let trace = read_trace(&t);
+    scenarios_parse(&trace);
+    assert_eq!(trace.runs.len(), 2);
+    for (run, row) in trace.runs.iter().zip(&rows) {
+        assert_eq!(run.label, row["strategy"].as_str().unwrap());
+        assert_eq!(run.truncated, None);
+        assert_eq!(
+            run.count(Kind::Accept) as u64,
+            row["connections_accepted"].as_u64().unwrap()
+        );
+        assert_eq!(run.count(Kind::Accept), 60);
+        // each connection's id once
+        let ids: BTreeSet<u32> = run
+            .events
+            .iter()
+            .filter(|e| e.kind == Kind::Accept)
+            .map(|e| e.arg.unwrap())
+            .collect();
+        assert_eq!(ids.len(), 60);
+        assert_eq!(
+            run.count(Kind::Eagain) as u64,
+            row["eagain"].as_u64().unwrap()
+        );
+        assert_eq!(
+            run.count(Kind::Wasted) as u64,
+            row["wasted_wakeups"].as_u64().unwrap(),
+            "{}",
+            run.label
+        );
+        assert_eq!(run.count(Kind::Sleep), run.count(Kind::Wake));
+    }
+    let svg = std::fs::read_to_string(&s).unwrap();
+    well_formed(&svg);
+    // two charts, one series per strategy in each
+    assert_eq!(svg.matches(r#"class="series""#).count(), 4);
+    assert!(svg.contains(r#"data-series="herd workers=3""#));
+    assert!(svg.contains(r#"data-series="exclusive workers=3""#));
+}
+
+#[test]
+fn bench_locks_trace_shows_mutual_exclusion_and_is_cut_at_its_cap() {
+    let d = TempDir::new("locks");
+    let t = d.file("l.trace");
+    let out = herdlab(&[
+        "bench",
+        "locks",
+        "--locks",
+        "shmtx,futex",
+        "--threads",
+        "3",
+        "--cs",
+        "0,200",
+        "--ms",
+        "30",
+        "--json",
+        "--trace",
+        t.to_str().unwrap(),
+        "--svg",
+        d.file("l.svg").to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    // the charts' series are the rows' lock, form, critical section and layout
+    let svg = std::fs::read_to_string(d.file("l.svg")).unwrap();
+    well_formed(&svg);
+    let series: BTreeSet<String> = rows
+        .iter()
+        .map(|r| {
+            format!(
+                "{} {} cs_ns={} padded={}",
+                r["lock"].as_str().unwrap(),
+                r["form"].as_str().unwrap(),
+                r["cs_ns"],
+                r["padded"]
+            )
+        })
+        .collect();
+    assert_eq!(svg.matches(r#"class="series""#).count(), 2 * series.len());
+    for name in &series {
+        assert!(svg.contains(&format!(r#"data-series="{name}""#)), "{name}");
+    }
+    let trace = read_trace(&t);
+    scenarios_parse(&trace);
+    assert_eq!(trace.runs.len(), rows.len());
+    assert!(
+        trace.runs.iter().any(|r| r.truncated.is_some()),
+        "an empty critical section fills the buffers"
+    );
+    for (run, row) in trace.runs.iter().zip(&rows) {
+        let holds = holds_are_exclusive(run);
+        assert!(holds > 0, "{}", run.label);
+        let acq = row["acquisitions"].as_u64().unwrap() as usize;
+        match run.truncated {
+            // all of them (the row counts those before its deadline; a thread may finish one
+            // more round after it), or a prefix in time, marked
+            None => assert!(
+                holds >= acq && holds <= acq + 3 * 4,
+                "{}: {holds} holds, {acq} acquisitions",
+                run.label
+            ),
+            Some(n) => {
+                assert!(n > 0 && holds <= acq, "{}", run.label);
+                assert!(run.events.len() <= herdlab_core::trace::MAX_EVENTS_PER_RUN);
+            }
+        }
+        assert!(
+            run.scenario.starts_with("mechanism=locks&lock="),
+            "{}",
+            run.scenario
+        );
+    }
+}
+
+#[test]
+fn bench_gmp_and_pool_draw_their_charts_and_trace_their_runs() {
+    let d = TempDir::new("gmp-pool");
+    let (t, s) = (d.file("g.trace"), d.file("g.svg"));
+    let out = herdlab(&[
+        "bench",
+        "gmp",
+        "--quick",
+        "--json",
+        "--trace",
+        t.to_str().unwrap(),
+        "--svg",
+        s.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let svg = std::fs::read_to_string(&s).unwrap();
+    well_formed(&svg);
+    let series: BTreeSet<String> = rows
+        .iter()
+        .map(|r| {
+            format!(
+                "{} {}",
+                r["runtime"].as_str().unwrap(),
+                r["shape"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(svg.matches(r#"class="series""#).count(), series.len());
+    let trace = read_trace(&t);
+    scenarios_parse(&trace);
+    // one run per round of each of core's cells (tokio's are not recorded)
+    let cells = rows.iter().filter(|r| r["runtime"] != "tokio").count();
+    let rounds = rows[0]["rounds"].as_u64().unwrap() as usize;
+    assert_eq!(trace.runs.len(), cells * rounds);
+    for run in &trace.runs {
+        // every M that parks on its note is a sleep or a changed word; every unpark a wake call
+        assert_eq!(
+            run.count(Kind::Park),
+            run.count(Kind::Sleep) + run.count(Kind::Eagain),
+            "{}",
+            run.label
+        );
+        assert_eq!(
+            run.count(Kind::Unpark),
+            run.count(Kind::Notify),
+            "{}",
+            run.label
+        );
+    }
+
+    let (t, s) = (d.file("p.trace"), d.file("p.svg"));
+    let out = herdlab(&[
+        "bench",
+        "pool",
+        "--quick",
+        "--pools",
+        "nginx,threadpool",
+        "--task-ns",
+        "0",
+        "--json",
+        "--trace",
+        t.to_str().unwrap(),
+        "--svg",
+        s.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let trace = read_trace(&t);
+    scenarios_parse(&trace);
+    assert_eq!(trace.runs.len(), rows.len());
+    for (run, row) in trace.runs.iter().zip(&rows) {
+        if row["pool"] != "nginx" {
+            continue;
+        }
+        assert_eq!(run.truncated, None, "{}", run.label);
+        // throughput and idle rows: one work event per task a pool thread ran; event-loop
+        // rows: the loop's handler runs once per request (a task's blocking read is a sleep)
+        let want = if row["scenario"] == "event-loop" {
+            row["requests"].as_u64().unwrap()
+        } else {
+            row["tasks_run"].as_u64().unwrap()
+        };
+        assert_eq!(run.count(Kind::Work) as u64, want, "{}", run.label);
+    }
+    let svg = std::fs::read_to_string(&s).unwrap();
+    well_formed(&svg);
+    assert!(svg.contains(r#"data-series="throughput nginx task_ns=0""#));
+    assert!(svg.contains(r#"data-series="throughput threadpool task_ns=0""#));
+}
+
+#[test]
+fn bad_paths_are_refused_and_unwritable_ones_are_an_os_error() {
+    let d = TempDir::new("paths");
+    let cases: [(&str, &str); 3] = [
+        ("/nonexistent-herdlab/x.trace", "is not an existing folder"),
+        ("/tmp", "is a folder"),
+        ("", "empty path"),
+    ];
+    for (path, says) in cases {
+        let out = herdlab(&["bench", "herd", "--quick", "--trace", path]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{path}: {err}");
+        assert!(
+            err.contains("--trace: ")
+                && err.contains(says)
+                && err.contains("allowed: a file path in an existing folder"),
+            "{path}: {err}"
+        );
+    }
+    let out = herdlab(&["bench", "herd", "--svg", "/nonexistent-herdlab/x.svg"]);
+    assert_eq!(out.status.code(), Some(2));
+    let same = d.file("same");
+    let out = herdlab(&[
+        "bench",
+        "herd",
+        "--trace",
+        same.to_str().unwrap(),
+        "--svg",
+        same.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!same.exists());
+    // a folder that exists but takes no new file: the OS's error, exit 1, before any run
+    let out = herdlab(&["bench", "herd", "--trace", "/proc/self/herdlab.trace"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("--trace: cannot write /proc/self/herdlab.trace: "),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+    // a refused bench (exit 2 after the files were made) leaves none behind
+    let t = d.file("refused.trace");
+    let out = herdlab(&[
+        "bench",
+        "accept",
+        "--workers",
+        "0",
+        "--trace",
+        t.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!t.exists());
+}
+
+#[test]
+fn an_interrupted_run_writes_its_trace_marked_partial() {
+    let d = TempDir::new("sigint");
+    let (t, s) = (d.file("i.trace"), d.file("i.svg"));
+    let mut child = Command::new(BIN)
+        .args([
+            "bench",
+            "herd",
+            "--threads",
+            "2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2",
+            "--events",
+            "2000",
+            "--trace",
+            t.to_str().unwrap(),
+            "--svg",
+            s.to_str().unwrap(),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let mut all = Vec::new();
+        let mut buf = [0u8; 256];
+        while let Ok(n) = err.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            all.extend_from_slice(&buf[..n]);
+            let _ = tx.send(String::from_utf8_lossy(&all).into_owned());
+        }
+        String::from_utf8_lossy(&all).into_owned()
+    });
+    // wait for 3 rows measured (a hang guard, not a timing)
+    let t0 = Instant::now();
+    loop {
+        let seen = rx
+            .recv_timeout(Duration::from_secs(120))
+            .unwrap_or_default();
+        if seen.contains("] 3/") || t0.elapsed() > Duration::from_secs(120) {
+            break;
+        }
+    }
+    // SAFETY: a plain kill(2) of our own child.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let status = child.wait().unwrap();
+    let err = reader.join().unwrap();
+    eprintln!("{err}");
+    assert_eq!(status.code(), Some(130), "{err}");
+    let trace = read_trace(&t);
+    assert_eq!(trace.partial.as_deref(), Some("SIGINT"));
+    assert!(trace.runs.len() >= 3, "{} runs", trace.runs.len());
+    assert!(err.contains("(marked partial)"), "{err}");
+    let svg = std::fs::read_to_string(&s).unwrap();
+    well_formed(&svg);
+    assert!(svg.contains("(partial: SIGINT)"));
+}
+
+/// A small well-formedness check of the XML the charts are: every tag closed in order, attributes
+/// quoted, no stray `<` or `&`.
+fn well_formed(xml: &str) {
+    let mut stack: Vec<&str> = Vec::new();
+    let mut rest = xml;
+    while let Some(i) = rest.find('<') {
+        check_text(&rest[..i]);
+        let tag_end = rest[i..].find('>').expect("a tag is closed") + i;
+        let tag = &rest[i + 1..tag_end];
+        rest = &rest[tag_end + 1..];
+        if tag.starts_with('?') || tag.starts_with('!') {
+            continue;
+        }
+        if let Some(name) = tag.strip_prefix('/') {
+            assert_eq!(stack.pop(), Some(name.trim()), "closing {name}");
+            continue;
+        }
+        assert_eq!(tag.matches('"').count() % 2, 0, "quotes in <{tag}>");
+        assert!(!tag.contains('<'), "<{tag}>");
+        let name = tag.split_whitespace().next().unwrap().trim_end_matches('/');
+        if !tag.ends_with('/') {
+            stack.push(name);
+        }
+    }
+    check_text(rest);
+    assert!(stack.is_empty(), "unclosed: {stack:?}");
+}
+
+fn check_text(t: &str) {
+    for (i, _) in t.match_indices('&') {
+        let ent = &t[i..t[i..].find(';').map_or(t.len(), |j| i + j + 1)];
+        assert!(
+            ["&amp;", "&lt;", "&gt;", "&quot;", "&apos;"].contains(&ent),
+            "entity {ent}"
+        );
+    }
+}
