@@ -76,6 +76,42 @@ fn scenarios_parse(t: &Trace) {
     }
 }
 
+/// gmp: per thread, every `park` (an M about to sleep on its note: core's only futex wait) is
+/// followed by that wait's `sleep` or `eagain` (the note already set), and every `unpark` (a
+/// `notewakeup`: core's only futex wake) by its `notify`; no sleep, EAGAIN or notify comes
+/// without one. Only a truncated run may end a thread between the two: the run is cut at a time,
+/// and a wait's `sleep` is stamped when it began, after its `park` (so it can fall past the cut
+/// while its `park` does not). Returns the parks.
+fn parks_pair(r: &Run) -> usize {
+    let threads: BTreeSet<u16> = r.events.iter().map(|e| e.thread).collect();
+    let mut parks = 0;
+    for t in threads {
+        let mut pending: Option<Kind> = None;
+        for e in r.events.iter().filter(|e| e.thread == t) {
+            match (pending, e.kind) {
+                (_, Kind::Wasted | Kind::Wake | Kind::Lock | Kind::Unlock | Kind::Work) => {}
+                (None, Kind::Park) => {
+                    parks += 1;
+                    pending = Some(Kind::Park);
+                }
+                (None, Kind::Unpark) => pending = Some(Kind::Unpark),
+                (Some(Kind::Park), Kind::Sleep | Kind::Eagain)
+                | (Some(Kind::Unpark), Kind::Notify) => pending = None,
+                (p, k) => panic!(
+                    "{}: thread {t}: {k:?} at {} ns after {p:?}",
+                    r.label, e.t_ns
+                ),
+            }
+        }
+        assert!(
+            pending.is_none() || r.truncated.is_some(),
+            "{}: thread {t} ends after a {pending:?} without its wait or wake",
+            r.label
+        );
+    }
+    parks
+}
+
 /// Per thread, a lock is followed by its unlock before the next lock, and no two threads' holds
 /// (lock to unlock, both recorded while held) overlap.
 fn holds_are_exclusive(r: &Run) -> usize {
@@ -327,7 +363,6 @@ fn bench_locks_trace_shows_mutual_exclusion_and_is_cut_at_its_cap() {
 }
 
 #[test]
-#[ignore = "after merging the gmp G actions (gopark/goready), a 2-worker chained_spawn round records one park more than sleeps + EAGAINs; to fix next session"]
 fn bench_gmp_and_pool_draw_their_charts_and_trace_their_runs() {
     let d = TempDir::new("gmp-pool");
     let (t, s) = (d.file("g.trace"), d.file("g.svg"));
@@ -362,21 +397,11 @@ fn bench_gmp_and_pool_draw_their_charts_and_trace_their_runs() {
     let cells = rows.iter().filter(|r| r["runtime"] != "tokio").count();
     let rounds = rows[0]["rounds"].as_u64().unwrap() as usize;
     assert_eq!(trace.runs.len(), cells * rounds);
+    let mut parks = 0;
     for run in &trace.runs {
-        // every M that parks on its note is a sleep or a changed word; every unpark a wake call
-        assert_eq!(
-            run.count(Kind::Park),
-            run.count(Kind::Sleep) + run.count(Kind::Eagain),
-            "{}",
-            run.label
-        );
-        assert_eq!(
-            run.count(Kind::Unpark),
-            run.count(Kind::Notify),
-            "{}",
-            run.label
-        );
+        parks += parks_pair(run);
     }
+    assert!(parks > 0, "no M ever parked in {} runs", trace.runs.len());
 
     let (t, s) = (d.file("p.trace"), d.file("p.svg"));
     let out = herdlab(&[

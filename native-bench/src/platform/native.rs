@@ -847,8 +847,16 @@ impl<'w> NativeThread<'w> {
                 }
                 Ok(false)
             }
-            // a signal: the machine re-checks the word, as after any return
-            WaitOutcome::Interrupted => Ok(true),
+            // a signal: the thread did sleep (recorded as a sleep and a wake, so that every wait
+            // the trace shows is a sleep or an EAGAIN); the machine re-checks the word, as after
+            // any return
+            WaitOutcome::Interrupted => {
+                if let Some(r) = &mut self.trace {
+                    r.at(t0, Kind::Sleep, Some(u32::from(word.0)));
+                    r.now(Kind::Wake, None);
+                }
+                Ok(true)
+            }
             WaitOutcome::TimedOut => Err(NativeError::new(format!(
                 "thread {}: futex_wait on word {} slept past {} s",
                 self.index,
