@@ -595,3 +595,97 @@ fn check_text(t: &str) {
         );
     }
 }
+
+/// `bench mysql --trace --svg`: one run per row; one `work` event per query the server answered
+/// (at its first slice of CPU time), one `accept` per connection (by the acceptor, thread 0,
+/// each connection once), every sleep (a listener's `epoll_wait`, a per-connection thread's
+/// blocking `read`, a group queue's condition variable, the timer's tick) followed by its wake,
+/// and every server thread the row says it created has events of its own.
+#[test]
+fn bench_mysql_traces_its_queries_accepts_and_waits_and_draws_its_rows() {
+    let d = TempDir::new("mysql");
+    let (t, s) = (d.file("m.trace"), d.file("m.svg"));
+    let out = herdlab(&[
+        "bench",
+        "mysql",
+        "--connections",
+        "4,16",
+        "--queries",
+        "300",
+        "--think-us",
+        "200",
+        "--json",
+        "--trace",
+        t.to_str().unwrap(),
+        "--svg",
+        s.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rows.len(), 4);
+    let trace = read_trace(&t);
+    scenarios_parse(&trace);
+    assert_eq!(trace.partial, None);
+    assert_eq!(trace.runs.len(), rows.len());
+    for (run, row) in trace.runs.iter().zip(&rows) {
+        let (mode, n) = (
+            row["mode"].as_str().unwrap(),
+            row["connections"].as_u64().unwrap(),
+        );
+        assert_eq!(run.label, format!("{mode} connections={n}"));
+        assert!(
+            run.scenario
+                .starts_with(&format!("mechanism=mysql&mode={mode}&connections={n}&")),
+            "{}",
+            run.scenario
+        );
+        assert_eq!(run.truncated, None, "{}", run.label);
+        let served = row["queries_served"].as_u64().unwrap();
+        assert_eq!(served, row["queries_answered"].as_u64().unwrap());
+        assert_eq!(run.count(Kind::Work) as u64, served, "{}", run.label);
+        let accepts: Vec<(u16, Option<u32>)> = run
+            .events
+            .iter()
+            .filter(|e| e.kind == Kind::Accept)
+            .map(|e| (e.thread, e.arg))
+            .collect();
+        let want: Vec<(u16, Option<u32>)> = (0..n as u32).map(|i| (0, Some(i))).collect();
+        assert_eq!(accepts, want, "{}", run.label);
+        // per thread, a sleep then its wake
+        let threads: BTreeSet<u16> = run.events.iter().map(|e| e.thread).collect();
+        for &th in &threads {
+            let mut asleep = false;
+            for e in run.events.iter().filter(|e| e.thread == th) {
+                match e.kind {
+                    Kind::Sleep => {
+                        assert!(!asleep, "{}: thread {th} slept twice", run.label);
+                        asleep = true;
+                    }
+                    Kind::Wake => {
+                        assert!(asleep, "{}: thread {th} woke unslept", run.label);
+                        asleep = false;
+                    }
+                    _ => {}
+                }
+            }
+            assert!(!asleep, "{}: thread {th} never woke", run.label);
+        }
+        assert!(run.count(Kind::Sleep) > 0, "{}", run.label);
+        // the server's created threads: slots 2.. (0 is the acceptor, 1 the pool's timer)
+        let created = threads.iter().filter(|&&th| th >= 2).count() as u64;
+        assert_eq!(
+            created,
+            row["threads_created"].as_u64().unwrap(),
+            "{}",
+            run.label
+        );
+        if mode == "per-connection" {
+            assert_eq!(created, n, "{}: a thread per connection", run.label);
+        }
+    }
+    let svg = std::fs::read_to_string(&s).unwrap();
+    well_formed(&svg);
+    for mode in ["per-connection", "pool"] {
+        assert!(svg.contains(&format!(r#"data-series="{mode}""#)), "{mode}");
+    }
+}

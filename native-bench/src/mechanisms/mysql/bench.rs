@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use herdlab_core::mechanisms::mysql::{Clients, Mode, MysqlParams, MysqlReport};
+use herdlab_core::trace::Kind;
 
 use super::load::{self, ClientOut, Shared};
 use super::native::{Server, Spawner, STOP};
@@ -196,8 +197,10 @@ fn percentile(sorted: &[u64], pct: u64) -> u64 {
 }
 
 /// Connect `n` clients to a fresh listener on 127.0.0.1 and accept each: (client ends, server
-/// ends), index `i` the same connection on both sides.
-fn connect(n: u32) -> Result<(Vec<TcpStream>, Vec<TcpStream>), NativeError> {
+/// ends), index `i` the same connection on both sides. With `--trace`, each accept is an `accept`
+/// event of thread 0 (this thread: the server's main thread, the acceptor) of a run of `threads`.
+fn connect(n: u32, threads: usize) -> Result<(Vec<TcpStream>, Vec<TcpStream>), NativeError> {
+    let mut rec = crate::trace::Recorder::start(0, threads);
     let l = TcpListener::bind("127.0.0.1:0")
         .map_err(|e| NativeError(format!("cannot bind 127.0.0.1:0: {e}")))?;
     let addr = l
@@ -211,6 +214,7 @@ fn connect(n: u32) -> Result<(Vec<TcpStream>, Vec<TcpStream>), NativeError> {
         let (s, _) = l
             .accept()
             .map_err(|e| NativeError(format!("accept of client {i}: {e}")))?;
+        crate::trace::record(&mut rec, Kind::Accept, Some(i));
         cs.push(c);
         ss.push(s);
     }
@@ -225,8 +229,8 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
     };
     let cfg = p.config();
     let n = cfg.connections;
-    let (client_ends, server_ends) = connect(n)?;
     let world = Server::world_for(&cfg)?;
+    let (client_ends, server_ends) = connect(n, world.threads())?;
     let srv = Server::new(&world, cfg, server_ends)?;
     let clients_n = CLIENT_THREADS.min(n as usize).max(1);
     let mut parts: Vec<Vec<(u32, TcpStream)>> = (0..clients_n).map(|_| Vec::new()).collect();

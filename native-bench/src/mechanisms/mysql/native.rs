@@ -49,6 +49,8 @@ use herdlab_core::mechanisms::mysql::{
 };
 use herdlab_core::op::{CondId, MutexId, Op, OpResult, SemId, WakeCount, Word};
 
+use herdlab_core::trace::Kind;
+
 use crate::platform::native::NativeThread;
 use crate::platform::{NativeError, NativeWorld, WorldSpec};
 
@@ -477,6 +479,23 @@ impl<'scope, 'env> ServerOps<'scope, 'env> {
         Ok(())
     }
 
+    /// Whether connection `c` has a request's bytes waiting (a non-blocking peek).
+    fn readable_now(&self, c: u32) -> bool {
+        let fd = self.srv().socks[c as usize].as_raw_fd();
+        let mut b = [0u8; 1];
+        // SAFETY: `fd` is an open socket the server owns; `b` is writable for 1 byte; MSG_PEEK
+        // leaves the byte in the socket, MSG_DONTWAIT returns at once.
+        let n = unsafe {
+            libc::recv(
+                fd,
+                b.as_mut_ptr().cast(),
+                1,
+                libc::MSG_PEEK | libc::MSG_DONTWAIT,
+            )
+        };
+        n > 0
+    }
+
     /// The response to the query in hand; pool: `start_io`'s re-arm.
     fn respond(&mut self, c: u32) -> Result<(), NativeError> {
         let srv = self.srv();
@@ -578,14 +597,17 @@ impl Ops for ServerOps<'_, '_> {
         match self.role {
             Role::Worker(grp) if w == gw(grp, g::EPSEQ) => {
                 if self.inner.load(w)? != e {
+                    self.inner.record(Kind::Eagain, None);
                     return Ok(false);
                 }
                 // the listener: epoll_wait(pollfd, 1024, -1)
+                let t0 = self.inner.trace_clock();
                 loop {
                     if self.srv().stopped() {
                         return Err(self.stop_error());
                     }
                     if self.poll_kernel(grp, MAX_EVENTS, POLL_MS)? > 0 {
+                        self.inner.record_wait(t0, u32::from(w.0));
                         return Ok(true);
                     }
                 }
@@ -593,6 +615,7 @@ impl Ops for ServerOps<'_, '_> {
             Role::Timer if w == TICK => {
                 // cond_timedwait(thread_pool_stall_limit)
                 let mut left = self.srv().cfg.stall_ns;
+                let t0 = self.inner.trace_clock();
                 while left > 0 {
                     if self.srv().stopped() {
                         return Err(self.stop_error());
@@ -601,13 +624,20 @@ impl Ops for ServerOps<'_, '_> {
                     std::thread::sleep(Duration::from_nanos(d));
                     left -= d;
                 }
+                self.inner.record_wait(t0, u32::from(TICK.0));
                 self.inner.fetch_add(TICK, 1)?;
                 Ok(true)
             }
             Role::Conn => match self.socket_word(w) {
                 Some(c) => {
-                    // do_command's blocking read
+                    // do_command's blocking read (recorded as a sleep when nothing was there
+                    // to read: a peek first, only when recording)
+                    let t0 = self.inner.trace_clock();
+                    let slept = self.inner.tracing() && !self.readable_now(c);
                     self.read_request(c)?;
+                    if slept {
+                        self.inner.record_wait(t0, u32::from(w.0));
+                    }
                     self.inner.fetch_add(w, 1)?;
                     self.cur = Some(c);
                     self.need_read = false;
@@ -636,15 +666,18 @@ impl Ops for ServerOps<'_, '_> {
     }
     fn work(&mut self, ns: u64) -> Result<(), NativeError> {
         let Some(c) = self.cur else {
-            // a new thread's start: the real pthread_create already happened
-            return self.inner.work(0);
+            // a new thread's start: the real pthread_create already happened (no query: no
+            // `work` event)
+            return self.inner.work_item(0, false);
         };
         if self.need_read {
             self.read_request(c)?;
             self.need_read = false;
         }
+        // one `work` event per query, at its first slice of CPU time
+        let first = !self.worked;
         self.worked = true;
-        self.inner.work(ns)
+        self.inner.work_item(ns, first)
     }
     fn pause(&mut self) -> Result<(), NativeError> {
         self.inner.pause()
