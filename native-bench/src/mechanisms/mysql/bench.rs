@@ -94,6 +94,14 @@ pub struct BenchRow {
     pub think_us: u64,
     /// Percent of queries that take the hot row lock.
     pub lock_pct: u32,
+    /// The long query's CPU time, ms (pool: group 0's first query; 0: none).
+    pub long_ms: u32,
+    /// `max_connections` (`--max-connections`, else 151 or the row's connections if more).
+    pub max_connections: u32,
+    /// `thread_cache_size` (autosized from `max_connections`).
+    pub cache_size: u32,
+    /// The variant of core's tables the server ran (`correct`: as MySQL and Percona).
+    pub variant: &'static str,
     /// `--compare-sim`: the simulator's row for the same scenario (its clients open loop at the
     /// measured rate).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -224,7 +232,11 @@ fn connect(n: u32, threads: usize) -> Result<(Vec<TcpStream>, Vec<TcpStream>), N
 /// Run one row.
 pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
     let p = MysqlParams {
-        max_connections: rc.params.max_connections.max(rc.params.connections),
+        // (the cli keeps the connections within max_connections + 1, CONNECTION_ADMIN's)
+        max_connections: rc
+            .params
+            .max_connections
+            .max(rc.params.connections.saturating_sub(1)),
         ..rc.params
     };
     let cfg = p.config();
@@ -373,6 +385,10 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
         cpu_us: (cfg.cpu_ns / 1000) as u32,
         think_us: rc.think_ns / 1000,
         lock_pct: cfg.lock_pct,
+        long_ms: p.long_ms,
+        max_connections: p.max_connections,
+        cache_size: p.cache_size,
+        variant: p.variant.name(),
         sim: None,
     })
 }
@@ -381,7 +397,7 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
 /// row measured, for `queries` queries.
 pub fn simulated(p: &MysqlParams, row: &BenchRow, queries: u32) -> MysqlReport {
     let sp = MysqlParams {
-        max_connections: p.max_connections.max(p.connections),
+        max_connections: p.max_connections.max(p.connections.saturating_sub(1)),
         queries,
         rate: (row.qps.round() as u64).clamp(1, 10_000_000) as u32,
         cpus: crate::cli::cpus().clamp(1, 64) as u32,

@@ -83,7 +83,11 @@ after every query, a listener, two queues, LIFO waiters, the stall timer), under
 client connections (a list, 1-4096 each) from a load generator of two client threads: each
 connection sends a query, waits for its response, thinks --think-us (exponential mean) and
 sends the next, until --queries are answered or --time-limit seconds pass. A query is --cpu-us
-of CPU, --lock-pct of them taking a hot row lock (a blocking wait). One row per mode and count:
+of CPU, --lock-pct of them taking a hot row lock (a blocking wait); --long-ms makes group 0's
+first query that long (pool: the stall timer's case; core's per-connection model has none);
+--max-connections (default 151, or the row's connections if more) sizes the thread cache
+(8 + max/100) and bounds the connections (+1); --variant runs a broken variant of the tables
+(check mysql --list-variants). One row per mode and count:
 qps, latency p50/p95/p99 at the client, threads created, the most server threads at once,
 the server's context switches per query (getrusage), the process's peak resident memory.
 Defaults: both modes, 16,256,1024,4096 connections, 20000 queries, 50 us queries, 1000 us
@@ -110,6 +114,9 @@ const BENCH_KEYS: &[KeyFlag] = &[
     KeyFlag::Key("txn_statements"),
     KeyFlag::Key("cpu_us"),
     KeyFlag::Key("lock_pct"),
+    KeyFlag::Key("long_ms"),
+    KeyFlag::Key("max_connections"),
+    KeyFlag::Key("variant"),
     KeyFlag::Key("seed"),
 ];
 
@@ -120,8 +127,11 @@ pub struct BenchArgs {
     pub modes: Vec<Mode>,
     /// The connection counts, in order.
     pub connections: Vec<u32>,
-    /// The scenario (its mode and connections are set per row).
+    /// The scenario (its mode and connections are set per row; without `--max-connections`,
+    /// its `max_connections` too: MySQL's default 151, or the row's connections if more).
     pub params: MysqlParams,
+    /// `--max-connections` was given (every count is at most it + 1).
+    pub max_connections_given: bool,
     /// Queries per row.
     pub queries: u64,
     /// Mean think time, µs.
@@ -173,6 +183,8 @@ pub fn bench_args(m: &ArgMatches) -> Result<BenchArgs, CliError> {
         ..MysqlParams::default()
     };
     cli::apply_keys::<Mysql>(&mut params, BENCH_KEYS, m)?;
+    // the counts are checked against max_connections below, one by one
+    params.connections = 1;
     cli::validated::<Mysql>(&params, BENCH_KEYS)?;
     let connections: Vec<u32> = cli::value(m, "connections").unwrap_or_else(|| {
         if quick {
@@ -181,16 +193,57 @@ pub fn bench_args(m: &ArgMatches) -> Result<BenchArgs, CliError> {
             BENCH_CONNECTIONS.to_vec()
         }
     });
+    let max_connections_given = m.get_one::<String>("max-connections").is_some();
+    if max_connections_given {
+        let most = params.max_connections.saturating_add(1);
+        if let Some(&n) = connections.iter().find(|&&n| n > most) {
+            return cli::err(format!(
+                "--connections: {n} exceeds --max-connections + 1 ({most}): MySQL would refuse the \
+                 rest with ER_CON_COUNT_ERROR; allowed: counts up to {most}, or a larger \
+                 --max-connections"
+            ));
+        }
+    }
+    let time_limit_s = cli::value(m, "time-limit").unwrap_or(20);
+    if u64::from(params.long_ms) >= time_limit_s * 1000 {
+        return cli::err(format!(
+            "--long-ms: {} ms would outlast the row's --time-limit of {time_limit_s} s; allowed: \
+             0-{}, or a longer --time-limit",
+            params.long_ms,
+            time_limit_s * 1000 - 1
+        ));
+    }
     Ok(BenchArgs {
         modes: cli::value(m, "mode").unwrap_or_else(|| vec![Mode::PerConnection, Mode::Pool]),
         connections,
         params,
+        max_connections_given,
         queries: cli::value(m, "queries").unwrap_or(if quick { 2_000 } else { 20_000 }),
         think_us: cli::value(m, "think-us").unwrap_or(1_000),
-        time_limit_s: cli::value(m, "time-limit").unwrap_or(20),
+        time_limit_s,
         json: cli::on(m, "json"),
         compare_sim: cli::on(m, "compare-sim"),
     })
+}
+
+impl BenchArgs {
+    /// The scenario of the row of `mode` and `connections`: `max_connections` as given, else
+    /// MySQL's default or the connections if more; `thread_cache_size` autosized from it (8 +
+    /// max_connections/100, as MySQL does).
+    pub fn row_params(&self, mode: Mode, connections: u32) -> MysqlParams {
+        let max_connections = if self.max_connections_given {
+            self.params.max_connections
+        } else {
+            self.params.max_connections.max(connections)
+        };
+        MysqlParams {
+            mode,
+            connections,
+            max_connections,
+            cache_size: MysqlParams::autosized_cache(max_connections),
+            ..self.params
+        }
+    }
 }
 
 /// The open-file limit a row of `n` connections needs (both ends of each, the epoll sets, the
@@ -428,11 +481,7 @@ impl NativeMechanism for Mysql {
         let mut rows = Vec::new();
         for &connections in &a.connections {
             for &mode in &a.modes {
-                let p = MysqlParams {
-                    mode,
-                    connections,
-                    ..a.params
-                };
+                let p = a.row_params(mode, connections);
                 let rc = bench::RowConfig {
                     params: p,
                     queries: a.queries,
