@@ -444,6 +444,54 @@ fn a_thread_limit_too_low_for_bench_gmp_is_refused_naming_it_not_a_panic() {
     }
 }
 
+/// `bench mysql` under every thread limit from the harness's first thread (the sampler) to its
+/// last (the failure watcher): the server's, the clients' and the harness's threads each refused
+/// naming the limit, exit 1, no panic (a pool of one group of 4 connections needs 8 threads: main,
+/// the interrupt watcher, the sampler, the timer, a worker, 2 clients, the failure watcher).
+#[test]
+fn a_thread_limit_too_low_for_bench_mysql_is_refused_naming_it_at_every_thread() {
+    let mut who = Vec::new();
+    for n in 2..=7 {
+        let Some((prefix, _one)) = under_thread_limit(n) else {
+            return;
+        };
+        let (code, out, err) = sh(
+            &prefix,
+            "bench mysql --mode pool --groups 1 --connections 4 --queries 100",
+        );
+        assert_eq!(code, Some(1), "{n}: {err}");
+        assert!(!err.contains("panicked"), "{n}: {err}");
+        assert!(
+            err.contains("herdlab: bench mysql: pool with 4 connections: cannot start ")
+                && err.contains("Resource temporarily unavailable (os error 11)"),
+            "{n}: {err}"
+        );
+        assert!(
+            err.contains(&format!(
+                "the thread limit (ulimit -u, this user's processes and threads) is {n}"
+            )),
+            "{n}: {err}"
+        );
+        assert_eq!(out, "", "{n}: no rows");
+        let what = err.split("cannot start ").nth(1).unwrap_or_default();
+        who.push(what[..what.find(':').unwrap_or(0)].to_string());
+    }
+    // each kind of thread was the one refused at some limit (as root, where the command runs as
+    // nobody and counts only its own threads; a user's other processes count against the limit)
+    // SAFETY: geteuid cannot fail.
+    if unsafe { libc::geteuid() } != 0 {
+        return;
+    }
+    for w in [
+        "the sampler thread",
+        "a server thread",
+        "a client thread",
+        "the failure watcher thread",
+    ] {
+        assert!(who.iter().any(|x| x == w), "{w}: {who:?}");
+    }
+}
+
 /// Run `herdlab <args>` directly: the exit status, stdout and stderr.
 fn herdlab(args: &[&str]) -> (Option<i32>, String, String) {
     let out = Command::new(BIN).args(args).output().unwrap();

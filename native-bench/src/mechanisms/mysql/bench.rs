@@ -263,7 +263,13 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
     let main_sw0 = own_switches();
     let proc_sw0 = process_switches();
     let (outs, server_sw, server_err) = std::thread::scope(|s| {
-        let sampler = s.spawn(|| sample(&sampled));
+        let sampler = match std::thread::Builder::new().spawn_scoped(s, || sample(&sampled)) {
+            Ok(h) => h,
+            Err(e) => {
+                let e = NativeError(format!("cannot start the sampler thread: {e}"));
+                return (Vec::new(), 0, Some(e));
+            }
+        };
         let sp = Spawner::new(s, &srv);
         let started = (|| {
             if cfg.mode == Mode::Pool {
@@ -277,22 +283,35 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
         let outs: Vec<Result<(ClientOut, Vec<TcpStream>), NativeError>> = if started.is_ok() {
             let sh = &sh;
             let world = &world;
+            // a client that cannot start fails the world (its error is the row's), and the
+            // others stop
+            let start_failed = |what: &str, e: std::io::Error| {
+                let e = NativeError(format!("cannot start {what}: {e}"));
+                world.fail(&e.to_string());
+                sh.stop.store(true, SeqCst);
+            };
             let hs: Vec<_> = parts
                 .into_iter()
-                .map(|part| {
+                .filter_map(|part| {
                     // a client failure ends the server too
-                    s.spawn(move || load::run(sh, part, |e| world.fail(e)))
+                    std::thread::Builder::new()
+                        .spawn_scoped(s, move || load::run(sh, part, |e| world.fail(e)))
+                        .map_err(|e| start_failed("a client thread", e))
+                        .ok()
                 })
                 .collect();
             // a server failure ends the clients
-            let watch = s.spawn(|| {
-                while !sh.stop.load(SeqCst) {
-                    if world.aborted() {
-                        sh.stop.store(true, SeqCst);
+            let watch = std::thread::Builder::new()
+                .spawn_scoped(s, || {
+                    while !sh.stop.load(SeqCst) {
+                        if world.aborted() {
+                            sh.stop.store(true, SeqCst);
+                        }
+                        std::thread::sleep(Duration::from_millis(5));
                     }
-                    std::thread::sleep(Duration::from_millis(5));
-                }
-            });
+                })
+                .map_err(|e| start_failed("the failure watcher thread", e))
+                .ok();
             let outs = hs
                 .into_iter()
                 .map(|h| {
@@ -302,7 +321,9 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
                 })
                 .collect();
             sh.stop.store(true, SeqCst);
-            let _ = watch.join();
+            if let Some(w) = watch {
+                let _ = w.join();
+            }
             outs
         } else {
             Vec::new()
