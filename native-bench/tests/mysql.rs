@@ -533,4 +533,55 @@ fn bench_mysql_refuses_bad_scenario_flags_naming_the_allowed_values() {
          longer --time-limit",
     );
     refused(&["bench", "mysql", "--long-ms", "60001"], "allowed 0-60000");
+    refused(
+        &["bench", "mysql", "--queries-per-conn", "0"],
+        "--queries-per-conn: 0 is out of range; allowed 1-1000000",
+    );
+    refused(
+        &["bench", "mysql", "--cache-size", "16385"],
+        "--cache-size: 16385 is out of range; allowed 0-16384",
+    );
+}
+
+/// Connection churn (`--queries-per-conn`): each client reconnects after every 2 answers; the
+/// server's acceptor hands each reconnection to `add_connection`. Without a thread cache every
+/// reconnection creates a thread; with a cache as large as the connections the parked threads
+/// take them (some reconnections may come before the old thread has parked).
+#[test]
+fn connection_churn_creates_a_thread_per_reconnection_without_the_cache_and_reuses_with_it() {
+    let run = |cache: &str| {
+        bench_rows(&[
+            "--connections",
+            "8",
+            "--queries",
+            "200",
+            "--think-us",
+            "200",
+            "--queries-per-conn",
+            "2",
+            "--cache-size",
+            cache,
+        ])
+    };
+    let rows = run("0");
+    let (per, pool) = (&rows[0], &rows[1]);
+    exactly_once(per, 200);
+    let reconnects = num(per, "reconnects");
+    assert!(reconnects > 0, "{per}");
+    assert_eq!(num(per, "reconnects_accepted"), reconnects, "{per}");
+    assert_eq!(num(per, "queries_per_conn"), 2);
+    assert_eq!(num(per, "cache_size"), 0);
+    assert_eq!(num(per, "threads_created"), 8 + reconnects, "{per}");
+    // the pool's model has no churn: its clients keep their connections
+    exactly_once(pool, 200);
+    assert_eq!(pool["queries_per_conn"], serde_json::Value::Null);
+    assert_eq!(num(pool, "reconnects"), 0);
+
+    let rows = run("9");
+    let per = &rows[0];
+    exactly_once(per, 200);
+    let reconnects = num(per, "reconnects");
+    assert_eq!(num(per, "reconnects_accepted"), reconnects, "{per}");
+    let created = num(per, "threads_created");
+    assert!(created >= 8 && created < 8 + reconnects, "{per}");
 }

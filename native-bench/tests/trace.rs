@@ -689,3 +689,49 @@ fn bench_mysql_traces_its_queries_accepts_and_waits_and_draws_its_rows() {
         assert!(svg.contains(&format!(r#"data-series="{mode}""#)), "{mode}");
     }
 }
+
+/// With connection churn the acceptor's `accept` events are the first connections and then every
+/// reconnection, each named by its client.
+#[test]
+fn bench_mysql_traces_each_reconnection_as_an_accept() {
+    let d = TempDir::new("mysql-churn");
+    let t = d.file("c.trace");
+    let out = herdlab(&[
+        "bench",
+        "mysql",
+        "--mode",
+        "per-connection",
+        "--connections",
+        "6",
+        "--queries",
+        "120",
+        "--think-us",
+        "200",
+        "--queries-per-conn",
+        "3",
+        "--json",
+        "--trace",
+        t.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let row = &rows[0];
+    let trace = read_trace(&t);
+    let run = &trace.runs[0];
+    assert_eq!(run.truncated, None);
+    let accepts: Vec<u32> = run
+        .events
+        .iter()
+        .filter(|e| e.kind == Kind::Accept)
+        .map(|e| e.arg.unwrap())
+        .collect();
+    let reconnects = row["reconnects_accepted"].as_u64().unwrap() as usize;
+    assert!(reconnects > 0, "{row}");
+    assert_eq!(accepts.len(), 6 + reconnects, "{row}");
+    assert_eq!(accepts[..6], [0, 1, 2, 3, 4, 5]);
+    assert!(accepts.iter().all(|&c| c < 6));
+    assert_eq!(
+        run.count(Kind::Work) as u64,
+        row["queries_served"].as_u64().unwrap()
+    );
+}

@@ -102,6 +102,13 @@ pub struct BenchRow {
     pub cache_size: u32,
     /// The variant of core's tables the server ran (`correct`: as MySQL and Percona).
     pub variant: &'static str,
+    /// Connection churn: queries a connection answers before its client reconnects
+    /// (per-connection rows; null: none).
+    pub queries_per_conn: Option<u32>,
+    /// Reconnections the clients made.
+    pub reconnects: u64,
+    /// Reconnections the server's acceptor handed to `add_connection` (equal to `reconnects`).
+    pub reconnects_accepted: u64,
     /// `--compare-sim`: the simulator's row for the same scenario (its clients open loop at the
     /// measured rate).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -207,7 +214,11 @@ fn percentile(sorted: &[u64], pct: u64) -> u64 {
 /// Connect `n` clients to a fresh listener on 127.0.0.1 and accept each: (client ends, server
 /// ends), index `i` the same connection on both sides. With `--trace`, each accept is an `accept`
 /// event of thread 0 (this thread: the server's main thread, the acceptor) of a run of `threads`.
-fn connect(n: u32, threads: usize) -> Result<(Vec<TcpStream>, Vec<TcpStream>), NativeError> {
+#[allow(clippy::type_complexity)]
+fn connect(
+    n: u32,
+    threads: usize,
+) -> Result<(TcpListener, Vec<TcpStream>, Vec<TcpStream>), NativeError> {
     let mut rec = crate::trace::Recorder::start(0, threads);
     let l = TcpListener::bind("127.0.0.1:0")
         .map_err(|e| NativeError(format!("cannot bind 127.0.0.1:0: {e}")))?;
@@ -226,7 +237,7 @@ fn connect(n: u32, threads: usize) -> Result<(Vec<TcpStream>, Vec<TcpStream>), N
         cs.push(c);
         ss.push(s);
     }
-    Ok((cs, ss))
+    Ok((l, cs, ss))
 }
 
 /// Run one row.
@@ -242,7 +253,12 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
     let cfg = p.config();
     let n = cfg.connections;
     let world = Server::world_for(&cfg)?;
-    let (client_ends, server_ends) = connect(n, world.threads())?;
+    let (listener, client_ends, server_ends) = connect(n, world.threads())?;
+    // connection churn: per-connection only (core's pool model has none)
+    let churn = (cfg.mode == Mode::PerConnection && u64::from(p.queries_per_conn) < rc.queries)
+        .then(|| listener.local_addr().map(|a| (p.queries_per_conn, a)))
+        .transpose()
+        .map_err(|e| NativeError(format!("the listener's address: {e}")))?;
     let srv = Server::new(&world, cfg, server_ends)?;
     let clients_n = CLIENT_THREADS.min(n as usize).max(1);
     let mut parts: Vec<Vec<(u32, TcpStream)>> = (0..clients_n).map(|_| Vec::new()).collect();
@@ -256,6 +272,7 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
         stop: AtomicBool::new(false),
         think_ns: rc.think_ns,
         seed: p.seed,
+        churn,
     };
     let sampled = Sampled::default();
     // the threads the process has before the row (main, the interrupt watcher, ...)
@@ -263,6 +280,7 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
     let main_sw0 = own_switches();
     let proc_sw0 = process_switches();
     let (outs, server_sw, server_err) = std::thread::scope(|s| {
+        let mut clients = Clients::new(cfg);
         let sampler = match std::thread::Builder::new().spawn_scoped(s, || sample(&sampled)) {
             Ok(h) => h,
             Err(e) => {
@@ -275,8 +293,26 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
             if cfg.mode == Mode::Pool {
                 sp.spawn_timer()?;
             }
-            sp.start(&mut Clients::new(cfg))
+            sp.start(&mut clients)
         })();
+        // churn: the acceptor of reconnections, on its own thread until the stop
+        let acceptor = match (&started, churn) {
+            (Ok(()), Some(_)) => {
+                let listener = &listener;
+                let mut clients = clients;
+                match std::thread::Builder::new()
+                    .spawn_scoped(s, move || sp.accept_loop(listener, &mut clients))
+                {
+                    Ok(h) => Some(h),
+                    Err(e) => {
+                        let e = NativeError(format!("cannot start the acceptor thread: {e}"));
+                        world.fail(&e.to_string());
+                        None
+                    }
+                }
+            }
+            _ => None,
+        };
         // the main thread samples too: once every first thread is started, and before the stop
         // (a short row may fall between the sampler's turns)
         sampled.sample_now();
@@ -345,6 +381,9 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
         world.fail(STOP);
         sampled.stop.store(true, SeqCst);
         let _ = sampler.join();
+        if let Some(a) = acceptor {
+            let _ = a.join();
+        }
         let server_err = started
             .err()
             .or_else(|| failed.filter(|f| f != STOP).map(NativeError));
@@ -370,12 +409,13 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
         row_out.first_ns = row_out.first_ns.min(o.first_ns);
         row_out.last_ns = row_out.last_ns.max(o.last_ns);
         row_out.timed_out |= o.timed_out;
+        row_out.reconnects += o.reconnects;
         lat.extend(o.latencies_ns);
     }
     lat.sort_unstable();
     let wall_ns = row_out.last_ns.saturating_sub(row_out.first_ns).max(1);
-    // and the row's own: the sampler, the watcher of failures, the client threads
-    let harness = before + 2 + clients_n as u32;
+    // and the row's own: the sampler, the watcher of failures, the client threads, the acceptor
+    let harness = before + 2 + clients_n as u32 + u32::from(churn.is_some());
     let process_threads_max = sampled.threads.load(SeqCst) as u32;
     Ok(BenchRow {
         mode: cfg.mode.name().to_string(),
@@ -410,6 +450,9 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
         max_connections: p.max_connections,
         cache_size: p.cache_size,
         variant: p.variant.name(),
+        queries_per_conn: churn.map(|(k, _)| k),
+        reconnects: row_out.reconnects,
+        reconnects_accepted: srv.reconnects(),
         sim: None,
     })
 }

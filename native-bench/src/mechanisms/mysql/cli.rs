@@ -86,7 +86,9 @@ sends the next, until --queries are answered or --time-limit seconds pass. A que
 of CPU, --lock-pct of them taking a hot row lock (a blocking wait); --long-ms makes group 0's
 first query that long (pool: the stall timer's case; core's per-connection model has none);
 --max-connections (default 151, or the row's connections if more) sizes the thread cache
-(8 + max/100) and bounds the connections (+1); --variant runs a broken variant of the tables
+(8 + max/100; --cache-size to set it) and bounds the connections (+1); --queries-per-conn K:
+per-connection rows' clients reconnect after every K answers (churn: a cached thread takes
+the new connection, or a new thread is created); --variant runs a broken variant of the tables
 (check mysql --list-variants). One row per mode and count:
 qps, latency p50/p95/p99 at the client, threads created, the most server threads at once,
 the server's context switches per query (getrusage), the process's peak resident memory.
@@ -116,6 +118,8 @@ const BENCH_KEYS: &[KeyFlag] = &[
     KeyFlag::Key("lock_pct"),
     KeyFlag::Key("long_ms"),
     KeyFlag::Key("max_connections"),
+    KeyFlag::Key("cache_size"),
+    KeyFlag::Key("queries_per_conn"),
     KeyFlag::Key("variant"),
     KeyFlag::Key("seed"),
 ];
@@ -132,6 +136,8 @@ pub struct BenchArgs {
     pub params: MysqlParams,
     /// `--max-connections` was given (every count is at most it + 1).
     pub max_connections_given: bool,
+    /// `--cache-size` was given (else autosized from max_connections).
+    pub cache_size_given: bool,
     /// Queries per row.
     pub queries: u64,
     /// Mean think time, µs.
@@ -218,6 +224,7 @@ pub fn bench_args(m: &ArgMatches) -> Result<BenchArgs, CliError> {
         connections,
         params,
         max_connections_given,
+        cache_size_given: m.get_one::<String>("cache-size").is_some(),
         queries: cli::value(m, "queries").unwrap_or(if quick { 2_000 } else { 20_000 }),
         think_us: cli::value(m, "think-us").unwrap_or(1_000),
         time_limit_s,
@@ -240,7 +247,11 @@ impl BenchArgs {
             mode,
             connections,
             max_connections,
-            cache_size: MysqlParams::autosized_cache(max_connections),
+            cache_size: if self.cache_size_given {
+                self.params.cache_size
+            } else {
+                MysqlParams::autosized_cache(max_connections)
+            },
             ..self.params
         }
     }

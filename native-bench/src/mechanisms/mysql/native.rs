@@ -37,7 +37,7 @@ use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::SeqCst};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Mutex, PoisonError, RwLock};
 use std::thread::Scope;
 use std::time::Duration;
 
@@ -158,7 +158,8 @@ pub fn events(n: usize) -> Vec<libc::epoll_event> {
 pub struct Server<'w> {
     world: &'w NativeWorld,
     cfg: MysqlConfig,
-    socks: Vec<TcpStream>,
+    /// The server's end of each client's connection (replaced when the client reconnects).
+    socks: Vec<RwLock<TcpStream>>,
     epolls: Vec<Epoll>,
     /// Per group: the connections the kernel delivered, normal then high priority, in order.
     logs: Vec<Mutex<[Vec<u32>; 2]>>,
@@ -168,6 +169,10 @@ pub struct Server<'w> {
     created: AtomicU32,
     next_slot: Vec<AtomicU32>,
     next_conn: AtomicU32,
+    /// Per-connection: the slots of threads that exited, for the next ones created.
+    free_conn: Mutex<Vec<usize>>,
+    /// Reconnections accepted (connection churn).
+    reconnects: AtomicU64,
 }
 
 impl<'w> Server<'w> {
@@ -200,7 +205,7 @@ impl<'w> Server<'w> {
             world,
             cfg,
             served: socks.iter().map(|_| AtomicU32::new(0)).collect(),
-            socks,
+            socks: socks.into_iter().map(RwLock::new).collect(),
             epolls,
             logs: (0..groups)
                 .map(|_| Mutex::new([Vec::new(), Vec::new()]))
@@ -209,12 +214,26 @@ impl<'w> Server<'w> {
             created: AtomicU32::new(0),
             next_slot: (0..groups.max(1)).map(|_| AtomicU32::new(0)).collect(),
             next_conn: AtomicU32::new(0),
+            free_conn: Mutex::new(Vec::new()),
+            reconnects: AtomicU64::new(0),
         })
     }
 
     /// Queries the tables answered (a response written).
     pub fn answered(&self) -> u64 {
         self.answered.load(SeqCst)
+    }
+
+    /// Reconnections the acceptor handed to `add_connection` (connection churn).
+    pub fn reconnects(&self) -> u64 {
+        self.reconnects.load(SeqCst)
+    }
+
+    /// The server's end of connection `c`.
+    fn sock(&self, c: u32) -> std::sync::RwLockReadGuard<'_, TcpStream> {
+        self.socks[c as usize]
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Threads `create_worker` / `mysql_thread_create` started (`Threads_created`).
@@ -227,7 +246,8 @@ impl<'w> Server<'w> {
     pub fn world_for(cfg: &MysqlConfig) -> Result<NativeWorld, NativeError> {
         let threads = 2 + match cfg.mode {
             Mode::Pool => (cfg.groups * MAX_GROUP_THREADS) as usize,
-            Mode::PerConnection => cfg.slots() as usize,
+            // (and, under churn, room for a thread per connection still on its way out)
+            Mode::PerConnection => (cfg.slots() + cfg.connections) as usize,
         };
         NativeWorld::with_words(
             WorldSpec {
@@ -273,6 +293,39 @@ impl<'w> Server<'w> {
     fn stopped(&self) -> bool {
         self.world.aborted()
     }
+
+    /// A slot for a new per-connection thread: one a thread that exited left, else a new one;
+    /// when every slot is taken (threads still on their way out under churn), wait for one to
+    /// free, as the model's `mysql_thread_create` waits on its semaphore for an unborn slot.
+    fn conn_slot(&self) -> Result<usize, NativeError> {
+        let t0 = std::time::Instant::now();
+        loop {
+            let freed = self
+                .free_conn
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .pop();
+            if let Some(i) = freed {
+                return Ok(i);
+            }
+            let next = self.next_conn.load(SeqCst) as usize;
+            if 2 + next < self.world.threads()
+                && self
+                    .next_conn
+                    .compare_exchange(next as u32, next as u32 + 1, SeqCst, SeqCst)
+                    .is_ok()
+            {
+                return Ok(2 + next);
+            }
+            if self.stopped() || t0.elapsed() > Duration::from_secs(5) {
+                return Err(NativeError(format!(
+                    "no slot for a per-connection thread: {} were alive for 5 s",
+                    self.world.threads() - 2
+                )));
+            }
+            std::thread::sleep(Duration::from_micros(100));
+        }
+    }
 }
 
 /// What kind of thread a [`ServerOps`] drives.
@@ -317,16 +370,7 @@ impl<'scope, 'env> Spawner<'scope, 'env> {
                 let slot = grp as u32 * MAX_GROUP_THREADS + i;
                 (2 + slot as usize, slot as u8)
             }
-            Role::Conn => {
-                let k = srv.next_conn.fetch_add(1, SeqCst) as usize;
-                if 2 + k >= srv.world.threads() {
-                    return Err(NativeError(format!(
-                        "more than {} per-connection threads were created",
-                        srv.world.threads() - 2
-                    )));
-                }
-                (2 + k, 0)
-            }
+            Role::Conn => (srv.conn_slot()?, 0),
             Role::Timer => (1, 0),
             Role::Main => (0, 0),
         };
@@ -360,7 +404,15 @@ impl<'scope, 'env> Spawner<'scope, 'env> {
             Role::Main => Ok(()),
         };
         // an error is recorded in the world (and ends the row)
+        let exited = ops.exited;
         let _ = ops.finish(r);
+        if role == Role::Conn && exited {
+            // its slot (counters, trace buffer handed over) is free for the next thread
+            srv.free_conn
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(index);
+        }
     }
 
     /// The main thread's part: pool, the groups' start (`Clients::start_groups`: each group's
@@ -372,6 +424,76 @@ impl<'scope, 'env> Spawner<'scope, 'env> {
             Mode::PerConnection => (0..self.srv.socks.len() as u32)
                 .try_for_each(|c| clients.add_connection(c, &mut ops)),
         };
+        ops.finish(r)
+    }
+
+    /// Per-connection with churn: the acceptor. Each client that reconnects (to `listener`, then
+    /// its 4-byte index) replaces its connection's server end, and `add_connection` hands it to
+    /// a cached thread or creates one (`Clients::add_connection`, core's table). Until the row's
+    /// stop; with `--trace`, each accept is an `accept` event of the acceptor (thread 0).
+    pub fn accept_loop(
+        self,
+        listener: &std::net::TcpListener,
+        clients: &mut Clients,
+    ) -> Result<(), NativeError> {
+        let srv = self.srv;
+        listener
+            .set_nonblocking(true)
+            .map_err(|e| NativeError(format!("the listener's O_NONBLOCK: {e}")))?;
+        let mut ops = ServerOps::new(self, Role::Main, 0)?;
+        let r = (|| loop {
+            if srv.stopped() {
+                return Err(ops.stop_error());
+            }
+            let s = match listener.accept() {
+                Ok((s, _)) => s,
+                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::Interrupted) => {
+                    std::thread::sleep(Duration::from_micros(200));
+                    continue;
+                }
+                Err(e) => return Err(NativeError(format!("accept of a reconnection: {e}"))),
+            };
+            let io = |what: &str, e: std::io::Error| {
+                NativeError(format!("a reconnection's {what}: {e}"))
+            };
+            s.set_nonblocking(false).map_err(|e| io("O_NONBLOCK", e))?;
+            s.set_nodelay(true).map_err(|e| io("TCP_NODELAY", e))?;
+            s.set_read_timeout(Some(Duration::from_millis(POLL_MS as u64)))
+                .map_err(|e| io("SO_RCVTIMEO", e))?;
+            let mut hello = [0u8; 4];
+            let mut got = 0;
+            while got < 4 {
+                match (&s).read(&mut hello[got..]) {
+                    Ok(0) => {
+                        return Err(NativeError("a reconnection closed before its index".into()))
+                    }
+                    Ok(n) => got += n,
+                    Err(e)
+                        if matches!(
+                            e.kind(),
+                            ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted
+                        ) =>
+                    {
+                        if srv.stopped() {
+                            return Err(ops.stop_error());
+                        }
+                    }
+                    Err(e) => return Err(io("read", e)),
+                }
+            }
+            let c = u32::from_le_bytes(hello);
+            let Some(slot) = srv.socks.get(c as usize) else {
+                return Err(NativeError(format!(
+                    "a reconnection named client {c}, of {}",
+                    srv.socks.len()
+                )));
+            };
+            ops.inner.record(Kind::Accept, Some(c));
+            // the old end closes here; its thread answered its last query before the client left
+            *slot.write().unwrap_or_else(PoisonError::into_inner) = s;
+            srv.reconnects.fetch_add(1, SeqCst);
+            clients.add_connection(c, &mut ops)?;
+        })();
         ops.finish(r)
     }
 }
@@ -455,7 +577,8 @@ impl<'scope, 'env> ServerOps<'scope, 'env> {
     /// [`POLL_MS`] ms).
     fn read_request(&mut self, c: u32) -> Result<(), NativeError> {
         let srv = self.srv();
-        let mut s = &srv.socks[c as usize];
+        let guard = srv.sock(c);
+        let mut s = &*guard;
         let mut got = 0;
         while got < REQUEST {
             match s.read(&mut self.req[got..]) {
@@ -481,7 +604,7 @@ impl<'scope, 'env> ServerOps<'scope, 'env> {
 
     /// Whether connection `c` has a request's bytes waiting (a non-blocking peek).
     fn readable_now(&self, c: u32) -> bool {
-        let fd = self.srv().socks[c as usize].as_raw_fd();
+        let fd = self.srv().sock(c).as_raw_fd();
         let mut b = [0u8; 1];
         // SAFETY: `fd` is an open socket the server owns; `b` is writable for 1 byte; MSG_PEEK
         // leaves the byte in the socket, MSG_DONTWAIT returns at once.
@@ -499,7 +622,8 @@ impl<'scope, 'env> ServerOps<'scope, 'env> {
     /// The response to the query in hand; pool: `start_io`'s re-arm.
     fn respond(&mut self, c: u32) -> Result<(), NativeError> {
         let srv = self.srv();
-        let mut s = &srv.socks[c as usize];
+        let guard = srv.sock(c);
+        let mut s = &*guard;
         s.write_all(&self.req)
             .map_err(|e| NativeError(format!("write to connection {c}: {e}")))?;
         srv.served[c as usize].fetch_add(1, SeqCst);
