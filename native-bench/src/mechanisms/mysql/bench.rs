@@ -220,8 +220,9 @@ fn connect(
     threads: usize,
 ) -> Result<(TcpListener, Vec<TcpStream>, Vec<TcpStream>), NativeError> {
     let mut rec = crate::trace::Recorder::start(0, threads);
-    let l = TcpListener::bind("127.0.0.1:0")
-        .map_err(|e| NativeError(format!("cannot bind 127.0.0.1:0: {e}")))?;
+    // a backlog for every client at once (reconnections under churn come in bursts; the
+    // kernel caps it at net.core.somaxconn)
+    let l = crate::platform::net::listen_loopback(0, n.max(128))?;
     let addr = l
         .local_addr()
         .map_err(|e| NativeError(format!("the listener's address: {e}")))?;

@@ -448,7 +448,14 @@ impl<'scope, 'env> Spawner<'scope, 'env> {
             let s = match listener.accept() {
                 Ok((s, _)) => s,
                 Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::Interrupted) => {
-                    std::thread::sleep(Duration::from_micros(200));
+                    // sleep until a reconnection is queued (or the stop is looked at again)
+                    let mut pfd = libc::pollfd {
+                        fd: listener.as_raw_fd(),
+                        events: libc::POLLIN,
+                        revents: 0,
+                    };
+                    // SAFETY: `pfd` is one valid pollfd for the call; the listener is open.
+                    unsafe { libc::poll(&mut pfd, 1, POLL_MS) };
                     continue;
                 }
                 Err(e) => return Err(NativeError(format!("accept of a reconnection: {e}"))),
