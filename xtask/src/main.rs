@@ -31,9 +31,10 @@ commands:
   lessons             write the lesson files the site fetches (web/generated/lessons/*.txt);
                       trunk runs this itself before each build (Trunk.toml's pre_build hook)
   fuzz [--minutes N] [--scale S]
-                      the parsers' fuzz properties (query, JSON, command line, route, blocks,
-                      lesson files) at S times the cases of `cargo test` (default 50), round
-                      after round for N minutes (default 10, at most 1440)
+                      the parsers' fuzz properties (query, JSON, trace and results files,
+                      command line, route, blocks, lesson files) at S times the cases
+                      of `cargo test` (default 50), round after round for N minutes
+                      (default 10, at most 1440)
 ";
 
 /// The most the site's main wasm (`dist/herdlab-web-*_bg.wasm`) may weigh gzipped (`gzip -9`):
