@@ -481,6 +481,15 @@ impl Chart {
 /// An SVG document of `charts` stacked, with a heading `title` (the machine, the command) and
 /// `desc` for screen readers (followed by every chart's values in words).
 pub fn document(title: &str, subtitle: &str, charts: &[Chart]) -> String {
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{}",
+        svg_element("", title, subtitle, charts)
+    )
+}
+
+/// The `<svg>` element of [`document`] (no XML declaration), for a page: its ids start with
+/// `prefix`, so several can share a page.
+pub fn svg_element(prefix: &str, title: &str, subtitle: &str, charts: &[Chart]) -> String {
     let head = 56.0;
     let h = head + HEIGHT * charts.len() as f64;
     let mut desc = subtitle.to_string();
@@ -489,10 +498,9 @@ pub fn document(title: &str, subtitle: &str, charts: &[Chart]) -> String {
         desc.push_str(&c.describe());
     }
     let mut out = format!(
-        r#"<?xml version="1.0" encoding="UTF-8"?>
-<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{h}" viewBox="0 0 {WIDTH} {h}" role="img" aria-labelledby="doc-t doc-d" font-family="sans-serif">
-<title id="doc-t">{}</title>
-<desc id="doc-d">{}</desc>
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{h}" viewBox="0 0 {WIDTH} {h}" role="img" aria-labelledby="{prefix}doc-t {prefix}doc-d" font-family="sans-serif">
+<title id="{prefix}doc-t">{}</title>
+<desc id="{prefix}doc-d">{}</desc>
 <rect width="100%" height="100%" fill="white"/>
 <text x="12" y="22" font-size="16" font-weight="bold">{}</text>
 <text x="12" y="42" font-size="11">{}</text>
@@ -503,7 +511,7 @@ pub fn document(title: &str, subtitle: &str, charts: &[Chart]) -> String {
         escape(subtitle)
     );
     for (i, c) in charts.iter().enumerate() {
-        out.push_str(&c.svg_group(head + HEIGHT * i as f64, &format!("c{i}")));
+        out.push_str(&c.svg_group(head + HEIGHT * i as f64, &format!("{prefix}c{i}")));
         out.push('\n');
     }
     out.push_str("</svg>\n");

@@ -50,6 +50,7 @@ pub mod mechanism;
 pub mod mechanisms;
 pub mod metrics;
 pub mod op;
+pub mod results;
 pub mod rng;
 pub mod scenario;
 pub mod sim;

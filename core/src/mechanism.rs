@@ -256,6 +256,15 @@ pub trait Mechanism: 'static {
     /// be valid ([`Mechanism::validate`]).
     fn simulate_with(p: &Self::Params, cost: CostModel) -> Simulation<Self::Thread>;
 
+    /// The charts of this mechanism's `herdlab bench` rows: what `herdlab bench … --svg FILE`
+    /// draws and what the site's results page (`#/results`) draws from a `--json` file; the
+    /// columns they name are also how [`crate::results::parse`] tells whose rows a file holds.
+    /// None (the default): the command draws a generic chart and the results page refuses the
+    /// file.
+    fn bench_charts() -> Vec<crate::chart::ChartSpec> {
+        Vec::new()
+    }
+
     /// A fresh simulation of these parameters with the default cost model.
     fn simulate(p: &Self::Params) -> Simulation<Self::Thread> {
         Self::simulate_with(p, CostModel::default())

@@ -101,6 +101,17 @@ macro_rules! registry {
         pub const MECHANISMS: [&str; [$(<$ty as Mechanism>::NAME),+].len()] =
             [$(<$ty as Mechanism>::NAME),+];
 
+        /// The charts of the `herdlab bench` rows of the mechanism named `name`
+        /// ([`Mechanism::bench_charts`]); `None` for an unknown name.
+        pub fn bench_charts_of(name: &str) -> Option<Vec<crate::chart::ChartSpec>> {
+            $(
+                if name == <$ty as Mechanism>::NAME {
+                    return Some(<$ty as Mechanism>::bench_charts());
+                }
+            )+
+            None
+        }
+
         $(
             impl Registered for $ty {
                 fn wrap(p: Self::Params) -> Scenario {

@@ -12,6 +12,7 @@ use crate::pages::glossary::GlossaryPage;
 use crate::pages::home::home;
 use crate::pages::lesson::LessonPage;
 use crate::pages::not_found::{not_found, NotFoundProps};
+use crate::pages::results::results_page;
 use crate::route::{self, Route};
 use crate::ui::help::HelpOverlay;
 
@@ -63,7 +64,11 @@ impl Component for App {
         let route = route::parse(&hash);
         if !matches!(
             route,
-            Route::Lesson { .. } | Route::Bench | Route::Check { .. } | Route::Glossary { .. }
+            Route::Lesson { .. }
+                | Route::Bench
+                | Route::Check { .. }
+                | Route::Glossary { .. }
+                | Route::Results { .. }
         ) {
             dom::set_title("herdlab");
         }
@@ -95,6 +100,7 @@ impl Component for App {
                         | Route::Bench
                         | Route::Check { .. }
                         | Route::Glossary { .. }
+                        | Route::Results { .. }
                 ) {
                     dom::set_title("herdlab");
                 }
@@ -123,6 +129,7 @@ impl Component for App {
             Route::Bench => html! { <BenchPage /> },
             Route::Check { query } => html! { <CheckPage query={query.clone()} /> },
             Route::Glossary { term } => html! { <GlossaryPage term={term.clone()} /> },
+            Route::Results { query } => results_page(query),
             Route::NotFound(what) => not_found(&NotFoundProps {
                 what: what.clone().into(),
                 lesson: false,
@@ -137,6 +144,7 @@ impl Component for App {
                         <a href="#/">{ "lessons" }</a>
                         <a href="#/glossary" data-testid="glossary-link">{ "glossary" }</a>
                         <a href="#/bench">{ "speed" }</a>
+                        <a href="#/results" data-testid="results-link">{ "results" }</a>
                         <button class="help-button" onclick={open_help} aria-label="keyboard help" title="keyboard help (?)">{ "?" }</button>
                     </nav>
                 </header>

@@ -1,5 +1,5 @@
 //! Hash routes (docs/site-contract.md): `#/`, `#/lesson/<slug>?<query>`, `#/bench`,
-//! `#/check?<lock scenario>`, `#/glossary?term=<id>`.
+//! `#/check?<lock scenario>`, `#/glossary?term=<id>`, `#/results`.
 
 use herdlab_core::scenario::url_decode;
 
@@ -27,6 +27,12 @@ pub enum Route {
         /// The term's id (`term=`), or empty.
         term: String,
     },
+    /// Benchmark results files opened and drawn as charts (the page's body is in the lazy
+    /// bundle).
+    Results {
+        /// The query (without the `?`), handed to the page.
+        query: String,
+    },
     /// Any other address (the text after `#`).
     NotFound(String),
 }
@@ -49,6 +55,11 @@ pub fn parse(hash: &str) -> Route {
             .map(url_decode)
             .unwrap_or_default();
         return Route::Glossary { term };
+    }
+    if path == "results" {
+        return Route::Results {
+            query: query.to_string(),
+        };
     }
     if path == "check" {
         return Route::Check {
@@ -104,6 +115,12 @@ mod tests {
         assert_eq!(
             parse("#/glossary?term=cas"),
             Route::Glossary { term: "cas".into() }
+        );
+        assert_eq!(
+            parse("#/results"),
+            Route::Results {
+                query: String::new()
+            }
         );
         assert!(matches!(parse("#/nope"), Route::NotFound(_)));
         assert!(matches!(parse("#/lesson/"), Route::NotFound(_)));

@@ -3,10 +3,11 @@
 //! property fails.
 //!
 //! The properties are the ones `cargo test` runs at a small size: `core/tests/fuzz_scenario.rs`
-//! (the URL query and the scenario JSON), `core/tests/fuzz_trace.rs` (trace files), `native-bench/tests/fuzz_cli.rs` (the `herdlab` command
+//! (the URL query and the scenario JSON), `core/tests/fuzz_trace.rs` (trace files), `core/tests/fuzz_results.rs`
+//! (results files: `herdlab bench … --json` read back), `native-bench/tests/fuzz_cli.rs` (the `herdlab` command
 //! line) and `web/src/fuzz.rs` (the hash route, the blocks, the lesson files and pages). Each round
 //! runs them in release mode with `HERDLAB_FUZZ_SCALE=S` (default 50: fifty times the cases). A
-//! failure prints proptest's smallest failing input; keep it in the corpus (`core/tests/data/fuzz/`, `core/tests/data/fuzz-trace/`,
+//! failure prints proptest's smallest failing input; keep it in the corpus (`core/tests/data/fuzz/`, `core/tests/data/fuzz-trace/`, `core/tests/data/fuzz-results/`,
 //! `native-bench/tests/data/fuzz/`), named after the bug, once it is fixed.
 
 use std::time::{Duration, Instant};
@@ -27,6 +28,10 @@ const TARGETS: &[(&str, &[&str])] = &[
     (
         "trace files",
         &["-p", "herdlab-core", "--test", "fuzz_trace"],
+    ),
+    (
+        "results files",
+        &["-p", "herdlab-core", "--test", "fuzz_results"],
     ),
     (
         "herdlab command line",

@@ -31,9 +31,10 @@ commands:
   lessons             write the lesson files the site fetches (web/generated/lessons/*.txt);
                       trunk runs this itself before each build (Trunk.toml's pre_build hook)
   fuzz [--minutes N] [--scale S]
-                      the parsers' fuzz properties (query, JSON, command line, route, blocks,
-                      lesson files) at S times the cases of `cargo test` (default 50), round
-                      after round for N minutes (default 10, at most 1440)
+                      the parsers' fuzz properties (query, JSON, trace and results files,
+                      command line, route, blocks, lesson files) at S times the cases
+                      of `cargo test` (default 50), round after round for N minutes
+                      (default 10, at most 1440)
 ";
 
 /// The most the site's main wasm (`dist/herdlab-web-*_bg.wasm`) may weigh gzipped (`gzip -9`):
@@ -218,7 +219,8 @@ fn report_dist(dist: &Path) {
     }
 }
 
-/// Prints the raw and gzipped (`gzip -9`) sizes of the main wasm and the check worker's, and checks
+/// Prints the raw and gzipped (`gzip -9`) sizes of the main wasm, the check worker's and the lazy
+/// bundle's (loaded by a page that needs it, no budget), and checks
 /// the main one against [`MAIN_WASM_BUDGET`].
 fn wasm_budget(dist: &Path, enforce: bool) -> Result<(), String> {
     let entries =
@@ -244,9 +246,11 @@ fn wasm_budget(dist: &Path, enforce: bool) -> Result<(), String> {
         }
     };
     let worker = dist.join("check_worker_bg.wasm");
+    // the lazily loaded bundle (web/src/bin/lazy.rs): no budget, its size is reported
+    let lazy = dist.join("lazy_bg.wasm");
     println!("wasm sizes (gzip -9):");
     let mut main_gz = 0;
-    for (path, is_main) in [(&main, true), (&worker, false)] {
+    for (path, is_main) in [(&main, true), (&worker, false), (&lazy, false)] {
         let raw = std::fs::metadata(path)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?
             .len();
@@ -354,6 +358,25 @@ fn test(ctx: &Ctx) -> Result<(), String> {
                     "clippy",
                     "-p",
                     "herdlab-web",
+                    "--target",
+                    "wasm32-unknown-unknown",
+                    "--",
+                    "-D",
+                    "warnings",
+                ]))
+            }),
+        ),
+        (
+            "clippy (web's lazy bundle, wasm32)",
+            Box::new(|| {
+                run(ctx.cargo().args([
+                    "clippy",
+                    "-p",
+                    "herdlab-web",
+                    "--bin",
+                    "lazy",
+                    "--features",
+                    "lazy",
                     "--target",
                     "wasm32-unknown-unknown",
                     "--",

@@ -61,10 +61,6 @@ pub trait NativeMechanism: Mechanism {
     fn bench_command() -> clap::Command;
     /// Run `bench`.
     fn bench(m: &ArgMatches) -> Result<ExitCode, CliError>;
-    /// The charts `bench … --svg FILE` draws of the rows (`crate::charts`); none: a generic one.
-    fn bench_charts() -> Vec<herdlab_core::chart::ChartSpec> {
-        Vec::new()
-    }
     /// The subcommands of `herdlab check` (a mechanism may check under several names: each lock,
     /// `accept-mutex` and `accept`).
     fn check_commands() -> Vec<clap::Command>;
@@ -92,7 +88,8 @@ impl Entry {
             name: M::NAME,
             commands: commands_of::<M>,
             run: run_of::<M>,
-            charts: M::bench_charts,
+            // core's list (`Mechanism::bench_charts`): the site's results page draws the same
+            charts: <M as herdlab_core::mechanism::Mechanism>::bench_charts,
         }
     }
 }

@@ -7,3 +7,6 @@ pub mod glossary;
 pub mod home;
 pub mod lesson;
 pub mod not_found;
+pub mod results;
+#[cfg(feature = "lazy")]
+pub mod results_view;

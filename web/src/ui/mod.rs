@@ -14,6 +14,7 @@ pub mod diff_table;
 pub mod help;
 pub mod lanes;
 pub mod last_walk;
+pub mod lazy;
 pub mod main_sim;
 pub mod param_form;
 pub mod predict;

@@ -47,6 +47,36 @@ use crate::sim::Simulation;
 pub struct Accept;
 
 impl Mechanism for Accept {
+    fn bench_charts() -> Vec<crate::chart::ChartSpec> {
+        use crate::chart::{ChartSpec, XAxis};
+        vec![
+            ChartSpec {
+                title: "Wakeups per connection, per strategy",
+                x: XAxis::Columns {
+                    columns: &[
+                        ("wakeups", "wakeups_per_connection"),
+                        ("wasted", "wasted_per_connection"),
+                        ("EAGAIN", "eagain_per_connection"),
+                    ],
+                    label: "what the workers did per connection",
+                },
+                y: "",
+                y_label: "per connection",
+                series: &["strategy", "workers"],
+            },
+            ChartSpec {
+                title: "Accept latency percentiles, per strategy",
+                x: XAxis::Columns {
+                    columns: &[("p50", "accept_p50_ns"), ("p99", "accept_p99_ns")],
+                    label: "percentile",
+                },
+                y: "",
+                y_label: "connect to accept (ns)",
+                series: &["strategy", "workers"],
+            },
+        ]
+    }
+
     const NAME: &'static str = "accept";
     const TITLE: &'static str = "Sharing a listening socket";
     type Params = AcceptParams;

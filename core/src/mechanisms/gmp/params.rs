@@ -174,6 +174,21 @@ fn err(field: &str, message: String) -> ParamError {
 }
 
 impl Mechanism for Gmp {
+    fn bench_charts() -> Vec<crate::chart::ChartSpec> {
+        use crate::chart::{ChartSpec, XAxis};
+        vec![ChartSpec {
+            title: "Time for the whole shape vs workers (median of the rounds)",
+            x: XAxis::Column {
+                key: "workers",
+                label: "workers (Ps, tokio's worker threads)",
+                log: false,
+            },
+            y: "median_ns",
+            y_label: "median wall time (ns)",
+            series: &["runtime", "shape"],
+        }]
+    }
+
     const NAME: &'static str = "gmp";
     const TITLE: &'static str = "Go's G/M/P scheduler";
     type Params = GmpParams;

@@ -38,6 +38,31 @@ use crate::sim::Simulation;
 pub struct Herd;
 
 impl Mechanism for Herd {
+    fn bench_charts() -> Vec<crate::chart::ChartSpec> {
+        use crate::chart::{ChartSpec, XAxis};
+        const THREADS: XAxis = XAxis::Column {
+            key: "threads",
+            label: "worker threads",
+            log: true,
+        };
+        vec![
+            ChartSpec {
+                title: "Wasted wakeups per event vs threads",
+                x: THREADS,
+                y: "wasted_per_event",
+                y_label: "wasted wakeups per event",
+                series: &["variant"],
+            },
+            ChartSpec {
+                title: "Event to work, 99th percentile, vs threads",
+                x: THREADS,
+                y: "event_p99_ns",
+                y_label: "p99 latency (ns)",
+                series: &["variant"],
+            },
+        ]
+    }
+
     const NAME: &'static str = "herd";
     const TITLE: &'static str = "The thundering herd";
     type Params = HerdParams;

@@ -54,6 +54,31 @@ pub const SHMTX_VARIANT_NAMES: [&str; 6] = [
 ];
 
 impl Mechanism for Locks {
+    fn bench_charts() -> Vec<crate::chart::ChartSpec> {
+        use crate::chart::{ChartSpec, XAxis};
+        const THREADS: XAxis = XAxis::Column {
+            key: "threads",
+            label: "threads",
+            log: true,
+        };
+        vec![
+            ChartSpec {
+                title: "Throughput vs threads",
+                x: THREADS,
+                y: "ops_per_sec",
+                y_label: "acquisitions per second",
+                series: &["lock", "form", "cs_ns", "padded"],
+            },
+            ChartSpec {
+                title: "Wait for the lock, 99th percentile, vs threads",
+                x: THREADS,
+                y: "wait_p99_ns",
+                y_label: "p99 wait (ns)",
+                series: &["lock", "form", "cs_ns", "padded"],
+            },
+        ]
+    }
+
     const NAME: &'static str = "locks";
     const TITLE: &'static str = "Locks: ngx_shmtx and its rivals";
     type Params = LockParams;

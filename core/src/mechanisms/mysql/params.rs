@@ -229,6 +229,33 @@ fn range_u32(name: &str, v: &str) -> Result<u32, ParamError> {
 }
 
 impl Mechanism for Mysql {
+    fn bench_charts() -> Vec<crate::chart::ChartSpec> {
+        use crate::chart::{ChartSpec, XAxis};
+        vec![
+            ChartSpec {
+                title: "Queries per second vs connections",
+                x: XAxis::Column {
+                    key: "connections",
+                    label: "client connections",
+                    log: true,
+                },
+                y: "qps",
+                y_label: "queries per second",
+                series: &["mode"],
+            },
+            ChartSpec {
+                title: "Query latency percentiles, per mode",
+                x: XAxis::Columns {
+                    columns: &[("p50", "p50_ns"), ("p95", "p95_ns"), ("p99", "p99_ns")],
+                    label: "percentile",
+                },
+                y: "",
+                y_label: "send to answer (ns)",
+                series: &["mode", "connections"],
+            },
+        ]
+    }
+
     const NAME: &'static str = "mysql";
     const TITLE: &'static str = "MySQL's connection handling";
     type Params = MysqlParams;

@@ -225,6 +225,31 @@ fn range_u32(name: &str, v: &str) -> Result<u32, ParamError> {
 }
 
 impl Mechanism for Pool {
+    fn bench_charts() -> Vec<crate::chart::ChartSpec> {
+        use crate::chart::{ChartSpec, XAxis};
+        const THREADS: XAxis = XAxis::Column {
+            key: "threads",
+            label: "pool threads",
+            log: false,
+        };
+        vec![
+            ChartSpec {
+                title: "Tasks per second vs pool threads",
+                x: THREADS,
+                y: "tasks_per_sec",
+                y_label: "tasks per second",
+                series: &["scenario", "pool", "task_ns"],
+            },
+            ChartSpec {
+                title: "Task wait (post to dequeue), 99th percentile, vs pool threads",
+                x: THREADS,
+                y: "wait_p99_ns",
+                y_label: "p99 wait (ns)",
+                series: &["scenario", "pool", "task_ns"],
+            },
+        ]
+    }
+
     const NAME: &'static str = "pool";
     const TITLE: &'static str = "nginx's thread pool";
     type Params = PoolParams;

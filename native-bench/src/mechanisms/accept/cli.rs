@@ -460,36 +460,6 @@ impl NativeMechanism for Accept {
         )
     }
 
-    fn bench_charts() -> Vec<herdlab_core::chart::ChartSpec> {
-        use herdlab_core::chart::{ChartSpec, XAxis};
-        vec![
-            ChartSpec {
-                title: "Wakeups per connection, per strategy",
-                x: XAxis::Columns {
-                    columns: &[
-                        ("wakeups", "wakeups_per_connection"),
-                        ("wasted", "wasted_per_connection"),
-                        ("EAGAIN", "eagain_per_connection"),
-                    ],
-                    label: "what the workers did per connection",
-                },
-                y: "",
-                y_label: "per connection",
-                series: &["strategy", "workers"],
-            },
-            ChartSpec {
-                title: "Accept latency percentiles, per strategy",
-                x: XAxis::Columns {
-                    columns: &[("p50", "accept_p50_ns"), ("p99", "accept_p99_ns")],
-                    label: "percentile",
-                },
-                y: "",
-                y_label: "connect to accept (ns)",
-                series: &["strategy", "workers"],
-            },
-        ]
-    }
-
     fn bench(m: &ArgMatches) -> Result<ExitCode, CliError> {
         let a = bench_args(m)?;
         if let Err(e) = native::supported() {

@@ -147,21 +147,6 @@ impl NativeMechanism for Gmp {
         bench::command()
     }
 
-    fn bench_charts() -> Vec<herdlab_core::chart::ChartSpec> {
-        use herdlab_core::chart::{ChartSpec, XAxis};
-        vec![ChartSpec {
-            title: "Time for the whole shape vs workers (median of the rounds)",
-            x: XAxis::Column {
-                key: "workers",
-                label: "workers (Ps, tokio's worker threads)",
-                log: false,
-            },
-            y: "median_ns",
-            y_label: "median wall time (ns)",
-            series: &["runtime", "shape"],
-        }]
-    }
-
     fn bench(m: &ArgMatches) -> Result<ExitCode, CliError> {
         bench::run(m)
     }

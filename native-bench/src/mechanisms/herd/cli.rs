@@ -188,31 +188,6 @@ impl NativeMechanism for Herd {
         )
     }
 
-    fn bench_charts() -> Vec<herdlab_core::chart::ChartSpec> {
-        use herdlab_core::chart::{ChartSpec, XAxis};
-        const THREADS: XAxis = XAxis::Column {
-            key: "threads",
-            label: "worker threads",
-            log: true,
-        };
-        vec![
-            ChartSpec {
-                title: "Wasted wakeups per event vs threads",
-                x: THREADS,
-                y: "wasted_per_event",
-                y_label: "wasted wakeups per event",
-                series: &["variant"],
-            },
-            ChartSpec {
-                title: "Event to work, 99th percentile, vs threads",
-                x: THREADS,
-                y: "event_p99_ns",
-                y_label: "p99 latency (ns)",
-                series: &["variant"],
-            },
-        ]
-    }
-
     fn bench(m: &ArgMatches) -> Result<ExitCode, CliError> {
         let a = bench_args(m);
         Ok(match bench::run(&a.threads, a.events, true) {

@@ -376,31 +376,6 @@ impl NativeMechanism for Locks {
         )
     }
 
-    fn bench_charts() -> Vec<herdlab_core::chart::ChartSpec> {
-        use herdlab_core::chart::{ChartSpec, XAxis};
-        const THREADS: XAxis = XAxis::Column {
-            key: "threads",
-            label: "threads",
-            log: true,
-        };
-        vec![
-            ChartSpec {
-                title: "Throughput vs threads",
-                x: THREADS,
-                y: "ops_per_sec",
-                y_label: "acquisitions per second",
-                series: &["lock", "form", "cs_ns", "padded"],
-            },
-            ChartSpec {
-                title: "Wait for the lock, 99th percentile, vs threads",
-                x: THREADS,
-                y: "wait_p99_ns",
-                y_label: "p99 wait (ns)",
-                series: &["lock", "form", "cs_ns", "padded"],
-            },
-        ]
-    }
-
     fn bench(m: &ArgMatches) -> Result<ExitCode, CliError> {
         let (config, json) = bench_args(m);
         Ok(match bench::run_locks(&config, true) {

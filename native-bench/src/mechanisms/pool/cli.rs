@@ -250,31 +250,6 @@ impl NativeMechanism for Pool {
         )
     }
 
-    fn bench_charts() -> Vec<herdlab_core::chart::ChartSpec> {
-        use herdlab_core::chart::{ChartSpec, XAxis};
-        const THREADS: XAxis = XAxis::Column {
-            key: "threads",
-            label: "pool threads",
-            log: false,
-        };
-        vec![
-            ChartSpec {
-                title: "Tasks per second vs pool threads",
-                x: THREADS,
-                y: "tasks_per_sec",
-                y_label: "tasks per second",
-                series: &["scenario", "pool", "task_ns"],
-            },
-            ChartSpec {
-                title: "Task wait (post to dequeue), 99th percentile, vs pool threads",
-                x: THREADS,
-                y: "wait_p99_ns",
-                y_label: "p99 wait (ns)",
-                series: &["scenario", "pool", "task_ns"],
-            },
-        ]
-    }
-
     fn bench(m: &ArgMatches) -> Result<ExitCode, CliError> {
         let (config, json) = bench_args(m);
         Ok(match bench::run_pool(&config, !json) {
