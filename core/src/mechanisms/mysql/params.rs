@@ -244,6 +244,28 @@ impl Mechanism for Mysql {
                 series: &["mode"],
             },
             ChartSpec {
+                title: "Latency, 95th percentile, vs connections",
+                x: XAxis::Column {
+                    key: "connections",
+                    label: "client connections",
+                    log: true,
+                },
+                y: "p95_ns",
+                y_label: "p95 latency (ns)",
+                series: &["mode"],
+            },
+            ChartSpec {
+                title: "Most server threads at once vs connections",
+                x: XAxis::Column {
+                    key: "connections",
+                    label: "client connections",
+                    log: true,
+                },
+                y: "os_threads_max",
+                y_label: "server threads",
+                series: &["mode"],
+            },
+            ChartSpec {
                 title: "Query latency percentiles, per mode",
                 x: XAxis::Columns {
                     columns: &[("p50", "p50_ns"), ("p95", "p95_ns"), ("p99", "p99_ns")],

@@ -440,38 +440,6 @@ impl NativeMechanism for Mysql {
         )
     }
 
-    fn bench_charts() -> Vec<herdlab_core::chart::ChartSpec> {
-        use herdlab_core::chart::{ChartSpec, XAxis};
-        const CONNECTIONS: XAxis = XAxis::Column {
-            key: "connections",
-            label: "client connections",
-            log: true,
-        };
-        vec![
-            ChartSpec {
-                title: "Queries per second vs connections",
-                x: CONNECTIONS,
-                y: "qps",
-                y_label: "queries per second",
-                series: &["mode"],
-            },
-            ChartSpec {
-                title: "Latency, 95th percentile, vs connections",
-                x: CONNECTIONS,
-                y: "p95_ns",
-                y_label: "p95 latency (ns)",
-                series: &["mode"],
-            },
-            ChartSpec {
-                title: "Most server threads at once vs connections",
-                x: CONNECTIONS,
-                y: "os_threads_max",
-                y_label: "server threads",
-                series: &["mode"],
-            },
-        ]
-    }
-
     #[cfg(not(target_os = "linux"))]
     fn bench(m: &ArgMatches) -> Result<ExitCode, CliError> {
         bench_args(m)?;
