@@ -295,14 +295,21 @@ fn one_cpu_and_more_threads_finishes_and_says_it_is_oversubscribed() {
 }
 
 /// The shell prefix (before `exec`'s command) that runs a command without root's privileges: none
-/// when this process is not root, else `setpriv` to `nobody`. `None` (with a line saying why) when
-/// this binary cannot run as nobody here.
+/// when this process is not root, else `setpriv` to an unprivileged uid that no other process uses
+/// ("nobody" below). `None` (with a line saying why) when this binary cannot run so here.
 fn unprivileged() -> Option<&'static str> {
     // SAFETY: geteuid cannot fail.
     if unsafe { libc::geteuid() } != 0 {
         return Some("");
     }
-    let as_nobody = "setpriv --reuid=65534 --regid=65534 --clear-groups";
+    // Not `nobody` (65534) itself: another test run on the same machine (another checkout's, say)
+    // may run as nobody at the same time, and its threads would count against this run's limit.
+    // A uid of this process's own (no account needs to exist for it) has no other processes.
+    static PREFIX: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let as_nobody: &'static str = PREFIX.get_or_init(|| {
+        let uid = 40_000 + std::process::id() % 20_000;
+        format!("setpriv --reuid={uid} --regid={uid} --clear-groups")
+    });
     let works = Command::new("sh")
         .arg("-c")
         .arg(format!("{as_nobody} {BIN} --help"))
