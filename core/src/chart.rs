@@ -400,6 +400,37 @@ impl Chart {
                 continue;
             }
             last = xp;
+            if BARS {
+                // a category's name in lines that fit its band (about 6 px a character)
+                let fit = ((pw / self.categories.len() as f64) / 6.0).max(4.0) as usize;
+                let mut lines: Vec<String> = Vec::new();
+                for word in self.x_text(*x).split_whitespace() {
+                    match lines.last_mut() {
+                        Some(l) if l.chars().count() + 1 + word.chars().count() <= fit => {
+                            l.push(' ');
+                            l.push_str(word);
+                        }
+                        _ => lines.push(word.to_string()),
+                    }
+                }
+                let _ = write!(
+                    g,
+                    r##"<line x1="{xp:.1}" y1="{:.1}" x2="{xp:.1}" y2="{:.1}" stroke="#333"/><text y="{:.1}" text-anchor="middle" font-size="11">"##,
+                    t + ph,
+                    t + ph + 5.0,
+                    t + ph + 18.0,
+                );
+                for (k, line) in lines.iter().enumerate() {
+                    let _ = write!(
+                        g,
+                        r#"<tspan x="{xp:.1}" dy="{}">{}</tspan>"#,
+                        if k == 0 { 0 } else { 12 },
+                        escape(line)
+                    );
+                }
+                g.push_str("</text>");
+                continue;
+            }
             let _ = write!(
                 g,
                 r##"<line x1="{xp:.1}" y1="{:.1}" x2="{xp:.1}" y2="{:.1}" stroke="#333"/><text x="{xp:.1}" y="{:.1}" text-anchor="middle" font-size="11">{}</text>"##,
@@ -420,7 +451,7 @@ impl Chart {
             t + ph,
             l + pw,
             l + pw / 2.0,
-            t + ph + 40.0,
+            t + ph + if BARS { 52.0 } else { 40.0 },
             escape(&format!(
                 "{}{}",
                 self.x_label,
@@ -703,6 +734,11 @@ mod tests {
             3,
             "series 1's square markers only"
         );
+        // a long category name is wrapped to its band (240 px: 40 characters a line)
+        let mut long = categorical();
+        long.categories[1] = format!("exclusive, {}", "no re-registration ".repeat(3));
+        let g = long.svg_bar_group(0.0, "b");
+        assert!(g.contains(r#"<tspan x="440.0" dy="0">exclusive, no re-registration no</tspan><tspan x="440.0" dy="12">re-registration no re-registration</tspan>"#), "{g}");
         // without categories, bars fall back to lines
         let rows = vec![json!({"variant": "a", "threads": 2, "wasted_per_event": 1.0})];
         let n = Chart::from_rows(&SPEC, &rows);

@@ -13,8 +13,9 @@
 //! one series each; a column is named as its header is written (backticks included). `title`: what
 //! the chart shows; `source`: where its figures come from (the caption repeats it, so the chart
 //! is labelled like every figure in a lesson). Optional: `kind="bar"` or `kind="line"` (by
-//! default a numeric x column gives lines, any other grouped bars) and `y_label` (by default the
-//! y column's header, or `value` for several, with their common unit).
+//! default a numeric x column gives lines, any other grouped bars), `x_label` (by default the x
+//! column's header with its unit) and `y_label` (by default the y column's header, or `value` for
+//! several, with their common unit).
 //!
 //! A cell is a number with an optional unit (`9.21`, `389,000`, `11.2 µs`, `5%`); HTML comments
 //! (the `<!-- sim: … -->` markers) and backticks are ignored. A y column's cells must all be numbers
@@ -30,7 +31,7 @@
 use herdlab_core::chart::{escape, svg_figure, Chart, Series};
 
 /// The keys a chart marker takes.
-const KEYS: [&str; 6] = ["x", "y", "title", "source", "kind", "y_label"];
+const KEYS: [&str; 7] = ["x", "y", "title", "source", "kind", "x_label", "y_label"];
 
 /// The marker's start.
 const START: &str = "<!-- chart:";
@@ -76,6 +77,7 @@ pub struct Marker {
     title: String,
     source: String,
     kind: Option<Kind>,
+    x_label: Option<String>,
     y_label: Option<String>,
 }
 
@@ -149,6 +151,7 @@ fn parse_marker(line: &str) -> Result<Marker, String> {
         title: need("title")?,
         source: need("source")?,
         kind,
+        x_label: get("x_label").map(str::to_string),
         y_label: get("y_label").map(str::to_string),
     })
 }
@@ -353,7 +356,10 @@ fn figure(file: &str, marker: &Marker, table: &Table, line: usize) -> Result<Str
     };
     let chart = Chart {
         title: marker.title.clone(),
-        x_label: with_unit(clean(&marker.x), x_unit.as_deref().unwrap_or("")),
+        x_label: marker
+            .x_label
+            .clone()
+            .unwrap_or_else(|| with_unit(clean(&marker.x), x_unit.as_deref().unwrap_or(""))),
         y_label,
         categories: if bars {
             table
@@ -517,7 +523,7 @@ mod tests {
         );
         assert_eq!(
             line("<!-- chart: x=\"a\" y=\"b\" title=\"T\" source=\"s\" colour=\"red\" -->"),
-            "lessons/e.md:1: chart: unknown key `colour`; the keys are x, y, title, source, kind, y_label"
+            "lessons/e.md:1: chart: unknown key `colour`; the keys are x, y, title, source, kind, x_label, y_label"
         );
         assert_eq!(
             line("<!-- chart: x=\"a\" y=\"b\" title=\"T\" source=\"s\" kind=\"pie\" -->"),
