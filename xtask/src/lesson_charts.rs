@@ -389,7 +389,7 @@ fn figure(file: &str, marker: &Marker, table: &Table, line: usize) -> Result<Str
 /// Escaped text with its `code` spans as `<code>` elements.
 fn code_spans(s: &str) -> String {
     let parts: Vec<&str> = s.split('`').collect();
-    if parts.len() % 2 == 0 {
+    if parts.len().is_multiple_of(2) {
         return s.to_string();
     }
     parts
