@@ -301,8 +301,27 @@ impl Chart {
         }
     }
 
-    /// The chart as a `<g>` at vertical offset `top` (of [`WIDTH`] × [`HEIGHT`]).
+    /// The chart as a `<g>` at vertical offset `top` (of [`WIDTH`] × [`HEIGHT`]): each series a
+    /// line through its points.
     pub fn svg_group(&self, top: f64, id: &str) -> String {
+        self.draw::<false>(top, id)
+    }
+
+    /// The chart as a `<g>` like [`Chart::svg_group`], but each series drawn as bars, grouped by
+    /// category (a categorical x such as `strategy`): series `i`'s bar in each group, in its colour
+    /// and topped by its marker (the legend shows both, so it reads without colour), each bar with
+    /// its value as a tooltip. Needs [`Chart::categories`]; a chart without them is drawn with
+    /// lines. (A function of its own, so that code which draws only lines, the site's results
+    /// page, does not carry the bars.)
+    pub fn svg_bar_group(&self, top: f64, id: &str) -> String {
+        if self.categories.is_empty() {
+            self.draw::<false>(top, id)
+        } else {
+            self.draw::<true>(top, id)
+        }
+    }
+
+    fn draw<const BARS: bool>(&self, top: f64, id: &str) -> String {
         let (l, r, t, b) = (80.0, 200.0, 40.0, 60.0);
         let pw = WIDTH - l - r;
         let ph = HEIGHT - t - b;
@@ -381,6 +400,37 @@ impl Chart {
                 continue;
             }
             last = xp;
+            if BARS {
+                // a category's name in lines that fit its band (about 6 px a character)
+                let fit = ((pw / self.categories.len() as f64) / 6.0).max(4.0) as usize;
+                let mut lines: Vec<String> = Vec::new();
+                for word in self.x_text(*x).split_whitespace() {
+                    match lines.last_mut() {
+                        Some(l) if l.chars().count() + 1 + word.chars().count() <= fit => {
+                            l.push(' ');
+                            l.push_str(word);
+                        }
+                        _ => lines.push(word.to_string()),
+                    }
+                }
+                let _ = write!(
+                    g,
+                    r##"<line x1="{xp:.1}" y1="{:.1}" x2="{xp:.1}" y2="{:.1}" stroke="#333"/><text y="{:.1}" text-anchor="middle" font-size="11">"##,
+                    t + ph,
+                    t + ph + 5.0,
+                    t + ph + 18.0,
+                );
+                for (k, line) in lines.iter().enumerate() {
+                    let _ = write!(
+                        g,
+                        r#"<tspan x="{xp:.1}" dy="{}">{}</tspan>"#,
+                        if k == 0 { 0 } else { 12 },
+                        escape(line)
+                    );
+                }
+                g.push_str("</text>");
+                continue;
+            }
             let _ = write!(
                 g,
                 r##"<line x1="{xp:.1}" y1="{:.1}" x2="{xp:.1}" y2="{:.1}" stroke="#333"/><text x="{xp:.1}" y="{:.1}" text-anchor="middle" font-size="11">{}</text>"##,
@@ -401,7 +451,7 @@ impl Chart {
             t + ph,
             l + pw,
             l + pw / 2.0,
-            t + ph + 40.0,
+            t + ph + if BARS { 52.0 } else { 40.0 },
             escape(&format!(
                 "{}{}",
                 self.x_label,
@@ -415,7 +465,29 @@ impl Chart {
             let c = COLOURS[i % COLOURS.len()];
             let dash = DASHES[i % DASHES.len()];
             let _ = write!(g, r#"<g class="series" data-series="{}">"#, escape(&s.name));
-            if s.points.len() > 1 {
+            if BARS {
+                // each category's band holds the series side by side in 80% of its width
+                let band = pw / self.categories.len() as f64;
+                let bw = band * 0.8 / self.series.len() as f64;
+                let base = sy(0.0);
+                for &(x, y) in &s.points {
+                    let bx = px(x) - band * 0.4 + bw * i as f64;
+                    let yt = sy(y);
+                    let _ = write!(
+                        g,
+                        r#"<g><title>{}: {} {}, {} {}</title><rect x="{bx:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="{c}" fill-opacity="0.75" stroke="{c}"/>{}</g>"#,
+                        escape(&s.name),
+                        escape(&self.x_label),
+                        escape(&self.x_text(x)),
+                        escape(&self.y_label),
+                        fmt_num(y),
+                        yt.min(base),
+                        (bw - 2.0).max(1.0),
+                        (yt - base).abs(),
+                        marker(i, bx + bw / 2.0 - 1.0, yt, c)
+                    );
+                }
+            } else if s.points.len() > 1 {
                 let d: Vec<String> = s
                     .points
                     .iter()
@@ -432,7 +504,7 @@ impl Chart {
                     }
                 );
             }
-            for &(x, y) in &s.points {
+            for &(x, y) in s.points.iter().filter(|_| !BARS) {
                 let _ = write!(
                     g,
                     "<g><title>{}: {} {}, {} {}</title>{}</g>",
@@ -450,15 +522,26 @@ impl Chart {
             let gap = ((HEIGHT - t - 10.0) / self.series.len() as f64).clamp(12.0, 22.0);
             let ly = t + 10.0 + gap * i as f64;
             let lx = l + pw + 16.0;
+            let sample = if BARS {
+                // a swatch of the bar's fill instead of the dash sample
+                format!(
+                    r#"<rect x="{lx:.1}" y="{:.1}" width="36" height="10" fill="{c}" fill-opacity="0.75" stroke="{c}"/>"#,
+                    ly - 5.0
+                )
+            } else {
+                format!(
+                    r#"<line x1="{lx:.1}" y1="{ly:.1}" x2="{:.1}" y2="{ly:.1}" stroke="{c}" stroke-width="2"{}/>"#,
+                    lx + 36.0,
+                    if dash.is_empty() {
+                        String::new()
+                    } else {
+                        format!(r#" stroke-dasharray="{dash}""#)
+                    }
+                )
+            };
             let _ = write!(
                 g,
-                r#"<line x1="{lx:.1}" y1="{ly:.1}" x2="{:.1}" y2="{ly:.1}" stroke="{c}" stroke-width="2"{}/>{}<text x="{:.1}" y="{:.1}" font-size="11">{}</text>"#,
-                lx + 36.0,
-                if dash.is_empty() {
-                    String::new()
-                } else {
-                    format!(r#" stroke-dasharray="{dash}""#)
-                },
+                r#"{sample}{}<text x="{:.1}" y="{:.1}" font-size="11">{}</text>"#,
                 marker(i, lx + 18.0, ly, c),
                 lx + 42.0,
                 ly + 4.0,
@@ -516,6 +599,23 @@ pub fn svg_element(prefix: &str, title: &str, subtitle: &str, charts: &[Chart]) 
     }
     out.push_str("</svg>\n");
     out
+}
+
+/// One chart as an `<svg>` element of its own, for a page (a lesson's chart, drawn above the table
+/// it shows): it scales to its container's width, its ids start with `prefix` (so several can share
+/// a page), it is one image to screen readers, named by the chart's title and described by its
+/// values in words ([`Chart::describe`]), and it is drawn on white (readable in a dark theme).
+/// `bars`: [`Chart::svg_bar_group`], else [`Chart::svg_group`].
+pub fn svg_figure(prefix: &str, chart: &Chart, bars: bool) -> String {
+    let id = format!("{prefix}c");
+    let group = if bars {
+        chart.svg_bar_group(0.0, &id)
+    } else {
+        chart.svg_group(0.0, &id)
+    };
+    format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="100%" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-labelledby="{id}-t {id}-d" font-family="sans-serif"><rect width="100%" height="100%" fill="white"/>{group}</svg>"#
+    )
 }
 
 #[cfg(test)]
@@ -585,5 +685,76 @@ mod tests {
         assert_eq!(fmt_num(1234.56), "1234.6");
         assert_eq!(tick(1500.0), "1.5k");
         assert_eq!(tick(2_000_000.0), "2M");
+    }
+
+    fn categorical() -> Chart {
+        Chart {
+            title: "wakeups".into(),
+            x_label: "strategy".into(),
+            y_label: "per connection".into(),
+            categories: vec!["herd".into(), "exclusive".into()],
+            log_x: false,
+            series: vec![
+                Series {
+                    name: "wakeups".into(),
+                    points: vec![(0.0, 9.0), (1.0, 1.5)],
+                },
+                Series {
+                    name: "wasted".into(),
+                    points: vec![(0.0, 7.0), (1.0, 0.0)],
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn bars_group_by_category() {
+        let c = categorical();
+        let g = c.svg_bar_group(0.0, "b");
+        // one bar per point plus one legend swatch per series, no lines
+        assert_eq!(g.matches(r#"fill-opacity="0.75""#).count(), 4 + 2);
+        assert!(!g.contains("<polyline"));
+        assert!(g.contains("<title>wasted: strategy exclusive, per connection 0</title>"));
+        // the plot spans x 80..560 (two bands of 240); y 0..10 maps to 320..40
+        // herd's wakeups bar: band 0 starts at 80, 80% of it shared by two series (96 each)
+        assert!(
+            g.contains(r#"<rect x="104.0" y="68.0" width="94.0" height="252.0""#),
+            "{g}"
+        );
+        // exclusive's wasted bar: zero high, at the baseline
+        assert!(
+            g.contains(r#"<rect x="440.0" y="320.0" width="94.0" height="0.0""#),
+            "{g}"
+        );
+        // the lines chart of the same data has no bars
+        let lines = c.svg_group(0.0, "b");
+        assert_eq!(lines.matches("<polyline").count(), 2);
+        assert_eq!(
+            lines.matches("<rect").count(),
+            3,
+            "series 1's square markers only"
+        );
+        // a long category name is wrapped to its band (240 px: 40 characters a line)
+        let mut long = categorical();
+        long.categories[1] = format!("exclusive, {}", "no re-registration ".repeat(3));
+        let g = long.svg_bar_group(0.0, "b");
+        assert!(g.contains(r#"<tspan x="440.0" dy="0">exclusive, no re-registration no</tspan><tspan x="440.0" dy="12">re-registration no re-registration</tspan>"#), "{g}");
+        // without categories, bars fall back to lines
+        let rows = vec![json!({"variant": "a", "threads": 2, "wasted_per_event": 1.0})];
+        let n = Chart::from_rows(&SPEC, &rows);
+        assert_eq!(n.svg_bar_group(5.0, "x"), n.svg_group(5.0, "x"));
+    }
+
+    #[test]
+    fn a_figure_is_one_named_image() {
+        let svg = svg_figure("l1-", &categorical(), true);
+        assert!(svg.starts_with(r#"<svg xmlns="http://www.w3.org/2000/svg" width="100%" viewBox="0 0 760 380" role="img" aria-labelledby="l1-c-t l1-c-d""#));
+        assert!(svg.contains(r#"<title id="l1-c-t">wakeups</title>"#));
+        assert!(svg.contains("wakeups: herd 9; exclusive 1.5. wasted: herd 7; exclusive 0."));
+        assert!(
+            !svg.contains('\n'),
+            "one line, so that Markdown keeps it one HTML block"
+        );
+        assert!(svg.ends_with("</svg>"));
     }
 }

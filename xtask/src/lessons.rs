@@ -13,11 +13,14 @@
 //! (`herdlab_lessons::glossary::link_terms`; a link to an id the glossary lacks fails the build),
 //! and the glossary page's HTML is written as `glossary.txt`, in the lesson file format, for the
 //! site's `#/glossary` page to fetch.
+//!
+//! A table marked `<!-- chart: … -->` is drawn as a chart above it, as inline SVG
+//! ([`crate::lesson_charts`]; a marker that does not fit its table fails the build).
 
 use std::fs;
 use std::path::Path;
 
-use crate::Ctx;
+use crate::{lesson_charts, Ctx};
 
 use herdlab_lessons::markdown::Segment;
 use herdlab_lessons::{file, glossary, list, markdown};
@@ -30,6 +33,7 @@ pub fn write(ctx: &Ctx) -> Result<usize, String> {
     fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let mut changed = 0;
     let mut keep = Vec::new();
+    let mut charts = 0;
     let gloss_path = ctx.root.join("lessons").join(glossary::FILE);
     let gloss_src = fs::read_to_string(&gloss_path)
         .map_err(|e| format!("cannot read the glossary {}: {e}", gloss_path.display()))?;
@@ -39,6 +43,8 @@ pub fn write(ctx: &Ctx) -> Result<usize, String> {
         let src_path = ctx.root.join("lessons").join(file);
         let src = fs::read_to_string(&src_path)
             .map_err(|e| format!("cannot read lesson {}: {e}", src_path.display()))?;
+        let (src, n) = lesson_charts::render(&format!("lessons/{file}"), &src)?;
+        charts += n;
         let mut tips = 0;
         let segments = markdown::segments(&src)
             .into_iter()
@@ -72,7 +78,7 @@ pub fn write(ctx: &Ctx) -> Result<usize, String> {
         }
     }
     println!(
-        "lessons: {} lesson files and the glossary ({} terms) in {GENERATED_DIR}/ ({changed} written or removed)",
+        "lessons: {} lesson files ({charts} charts) and the glossary ({} terms) in {GENERATED_DIR}/ ({changed} written or removed)",
         keep.len() - 1,
         terms.len()
     );

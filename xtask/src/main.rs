@@ -1,10 +1,12 @@
 //! herdlab's set-up, build, serve and test tasks: `cargo xtask <setup|build|serve|test|lessons|fuzz>`.
 //!
-//! std only, besides the site's lesson splitter (crate `herdlab-lessons`, for `lessons.rs`) and
+//! std only, besides the site's lesson splitter (crate `herdlab-lessons`, for `lessons.rs`), core's charts
+//! (`herdlab_core::chart`, for the lessons' charts, `lesson_charts.rs`) and
 //! serde with toml and serde_json (for the pinned versions, `pins.rs`). Tool versions are pinned in
 //! `Trunk.toml` (see `pins.rs`).
 
 mod fuzz;
+mod lesson_charts;
 mod lessons;
 mod pins;
 mod server;
