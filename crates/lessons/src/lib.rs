@@ -34,15 +34,25 @@ pub const WRITER_SOURCES: [&str; 3] = [
     include_str!("file.rs"),
 ];
 
+/// The source of the code that draws a lesson's chart markers (`<!-- chart: … -->`) as SVG when
+/// `cargo xtask lessons` writes the files (`xtask/src/lesson_charts.rs`, drawing with
+/// `core/src/chart.rs`): part of each lesson file's version tag, so that a change to how the charts
+/// are drawn gives every file a new tag too.
+pub const CHART_SOURCES: [&str; 2] = [
+    include_str!("../../../xtask/src/lesson_charts.rs"),
+    include_str!("../../../core/src/chart.rs"),
+];
+
 /// The glossary's Markdown (`lessons/glossary.md`): the lesson files carry its definitions in their
 /// term tooltips, so it is part of every lesson file's version tag.
 pub const GLOSSARY_SOURCE: &str = include_str!("../../../lessons/glossary.md");
 
 /// The version tag of the lesson file of a lesson whose Markdown is `source`: [`list::version_tag`]
-/// over the Markdown, [`WRITER_SOURCES`] and [`GLOSSARY_SOURCE`].
+/// over the Markdown, [`WRITER_SOURCES`], [`CHART_SOURCES`] and [`GLOSSARY_SOURCE`].
 pub fn lesson_version(source: &str) -> String {
     let mut parts = vec![source];
     parts.extend(WRITER_SOURCES);
+    parts.extend(CHART_SOURCES);
     parts.push(GLOSSARY_SOURCE);
     list::version_tag(&parts)
 }

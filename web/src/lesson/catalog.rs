@@ -258,11 +258,15 @@ pub mod tests {
             let [markdown, glossary, file] = herdlab_lessons::WRITER_SOURCES;
             assert!(markdown.contains("pub fn segments") && file.contains("pub fn encode"));
             assert!(glossary.contains("pub fn link_terms"));
+            let [charts, chart] = herdlab_lessons::CHART_SOURCES;
+            assert!(charts.contains("chart:") && chart.contains("pub fn svg_figure"));
             let parts = [
                 source(l.slug),
                 markdown,
                 glossary,
                 file,
+                charts,
+                chart,
                 herdlab_lessons::GLOSSARY_SOURCE,
             ];
             assert_eq!(
