@@ -385,4 +385,52 @@ mod tests {
         assert_eq!(s.report.steps, core.steps);
         assert_eq!(s.status.status, Status::Finished);
     }
+
+    /// The `gmp-ring` block of lessons/go-scheduler.md and tests/e2e/gmp.test.mjs: one P, a
+    /// 4-slot ring, main starting 9 goroutines.
+    #[test]
+    fn the_ring_scenario_of_the_browser_test() {
+        let p = GmpParams {
+            gomaxprocs: 1,
+            threads: 2,
+            cpus: 1,
+            goroutines: 10,
+            ring: 4,
+            ..Default::default()
+        };
+        let mut m = GmpSimModel::new(p);
+        let at = |m: &GmpSimModel| {
+            let s = GmpSnapshot::of(m);
+            let p0 = s.state.ps[0].clone();
+            (p0.runnext, p0.ring, s.state.global.clone().unwrap())
+        };
+        let mut seen = Vec::new();
+        while at(&m).2.is_empty() {
+            assert!(m.apply(Action::Step) && m.position() < 600);
+            let now = at(&m);
+            if seen.last() != Some(&now) {
+                seen.push(now);
+            }
+        }
+        assert_eq!(seen[1], (2, vec![], vec![]), "G2 lands in runnext");
+        assert_eq!(seen[2], (3, vec![2], vec![]), "G3 kicks G2 into the ring");
+        assert_eq!(
+            seen.last().unwrap(),
+            &(7, vec![4, 5], vec![2, 3, 6]),
+            "the two oldest and the kicked G6 go to the global queue"
+        );
+        assert_eq!(GmpSnapshot::of(&m).report.context_switches, 1);
+        m.apply(Action::RunToEnd);
+        let s = GmpSnapshot::of(&m);
+        assert_eq!(
+            (
+                s.report.finished,
+                s.report.global_queue_gets,
+                s.report.context_switches
+            ),
+            (10, 4, 10)
+        );
+        assert!(s.invariant.name.is_empty());
+        assert_eq!(at(&m), (0, vec![], vec![]));
+    }
 }
