@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
-import { BASE, useBrowser, openPage, sel, waitForSim, waitForSteps } from './support.mjs';
+import { BASE, useBrowser, openPage as openBrowserPage, sel, waitForSim, waitForSteps } from './support.mjs';
 
 const require = createRequire(import.meta.url);
 const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
@@ -19,6 +19,8 @@ const LESSON = `${BASE}/#/lesson/go-scheduler`;
 const TEST_TIMEOUT = 90_000;
 
 useBrowser();
+
+const openPage = (t, options) => openBrowserPage(t, { quietConsole: /favicon|status of 404/, ...options });
 
 async function num(page, testid, sim) {
   const s = (await page.locator(sel(testid, sim)).first().textContent()).trim();
@@ -59,27 +61,22 @@ test('a gmp block is drawn by the lazy bundle: stepping moves goroutines through
   assert.equal(await num(page, 'counter-steps', ring), 0);
   assert.deepEqual(await places(page, ring), { ps: [{ runnext: '0', ring: '' }], global: '' });
 
-  // step until main's first `go f()` lands: G2 in runnext
+  // step until main's first `go f()` lands: G2 in runnext (main, G1, passed through it first)
   let steps = 0;
-  while ((await places(page, ring)).ps[0].runnext === '0') {
-    await page.locator(sel('step-forward', ring)).click();
-    await waitForSteps(page, ring, ++steps);
-    assert.ok(steps <= 60, 'main starts a goroutine within 60 steps');
-  }
-  assert.equal((await places(page, ring)).ps[0].runnext, '2');
-  // the next start kicks G2 into the ring
-  while ((await places(page, ring)).ps[0].ring === '') {
-    await page.locator(sel('step-forward', ring)).click();
-    await waitForSteps(page, ring, ++steps);
-    assert.ok(steps <= 200);
-  }
+  const stepUntil = async (done, most) => {
+    while (!done(await places(page, ring))) {
+      await page.locator(sel('step-forward', ring)).click();
+      await waitForSteps(page, ring, ++steps);
+      assert.ok(steps <= most, `within ${most} steps`);
+    }
+  };
+  await stepUntil((s) => s.ps[0].runnext === '2', 100);
+  assert.deepEqual(await places(page, ring), { ps: [{ runnext: '2', ring: '' }], global: '' });
+  // the next start kicks G2 onto the ring
+  await stepUntil((s) => s.ps[0].ring !== '', 300);
   assert.deepEqual((await places(page, ring)).ps[0], { runnext: '3', ring: '2' });
-  // and the sixth spills the two oldest and the kicked one into the global queue
-  while ((await places(page, ring)).global === '') {
-    await page.locator(sel('step-forward', ring)).click();
-    await waitForSteps(page, ring, ++steps);
-    assert.ok(steps <= 600);
-  }
+  // and the sixth spills the two oldest and the kicked G6 into the global queue
+  await stepUntil((s) => s.global.split(',').length === 3, 800);
   assert.deepEqual(await places(page, ring), { ps: [{ runnext: '7', ring: '4,5' }], global: '2,3,6' });
   assert.equal(await num(page, 'counter-context_switches', ring), 1, 'only main has run');
 

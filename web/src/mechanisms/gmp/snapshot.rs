@@ -404,20 +404,37 @@ mod tests {
             let p0 = s.state.ps[0].clone();
             (p0.runnext, p0.ring, s.state.global.clone().unwrap())
         };
-        let mut seen = Vec::new();
-        while at(&m).2.is_empty() {
+        // every distinct (runnext, ring, global queue) until the global queue holds 3 Gs
+        let mut seen = vec![at(&m)];
+        while at(&m).2.len() < 3 {
             assert!(m.apply(Action::Step) && m.position() < 600);
             let now = at(&m);
             if seen.last() != Some(&now) {
                 seen.push(now);
             }
         }
-        assert_eq!(seen[1], (2, vec![], vec![]), "G2 lands in runnext");
-        assert_eq!(seen[2], (3, vec![2], vec![]), "G3 kicks G2 into the ring");
+        let v = |rn: u32, ring: &[u32], global: &[u32]| (rn, ring.to_vec(), global.to_vec());
         assert_eq!(
-            seen.last().unwrap(),
-            &(7, vec![4, 5], vec![2, 3, 6]),
-            "the two oldest and the kicked G6 go to the global queue"
+            seen,
+            [
+                v(0, &[], &[]),
+                v(1, &[], &[]), // main, made runnable, taken by M0
+                v(0, &[], &[]),
+                v(2, &[], &[]), // main's first `go`
+                v(3, &[], &[]), // the second: G2 kicked out of runnext...
+                v(3, &[2], &[]), // ...onto the ring's tail
+                v(4, &[2], &[]),
+                v(4, &[2, 3], &[]),
+                v(5, &[2, 3], &[]),
+                v(5, &[2, 3, 4], &[]),
+                v(6, &[2, 3, 4], &[]),
+                v(6, &[2, 3, 4, 5], &[]), // full
+                v(7, &[2, 3, 4, 5], &[]),
+                v(7, &[4, 5], &[]), // runqputslow takes the 2 oldest off the ring
+                v(7, &[4, 5], &[2]),
+                v(7, &[4, 5], &[2, 3]),
+                v(7, &[4, 5], &[2, 3, 6]), // with the kicked G6
+            ]
         );
         assert_eq!(GmpSnapshot::of(&m).report.context_switches, 1);
         m.apply(Action::RunToEnd);
