@@ -420,8 +420,8 @@ mod tests {
                 v(0, &[], &[]),
                 v(1, &[], &[]), // main, made runnable, taken by M0
                 v(0, &[], &[]),
-                v(2, &[], &[]), // main's first `go`
-                v(3, &[], &[]), // the second: G2 kicked out of runnext...
+                v(2, &[], &[]),  // main's first `go`
+                v(3, &[], &[]),  // the second: G2 kicked out of runnext...
                 v(3, &[2], &[]), // ...onto the ring's tail
                 v(4, &[2], &[]),
                 v(4, &[2, 3], &[]),
