@@ -13,6 +13,10 @@
 //! - [`ui`]: generic components and the shells every mechanism's widgets are made of;
 //! - [`mechanisms`]: one folder per mechanism and the one registry of them;
 //! - [`pages`] and [`app`]: the routes; [`dom`], [`route`]: the browser calls and the hash routes.
+// With the `lazy` feature (the lazily loaded bundle's code, `src/bin/lazy.rs`, compiled here too
+// when a build asks for the feature for the whole crate) this bin never mounts what only the bundle
+// mounts: the results page, the lazy-only mechanisms' widgets.
+#![cfg_attr(feature = "lazy", allow(dead_code))]
 
 mod app;
 mod check_proto;

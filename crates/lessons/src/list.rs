@@ -11,6 +11,7 @@ pub const LESSON_FILES: &[(&str, &str)] = &[
     ("epoll-herd", "epoll-herd.md"),
     ("nginx-accept-mutex", "nginx-accept-mutex.md"),
     ("nginx-thread-pool", "nginx-thread-pool.md"),
+    ("go-scheduler", "go-scheduler.md"),
 ];
 
 /// A version tag of one lesson file: FNV-1a (64 bits, hex) over `parts` (the lesson's Markdown and

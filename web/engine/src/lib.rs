@@ -24,6 +24,8 @@ use core::hash::{Hash, Hasher};
 use herdlab_core::check::{explore, CheckConfig, CheckReport};
 use herdlab_core::machine::Machine;
 use herdlab_core::mechanisms::accept::AcceptThread;
+#[cfg(feature = "gmp")]
+use herdlab_core::mechanisms::gmp::GmpActor;
 use herdlab_core::mechanisms::herd::HerdThread;
 use herdlab_core::mechanisms::locks::invariants::{check_state, check_terminal, check_world};
 use herdlab_core::mechanisms::locks::{LockParams, LockWorker};
@@ -107,7 +109,7 @@ impl<T> Slot<T> for Box<T> {
 }
 
 macro_rules! any_machine {
-    ($($variant:ident: $machine:ty => $store:ty),* $(,)?) => {
+    ($($(#[$attr:meta])* $variant:ident: $machine:ty => $store:ty),* $(,)?) => {
         /// Any machine the site simulates (see the crate's documentation). Equal when the same
         /// variant holds equal machines; hashes as the machine inside (so a simulation's
         /// `hash_logical` is the same as its typed form's).
@@ -115,11 +117,13 @@ macro_rules! any_machine {
         pub enum AnyMachine {
             $(
                 #[doc = concat!("A [`", stringify!($machine), "`].")]
+                $(#[$attr])*
                 $variant($store),
             )*
         }
 
         $(
+            $(#[$attr])*
             impl Erased for $machine {
                 fn erase(self) -> AnyMachine {
                     AnyMachine::$variant(<$store as Slot<$machine>>::slot_wrap(self))
@@ -144,7 +148,7 @@ macro_rules! any_machine {
         impl Hash for AnyMachine {
             fn hash<H: Hasher>(&self, h: &mut H) {
                 match self {
-                    $( AnyMachine::$variant(m) => m.hash(h), )*
+                    $( $(#[$attr])* AnyMachine::$variant(m) => m.hash(h), )*
                 }
             }
         }
@@ -153,51 +157,51 @@ macro_rules! any_machine {
             #[inline]
             fn next_op(&self) -> Op {
                 match self {
-                    $( AnyMachine::$variant(m) => m.next_op(), )*
+                    $( $(#[$attr])* AnyMachine::$variant(m) => m.next_op(), )*
                 }
             }
             #[inline]
             fn complete(&mut self, result: OpResult) {
                 match self {
-                    $( AnyMachine::$variant(m) => m.complete(result), )*
+                    $( $(#[$attr])* AnyMachine::$variant(m) => m.complete(result), )*
                 }
             }
             #[inline]
             fn line(&self) -> u16 {
                 match self {
-                    $( AnyMachine::$variant(m) => m.line(), )*
+                    $( $(#[$attr])* AnyMachine::$variant(m) => m.line(), )*
                 }
             }
             fn listing(&self) -> &'static [&'static str] {
                 match self {
-                    $( AnyMachine::$variant(m) => m.listing(), )*
+                    $( $(#[$attr])* AnyMachine::$variant(m) => m.listing(), )*
                 }
             }
             fn kernel_line(&self, phase: AcceptPhase) -> u16 {
                 match self {
-                    $( AnyMachine::$variant(m) => m.kernel_line(phase), )*
+                    $( $(#[$attr])* AnyMachine::$variant(m) => m.kernel_line(phase), )*
                 }
             }
             #[inline]
             fn serves_measured_event(&self) -> bool {
                 match self {
-                    $( AnyMachine::$variant(m) => m.serves_measured_event(), )*
+                    $( $(#[$attr])* AnyMachine::$variant(m) => m.serves_measured_event(), )*
                 }
             }
             #[inline]
             fn is_done(&self) -> bool {
                 match self {
-                    $( AnyMachine::$variant(m) => m.is_done(), )*
+                    $( $(#[$attr])* AnyMachine::$variant(m) => m.is_done(), )*
                 }
             }
             fn in_failed_spin(&self) -> bool {
                 match self {
-                    $( AnyMachine::$variant(m) => m.in_failed_spin(), )*
+                    $( $(#[$attr])* AnyMachine::$variant(m) => m.in_failed_spin(), )*
                 }
             }
             fn skip_pauses(&mut self) -> u32 {
                 match self {
-                    $( AnyMachine::$variant(m) => m.skip_pauses(), )*
+                    $( $(#[$attr])* AnyMachine::$variant(m) => m.skip_pauses(), )*
                 }
             }
         }
@@ -210,6 +214,10 @@ any_machine!(
     Accept: AcceptThread => Box<AcceptThread>,
     Lock: LockWorker => Box<LockWorker>,
     Pool: PoolActor => Box<PoolActor>,
+    // Go's scheduler is on the site in the lazily loaded bundle only (herdlab-web's `lazy`
+    // feature turns this one on): the main wasm does not carry its step table.
+    #[cfg(feature = "gmp")]
+    Gmp: GmpActor => Box<GmpActor>,
 );
 
 /// [`Stepper`]'s stepping methods, compiled in this crate (see the crate's documentation).

@@ -93,6 +93,15 @@ pub fn mount(host: web_sys::Element, what: &str, query: &str) -> Result<u32, JsE
             host,
             pages::results_view::ResultsProps { query },
         )),
+        // a lesson's block of a lazy-only mechanism (`pages::lazy_widget`)
+        #[cfg(feature = "lazy")]
+        "sim" | "compare" => Ok(keep::<pages::lazy_widget::LazyWidget>(
+            host,
+            pages::lazy_widget::LazyWidgetProps {
+                compare: what == "compare",
+                query,
+            },
+        )),
         other => {
             let _ = (host, query);
             Err(JsError::new(&format!(
@@ -107,6 +116,10 @@ pub fn mount(host: web_sys::Element, what: &str, query: &str) -> Result<u32, JsE
 const COMPONENTS: &[&str] = &[
     #[cfg(feature = "lazy")]
     "results",
+    #[cfg(feature = "lazy")]
+    "sim",
+    #[cfg(feature = "lazy")]
+    "compare",
 ];
 
 /// Unmount what [`mount`] mounted under `handle` (an unknown handle is ignored).

@@ -157,6 +157,7 @@ pub mod tests {
             "epoll-herd" => include_str!("../../../lessons/epoll-herd.md"),
             "nginx-accept-mutex" => include_str!("../../../lessons/nginx-accept-mutex.md"),
             "nginx-thread-pool" => include_str!("../../../lessons/nginx-thread-pool.md"),
+            "go-scheduler" => include_str!("../../../lessons/go-scheduler.md"),
             _ => panic!("no lesson {slug}"),
         }
     }
@@ -191,7 +192,8 @@ pub mod tests {
                 "nginx-shmtx",
                 "epoll-herd",
                 "nginx-accept-mutex",
-                "nginx-thread-pool"
+                "nginx-thread-pool",
+                "go-scheduler"
             ]
         );
         assert_eq!(

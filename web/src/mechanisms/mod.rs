@@ -18,22 +18,25 @@ use crate::lesson::parts::{Placing, Widget};
 pub use crate::live::mechanism::SiteMechanism;
 
 pub mod accept;
+/// Lazy-only: in the lazily loaded bundle (`src/bin/lazy.rs`), never in the main wasm.
+#[cfg(feature = "lazy")]
+pub mod gmp;
 pub mod herd;
 pub mod locks;
 pub mod pool;
 
 /// The one list of the site's mechanisms: every function below goes through it.
 macro_rules! registry {
-    ($($m:ty),+ $(,)?) => {
+    ($($(#[$a:meta])* $m:ty),+ $(,)?) => {
         /// The mechanisms' names, in registry order.
-        pub const NAMES: &[&str] = &[$(<$m as Mechanism>::NAME),+];
+        pub const NAMES: &[&str] = &[$($(#[$a])* <$m as Mechanism>::NAME),+];
 
         /// The mechanism a widget block is for: the one it names, else the default.
         fn widget_mechanism(named: Option<&str>) -> &'static str {
-            $(if named == Some(<$m as Mechanism>::NAME) {
+            $($(#[$a])* if named == Some(<$m as Mechanism>::NAME) {
                 return <$m as Mechanism>::NAME;
             })+
-            $(if <$m>::DEFAULT_WIDGET {
+            $($(#[$a])* if <$m>::DEFAULT_WIDGET {
                 return <$m as Mechanism>::NAME;
             })+
             NAMES[0]
@@ -49,7 +52,7 @@ macro_rules! registry {
             at: usize,
         ) -> Widget {
             let name = widget_mechanism(mechanism.map(str::to_string).or_else(|| named_mechanism(body)).as_deref());
-            $(if name == <$m as Mechanism>::NAME {
+            $($(#[$a])* if name == <$m as Mechanism>::NAME {
                 return <$m>::sim_widget(body, fallback_id, query, place, at);
             })+
             unreachable!("widget_mechanism names a registered mechanism")
@@ -64,7 +67,7 @@ macro_rules! registry {
             at: usize,
         ) -> Widget {
             let name = widget_mechanism(mechanism.map(str::to_string).or_else(|| named_mechanism(body)).as_deref());
-            $(if name == <$m as Mechanism>::NAME {
+            $($(#[$a])* if name == <$m as Mechanism>::NAME {
                 return <$m>::compare_widget(body, fallback_id, place, at);
             })+
             unreachable!("widget_mechanism names a registered mechanism")
@@ -74,12 +77,12 @@ macro_rules! registry {
         /// the default check (which reports a `mechanism` it does not take).
         pub fn check_block(body: &str, fallback_id: &str) -> CheckSpec {
             let named = named_mechanism(body);
-            $(if named.as_deref() == Some(<$m as Mechanism>::NAME) {
+            $($(#[$a])* if named.as_deref() == Some(<$m as Mechanism>::NAME) {
                 if let Some(spec) = <$m>::check_block(body, fallback_id) {
                     return spec;
                 }
             })+
-            $(if <$m>::DEFAULT_CHECK {
+            $($(#[$a])* if <$m>::DEFAULT_CHECK {
                 if let Some(spec) = <$m>::check_block(body, fallback_id) {
                     return spec;
                 }
@@ -89,7 +92,7 @@ macro_rules! registry {
 
         /// The lesson whose playground opens `s`'s counterexamples.
         pub fn lesson_of(s: &Scenario) -> &'static str {
-            $(if <$m>::unwrap(s).is_some() {
+            $($(#[$a])* if <$m>::unwrap(s).is_some() {
                 return <$m>::LESSON;
             })+
             unreachable!("every scenario is a registered mechanism's")
@@ -97,7 +100,7 @@ macro_rules! registry {
 
         /// What a check of `s` explores, for a check block without a caption.
         pub fn check_caption(s: &Scenario) -> String {
-            $(if let Some(p) = <$m>::unwrap(s) {
+            $($(#[$a])* if let Some(p) = <$m>::unwrap(s) {
                 return <$m>::check_caption(p);
             })+
             String::new()
@@ -105,7 +108,7 @@ macro_rules! registry {
 
         /// The invariants the checker's worker checks for `s`.
         pub fn check_invariants(s: &Scenario) -> Vec<&'static str> {
-            $(if let Some(p) = <$m>::unwrap(s) {
+            $($(#[$a])* if let Some(p) = <$m>::unwrap(s) {
                 return <$m>::check_invariants(p);
             })+
             Vec::new()
@@ -114,7 +117,7 @@ macro_rules! registry {
         /// A counterexample of `s` found by check block `id`, replayed (see
         /// [`SiteMechanism::check_replay`]).
         pub fn check_replay(s: &Scenario, c: &Counterexample, id: &str, slug: &AttrValue) -> Html {
-            $(if let Some(p) = <$m>::unwrap(s) {
+            $($(#[$a])* if let Some(p) = <$m>::unwrap(s) {
                 return <$m>::check_replay(*p, c, id, slug);
             })+
             Html::default()
@@ -123,7 +126,7 @@ macro_rules! registry {
         /// The query of the scenario the `#/bench` page measures (the first mechanism's that has
         /// one).
         pub fn bench_query() -> String {
-            $(if let Some(q) = <$m>::bench_query() {
+            $($(#[$a])* if let Some(q) = <$m>::bench_query() {
                 return q;
             })+
             String::new()
@@ -131,7 +134,7 @@ macro_rules! registry {
 
         /// One measuring run of the `#/bench` scenario for about `run_ms`.
         pub fn bench_run(run_ms: f64) -> (u64, f64) {
-            $(if let Some(r) = <$m>::bench_run(run_ms) {
+            $($(#[$a])* if let Some(r) = <$m>::bench_run(run_ms) {
                 return r;
             })+
             (0, 0.0)
@@ -144,25 +147,42 @@ registry!(
     herdlab_core::mechanisms::locks::Locks,
     herdlab_core::mechanisms::accept::Accept,
     herdlab_core::mechanisms::pool::Pool,
+    #[cfg(feature = "lazy")]
+    herdlab_core::mechanisms::gmp::Gmp,
 );
+
+/// The mechanisms whose site folder lives in the lazily loaded bundle only (docs/architecture.md,
+/// "The site's two bundles"): the main app's registry lacks them, and the lesson page hands their
+/// blocks to `ui::lazy::Lazy`.
+pub const LAZY_ONLY: &[&str] = &["gmp"];
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Core's mechanisms the site does not show yet, each with its reason: Go's scheduler and
-    /// MySQL's connection handling have their models and command lines but no site part yet (the
-    /// main wasm's budget, README.md "Size budget", has ~6 KB left, less than a mechanism costs).
-    const NOT_ON_SITE: &[&str] = &["gmp", "mysql"];
+    /// Core's mechanisms the site does not show yet, each with its reason: MySQL's connection
+    /// handling has its model and command lines but no site part yet.
+    const NOT_ON_SITE: &[&str] = &["mysql"];
 
+    /// The main app's registry is core's mechanisms but those not on the site and the lazy-only
+    /// ones ([`LAZY_ONLY`]); the lazy bundle's (the `lazy` feature) has the lazy-only ones too.
     #[test]
     fn the_registry_lists_every_mechanism_of_core_once() {
+        let lazy = cfg!(feature = "lazy");
         let on_site: Vec<&str> = herdlab_core::scenario::MECHANISMS
             .iter()
             .copied()
             .filter(|m| !NOT_ON_SITE.contains(m))
+            .filter(|m| lazy || !LAZY_ONLY.contains(m))
             .collect();
         assert_eq!(NAMES.to_vec(), on_site);
+        for m in LAZY_ONLY {
+            assert!(
+                herdlab_core::scenario::MECHANISMS.contains(m) && !NOT_ON_SITE.contains(m),
+                "{m}"
+            );
+            assert_eq!(NAMES.contains(m), lazy, "{m} is in the lazy bundle only");
+        }
     }
 
     #[test]

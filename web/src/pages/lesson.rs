@@ -11,6 +11,7 @@ use yew::prelude::*;
 use crate::dom;
 use crate::lesson::catalog::{self as lessons, Block, Lesson};
 use crate::lesson::check::CheckSpec;
+use crate::lesson::grammar::named_mechanism;
 use crate::lesson::outline::{self, outline, Heading};
 use crate::lesson::parts::{unique, Placing, Shape, Widget};
 use crate::lesson::predict::{parse_predict, PredictSpec};
@@ -18,6 +19,7 @@ use crate::lesson::toc::{Contents, LessonPager};
 use crate::mechanisms;
 use crate::pages::check_widget::CheckWidget;
 use crate::pages::not_found::{not_found, NotFoundProps};
+use crate::ui::lazy::Lazy;
 use crate::ui::predict::PredictWidget;
 
 /// Props of [`LessonPage`].
@@ -39,6 +41,26 @@ enum Part {
     Predict(Rc<PredictSpec>, usize),
     /// A check block.
     Check(Rc<CheckSpec>),
+    /// A simulation or comparison block of a lazy-only mechanism (`mechanisms::LAZY_ONLY`),
+    /// rendered by the lazily loaded bundle: `what` (`sim`, `compare`) and [`lazy_query`]'s
+    /// text without the slug (the page adds it).
+    Lazy(&'static str, String, String),
+}
+
+/// The query of a lazy block (`<Lazy what="sim"|"compare" query=… />`, read by the bundle's
+/// `pages::lazy_widget`): the lesson's slug, the block's fallback id and its body, one per line
+/// (the body may span lines).
+pub(crate) fn lazy_query(slug: &str, fallback_id: &str, body: &str) -> String {
+    format!("{slug}\n{fallback_id}\n{body}")
+}
+
+/// The lazy-only mechanism a widget block is for, if it is one's: the block's fence names it, or
+/// its body.
+fn lazy_mechanism(fence: Option<&str>, body: &str) -> Option<String> {
+    fence
+        .map(str::to_string)
+        .or_else(|| named_mechanism(body))
+        .filter(|m| mechanisms::LAZY_ONLY.contains(&m.as_str()))
 }
 
 struct Page {
@@ -66,6 +88,22 @@ fn build(blocks: &[Block], query: &str) -> Page {
     for block in blocks {
         let at = parts.len();
         match block {
+            // not the main app's: the lazily loaded bundle builds and draws it (it is never the
+            // playground, and its id is not checked against the page's)
+            Block::Widget(shape @ (Shape::Sim | Shape::Compare), mechanism, body)
+                if lazy_mechanism(*mechanism, body).is_some() =>
+            {
+                let what = if *shape == Shape::Sim {
+                    "sim"
+                } else {
+                    "compare"
+                };
+                let body = match mechanism {
+                    Some(m) if named_mechanism(body).is_none() => format!("mechanism={m}&{body}"),
+                    _ => body.to_string(),
+                };
+                parts.push(Part::Lazy(what, fallback_id(), body));
+            }
             Block::Html(h) => {
                 let (h, mut hs) = outline(h, &mut seen);
                 words += outline::words(&h);
@@ -260,6 +298,9 @@ fn part_view(slug: &AttrValue) -> impl Fn((usize, &Part)) -> Html + '_ {
         Part::Check(spec) => html! {
             <CheckWidget key={format!("k{i}")} spec={spec.clone()} slug={slug.clone()} />
         },
+        Part::Lazy(what, fallback, body) => html! {
+            <Lazy key={format!("z{i}")} what={*what} query={lazy_query(slug, fallback, body)} />
+        },
     }
 }
 
@@ -283,6 +324,7 @@ pub(crate) fn page_errors(blocks: &[Block], query: &str) -> (Vec<String>, Vec<St
                 errors.extend(c.errors.iter().cloned());
                 ids.push(c.id.clone());
             }
+            Part::Lazy(..) => {}
         }
     }
     (errors, ids)
@@ -355,6 +397,35 @@ mod tests {
             page.url_errors,
             ["this lesson has no playground, so the link's values were not used"]
         );
+    }
+
+    /// A block of a lazy-only mechanism is the lazily loaded bundle's: the page neither builds
+    /// nor places it, and hands it its slug, fallback id and body.
+    #[test]
+    fn a_lazy_only_mechanisms_block_goes_to_the_lazy_bundle() {
+        let blocks = vec![
+            Block::Widget(Shape::Sim, None, "id=g&mechanism=gmp&gomaxprocs=2".into()),
+            Block::Widget(Shape::Compare, Some("gmp"), "id=h".into()),
+            Block::Widget(Shape::Sim, None, "id=a&main=true".into()),
+        ];
+        let page = build(&blocks, "workers=3");
+        match &page.parts[0] {
+            Part::Lazy(what, fallback, body) => {
+                assert_eq!((*what, fallback.as_str()), ("sim", "block-1"));
+                assert_eq!(
+                    lazy_query("go", fallback, body),
+                    "go\nblock-1\nid=g&mechanism=gmp&gomaxprocs=2"
+                );
+            }
+            _ => panic!("part 0 is not lazy"),
+        }
+        assert!(matches!(&page.parts[1], Part::Lazy("compare", _, b) if b == "mechanism=gmp&id=h"));
+        let (w, keys) = widget(&page, 2);
+        assert!(
+            keys && w.main && w.mechanism == "herd",
+            "the playground is the main app's"
+        );
+        assert!(page.url_errors.is_empty(), "{:?}", page.url_errors);
     }
 
     /// One fence kind per shape, with `mechanism=`: `herdlab-sim` / `herdlab-compare` naming the

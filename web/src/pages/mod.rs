@@ -5,6 +5,8 @@ pub mod check;
 pub mod check_widget;
 pub mod glossary;
 pub mod home;
+#[cfg(feature = "lazy")]
+pub mod lazy_widget;
 pub mod lesson;
 pub mod not_found;
 pub mod results;

@@ -1,0 +1,113 @@
+// Browser tests for Go's scheduler on the site (mechanism=gmp, lesson go-scheduler), against
+// docs/site-contract.md ("Go's scheduler"): its widgets live in the lazily loaded bundle only
+// (web/src/bin/lazy.rs), so the lesson page shows `<Lazy what="sim">` for each gmp block and the
+// bundle draws the widget. They depend on the lesson's block ids (gmp-single, gmp-ring) and on
+// the scenario of `gmp-ring` (one P, a 4-slot ring, main starting 9 goroutines), whose numbers
+// web/src/mechanisms/gmp/snapshot.rs (`the_ring_scenario_of_the_browser_test`) pins.
+//
+// Run by `cargo xtask test`, or by hand: HERDLAB_URL=http://127.0.0.1:8080 node --test tests/e2e/gmp.test.mjs
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import { BASE, useBrowser, openPage as openBrowserPage, sel, waitForSim, waitForSteps } from './support.mjs';
+
+const require = createRequire(import.meta.url);
+const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+const LESSON = `${BASE}/#/lesson/go-scheduler`;
+const TEST_TIMEOUT = 90_000;
+
+useBrowser();
+
+const openPage = (t, options) => openBrowserPage(t, { quietConsole: /favicon|status of 404/, ...options });
+
+async function num(page, testid, sim) {
+  const s = (await page.locator(sel(testid, sim)).first().textContent()).trim();
+  const n = Number(s);
+  assert.ok(Number.isFinite(n), `${testid} should be a plain number, got ${JSON.stringify(s)}`);
+  return n;
+}
+
+/** Where every G is: each P's runnext and ring, and the global queue. */
+async function places(page, sim) {
+  return page.evaluate((sim) => {
+    const root = document.querySelector(`[data-testid="sim-${sim}"]`);
+    const ps = [...root.querySelectorAll('[data-testid^="gmp-p-"]')].map((p) => ({
+      runnext: p.dataset.runnext,
+      ring: p.dataset.ring,
+    }));
+    return { ps, global: root.querySelector('[data-testid="gmp-global"]').dataset.gs };
+  }, sim);
+}
+
+test('a gmp block is drawn by the lazy bundle: stepping moves goroutines through runnext, the ring and the global queue', { timeout: TEST_TIMEOUT }, async (t) => {
+  const { page, assertNoPageErrors } = await openPage(t);
+  const wasm = [];
+  page.on('request', (r) => {
+    if (r.url().endsWith('/lazy_bg.wasm')) wasm.push(r.url());
+  });
+  await page.goto(LESSON);
+  await waitForSim(page, 'gmp-ring');
+  assert.equal(wasm.length, 1, 'the lazy bundle is loaded once for all the lesson\'s gmp blocks');
+  assert.equal(await page.locator('[data-testid="lazy"][data-what="sim"]').count(), 3);
+  assert.equal(await page.locator('[data-testid="lazy-error"], [data-testid="lazy-widget-error"]').count(), 0);
+  const ring = 'gmp-ring';
+  assert.equal(await page.locator(`[data-testid="sim-${ring}"]`).getAttribute('data-mechanism'), 'gmp');
+  for (const id of ['lane-0', 'lane-1', 'gmp-p-0', 'gmp-global', 'invariant-status']) {
+    assert.equal(await page.locator(sel(id, ring)).count(), 1, `${id} in ${ring}`);
+  }
+  assert.equal(await page.locator(sel('gmp-p-1', ring)).count(), 0, 'one P');
+  assert.equal(await num(page, 'counter-steps', ring), 0);
+  assert.deepEqual(await places(page, ring), { ps: [{ runnext: '0', ring: '' }], global: '' });
+
+  // step until main's first `go f()` lands: G2 in runnext (main, G1, passed through it first)
+  let steps = 0;
+  const stepUntil = async (done, most) => {
+    while (!done(await places(page, ring))) {
+      await page.locator(sel('step-forward', ring)).click();
+      await waitForSteps(page, ring, ++steps);
+      assert.ok(steps <= most, `within ${most} steps`);
+    }
+  };
+  await stepUntil((s) => s.ps[0].runnext === '2', 100);
+  assert.deepEqual(await places(page, ring), { ps: [{ runnext: '2', ring: '' }], global: '' });
+  // the next start kicks G2 onto the ring
+  await stepUntil((s) => s.ps[0].ring !== '', 300);
+  assert.deepEqual((await places(page, ring)).ps[0], { runnext: '3', ring: '2' });
+  // and the sixth spills the two oldest and the kicked G6 into the global queue
+  await stepUntil((s) => s.global.split(',').length === 3, 800);
+  assert.deepEqual(await places(page, ring), { ps: [{ runnext: '7', ring: '4,5' }], global: '2,3,6' });
+  assert.equal(await num(page, 'counter-context_switches', ring), 1, 'only main has run');
+
+  await page.locator(sel('run-end', ring)).click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="sim-gmp-ring"] [data-testid="run-end"]')?.disabled);
+  assert.equal(await num(page, 'counter-finished', ring), 10);
+  assert.equal(await num(page, 'counter-global_queue_gets', ring), 4);
+  assert.equal(await num(page, 'counter-context_switches', ring), 10);
+  assert.equal((await page.locator(sel('invariant-status', ring)).textContent()).trim(), 'all invariants hold');
+  assert.deepEqual(await places(page, ring), { ps: [{ runnext: '0', ring: '' }], global: '' });
+  assertNoPageErrors();
+});
+
+test('axe: no serious or critical violation on the go-scheduler lesson with its lazy widgets', { timeout: TEST_TIMEOUT }, async (t) => {
+  const { page, assertNoPageErrors } = await openPage(t);
+  await page.goto(LESSON);
+  await waitForSim(page, 'gmp-ring');
+  for (const id of ['gmp-single', 'gmp-objects', 'gmp-ring']) {
+    await page.locator(sel('step-forward', id)).click();
+    await waitForSteps(page, id, 1);
+  }
+  await page.addScriptTag({ content: AXE });
+  const found = await page.evaluate(async () => {
+    const r = await window.axe.run(document, {
+      rules: { 'label-content-name-mismatch': { enabled: true } },
+      resultTypes: ['violations'],
+    });
+    return r.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .flatMap((v) => v.nodes.slice(0, 5).map((n) => `${v.id} (${v.impact}): ${n.target.join(' ')}`));
+  });
+  assert.deepEqual(found, [], 'axe violations');
+  assertNoPageErrors();
+});

@@ -1,0 +1,98 @@
+//! The gmp playground's parameter form (controls=full): its fields, read, written and checked
+//! with core's `Gmp` (`Mechanism::get`, `set`, `validate`).
+
+use herdlab_core::mechanisms::gmp::{GmpVariant, Workload};
+
+use crate::live::form::{Field, FieldKind, Hint};
+
+const fn number(key: &'static str, label: &'static str, range: &'static str) -> Field {
+    Field {
+        key,
+        label,
+        kind: FieldKind::Number(range),
+        hint: None,
+    }
+}
+
+/// The gmp form's fields, in display order (`input-<key>` / `select-<key>`; a test holds their
+/// keys to be core's `Gmp::KEYS`).
+pub const GMP_FIELDS: [Field; 10] = [
+    Field {
+        key: "workload",
+        label: "workload",
+        kind: FieldKind::Choice(&Workload::NAMES),
+        hint: Some(Hint(workload_story)),
+    },
+    Field {
+        key: "variant",
+        label: "code",
+        kind: FieldKind::Choice(&GmpVariant::NAMES),
+        hint: Some(Hint(variant_story)),
+    },
+    number("gomaxprocs", "GOMAXPROCS (Ps)", "1-16"),
+    number("threads", "Ms (OS threads)", "2-32"),
+    number("cpus", "CPUs", "1-64"),
+    number("goroutines", "goroutines", "1-15000"),
+    number("work_ns", "work per goroutine (ns)", "1-100000000"),
+    number("yields", "Gosched calls (yield-many)", "0-10000"),
+    number("ring", "local ring slots", "2-256"),
+    number("seed", "seed", "0-18446744073709551615"),
+];
+
+/// One line on each workload.
+pub fn workload_story(v: &str) -> &'static str {
+    match v {
+        "fan-out" => "main spawns every goroutine: they go to its P's runnext and ring",
+        "chain" => "each goroutine spawns the next",
+        "tree" => "each goroutine spawns two",
+        "spawn-many" => "a thread outside every P spawns them: each goes to the global queue",
+        "yield-many" => "each goroutine calls runtime.Gosched: back to the global queue",
+        "ping-pong" => "pairs hand a token back and forth: gopark and goready",
+        _ => "",
+    }
+}
+
+/// One line on each variant.
+pub fn variant_story(v: &str) -> &'static str {
+    match v {
+        "correct" => "Go's runtime (proc.go)",
+        "reversed-dance" => "re-checks the queues, then drops spinning: a G can be left behind",
+        "wakep-no-spin-test" => "wakep wakes an M even when one spins: a herd of Ms",
+        "no-spin-limit" => "every idle M spins",
+        "steal-one" => "steals one G instead of half",
+        "no-fairness" => "no 1-in-61 check of the global queue",
+        "single-queue" => "Go 1.0: one global queue under one lock",
+        _ => "",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use herdlab_core::mechanism::{KeyKind, Mechanism};
+    use herdlab_core::mechanisms::gmp::Gmp;
+
+    #[test]
+    fn the_fields_are_cores_keys_with_cores_ranges() {
+        let mut keys: Vec<&str> = GMP_FIELDS.iter().map(|f| f.key).collect();
+        keys.sort();
+        let mut core: Vec<&str> = Gmp::KEYS.iter().map(|k| k.name).collect();
+        core.sort();
+        assert_eq!(keys, core);
+        for f in &GMP_FIELDS {
+            let k = Gmp::KEYS.iter().find(|k| k.name == f.key).unwrap();
+            match (f.kind, k.kind) {
+                (FieldKind::Number(r), KeyKind::Range { .. }) => assert_eq!(r, k.allowed()),
+                (FieldKind::Choice(names), _) => {
+                    for n in names {
+                        let mut p = Default::default();
+                        assert!(Gmp::set(&mut p, f.key, n).is_ok(), "{} {n}", f.key);
+                    }
+                    let h = f.hint.expect("a hint");
+                    assert!(names.iter().all(|n| !h.text(n).is_empty()), "{}", f.key);
+                }
+                other => panic!("{}: {other:?}", f.key),
+            }
+        }
+    }
+}

@@ -1,0 +1,87 @@
+//! A lesson's simulation or comparison block of a lazy-only mechanism (`mechanisms::LAZY_ONLY`),
+//! rendered by the lazily loaded bundle: the lesson page (`pages::lesson`) shows
+//! `<Lazy what="sim"|"compare" query=… />` for such a block, and the bundle's `mount` renders
+//! [`LazyWidget`] with that query, which builds the widget through the bundle's registry (where
+//! the lazy-only mechanisms are).
+//!
+//! Generic: it names no mechanism. Lazy-only itself (the `lazy` feature).
+
+use yew::prelude::*;
+
+use crate::lesson::grammar::named_mechanism;
+use crate::lesson::parts::{Placing, Widget};
+use crate::mechanisms::{compare_widget, sim_widget, NAMES};
+
+/// Props of [`LazyWidget`].
+#[derive(Properties, PartialEq)]
+pub struct LazyWidgetProps {
+    /// A comparison block (else a simulation block).
+    pub compare: bool,
+    /// `pages::lesson::lazy_query`'s text: the lesson's slug, the block's fallback id and its
+    /// body, one per line.
+    pub query: AttrValue,
+}
+
+/// The widget of a block, or why there is none (the block names no mechanism this bundle has).
+fn widget(compare: bool, query: &str) -> Result<(Widget, AttrValue), String> {
+    let mut lines = query.splitn(3, '\n');
+    let (slug, fallback, body) = (
+        lines.next().unwrap_or(""),
+        lines.next().unwrap_or("block"),
+        lines.next().unwrap_or(""),
+    );
+    let named = named_mechanism(body);
+    match named.as_deref() {
+        Some(m) if NAMES.contains(&m) => {
+            let mut place = Placing::default();
+            let w = if compare {
+                compare_widget(None, body, fallback, &mut place, 0)
+            } else {
+                sim_widget(None, body, fallback, "", &mut place, 0)
+            };
+            Ok((w, AttrValue::from(slug.to_string())))
+        }
+        other => Err(format!(
+            "the lazily loaded bundle has no mechanism '{}'; it has: {}",
+            other.unwrap_or(""),
+            NAMES.join(", ")
+        )),
+    }
+}
+
+/// A lesson block's widget, in the lazily loaded bundle.
+#[function_component]
+pub fn LazyWidget(p: &LazyWidgetProps) -> Html {
+    let w = use_memo((p.compare, p.query.clone()), |(compare, query)| {
+        widget(*compare, query)
+    });
+    match &*w {
+        Ok((w, slug)) => (w.view)("lazy".into(), slug.clone(), false),
+        Err(e) => html! {
+            <p class="lazy-error" role="alert" data-testid="lazy-widget-error">{ e.clone() }</p>
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lesson::parts::Shape;
+    use crate::pages::lesson::lazy_query;
+
+    #[test]
+    fn a_lazy_block_becomes_its_mechanisms_widget() {
+        for m in crate::mechanisms::LAZY_ONLY {
+            let q = lazy_query("s", "block-2", &format!("mechanism={m}\nid=x"));
+            let (w, slug) = widget(false, &q).expect("a widget");
+            assert_eq!((w.mechanism, w.shape, w.id.as_str()), (*m, Shape::Sim, "x"));
+            assert!(w.errors.is_empty(), "{:?}", w.errors);
+            assert_eq!(slug, "s");
+            let (w, _) =
+                widget(true, &lazy_query("s", "block-2", &format!("mechanism={m}"))).unwrap();
+            assert_eq!(w.id, "block-2", "the fallback id");
+        }
+        let e = widget(false, &lazy_query("s", "b", "mechanism=nope&id=x")).unwrap_err();
+        assert!(e.contains("no mechanism 'nope'; it has: herd"), "{e}");
+    }
+}
