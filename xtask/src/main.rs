@@ -392,6 +392,16 @@ fn test(ctx: &Ctx) -> Result<(), String> {
             Box::new(|| run(ctx.cargo().args(["test", "--workspace"]))),
         ),
         (
+            "cargo test (web, lazy feature)",
+            // the site code only the lazy bundle carries (lazy-only mechanisms' folders, the
+            // results and trace pages) is compiled out of the plain `cargo test`
+            Box::new(|| {
+                run(ctx
+                    .cargo()
+                    .args(["test", "-p", "herdlab-web", "--features", "lazy"]))
+            }),
+        ),
+        (
             "core tests (wasm32, node)",
             Box::new(|| core_wasm_tests(ctx)),
         ),
