@@ -10,7 +10,8 @@
 //! - a listen backlog that overflows (`--backlog 1`, a slow acceptor, a burst): counted from the
 //!   kernel's `TcpExt: ListenOverflows` (JSON `listen_overflows`, a column) and named under the
 //!   table; a backlog above `net.core.somaxconn`: the effective value is said;
-//! - a thread limit (`ulimit -u`) too low, for core's machines and each rival pool of `bench pool`:
+//! - a thread limit (`ulimit -u`) too low, for core's machines, each rival pool of `bench pool` and
+//!   tokio's runtime in `bench gmp`:
 //!   refused naming the limit, exit 1, no panic. The limit is not enforced for root: as root these
 //!   cases run as `nobody` (`setpriv`), one at a time.
 //!
@@ -55,8 +56,14 @@ fn interrupt(sig: i32, json: bool, rows: usize) -> (Option<i32>, String, String,
     if json {
         args.push("--json");
     }
+    interrupt_at(&args, sig, rows)
+}
+
+/// Start `herdlab <args>`, wait until its progress bar says `rows` (rows or rounds) are done,
+/// send `sig`; the exit status, stdout, stderr, and how long it took to exit.
+fn interrupt_at(args: &[&str], sig: i32, rows: usize) -> (Option<i32>, String, String, Duration) {
     let mut child = Command::new(BIN)
-        .args(&args)
+        .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -149,6 +156,72 @@ fn sigterm_mid_run_stops_and_prints_the_rows_so_far_as_partial_results() {
     let rows: Vec<serde_json::Value> = lines.map(|l| serde_json::from_str(l).unwrap()).collect();
     assert!(!rows.is_empty() && rows.len() < 64, "{} rows", rows.len());
     assert!(err.contains("interrupted by SIGTERM"), "{err}");
+}
+
+/// `bench gmp`'s rows are medians over rounds: interrupted, it prints the rows over the rounds
+/// done so far (each row's `rounds` says how many), and `--trace` holds every run finished.
+#[test]
+fn bench_gmp_interrupted_prints_the_rows_of_the_rounds_done_marked_partial() {
+    let dir = std::env::temp_dir().join(format!("herdlab-hostile-gmp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("g.trace");
+    let args = [
+        "bench",
+        "gmp",
+        "--quick",
+        "--shrink",
+        "20",
+        "--rounds",
+        "1000",
+        "--json",
+        "--trace",
+        trace.to_str().unwrap(),
+    ];
+    let (code, out, err, _took) = interrupt_at(&args, libc::SIGINT, 2);
+    let text = std::fs::read_to_string(&trace);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(code, Some(130), "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+    assert_eq!(v["partial"], true);
+    assert_eq!(v["interrupted_by"], "SIGINT");
+    let rows = v["rows"].as_array().unwrap();
+    // every cell: 3 runtimes x 5 shapes x workers 1 and 2, each over the same rounds done
+    assert_eq!(rows.len(), 30, "{rows:?}");
+    let done = rows[0]["rounds"].as_u64().unwrap();
+    assert!((2..1000).contains(&done), "{done} rounds");
+    for r in rows {
+        assert_eq!(r["rounds"], done, "{r}");
+        assert!(r["median_ns"].as_u64().unwrap() > 0, "{r}");
+    }
+    assert!(
+        err.contains("herdlab: interrupted by SIGINT: stopped; the 30 rows measured so far follow"),
+        "{err}"
+    );
+    // the trace: one run per herdlab cell per round, those of the round under way too
+    let t = herdlab_core::trace::parse(text.unwrap().as_bytes()).unwrap();
+    assert_eq!(t.partial.as_deref(), Some("SIGINT"));
+    let runs = t.runs.len() as u64;
+    assert!(
+        20 * done <= runs && runs <= 20 * (done + 1),
+        "{runs} runs, {done} rounds"
+    );
+}
+
+#[test]
+fn bench_gmp_terminated_prints_the_rows_so_far_as_partial_results() {
+    let args = [
+        "bench", "gmp", "--quick", "--shrink", "20", "--rounds", "1000",
+    ];
+    let (code, out, err, _took) = interrupt_at(&args, libc::SIGTERM, 1);
+    assert_eq!(code, Some(143), "{err}");
+    let mut lines = out.lines();
+    assert_eq!(
+        lines.next(),
+        Some("partial results (interrupted by SIGTERM):")
+    );
+    let rows: Vec<serde_json::Value> = lines.map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(rows.len(), 30);
+    assert!(rows.iter().all(|r| r["rounds"].as_u64() >= Some(1)));
 }
 
 /// Run `herdlab <args>` under `sh -c` with a shell prefix (`ulimit -n 12 &&`, `taskset -c 0`).
@@ -337,6 +410,85 @@ fn a_thread_limit_too_low_for_bench_pool_is_refused_naming_it_not_a_panic() {
             "{pool}: {err}"
         );
         assert_eq!(out, "", "{pool}: no rows");
+    }
+}
+
+#[test]
+fn a_thread_limit_too_low_for_bench_gmp_is_refused_naming_it_not_a_panic() {
+    let Some((prefix, _one)) = under_thread_limit(4) else {
+        return;
+    };
+    // tokio's runtime (built first, for every worker count), and herdlab's Ms without tokio
+    for (runtimes, who) in [
+        ("herdlab,tokio", "cannot start tokio's worker thread "),
+        ("herdlab", "herdlab chained_spawn: cannot start thread "),
+    ] {
+        let (code, out, err) = sh(
+            &prefix,
+            &format!(
+                "bench gmp --quick --workers 8 --runtimes {runtimes} --shapes chained_spawn --rounds 1"
+            ),
+        );
+        assert_eq!(code, Some(1), "{runtimes}: {err}");
+        assert!(!err.contains("panicked"), "{runtimes}: {err}");
+        assert!(
+            err.contains(&format!("herdlab: bench gmp: {who}"))
+                && err.contains("Resource temporarily unavailable (os error 11)"),
+            "{runtimes}: {err}"
+        );
+        assert!(
+            err.contains("the thread limit (ulimit -u, this user's processes and threads) is 4"),
+            "{runtimes}: {err}"
+        );
+        assert_eq!(out, "", "{runtimes}: no rows");
+    }
+}
+
+/// `bench mysql` under every thread limit from the harness's first thread (the sampler) to its
+/// last (the failure watcher): the server's, the clients' and the harness's threads each refused
+/// naming the limit, exit 1, no panic (a pool of one group of 4 connections needs 8 threads: main,
+/// the interrupt watcher, the sampler, the timer, a worker, 2 clients, the failure watcher).
+#[test]
+fn a_thread_limit_too_low_for_bench_mysql_is_refused_naming_it_at_every_thread() {
+    let mut who = Vec::new();
+    for n in 2..=7 {
+        let Some((prefix, _one)) = under_thread_limit(n) else {
+            return;
+        };
+        let (code, out, err) = sh(
+            &prefix,
+            "bench mysql --mode pool --groups 1 --connections 4 --queries 100",
+        );
+        assert_eq!(code, Some(1), "{n}: {err}");
+        assert!(!err.contains("panicked"), "{n}: {err}");
+        assert!(
+            err.contains("herdlab: bench mysql: pool with 4 connections: cannot start ")
+                && err.contains("Resource temporarily unavailable (os error 11)"),
+            "{n}: {err}"
+        );
+        assert!(
+            err.contains(&format!(
+                "the thread limit (ulimit -u, this user's processes and threads) is {n}"
+            )),
+            "{n}: {err}"
+        );
+        assert_eq!(out, "", "{n}: no rows");
+        let what = err.split("cannot start ").nth(1).unwrap_or_default();
+        who.push(what[..what.find(':').unwrap_or(0)].to_string());
+    }
+    // each kind of thread was the one refused at some limit (as root, where the command runs as
+    // nobody and counts only its own threads; a user's other processes count against the limit)
+    // SAFETY: geteuid cannot fail.
+    if unsafe { libc::geteuid() } != 0 {
+        return;
+    }
+    for w in [
+        "the sampler thread",
+        "a server thread",
+        "a client thread",
+        "the failure watcher thread",
+    ] {
+        assert!(who.iter().any(|x| x == w), "{w}: {who:?}");
     }
 }
 

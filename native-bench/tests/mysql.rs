@@ -398,3 +398,190 @@ fn too_few_open_files_is_refused_naming_the_limit() {
     assert!(e.contains("the open-file limit (ulimit -n) is 64"), "{e}");
     assert!(out.stdout.is_empty());
 }
+
+#[test]
+fn a_long_query_stalls_its_group_until_the_stall_timer_adds_a_thread() {
+    // pool, 2 groups, one 300 ms query (group 0's first), a 10 ms stall limit: the timer sees
+    // group 0 make no progress with events waiting and gives it another thread
+    let args = |variant: &str| {
+        bench_rows(&[
+            "--mode",
+            "pool",
+            "--groups",
+            "2",
+            "--connections",
+            "8",
+            "--queries",
+            "300",
+            "--think-us",
+            "200",
+            "--stall-ms",
+            "10",
+            "--long-ms",
+            "300",
+            "--variant",
+            variant,
+        ])
+    };
+    let correct = args("correct");
+    assert_eq!(correct.len(), 1);
+    let r = &correct[0];
+    exactly_once(r, 300);
+    assert_eq!(num(r, "long_ms"), 300);
+    assert_eq!(r["variant"], "correct");
+    assert!(num(r, "threads_created") > 2, "{r}");
+    // without the stall check the group waits for its long query; nothing is lost
+    let broken = args("no-stall-timer");
+    exactly_once(&broken[0], 300);
+    assert_eq!(broken[0]["variant"], "no-stall-timer");
+}
+
+#[test]
+fn every_variant_of_the_tables_serves_every_query_once_natively() {
+    for v in [
+        "no-listener-wake",
+        "fifo-waiters",
+        "no-wait-begin",
+        "no-throttle",
+        "no-high-prio",
+        "cache-any-blocked",
+    ] {
+        let rows = bench_rows(&[
+            "--connections",
+            "12",
+            "--queries",
+            "200",
+            "--think-us",
+            "200",
+            "--lock-pct",
+            "30",
+            "--txn-statements",
+            "2",
+            "--stall-ms",
+            "10",
+            "--variant",
+            v,
+        ]);
+        assert_eq!(rows.len(), 2, "{v}");
+        for r in &rows {
+            exactly_once(r, 200);
+            assert_eq!(r["variant"], v, "{r}");
+        }
+    }
+}
+
+#[test]
+fn max_connections_is_the_rows_or_given_and_sizes_the_thread_cache() {
+    let rows = bench_rows(&[
+        "--mode",
+        "per-connection",
+        "--connections",
+        "4,300",
+        "--queries",
+        "300",
+        "--think-us",
+        "200",
+    ]);
+    // MySQL's default 151, or the row's connections if more; the cache 8 + max/100
+    assert_eq!(num(&rows[0], "max_connections"), 151);
+    assert_eq!(num(&rows[0], "cache_size"), 9);
+    assert_eq!(num(&rows[1], "max_connections"), 300);
+    assert_eq!(num(&rows[1], "cache_size"), 11);
+    let rows = bench_rows(&[
+        "--mode",
+        "per-connection",
+        "--connections",
+        "11",
+        "--max-connections",
+        "10",
+        "--queries",
+        "100",
+        "--think-us",
+        "200",
+    ]);
+    // the +1 of CONNECTION_ADMIN
+    assert_eq!(num(&rows[0], "max_connections"), 10);
+    assert_eq!(num(&rows[0], "cache_size"), 8);
+    exactly_once(&rows[0], 100);
+}
+
+#[test]
+fn bench_mysql_refuses_bad_scenario_flags_naming_the_allowed_values() {
+    refused(
+        &["bench", "mysql", "--variant", "lifo"],
+        "correct, no-listener-wake, fifo-waiters",
+    );
+    refused(
+        &[
+            "bench",
+            "mysql",
+            "--connections",
+            "8,16",
+            "--max-connections",
+            "10",
+        ],
+        "--connections: 16 exceeds --max-connections + 1 (11): MySQL would refuse the rest with \
+         ER_CON_COUNT_ERROR; allowed: counts up to 11, or a larger --max-connections",
+    );
+    refused(
+        &["bench", "mysql", "--max-connections", "0"],
+        "--max-connections",
+    );
+    refused(
+        &["bench", "mysql", "--long-ms", "20000"],
+        "--long-ms: 20000 ms would outlast the row's --time-limit of 20 s; allowed: 0-19999, or a \
+         longer --time-limit",
+    );
+    refused(&["bench", "mysql", "--long-ms", "60001"], "allowed 0-60000");
+    refused(
+        &["bench", "mysql", "--queries-per-conn", "0"],
+        "--queries-per-conn: 0 is out of range; allowed 1-1000000",
+    );
+    refused(
+        &["bench", "mysql", "--cache-size", "16385"],
+        "--cache-size: 16385 is out of range; allowed 0-16384",
+    );
+}
+
+/// Connection churn (`--queries-per-conn`): each client reconnects after every 2 answers; the
+/// server's acceptor hands each reconnection to `add_connection`. Without a thread cache every
+/// reconnection creates a thread; with a cache as large as the connections the parked threads
+/// take them (some reconnections may come before the old thread has parked).
+#[test]
+fn connection_churn_creates_a_thread_per_reconnection_without_the_cache_and_reuses_with_it() {
+    let run = |cache: &str| {
+        bench_rows(&[
+            "--connections",
+            "8",
+            "--queries",
+            "200",
+            "--think-us",
+            "200",
+            "--queries-per-conn",
+            "2",
+            "--cache-size",
+            cache,
+        ])
+    };
+    let rows = run("0");
+    let (per, pool) = (&rows[0], &rows[1]);
+    exactly_once(per, 200);
+    let reconnects = num(per, "reconnects");
+    assert!(reconnects > 0, "{per}");
+    assert_eq!(num(per, "reconnects_accepted"), reconnects, "{per}");
+    assert_eq!(num(per, "queries_per_conn"), 2);
+    assert_eq!(num(per, "cache_size"), 0);
+    assert_eq!(num(per, "threads_created"), 8 + reconnects, "{per}");
+    // the pool's model has no churn: its clients keep their connections
+    exactly_once(pool, 200);
+    assert_eq!(pool["queries_per_conn"], serde_json::Value::Null);
+    assert_eq!(num(pool, "reconnects"), 0);
+
+    let rows = run("9");
+    let per = &rows[0];
+    exactly_once(per, 200);
+    let reconnects = num(per, "reconnects");
+    assert_eq!(num(per, "reconnects_accepted"), reconnects, "{per}");
+    let created = num(per, "threads_created");
+    assert!(created >= 8 && created < 8 + reconnects, "{per}");
+}

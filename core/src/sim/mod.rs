@@ -679,7 +679,7 @@ impl<M: Machine> Simulation<M> {
     pub fn step_actor(&mut self, actor: Actor) -> Result<StepRecord, StepError> {
         self.last_walk.clear();
         self.last_walk_end = None;
-        let rec = match actor {
+        let mut rec = match actor {
             Actor::Network => {
                 if !self.network_can_step() {
                     return Err(StepError::NoArrival);
@@ -716,10 +716,7 @@ impl<M: Machine> Simulation<M> {
         };
         self.run_at.flush();
         self.metrics.steps += 1;
-        let rec = StepRecord {
-            step: self.metrics.steps,
-            ..rec
-        };
+        rec.step = self.metrics.steps;
         self.trace = record::mix_trace(self.trace, &rec);
         self.check_invariants();
         self.last = Some(rec);
@@ -727,15 +724,27 @@ impl<M: Machine> Simulation<M> {
         Ok(rec)
     }
 
+    /// Bring `status` up to date after a step (or a refused one). Inline, so that the common
+    /// case (something can still run, and the status says so already) costs a few loads.
+    #[inline]
     fn settle_status(&mut self) {
         let any_cpu = self.run_at.earliest().is_some();
         let can_run = any_cpu
             || self.due_producer().is_some()
             || (self.network && self.network_due().is_some());
         if can_run {
-            self.status = Status::Running;
+            if self.status != Status::Running {
+                self.status = Status::Running;
+            }
             return;
         }
+        self.settle_stopped();
+    }
+
+    /// `settle_status` when no actor can run: finished, or stuck, and why.
+    #[cold]
+    #[inline(never)]
+    fn settle_stopped(&mut self) {
         let handled = self.metrics.connections_accepted;
         let all_done = self.threads.iter().all(|t| t.sched == Sched::Done);
         let served = self.network

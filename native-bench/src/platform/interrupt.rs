@@ -102,6 +102,16 @@ pub fn measured<T: serde::Serialize>(row: &T) {
     }
 }
 
+/// Replace the rows measured so far with `rows` (a benchmark whose rows are summaries over
+/// rounds, such as medians, keeps its rows over the rounds done so far).
+pub fn replace_measured<T: serde::Serialize>(rows: &[T]) {
+    let rows: Vec<serde_json::Value> = rows
+        .iter()
+        .filter_map(|r| serde_json::to_value(r).ok())
+        .collect();
+    *ROWS.lock().unwrap_or_else(PoisonError::into_inner) = rows;
+}
+
 /// The rows measured so far (what `--svg` draws).
 pub fn rows() -> Vec<serde_json::Value> {
     ROWS.lock().unwrap_or_else(PoisonError::into_inner).clone()

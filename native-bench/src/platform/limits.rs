@@ -126,6 +126,95 @@ pub fn hint(message: &str) -> Option<String> {
     None
 }
 
+/// Spawn `threads` threads that all exist at once, then let them end and join them: the error of
+/// the first that cannot start (every one started before it is joined first).
+pub fn probe_threads(threads: u32) -> Result<(), (u32, std::io::Error)> {
+    let (release, gate) = std::sync::mpsc::channel::<()>();
+    let gate = std::sync::Arc::new(std::sync::Mutex::new(gate));
+    let mut hs = Vec::with_capacity(threads as usize);
+    let mut failed = None;
+    for i in 0..threads {
+        let gate = gate.clone();
+        // each waits until the sender is dropped (recv fails), then ends
+        match std::thread::Builder::new()
+            .stack_size(64 * 1024)
+            .spawn(move || drop(gate.lock().map(|g| g.recv())))
+        {
+            Ok(h) => hs.push(h),
+            Err(e) => {
+                failed = Some((i, e));
+                break;
+            }
+        }
+    }
+    drop(release);
+    for h in hs {
+        let _ = h.join();
+    }
+    failed.map_or(Ok(()), Err)
+}
+
+/// The OS error in a panic message of `unwrap` on an `io::Error` (`... Os { code: 11, ... }`).
+pub fn os_error_of(panic: &str) -> Option<std::io::Error> {
+    let rest = &panic[panic.find("Os { code: ")? + "Os { code: ".len()..];
+    let code = rest[..rest.find(|c: char| !c.is_ascii_digit())?]
+        .parse()
+        .ok()?;
+    Some(std::io::Error::from_raw_os_error(code))
+}
+
+/// Run `start` (a library's constructor that panics inside the library when the OS refuses it a
+/// thread, such as tokio's runtime builder or `threadpool::ThreadPool::new`) with its panic caught
+/// and the panic hook silenced meanwhile: the panic's text, with its OS error as `Display` writes
+/// it (`... (os error 11)`, which [`hint`] reads), when it panicked.
+pub fn catch_start<T>(start: impl FnOnce() -> T) -> Result<T, String> {
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let made = std::panic::catch_unwind(std::panic::AssertUnwindSafe(start));
+    std::panic::set_hook(hook);
+    made.map_err(|payload| {
+        let text = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("(no message)");
+        os_error_of(text).map_or_else(|| text.to_string(), |e| e.to_string())
+    })
+}
+
+/// Run `start` (a library's constructor that panics inside the library when the OS refuses it a
+/// thread, and whose half-built state then never unwinds: tokio's runtime builder waits forever
+/// for its blocking pool) with a panic hook that ends the process instead: it prints `herdlab:
+/// <context>: <the panic's text>` (with the limit's hint), writes `--trace` and `--svg` marked
+/// as failed, and exits 1, before any unwinding starts.
+pub fn exit_on_panic<T>(context: &str, start: impl FnOnce() -> T) -> T {
+    let context = context.to_string();
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let text = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("(no message)");
+        let text = os_error_of(text).map_or_else(|| text.to_string(), |e| e.to_string());
+        eprintln!(
+            "herdlab: {}",
+            super::NativeError::new(format!("{context}: {text}"))
+        );
+        let failed = Some("the benchmark failed");
+        for r in [crate::trace::finish(failed), crate::charts::finish(failed)] {
+            if let Err(e) = r {
+                eprintln!("herdlab: {e}");
+            }
+        }
+        std::process::exit(1);
+    }));
+    let made = start();
+    std::panic::set_hook(hook);
+    made
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

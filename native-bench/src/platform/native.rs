@@ -559,26 +559,7 @@ impl herdlab_core::machine::steps::Ops for NativeThread<'_> {
     }
     #[inline(always)]
     fn work(&mut self, ns: u64) -> Result<(), NativeError> {
-        self.counters.ops += 1;
-        let world = self.world;
-        // a plain load first: the stamp's line stays shared (and cheap) until an event is
-        // stamped, so threads that never see events do not pass it back and forth
-        if world.event_start.0.load(SeqCst) != 0 {
-            let start = world.now_ns();
-            let stamp = world.event_start.0.swap(0, SeqCst);
-            if stamp != 0 {
-                self.latencies.push(start.saturating_sub(stamp - 1));
-            }
-        }
-        self.woken_since_work = false;
-        if let Some(r) = &mut self.trace {
-            r.now(Kind::Work, None);
-        }
-        // only this thread writes its slot's count: a load and a store, no locked RMW
-        let items = &self.slot().work_items;
-        items.store(items.load(Relaxed) + 1, Release);
-        spin_for(ns);
-        Ok(())
+        self.work_item(ns, true)
     }
     fn sched_yield(&mut self) -> Result<(), NativeError> {
         self.counters.ops += 1;
@@ -685,6 +666,52 @@ impl<'w> NativeThread<'w> {
         if let Some(r) = &mut self.trace {
             r.now(kind, arg);
         }
+    }
+
+    /// [`Ops::work`], recording a `work` event only when `record` (an executor whose item of
+    /// work spans several `work` calls, or whose `work` is no item, records its items itself).
+    #[inline(always)]
+    pub fn work_item(&mut self, ns: u64, record: bool) -> Result<(), NativeError> {
+        self.counters.ops += 1;
+        let world = self.world;
+        // a plain load first: the stamp's line stays shared (and cheap) until an event is
+        // stamped, so threads that never see events do not pass it back and forth
+        if world.event_start.0.load(SeqCst) != 0 {
+            let start = world.now_ns();
+            let stamp = world.event_start.0.swap(0, SeqCst);
+            if stamp != 0 {
+                self.latencies.push(start.saturating_sub(stamp - 1));
+            }
+        }
+        self.woken_since_work = false;
+        if record {
+            if let Some(r) = &mut self.trace {
+                r.now(Kind::Work, None);
+            }
+        }
+        // only this thread writes its slot's count: a load and a store, no locked RMW
+        let items = &self.slot().work_items;
+        items.store(items.load(Relaxed) + 1, Release);
+        spin_for(ns);
+        Ok(())
+    }
+
+    /// Whether this thread records (`--trace`).
+    #[inline(always)]
+    pub fn tracing(&self) -> bool {
+        self.trace.is_some()
+    }
+
+    /// The trace's clock now if recording (the start of a wait an executor makes itself), else 0.
+    #[inline(always)]
+    pub fn trace_clock(&self) -> u64 {
+        self.trace_t0()
+    }
+
+    /// An executor's own wait (a real `epoll_wait`, a blocking `read`, a timed sleep) began at
+    /// `t0` ([`Self::trace_clock`]) on `on` and woke now: a `sleep` and a `wake`.
+    pub fn record_wait(&mut self, t0: u64, on: u32) {
+        self.record_sleep(t0, on, false);
     }
 
     /// The trace's clock now if recording (the start of a wait), else 0.
@@ -847,8 +874,16 @@ impl<'w> NativeThread<'w> {
                 }
                 Ok(false)
             }
-            // a signal: the machine re-checks the word, as after any return
-            WaitOutcome::Interrupted => Ok(true),
+            // a signal: the thread did sleep (recorded as a sleep and a wake, so that every wait
+            // the trace shows is a sleep or an EAGAIN); the machine re-checks the word, as after
+            // any return
+            WaitOutcome::Interrupted => {
+                if let Some(r) = &mut self.trace {
+                    r.at(t0, Kind::Sleep, Some(u32::from(word.0)));
+                    r.now(Kind::Wake, None);
+                }
+                Ok(true)
+            }
             WaitOutcome::TimedOut => Err(NativeError::new(format!(
                 "thread {}: futex_wait on word {} slept past {} s",
                 self.index,

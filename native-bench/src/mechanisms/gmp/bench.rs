@@ -37,8 +37,10 @@ use herdlab_core::mechanisms::gmp::{GmpParams, GmpVariant, Workload};
 
 use super::native::{self, ring_for};
 use crate::cli::{self, list, ranged, subcommand, switch, CliError};
-use crate::output::{print_json, table_lines};
+use crate::output::{print_json, progress_line, table_lines};
+use crate::platform::limits::{exit_on_panic, probe_threads};
 use crate::platform::mem::spin_for;
+use crate::platform::NativeError;
 
 /// The most workers a row may use (the model's GOMAXPROCS is at most 16; its words fit 8 Ps).
 pub const MAX_WORKERS: u32 = 8;
@@ -195,7 +197,7 @@ pub struct GmpRow {
     pub work_ns: u64,
     /// The slots of each P's ring (herdlab; null for tokio, whose rings have 256).
     pub ring: Option<u32>,
-    /// Runs (one per round).
+    /// Runs (one per round): the rounds done, fewer than asked in an interrupted run's rows.
     pub rounds: u32,
     /// The median run, ns.
     pub median_ns: u64,
@@ -438,6 +440,30 @@ pub fn run_tokio(
         .max(1))
 }
 
+/// tokio's multi-thread runtime of `workers` worker threads. Its builder spawns them and panics
+/// inside tokio when one cannot start, and the half-built runtime then never unwinds (its
+/// blocking pool waits for the workers that did start). So first a probe of as many threads that
+/// all exist at once, which names the limit as the other rivals do; then the builder, for a limit
+/// reached between the two (another program of this user starting threads), under a panic hook
+/// that says so and ends the process with status 1.
+fn start_tokio(workers: u32) -> Result<tokio::runtime::Runtime, String> {
+    let limit = |what: String| NativeError::new(what).to_string();
+    if let Err((i, e)) = probe_threads(workers) {
+        return Err(limit(format!(
+            "cannot start tokio's worker thread {i} of {workers}: {e}"
+        )));
+    }
+    exit_on_panic(
+        &format!("bench gmp: cannot start tokio's {workers} worker threads"),
+        || {
+            tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(workers as usize)
+                .build()
+        },
+    )
+    .map_err(|e| limit(format!("cannot start tokio's runtime: {e}")))
+}
+
 struct Cell {
     rt: Runtime,
     shape: Shape,
@@ -476,11 +502,10 @@ pub fn run_bench(c: &GmpBenchConfig, progress: bool) -> Result<Vec<GmpRow>, Stri
     }
     let mut runtimes = Vec::new();
     for &w in &c.workers {
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(w as usize)
-            .build()
-            .map_err(|e| format!("tokio runtime: {e}"))?;
-        runtimes.push((w, rt));
+        if !c.runtimes.contains(&Runtime::Tokio) {
+            break;
+        }
+        runtimes.push((w, start_tokio(w)?));
     }
     let n = cells.len();
     for round in 0..c.rounds as usize {
@@ -498,9 +523,8 @@ pub fn run_bench(c: &GmpBenchConfig, progress: bool) -> Result<Vec<GmpRow>, Stri
                         .push(run_tokio(rt, cell.shape, tasks, yields, c.work_ns)?);
                 }
                 Some(p) => {
-                    let r = native::run(&p, c.work_ns).map_err(|e| {
-                        format!("{} {}: {}", cell.rt.name(), cell.shape.name(), e.0)
-                    })?;
+                    let r = native::run(&p, c.work_ns)
+                        .map_err(|e| format!("{} {}: {e}", cell.rt.name(), cell.shape.name()))?;
                     cell.times.push(r.wall_ns);
                     cell.steals.push(r.counts.steals);
                     cell.parks.push(r.counts.parks);
@@ -522,22 +546,41 @@ pub fn run_bench(c: &GmpBenchConfig, progress: bool) -> Result<Vec<GmpRow>, Stri
                 }
             }
         }
+        // what an interrupt prints: the rows over the rounds done so far
+        #[cfg(unix)]
+        crate::platform::interrupt::replace_measured(&summarize(
+            &cells,
+            c,
+            round as u32 + 1,
+            false,
+        ));
         if progress {
-            eprint!("\rround {}/{}", round + 1, c.rounds);
+            eprint!(
+                "{}",
+                progress_line(round + 1, c.rounds as usize, "rounds of every cell")
+            );
         }
     }
     if progress {
         eprintln!();
     }
-    Ok(cells
-        .into_iter()
+    let rows = summarize(&cells, c, c.rounds, c.compare_sim);
+    #[cfg(unix)]
+    crate::platform::interrupt::replace_measured(&rows);
+    Ok(rows)
+}
+
+/// The rows of `cells` after `rounds` rounds (`sim`: with the simulator's figures).
+fn summarize(cells: &[Cell], c: &GmpBenchConfig, rounds: u32, sim: bool) -> Vec<GmpRow> {
+    cells
+        .iter()
         .map(|cell| {
             let mut t = cell.times.clone();
             t.sort_unstable();
             let herd = cell.params.is_some();
-            let med = |v: Vec<u64>| herd.then(|| median(v));
-            let (steals, parks) = (med(cell.steals), med(cell.parks));
-            let sim = match (c.compare_sim, cell.params) {
+            let med = |v: &[u64]| herd.then(|| median(v.to_vec()));
+            let (steals, parks) = (med(&cell.steals), med(&cell.parks));
+            let sim = match (sim, cell.params) {
                 (true, Some(p)) => Some(sim_figures(
                     &p,
                     c.work_ns,
@@ -555,18 +598,18 @@ pub fn run_bench(c: &GmpBenchConfig, progress: bool) -> Result<Vec<GmpRow>, Stri
                 yields,
                 work_ns: c.work_ns,
                 ring: cell.params.map(|p| p.ring),
-                rounds: c.rounds,
+                rounds,
                 median_ns: percentile(&t, 0.5),
                 p10_ns: percentile(&t, 0.1),
                 p90_ns: percentile(&t, 0.9),
                 steals,
                 parks,
-                spins: med(cell.spins),
-                global_queue_gets: med(cell.gets),
+                spins: med(&cell.spins),
+                global_queue_gets: med(&cell.gets),
                 sim,
             }
         })
-        .collect())
+        .collect()
 }
 
 /// The rows as text, with each herdlab row's factor over tokio's on the same shape and workers.
@@ -747,11 +790,9 @@ pub fn config(m: &ArgMatches) -> Result<GmpBenchConfig, CliError> {
 pub fn run(m: &ArgMatches) -> Result<ExitCode, CliError> {
     let c = config(m)?;
     let json = cli::on(m, "json");
-    Ok(match run_bench(&c, !json) {
+    // the progress bar on stderr, with --json too (as the other benchmarks)
+    Ok(match run_bench(&c, true) {
         Ok(rows) => {
-            // the rows for --svg (this benchmark's rows come together at the end)
-            #[cfg(unix)]
-            rows.iter().for_each(crate::platform::interrupt::measured);
             if json {
                 print_json(&rows, true)
             } else {

@@ -11,7 +11,7 @@
 //! Gs on 8 Ps of 256 slots take 22,108 words, 2.8 MB), with Go's 256-slot rings ([`ring_for`]).
 
 use std::sync::atomic::{AtomicU64, Ordering::SeqCst};
-use std::sync::Barrier;
+use std::sync::{Condvar, Mutex, PoisonError};
 
 use herdlab_core::machine::steps::Ops;
 use herdlab_core::mechanisms::gmp::machine::{gstatus, MCounts, DONE, LIVE};
@@ -131,6 +131,42 @@ impl Ops for MOps<'_> {
     }
 }
 
+/// The Ms' start: none runs until every one has started (a `Barrier` that a failed start can
+/// open without them).
+struct StartGate {
+    /// (arrived, aborted)
+    state: Mutex<(usize, bool)>,
+    cv: Condvar,
+    all: usize,
+}
+
+impl StartGate {
+    fn new(all: usize) -> Self {
+        StartGate {
+            state: Mutex::new((0, false)),
+            cv: Condvar::new(),
+            all,
+        }
+    }
+    /// Arrive and wait for the others: `false` when the start was aborted.
+    fn arrive(&self) -> bool {
+        let mut g = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        g.0 += 1;
+        if g.0 == self.all {
+            self.cv.notify_all();
+        }
+        while g.0 < self.all && !g.1 {
+            g = self.cv.wait(g).unwrap_or_else(PoisonError::into_inner);
+        }
+        !g.1
+    }
+    /// Not every M could start: the waiting ones go.
+    fn abort(&self) {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner).1 = true;
+        self.cv.notify_all();
+    }
+}
+
 /// Run the scenario `p` on real threads (`work_ns` overrides each G's work: the scenario's
 /// `work_ns` cannot say 0). Every G must run to its end exactly once, and every `execute` must be
 /// a G's first run, a run after its `Gosched` or a run after its `goready` (none lost, none
@@ -161,15 +197,20 @@ pub fn run(p: &GmpParams, work_ns: u64) -> Result<GmpRun, NativeError> {
         packed: false,
     })?;
     let (start, end) = (AtomicU64::new(0), AtomicU64::new(0));
-    let ready = Barrier::new(threads);
+    let ready = StartGate::new(threads);
     let (world, start, end, ready) = (&world, &start, &end, &ready);
     let results: Vec<Result<MCounts, NativeError>> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads)
-            .map(|i| {
-                s.spawn(move || -> Result<MCounts, NativeError> {
+        let mut handles = Vec::with_capacity(threads);
+        for i in 0..threads {
+            let spawned = std::thread::Builder::new()
+                .name(format!("gmp-m{i}"))
+                .spawn_scoped(s, move || -> Result<MCounts, NativeError> {
                     let inner = NativeThread::new(world, i);
-                    // every M passes the barrier, even one that could not start
-                    ready.wait();
+                    // every M passes the gate, even one that could not start; none runs
+                    // unless all started
+                    if !ready.arrive() {
+                        return Err(NativeError::new("another M could not start"));
+                    }
                     let inner = inner.inspect_err(|e| world.fail(&e.0))?;
                     let mut ops = MOps { inner, world, end };
                     let mut m = GmpActor::new(cfg, i as u32);
@@ -183,9 +224,20 @@ pub fn run(p: &GmpParams, work_ns: u64) -> Result<GmpRun, NativeError> {
                         return Err(e);
                     }
                     Ok(m.cx.counts)
-                })
-            })
-            .collect();
+                });
+            match spawned {
+                Ok(h) => handles.push(h),
+                Err(e) => {
+                    // the started Ms leave the gate without running, and are joined
+                    let e = NativeError::new(format!(
+                        "cannot start thread {i} of {threads} (an M): {e}"
+                    ));
+                    world.fail(&e.to_string());
+                    ready.abort();
+                    break;
+                }
+            }
+        }
         handles
             .into_iter()
             .map(|h| {

@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use herdlab_core::mechanisms::mysql::{Clients, Mode, MysqlParams, MysqlReport};
+use herdlab_core::trace::Kind;
 
 use super::load::{self, ClientOut, Shared};
 use super::native::{Server, Spawner, STOP};
@@ -93,6 +94,21 @@ pub struct BenchRow {
     pub think_us: u64,
     /// Percent of queries that take the hot row lock.
     pub lock_pct: u32,
+    /// The long query's CPU time, ms (pool: group 0's first query; 0: none).
+    pub long_ms: u32,
+    /// `max_connections` (`--max-connections`, else 151 or the row's connections if more).
+    pub max_connections: u32,
+    /// `thread_cache_size` (autosized from `max_connections`).
+    pub cache_size: u32,
+    /// The variant of core's tables the server ran (`correct`: as MySQL and Percona).
+    pub variant: &'static str,
+    /// Connection churn: queries a connection answers before its client reconnects
+    /// (per-connection rows; null: none).
+    pub queries_per_conn: Option<u32>,
+    /// Reconnections the clients made.
+    pub reconnects: u64,
+    /// Reconnections the server's acceptor handed to `add_connection` (equal to `reconnects`).
+    pub reconnects_accepted: u64,
     /// `--compare-sim`: the simulator's row for the same scenario (its clients open loop at the
     /// measured rate).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -196,10 +212,17 @@ fn percentile(sorted: &[u64], pct: u64) -> u64 {
 }
 
 /// Connect `n` clients to a fresh listener on 127.0.0.1 and accept each: (client ends, server
-/// ends), index `i` the same connection on both sides.
-fn connect(n: u32) -> Result<(Vec<TcpStream>, Vec<TcpStream>), NativeError> {
-    let l = TcpListener::bind("127.0.0.1:0")
-        .map_err(|e| NativeError(format!("cannot bind 127.0.0.1:0: {e}")))?;
+/// ends), index `i` the same connection on both sides. With `--trace`, each accept is an `accept`
+/// event of thread 0 (this thread: the server's main thread, the acceptor) of a run of `threads`.
+#[allow(clippy::type_complexity)]
+fn connect(
+    n: u32,
+    threads: usize,
+) -> Result<(TcpListener, Vec<TcpStream>, Vec<TcpStream>), NativeError> {
+    let mut rec = crate::trace::Recorder::start(0, threads);
+    // a backlog for every client at once (reconnections under churn come in bursts; the
+    // kernel caps it at net.core.somaxconn)
+    let l = crate::platform::net::listen_loopback(0, n.max(128))?;
     let addr = l
         .local_addr()
         .map_err(|e| NativeError(format!("the listener's address: {e}")))?;
@@ -211,22 +234,32 @@ fn connect(n: u32) -> Result<(Vec<TcpStream>, Vec<TcpStream>), NativeError> {
         let (s, _) = l
             .accept()
             .map_err(|e| NativeError(format!("accept of client {i}: {e}")))?;
+        crate::trace::record(&mut rec, Kind::Accept, Some(i));
         cs.push(c);
         ss.push(s);
     }
-    Ok((cs, ss))
+    Ok((l, cs, ss))
 }
 
 /// Run one row.
 pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
     let p = MysqlParams {
-        max_connections: rc.params.max_connections.max(rc.params.connections),
+        // (the cli keeps the connections within max_connections + 1, CONNECTION_ADMIN's)
+        max_connections: rc
+            .params
+            .max_connections
+            .max(rc.params.connections.saturating_sub(1)),
         ..rc.params
     };
     let cfg = p.config();
     let n = cfg.connections;
-    let (client_ends, server_ends) = connect(n)?;
     let world = Server::world_for(&cfg)?;
+    let (listener, client_ends, server_ends) = connect(n, world.threads())?;
+    // connection churn: per-connection only (core's pool model has none)
+    let churn = (cfg.mode == Mode::PerConnection && u64::from(p.queries_per_conn) < rc.queries)
+        .then(|| listener.local_addr().map(|a| (p.queries_per_conn, a)))
+        .transpose()
+        .map_err(|e| NativeError(format!("the listener's address: {e}")))?;
     let srv = Server::new(&world, cfg, server_ends)?;
     let clients_n = CLIENT_THREADS.min(n as usize).max(1);
     let mut parts: Vec<Vec<(u32, TcpStream)>> = (0..clients_n).map(|_| Vec::new()).collect();
@@ -240,6 +273,7 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
         stop: AtomicBool::new(false),
         think_ns: rc.think_ns,
         seed: p.seed,
+        churn,
     };
     let sampled = Sampled::default();
     // the threads the process has before the row (main, the interrupt watcher, ...)
@@ -247,36 +281,74 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
     let main_sw0 = own_switches();
     let proc_sw0 = process_switches();
     let (outs, server_sw, server_err) = std::thread::scope(|s| {
-        let sampler = s.spawn(|| sample(&sampled));
+        let mut clients = Clients::new(cfg);
+        let sampler = match std::thread::Builder::new().spawn_scoped(s, || sample(&sampled)) {
+            Ok(h) => h,
+            Err(e) => {
+                let e = NativeError(format!("cannot start the sampler thread: {e}"));
+                return (Vec::new(), 0, Some(e));
+            }
+        };
         let sp = Spawner::new(s, &srv);
         let started = (|| {
             if cfg.mode == Mode::Pool {
                 sp.spawn_timer()?;
             }
-            sp.start(&mut Clients::new(cfg))
+            sp.start(&mut clients)
         })();
+        // churn: the acceptor of reconnections, on its own thread until the stop
+        let acceptor = match (&started, churn) {
+            (Ok(()), Some(_)) => {
+                let listener = &listener;
+                let mut clients = clients;
+                match std::thread::Builder::new()
+                    .spawn_scoped(s, move || sp.accept_loop(listener, &mut clients))
+                {
+                    Ok(h) => Some(h),
+                    Err(e) => {
+                        let e = NativeError(format!("cannot start the acceptor thread: {e}"));
+                        world.fail(&e.to_string());
+                        None
+                    }
+                }
+            }
+            _ => None,
+        };
         // the main thread samples too: once every first thread is started, and before the stop
         // (a short row may fall between the sampler's turns)
         sampled.sample_now();
         let outs: Vec<Result<(ClientOut, Vec<TcpStream>), NativeError>> = if started.is_ok() {
             let sh = &sh;
             let world = &world;
+            // a client that cannot start fails the world (its error is the row's), and the
+            // others stop
+            let start_failed = |what: &str, e: std::io::Error| {
+                let e = NativeError(format!("cannot start {what}: {e}"));
+                world.fail(&e.to_string());
+                sh.stop.store(true, SeqCst);
+            };
             let hs: Vec<_> = parts
                 .into_iter()
-                .map(|part| {
+                .filter_map(|part| {
                     // a client failure ends the server too
-                    s.spawn(move || load::run(sh, part, |e| world.fail(e)))
+                    std::thread::Builder::new()
+                        .spawn_scoped(s, move || load::run(sh, part, |e| world.fail(e)))
+                        .map_err(|e| start_failed("a client thread", e))
+                        .ok()
                 })
                 .collect();
             // a server failure ends the clients
-            let watch = s.spawn(|| {
-                while !sh.stop.load(SeqCst) {
-                    if world.aborted() {
-                        sh.stop.store(true, SeqCst);
+            let watch = std::thread::Builder::new()
+                .spawn_scoped(s, || {
+                    while !sh.stop.load(SeqCst) {
+                        if world.aborted() {
+                            sh.stop.store(true, SeqCst);
+                        }
+                        std::thread::sleep(Duration::from_millis(5));
                     }
-                    std::thread::sleep(Duration::from_millis(5));
-                }
-            });
+                })
+                .map_err(|e| start_failed("the failure watcher thread", e))
+                .ok();
             let outs = hs
                 .into_iter()
                 .map(|h| {
@@ -286,7 +358,9 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
                 })
                 .collect();
             sh.stop.store(true, SeqCst);
-            let _ = watch.join();
+            if let Some(w) = watch {
+                let _ = w.join();
+            }
             outs
         } else {
             Vec::new()
@@ -308,6 +382,9 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
         world.fail(STOP);
         sampled.stop.store(true, SeqCst);
         let _ = sampler.join();
+        if let Some(a) = acceptor {
+            let _ = a.join();
+        }
         let server_err = started
             .err()
             .or_else(|| failed.filter(|f| f != STOP).map(NativeError));
@@ -333,12 +410,13 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
         row_out.first_ns = row_out.first_ns.min(o.first_ns);
         row_out.last_ns = row_out.last_ns.max(o.last_ns);
         row_out.timed_out |= o.timed_out;
+        row_out.reconnects += o.reconnects;
         lat.extend(o.latencies_ns);
     }
     lat.sort_unstable();
     let wall_ns = row_out.last_ns.saturating_sub(row_out.first_ns).max(1);
-    // and the row's own: the sampler, the watcher of failures, the client threads
-    let harness = before + 2 + clients_n as u32;
+    // and the row's own: the sampler, the watcher of failures, the client threads, the acceptor
+    let harness = before + 2 + clients_n as u32 + u32::from(churn.is_some());
     let process_threads_max = sampled.threads.load(SeqCst) as u32;
     Ok(BenchRow {
         mode: cfg.mode.name().to_string(),
@@ -369,6 +447,13 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
         cpu_us: (cfg.cpu_ns / 1000) as u32,
         think_us: rc.think_ns / 1000,
         lock_pct: cfg.lock_pct,
+        long_ms: p.long_ms,
+        max_connections: p.max_connections,
+        cache_size: p.cache_size,
+        variant: p.variant.name(),
+        queries_per_conn: churn.map(|(k, _)| k),
+        reconnects: row_out.reconnects,
+        reconnects_accepted: srv.reconnects(),
         sim: None,
     })
 }
@@ -377,7 +462,7 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
 /// row measured, for `queries` queries.
 pub fn simulated(p: &MysqlParams, row: &BenchRow, queries: u32) -> MysqlReport {
     let sp = MysqlParams {
-        max_connections: p.max_connections.max(p.connections),
+        max_connections: p.max_connections.max(p.connections.saturating_sub(1)),
         queries,
         rate: (row.qps.round() as u64).clamp(1, 10_000_000) as u32,
         cpus: crate::cli::cpus().clamp(1, 64) as u32,

@@ -83,7 +83,13 @@ after every query, a listener, two queues, LIFO waiters, the stall timer), under
 client connections (a list, 1-4096 each) from a load generator of two client threads: each
 connection sends a query, waits for its response, thinks --think-us (exponential mean) and
 sends the next, until --queries are answered or --time-limit seconds pass. A query is --cpu-us
-of CPU, --lock-pct of them taking a hot row lock (a blocking wait). One row per mode and count:
+of CPU, --lock-pct of them taking a hot row lock (a blocking wait); --long-ms makes group 0's
+first query that long (pool: the stall timer's case; core's per-connection model has none);
+--max-connections (default 151, or the row's connections if more) sizes the thread cache
+(8 + max/100; --cache-size to set it) and bounds the connections (+1); --queries-per-conn K:
+per-connection rows' clients reconnect after every K answers (churn: a cached thread takes
+the new connection, or a new thread is created); --variant runs a broken variant of the tables
+(check mysql --list-variants). One row per mode and count:
 qps, latency p50/p95/p99 at the client, threads created, the most server threads at once,
 the server's context switches per query (getrusage), the process's peak resident memory.
 Defaults: both modes, 16,256,1024,4096 connections, 20000 queries, 50 us queries, 1000 us
@@ -110,6 +116,11 @@ const BENCH_KEYS: &[KeyFlag] = &[
     KeyFlag::Key("txn_statements"),
     KeyFlag::Key("cpu_us"),
     KeyFlag::Key("lock_pct"),
+    KeyFlag::Key("long_ms"),
+    KeyFlag::Key("max_connections"),
+    KeyFlag::Key("cache_size"),
+    KeyFlag::Key("queries_per_conn"),
+    KeyFlag::Key("variant"),
     KeyFlag::Key("seed"),
 ];
 
@@ -120,8 +131,13 @@ pub struct BenchArgs {
     pub modes: Vec<Mode>,
     /// The connection counts, in order.
     pub connections: Vec<u32>,
-    /// The scenario (its mode and connections are set per row).
+    /// The scenario (its mode and connections are set per row; without `--max-connections`,
+    /// its `max_connections` too: MySQL's default 151, or the row's connections if more).
     pub params: MysqlParams,
+    /// `--max-connections` was given (every count is at most it + 1).
+    pub max_connections_given: bool,
+    /// `--cache-size` was given (else autosized from max_connections).
+    pub cache_size_given: bool,
     /// Queries per row.
     pub queries: u64,
     /// Mean think time, µs.
@@ -173,6 +189,8 @@ pub fn bench_args(m: &ArgMatches) -> Result<BenchArgs, CliError> {
         ..MysqlParams::default()
     };
     cli::apply_keys::<Mysql>(&mut params, BENCH_KEYS, m)?;
+    // the counts are checked against max_connections below, one by one
+    params.connections = 1;
     cli::validated::<Mysql>(&params, BENCH_KEYS)?;
     let connections: Vec<u32> = cli::value(m, "connections").unwrap_or_else(|| {
         if quick {
@@ -181,16 +199,62 @@ pub fn bench_args(m: &ArgMatches) -> Result<BenchArgs, CliError> {
             BENCH_CONNECTIONS.to_vec()
         }
     });
+    let max_connections_given = m.get_one::<String>("max-connections").is_some();
+    if max_connections_given {
+        let most = params.max_connections.saturating_add(1);
+        if let Some(&n) = connections.iter().find(|&&n| n > most) {
+            return cli::err(format!(
+                "--connections: {n} exceeds --max-connections + 1 ({most}): MySQL would refuse the \
+                 rest with ER_CON_COUNT_ERROR; allowed: counts up to {most}, or a larger \
+                 --max-connections"
+            ));
+        }
+    }
+    let time_limit_s = cli::value(m, "time-limit").unwrap_or(20);
+    if u64::from(params.long_ms) >= time_limit_s * 1000 {
+        return cli::err(format!(
+            "--long-ms: {} ms would outlast the row's --time-limit of {time_limit_s} s; allowed: \
+             0-{}, or a longer --time-limit",
+            params.long_ms,
+            time_limit_s * 1000 - 1
+        ));
+    }
     Ok(BenchArgs {
         modes: cli::value(m, "mode").unwrap_or_else(|| vec![Mode::PerConnection, Mode::Pool]),
         connections,
         params,
+        max_connections_given,
+        cache_size_given: m.get_one::<String>("cache-size").is_some(),
         queries: cli::value(m, "queries").unwrap_or(if quick { 2_000 } else { 20_000 }),
         think_us: cli::value(m, "think-us").unwrap_or(1_000),
-        time_limit_s: cli::value(m, "time-limit").unwrap_or(20),
+        time_limit_s,
         json: cli::on(m, "json"),
         compare_sim: cli::on(m, "compare-sim"),
     })
+}
+
+impl BenchArgs {
+    /// The scenario of the row of `mode` and `connections`: `max_connections` as given, else
+    /// MySQL's default or the connections if more; `thread_cache_size` autosized from it (8 +
+    /// max_connections/100, as MySQL does).
+    pub fn row_params(&self, mode: Mode, connections: u32) -> MysqlParams {
+        let max_connections = if self.max_connections_given {
+            self.params.max_connections
+        } else {
+            self.params.max_connections.max(connections)
+        };
+        MysqlParams {
+            mode,
+            connections,
+            max_connections,
+            cache_size: if self.cache_size_given {
+                self.params.cache_size
+            } else {
+                MysqlParams::autosized_cache(max_connections)
+            },
+            ..self.params
+        }
+    }
 }
 
 /// The open-file limit a row of `n` connections needs (both ends of each, the epoll sets, the
@@ -376,6 +440,38 @@ impl NativeMechanism for Mysql {
         )
     }
 
+    fn bench_charts() -> Vec<herdlab_core::chart::ChartSpec> {
+        use herdlab_core::chart::{ChartSpec, XAxis};
+        const CONNECTIONS: XAxis = XAxis::Column {
+            key: "connections",
+            label: "client connections",
+            log: true,
+        };
+        vec![
+            ChartSpec {
+                title: "Queries per second vs connections",
+                x: CONNECTIONS,
+                y: "qps",
+                y_label: "queries per second",
+                series: &["mode"],
+            },
+            ChartSpec {
+                title: "Latency, 95th percentile, vs connections",
+                x: CONNECTIONS,
+                y: "p95_ns",
+                y_label: "p95 latency (ns)",
+                series: &["mode"],
+            },
+            ChartSpec {
+                title: "Most server threads at once vs connections",
+                x: CONNECTIONS,
+                y: "os_threads_max",
+                y_label: "server threads",
+                series: &["mode"],
+            },
+        ]
+    }
+
     #[cfg(not(target_os = "linux"))]
     fn bench(m: &ArgMatches) -> Result<ExitCode, CliError> {
         bench_args(m)?;
@@ -396,11 +492,7 @@ impl NativeMechanism for Mysql {
         let mut rows = Vec::new();
         for &connections in &a.connections {
             for &mode in &a.modes {
-                let p = MysqlParams {
-                    mode,
-                    connections,
-                    ..a.params
-                };
+                let p = a.row_params(mode, connections);
                 let rc = bench::RowConfig {
                     params: p,
                     queries: a.queries,
@@ -417,6 +509,13 @@ impl NativeMechanism for Mysql {
                         return Ok(ExitCode::FAILURE);
                     }
                 };
+                crate::trace::run_done(
+                    &format!("{} connections={connections}", mode.name()),
+                    &format!(
+                        "mechanism=mysql&{}",
+                        <Mysql as herdlab_core::mechanism::Mechanism>::to_query(&p)
+                    ),
+                );
                 if a.compare_sim {
                     let q = row.queries_answered.clamp(1, 20_000) as u32;
                     row.sim = Some(bench::simulated(&p, &row, q));

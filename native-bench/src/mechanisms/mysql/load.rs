@@ -35,6 +35,9 @@ pub struct Shared {
     pub think_ns: u64,
     /// The seed.
     pub seed: u64,
+    /// Connection churn: each connection closes after this many answered queries and its client
+    /// reconnects to `reconnect_to` (sending its 4-byte index first); `None`: never.
+    pub churn: Option<(u32, std::net::SocketAddr)>,
 }
 
 impl Shared {
@@ -62,6 +65,8 @@ pub struct ClientOut {
     pub timed_out: bool,
     /// The thread's own context switches (voluntary + involuntary).
     pub switches: u64,
+    /// Reconnections (connection churn).
+    pub reconnects: u64,
 }
 
 struct Conn {
@@ -101,6 +106,19 @@ pub fn run(
             Err(e)
         }
     }
+}
+
+/// A new connection of client `id` to `addr`: its index first (the acceptor reads it), then
+/// non-blocking as the others. The old one closes when the caller drops it (and leaves the epoll
+/// set with its descriptor).
+fn reconnect(addr: std::net::SocketAddr, id: u32) -> Result<TcpStream, NativeError> {
+    let err = |what: &str, e: std::io::Error| NativeError(format!("client {id}: {what}: {e}"));
+    let s = TcpStream::connect(addr).map_err(|e| err(&format!("reconnect to {addr}"), e))?;
+    (&s).write_all(&id.to_le_bytes())
+        .map_err(|e| err("its index", e))?;
+    s.set_nonblocking(true).map_err(|e| err("O_NONBLOCK", e))?;
+    s.set_nodelay(true).map_err(|e| err("TCP_NODELAY", e))?;
+    Ok(s)
 }
 
 fn drive(
@@ -219,6 +237,17 @@ fn drive(
                                 outstanding -= 1;
                                 let think = c.think(sh.think_ns);
                                 timers.push(Reverse((t + think, k)));
+                                // churn: the client closes after its k-th answer and reconnects
+                                // (while queries are left to send)
+                                if let Some((per, addr)) = sh.churn {
+                                    if c.seq % per.max(1) == 0 && sh.budget.load(SeqCst) > 0 {
+                                        c.sock = reconnect(addr, c.id)?;
+                                        c.got = 0;
+                                        ep.add_level(c.sock.as_raw_fd(), k as u64)?;
+                                        out.reconnects += 1;
+                                        break;
+                                    }
+                                }
                             }
                             _ => out.bad += 1,
                         }

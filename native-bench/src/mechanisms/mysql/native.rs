@@ -37,7 +37,7 @@ use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::SeqCst};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Mutex, PoisonError, RwLock};
 use std::thread::Scope;
 use std::time::Duration;
 
@@ -48,6 +48,8 @@ use herdlab_core::mechanisms::mysql::{
     gw, Clients, ConnThread, Mode, MysqlConfig, Timer, Worker, MAX_GROUP_THREADS, TICK,
 };
 use herdlab_core::op::{CondId, MutexId, Op, OpResult, SemId, WakeCount, Word};
+
+use herdlab_core::trace::Kind;
 
 use crate::platform::native::NativeThread;
 use crate::platform::{NativeError, NativeWorld, WorldSpec};
@@ -156,7 +158,8 @@ pub fn events(n: usize) -> Vec<libc::epoll_event> {
 pub struct Server<'w> {
     world: &'w NativeWorld,
     cfg: MysqlConfig,
-    socks: Vec<TcpStream>,
+    /// The server's end of each client's connection (replaced when the client reconnects).
+    socks: Vec<RwLock<TcpStream>>,
     epolls: Vec<Epoll>,
     /// Per group: the connections the kernel delivered, normal then high priority, in order.
     logs: Vec<Mutex<[Vec<u32>; 2]>>,
@@ -166,6 +169,10 @@ pub struct Server<'w> {
     created: AtomicU32,
     next_slot: Vec<AtomicU32>,
     next_conn: AtomicU32,
+    /// Per-connection: the slots of threads that exited, for the next ones created.
+    free_conn: Mutex<Vec<usize>>,
+    /// Reconnections accepted (connection churn).
+    reconnects: AtomicU64,
 }
 
 impl<'w> Server<'w> {
@@ -198,7 +205,7 @@ impl<'w> Server<'w> {
             world,
             cfg,
             served: socks.iter().map(|_| AtomicU32::new(0)).collect(),
-            socks,
+            socks: socks.into_iter().map(RwLock::new).collect(),
             epolls,
             logs: (0..groups)
                 .map(|_| Mutex::new([Vec::new(), Vec::new()]))
@@ -207,12 +214,26 @@ impl<'w> Server<'w> {
             created: AtomicU32::new(0),
             next_slot: (0..groups.max(1)).map(|_| AtomicU32::new(0)).collect(),
             next_conn: AtomicU32::new(0),
+            free_conn: Mutex::new(Vec::new()),
+            reconnects: AtomicU64::new(0),
         })
     }
 
     /// Queries the tables answered (a response written).
     pub fn answered(&self) -> u64 {
         self.answered.load(SeqCst)
+    }
+
+    /// Reconnections the acceptor handed to `add_connection` (connection churn).
+    pub fn reconnects(&self) -> u64 {
+        self.reconnects.load(SeqCst)
+    }
+
+    /// The server's end of connection `c`.
+    fn sock(&self, c: u32) -> std::sync::RwLockReadGuard<'_, TcpStream> {
+        self.socks[c as usize]
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Threads `create_worker` / `mysql_thread_create` started (`Threads_created`).
@@ -225,7 +246,8 @@ impl<'w> Server<'w> {
     pub fn world_for(cfg: &MysqlConfig) -> Result<NativeWorld, NativeError> {
         let threads = 2 + match cfg.mode {
             Mode::Pool => (cfg.groups * MAX_GROUP_THREADS) as usize,
-            Mode::PerConnection => cfg.slots() as usize,
+            // (and, under churn, room for a thread per connection still on its way out)
+            Mode::PerConnection => (cfg.slots() + cfg.connections) as usize,
         };
         NativeWorld::with_words(
             WorldSpec {
@@ -271,6 +293,39 @@ impl<'w> Server<'w> {
     fn stopped(&self) -> bool {
         self.world.aborted()
     }
+
+    /// A slot for a new per-connection thread: one a thread that exited left, else a new one;
+    /// when every slot is taken (threads still on their way out under churn), wait for one to
+    /// free, as the model's `mysql_thread_create` waits on its semaphore for an unborn slot.
+    fn conn_slot(&self) -> Result<usize, NativeError> {
+        let t0 = std::time::Instant::now();
+        loop {
+            let freed = self
+                .free_conn
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .pop();
+            if let Some(i) = freed {
+                return Ok(i);
+            }
+            let next = self.next_conn.load(SeqCst) as usize;
+            if 2 + next < self.world.threads()
+                && self
+                    .next_conn
+                    .compare_exchange(next as u32, next as u32 + 1, SeqCst, SeqCst)
+                    .is_ok()
+            {
+                return Ok(2 + next);
+            }
+            if self.stopped() || t0.elapsed() > Duration::from_secs(5) {
+                return Err(NativeError(format!(
+                    "no slot for a per-connection thread: {} were alive for 5 s",
+                    self.world.threads() - 2
+                )));
+            }
+            std::thread::sleep(Duration::from_micros(100));
+        }
+    }
 }
 
 /// What kind of thread a [`ServerOps`] drives.
@@ -315,16 +370,7 @@ impl<'scope, 'env> Spawner<'scope, 'env> {
                 let slot = grp as u32 * MAX_GROUP_THREADS + i;
                 (2 + slot as usize, slot as u8)
             }
-            Role::Conn => {
-                let k = srv.next_conn.fetch_add(1, SeqCst) as usize;
-                if 2 + k >= srv.world.threads() {
-                    return Err(NativeError(format!(
-                        "more than {} per-connection threads were created",
-                        srv.world.threads() - 2
-                    )));
-                }
-                (2 + k, 0)
-            }
+            Role::Conn => (srv.conn_slot()?, 0),
             Role::Timer => (1, 0),
             Role::Main => (0, 0),
         };
@@ -358,7 +404,15 @@ impl<'scope, 'env> Spawner<'scope, 'env> {
             Role::Main => Ok(()),
         };
         // an error is recorded in the world (and ends the row)
+        let exited = ops.exited;
         let _ = ops.finish(r);
+        if role == Role::Conn && exited {
+            // its slot (counters, trace buffer handed over) is free for the next thread
+            srv.free_conn
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(index);
+        }
     }
 
     /// The main thread's part: pool, the groups' start (`Clients::start_groups`: each group's
@@ -370,6 +424,83 @@ impl<'scope, 'env> Spawner<'scope, 'env> {
             Mode::PerConnection => (0..self.srv.socks.len() as u32)
                 .try_for_each(|c| clients.add_connection(c, &mut ops)),
         };
+        ops.finish(r)
+    }
+
+    /// Per-connection with churn: the acceptor. Each client that reconnects (to `listener`, then
+    /// its 4-byte index) replaces its connection's server end, and `add_connection` hands it to
+    /// a cached thread or creates one (`Clients::add_connection`, core's table). Until the row's
+    /// stop; with `--trace`, each accept is an `accept` event of the acceptor (thread 0).
+    pub fn accept_loop(
+        self,
+        listener: &std::net::TcpListener,
+        clients: &mut Clients,
+    ) -> Result<(), NativeError> {
+        let srv = self.srv;
+        listener
+            .set_nonblocking(true)
+            .map_err(|e| NativeError(format!("the listener's O_NONBLOCK: {e}")))?;
+        let mut ops = ServerOps::new(self, Role::Main, 0)?;
+        let r = (|| loop {
+            if srv.stopped() {
+                return Err(ops.stop_error());
+            }
+            let s = match listener.accept() {
+                Ok((s, _)) => s,
+                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::Interrupted) => {
+                    // sleep until a reconnection is queued (or the stop is looked at again)
+                    let mut pfd = libc::pollfd {
+                        fd: listener.as_raw_fd(),
+                        events: libc::POLLIN,
+                        revents: 0,
+                    };
+                    // SAFETY: `pfd` is one valid pollfd for the call; the listener is open.
+                    unsafe { libc::poll(&mut pfd, 1, POLL_MS) };
+                    continue;
+                }
+                Err(e) => return Err(NativeError(format!("accept of a reconnection: {e}"))),
+            };
+            let io = |what: &str, e: std::io::Error| {
+                NativeError(format!("a reconnection's {what}: {e}"))
+            };
+            s.set_nonblocking(false).map_err(|e| io("O_NONBLOCK", e))?;
+            s.set_nodelay(true).map_err(|e| io("TCP_NODELAY", e))?;
+            s.set_read_timeout(Some(Duration::from_millis(POLL_MS as u64)))
+                .map_err(|e| io("SO_RCVTIMEO", e))?;
+            let mut hello = [0u8; 4];
+            let mut got = 0;
+            while got < 4 {
+                match (&s).read(&mut hello[got..]) {
+                    Ok(0) => {
+                        return Err(NativeError("a reconnection closed before its index".into()))
+                    }
+                    Ok(n) => got += n,
+                    Err(e)
+                        if matches!(
+                            e.kind(),
+                            ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted
+                        ) =>
+                    {
+                        if srv.stopped() {
+                            return Err(ops.stop_error());
+                        }
+                    }
+                    Err(e) => return Err(io("read", e)),
+                }
+            }
+            let c = u32::from_le_bytes(hello);
+            let Some(slot) = srv.socks.get(c as usize) else {
+                return Err(NativeError(format!(
+                    "a reconnection named client {c}, of {}",
+                    srv.socks.len()
+                )));
+            };
+            ops.inner.record(Kind::Accept, Some(c));
+            // the old end closes here; its thread answered its last query before the client left
+            *slot.write().unwrap_or_else(PoisonError::into_inner) = s;
+            srv.reconnects.fetch_add(1, SeqCst);
+            clients.add_connection(c, &mut ops)?;
+        })();
         ops.finish(r)
     }
 }
@@ -453,7 +584,8 @@ impl<'scope, 'env> ServerOps<'scope, 'env> {
     /// [`POLL_MS`] ms).
     fn read_request(&mut self, c: u32) -> Result<(), NativeError> {
         let srv = self.srv();
-        let mut s = &srv.socks[c as usize];
+        let guard = srv.sock(c);
+        let mut s = &*guard;
         let mut got = 0;
         while got < REQUEST {
             match s.read(&mut self.req[got..]) {
@@ -477,10 +609,28 @@ impl<'scope, 'env> ServerOps<'scope, 'env> {
         Ok(())
     }
 
+    /// Whether connection `c` has a request's bytes waiting (a non-blocking peek).
+    fn readable_now(&self, c: u32) -> bool {
+        let fd = self.srv().sock(c).as_raw_fd();
+        let mut b = [0u8; 1];
+        // SAFETY: `fd` is an open socket the server owns; `b` is writable for 1 byte; MSG_PEEK
+        // leaves the byte in the socket, MSG_DONTWAIT returns at once.
+        let n = unsafe {
+            libc::recv(
+                fd,
+                b.as_mut_ptr().cast(),
+                1,
+                libc::MSG_PEEK | libc::MSG_DONTWAIT,
+            )
+        };
+        n > 0
+    }
+
     /// The response to the query in hand; pool: `start_io`'s re-arm.
     fn respond(&mut self, c: u32) -> Result<(), NativeError> {
         let srv = self.srv();
-        let mut s = &srv.socks[c as usize];
+        let guard = srv.sock(c);
+        let mut s = &*guard;
         s.write_all(&self.req)
             .map_err(|e| NativeError(format!("write to connection {c}: {e}")))?;
         srv.served[c as usize].fetch_add(1, SeqCst);
@@ -578,14 +728,17 @@ impl Ops for ServerOps<'_, '_> {
         match self.role {
             Role::Worker(grp) if w == gw(grp, g::EPSEQ) => {
                 if self.inner.load(w)? != e {
+                    self.inner.record(Kind::Eagain, None);
                     return Ok(false);
                 }
                 // the listener: epoll_wait(pollfd, 1024, -1)
+                let t0 = self.inner.trace_clock();
                 loop {
                     if self.srv().stopped() {
                         return Err(self.stop_error());
                     }
                     if self.poll_kernel(grp, MAX_EVENTS, POLL_MS)? > 0 {
+                        self.inner.record_wait(t0, u32::from(w.0));
                         return Ok(true);
                     }
                 }
@@ -593,6 +746,7 @@ impl Ops for ServerOps<'_, '_> {
             Role::Timer if w == TICK => {
                 // cond_timedwait(thread_pool_stall_limit)
                 let mut left = self.srv().cfg.stall_ns;
+                let t0 = self.inner.trace_clock();
                 while left > 0 {
                     if self.srv().stopped() {
                         return Err(self.stop_error());
@@ -601,13 +755,20 @@ impl Ops for ServerOps<'_, '_> {
                     std::thread::sleep(Duration::from_nanos(d));
                     left -= d;
                 }
+                self.inner.record_wait(t0, u32::from(TICK.0));
                 self.inner.fetch_add(TICK, 1)?;
                 Ok(true)
             }
             Role::Conn => match self.socket_word(w) {
                 Some(c) => {
-                    // do_command's blocking read
+                    // do_command's blocking read (recorded as a sleep when nothing was there
+                    // to read: a peek first, only when recording)
+                    let t0 = self.inner.trace_clock();
+                    let slept = self.inner.tracing() && !self.readable_now(c);
                     self.read_request(c)?;
+                    if slept {
+                        self.inner.record_wait(t0, u32::from(w.0));
+                    }
                     self.inner.fetch_add(w, 1)?;
                     self.cur = Some(c);
                     self.need_read = false;
@@ -636,15 +797,18 @@ impl Ops for ServerOps<'_, '_> {
     }
     fn work(&mut self, ns: u64) -> Result<(), NativeError> {
         let Some(c) = self.cur else {
-            // a new thread's start: the real pthread_create already happened
-            return self.inner.work(0);
+            // a new thread's start: the real pthread_create already happened (no query: no
+            // `work` event)
+            return self.inner.work_item(0, false);
         };
         if self.need_read {
             self.read_request(c)?;
             self.need_read = false;
         }
+        // one `work` event per query, at its first slice of CPU time
+        let first = !self.worked;
         self.worked = true;
-        self.inner.work(ns)
+        self.inner.work_item(ns, first)
     }
     fn pause(&mut self) -> Result<(), NativeError> {
         self.inner.pause()

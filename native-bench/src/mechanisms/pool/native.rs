@@ -22,6 +22,7 @@ use herdlab_core::mechanisms::pool::{
 use herdlab_core::op::{CondId, MutexId, OpResult, SemId, WakeCount, Word};
 use herdlab_core::sim::arrivals::ArrivalPattern;
 
+use crate::platform::limits::{catch_start, probe_threads};
 use crate::platform::mem::spin_for;
 use crate::platform::native::NativeThread;
 use crate::platform::scratch::ScratchFile;
@@ -663,34 +664,6 @@ fn with_hint(msg: String) -> NativeError {
     NativeError(NativeError(msg).to_string())
 }
 
-/// Spawn `threads` threads that all exist at once, then let them end and join them: the error of
-/// the first that cannot start (every one started before it is joined first).
-fn probe_threads(threads: u32) -> Result<(), (u32, std::io::Error)> {
-    let (release, gate) = std::sync::mpsc::channel::<()>();
-    let gate = Arc::new(Mutex::new(gate));
-    let mut hs = Vec::with_capacity(threads as usize);
-    let mut failed = None;
-    for i in 0..threads {
-        let gate = gate.clone();
-        // each waits until the sender is dropped (recv fails), then ends
-        match std::thread::Builder::new()
-            .stack_size(64 * 1024)
-            .spawn(move || drop(gate.lock().map(|g| g.recv())))
-        {
-            Ok(h) => hs.push(h),
-            Err(e) => {
-                failed = Some((i, e));
-                break;
-            }
-        }
-    }
-    drop(release);
-    for h in hs {
-        let _ = h.join();
-    }
-    failed.map_or(Ok(()), Err)
-}
-
 /// The `threadpool` crate's pool of `threads` threads. `ThreadPool::new` spawns them on this
 /// thread and panics inside the crate when one cannot start (`unwrap` of the spawn's error; the
 /// ones it started then find its channel closed and end). So: first a probe of as many threads
@@ -703,32 +676,8 @@ fn start_threadpool(threads: u32) -> Result<threadpool::ThreadPool, NativeError>
             "cannot start threadpool's thread {i} of {threads}: {e}"
         )));
     }
-    let hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
-    let made = std::panic::catch_unwind(|| threadpool::ThreadPool::new(threads as usize));
-    std::panic::set_hook(hook);
-    made.map_err(|payload| {
-        let text = payload
-            .downcast_ref::<String>()
-            .map(String::as_str)
-            .or_else(|| payload.downcast_ref::<&str>().copied())
-            .unwrap_or("(no message)");
-        with_hint(format!(
-            "cannot start threadpool's {threads} threads: {}",
-            os_error_of(text)
-                .map(|e| e.to_string())
-                .unwrap_or_else(|| text.to_string())
-        ))
-    })
-}
-
-/// The OS error in a panic message of `unwrap` on an `io::Error` (`... Os { code: 11, ... }`).
-fn os_error_of(panic: &str) -> Option<std::io::Error> {
-    let rest = &panic[panic.find("Os { code: ")? + "Os { code: ".len()..];
-    let code = rest[..rest.find(|c: char| !c.is_ascii_digit())?]
-        .parse()
-        .ok()?;
-    Some(std::io::Error::from_raw_os_error(code))
+    catch_start(|| threadpool::ThreadPool::new(threads as usize))
+        .map_err(|e| with_hint(format!("cannot start threadpool's {threads} threads: {e}")))
 }
 
 /// Run `tasks` tasks of `task_ns` (spinning, or one `pread` each of `file`) on a rival pool of
@@ -879,6 +828,7 @@ mod tests {
 
     #[test]
     fn the_os_error_of_an_unwrap_panic_is_found() {
+        use crate::platform::limits::os_error_of;
         let p = "called `Result::unwrap()` on an `Err` value: Os { code: 11, kind: WouldBlock, \
                  message: \"Resource temporarily unavailable\" }";
         let e = os_error_of(p).unwrap();
