@@ -53,5 +53,6 @@ pub mod op;
 pub mod rng;
 pub mod scenario;
 pub mod sim;
+pub mod timeline;
 pub mod trace;
 pub mod waitqueue;
