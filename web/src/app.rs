@@ -123,6 +123,8 @@ impl Component for App {
             Route::Bench => html! { <BenchPage /> },
             Route::Check { query } => html! { <CheckPage query={query.clone()} /> },
             Route::Glossary { term } => html! { <GlossaryPage term={term.clone()} /> },
+            #[cfg(feature = "timeline")]
+            Route::Trace => html! { <crate::pages::trace::TracePage /> },
             Route::NotFound(what) => not_found(&NotFoundProps {
                 what: what.clone().into(),
                 lesson: false,

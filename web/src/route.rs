@@ -27,6 +27,10 @@ pub enum Route {
         /// The term's id (`term=`), or empty.
         term: String,
     },
+    /// A native run's trace file opened beside its simulation (`#/trace`; with the `timeline`
+    /// feature only).
+    #[cfg(feature = "timeline")]
+    Trace,
     /// Any other address (the text after `#`).
     NotFound(String),
 }
@@ -41,6 +45,10 @@ pub fn parse(hash: &str) -> Route {
     }
     if path == "bench" {
         return Route::Bench;
+    }
+    #[cfg(feature = "timeline")]
+    if path == "trace" {
+        return Route::Trace;
     }
     if path == "glossary" {
         let term = query

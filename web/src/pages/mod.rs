@@ -7,3 +7,5 @@ pub mod glossary;
 pub mod home;
 pub mod lesson;
 pub mod not_found;
+#[cfg(feature = "timeline")]
+pub mod trace;

@@ -226,10 +226,10 @@ impl SimShell {
                 </button>
             };
         };
-        let close = ctx.link().callback(|_: MouseEvent| LiveMsg::Timeline(false));
-        let on_seek = ctx
+        let close = ctx
             .link()
-            .callback(|k: u64| LiveMsg::Act(Action::Seek(k)));
+            .callback(|_: MouseEvent| LiveMsg::Timeline(false));
+        let on_seek = ctx.link().callback(|k: u64| LiveMsg::Act(Action::Seek(k)));
         html! {
             <>
                 <button class="timeline-toggle" data-testid="timeline-toggle" aria-expanded="true" onclick={close}>

@@ -3,9 +3,7 @@
 
 use std::rc::Rc;
 
-use herdlab_core::timeline::{
-    describe, fmt_ns, layout, LaneKind, State, TickKind, Timeline, View,
-};
+use herdlab_core::timeline::{describe, fmt_ns, layout, LaneKind, State, TickKind, Timeline, View};
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, KeyboardEvent, MouseEvent, WheelEvent};
 use yew::prelude::*;
@@ -254,7 +252,10 @@ impl TimelineView {
             let mut x = x0 + 2.0;
             while x < x1 {
                 c.move_to(x, y + 2.0);
-                c.line_to(x + if r.state == State::Wasted { 3.0 } else { 0.0 }, y + lp - 2.0);
+                c.line_to(
+                    x + if r.state == State::Wasted { 3.0 } else { 0.0 },
+                    y + lp - 2.0,
+                );
                 x += 5.0;
             }
         }
@@ -503,10 +504,14 @@ impl Component for TimelineView {
             counts.wasted,
         );
         let onmousedown = link.callback(|e: MouseEvent| {
-            Msg::Down(f64::from(e.offset_x()), f64::from(e.offset_y()), e.shift_key())
+            Msg::Down(
+                f64::from(e.offset_x()),
+                f64::from(e.offset_y()),
+                e.shift_key(),
+            )
         });
-        let onmousemove =
-            link.callback(|e: MouseEvent| Msg::Move(f64::from(e.offset_x()), f64::from(e.offset_y())));
+        let onmousemove = link
+            .callback(|e: MouseEvent| Msg::Move(f64::from(e.offset_x()), f64::from(e.offset_y())));
         let onmouseup = link.callback(|_: MouseEvent| Msg::Up);
         let onmouseleave = link.callback(|_: MouseEvent| Msg::Leave);
         let onwheel = link.callback(|e: WheelEvent| {
