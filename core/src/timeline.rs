@@ -963,9 +963,10 @@ pub struct Drawing {
 }
 
 /// What to draw of `tl` in `view`: per lane, the spans that meet the window, those shorter than a
-/// pixel merged into one rectangle per pixel (its state the one that fills most of it); the
-/// arrows and ticks in the window, one per pixel and lane. The work is proportional to the marks
-/// in the window, bounded by the width times the lanes once zoomed out.
+/// pixel merged into one rectangle per pixel (its state the one that fills most of it; where more
+/// than 8 spans end in one pixel, the state of the middle one); the arrows and ticks in the
+/// window, one per pixel and lane. The spans' work is bounded by the width times the lanes (a
+/// binary search per crowded pixel), whatever the zoom.
 pub fn layout(tl: &Timeline, view: &View) -> Drawing {
     let mut d = Drawing::default();
     if view.to_ns <= view.from_ns || view.width == 0 {
@@ -994,28 +995,51 @@ pub fn layout(tl: &Timeline, view: &View) -> Drawing {
                 });
             }
         };
-        for sp in &lane.spans[first..] {
+        let spans = &lane.spans;
+        let mut i = first;
+        while i < spans.len() {
+            let sp = &spans[i];
             if sp.from.ns > view.to_ns {
                 break;
             }
             let x0 = view.x(sp.from.ns);
             let x1 = view.x(sp.to.ns);
-            let k = State::ALL.iter().position(|s| *s == sp.state).unwrap_or(0);
             if x1 - x0 < 1.0 {
                 let x = x0.floor() as i64;
+                // the spans that end inside this pixel: many are sampled at their middle one, so
+                // the work per lane is bounded by the pixels, not the spans
+                let edge = view.ns_at(x as f64 + 1.0);
+                let j = (i + spans[i..].partition_point(|s| s.to.ns < edge)).max(i + 1);
+                let (pick, weight, n) = if j - i > 8 {
+                    (
+                        &spans[(i + j) / 2],
+                        edge.saturating_sub(sp.from.ns) + 1,
+                        (j - i) as u32,
+                    )
+                } else {
+                    (sp, sp.to.ns - sp.from.ns + 1, 1)
+                };
+                let k = State::ALL
+                    .iter()
+                    .position(|s| *s == pick.state)
+                    .unwrap_or(0);
                 match &mut px {
-                    Some((px_x, fill, _, n)) if *px_x == x => {
-                        fill[k] += sp.to.ns - sp.from.ns + 1;
-                        *n += 1;
+                    Some((px_x, fill, _, m)) if *px_x == x => {
+                        fill[k] += weight;
+                        *m += n;
                     }
                     _ => {
                         flush(&mut d, &mut px);
                         let mut fill = [0; 6];
-                        fill[k] = sp.to.ns - sp.from.ns + 1;
-                        px = Some((x, fill, sp.who, 1));
+                        fill[k] = weight;
+                        px = Some((x, fill, pick.who, n));
                     }
                 }
-            } else {
+                i += n as usize;
+                continue;
+            }
+            i += 1;
+            {
                 flush(&mut d, &mut px);
                 d.rects.push(Rect {
                     lane: li,

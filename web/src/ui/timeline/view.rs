@@ -65,6 +65,9 @@ pub enum Msg {
 /// The timeline's canvas, legend and words.
 pub struct TimelineView {
     canvas: NodeRef,
+    overlay: NodeRef,
+    /// What the base canvas shows: the run, the window, the lane, the width.
+    drawn: Option<(usize, View, usize, u32)>,
     view: Option<View>,
     lane: usize,
     hover: Option<String>,
@@ -130,20 +133,30 @@ impl TimelineView {
     fn cursor(&self, ctx: &Context<Self>) -> u64 {
         match (&ctx.props().on_seek, self.local) {
             (None, Some(l)) => l,
+            (Some(_), Some(l)) if self.drag == Some(Drag::Seek) => l,
             _ => ctx.props().cursor,
         }
     }
 
-    fn seek(&mut self, ctx: &Context<Self>, x: f64) {
+    /// Move the cursor to pixel `x`: the stepper follows at once, or when the drag ends
+    /// (`commit` false while dragging: a seek of the stepper re-renders the whole widget).
+    fn seek(&mut self, ctx: &Context<Self>, x: f64, commit: bool) {
         let tl = &ctx.props().timeline;
         let v = self.view(tl);
         let ns = v.ns_at(x - LABEL_PX);
-        let step = tl.step_at(ns);
+        self.local = Some(tl.step_at(ns));
+        if commit {
+            self.commit(ctx);
+        }
+    }
+
+    /// Seek the stepper to the local cursor.
+    fn commit(&mut self, ctx: &Context<Self>) {
+        let Some(step) = self.local else { return };
         if self.last_seek == Some(step) {
             return;
         }
         self.last_seek = Some(step);
-        self.local = Some(step);
         if let Some(cb) = &ctx.props().on_seek {
             cb.emit(step);
         }
@@ -164,7 +177,9 @@ impl TimelineView {
         self.view = Some(v.pan(frac));
     }
 
-    fn draw(&mut self, ctx: &Context<Self>) {
+    /// Draw the lanes, arrows and ticks (not the cursor) when the run, the window, the lane or
+    /// the width changed since the last time.
+    fn draw_base(&mut self, ctx: &Context<Self>) {
         let Some(canvas) = self.canvas.cast::<HtmlCanvasElement>() else {
             return;
         };
@@ -180,13 +195,18 @@ impl TimelineView {
         if canvas.height() != h {
             canvas.set_height(h);
         }
+        let v = self.view(tl);
+        let key = (Rc::as_ptr(tl) as usize, v, self.lane, css_w);
+        if self.drawn == Some(key) {
+            return;
+        }
+        self.drawn = Some(key);
         let Ok(Some(c)) = canvas.get_context("2d") else {
             return;
         };
         let Ok(c) = c.dyn_into::<CanvasRenderingContext2d>() else {
             return;
         };
-        let v = self.view(tl);
         c.clear_rect(0.0, 0.0, f64::from(css_w), f64::from(h));
         c.set_font("10px sans-serif");
         // lane names and guides
@@ -325,22 +345,49 @@ impl TimelineView {
         let _ = c.fill_text(&fmt_ns(v.from_ns), LABEL_PX, 12.0);
         let end = fmt_ns(v.to_ns);
         let _ = c.fill_text(&end, f64::from(css_w) - 8.0 * end.len() as f64, 12.0);
-        // the cursor
-        let cns = tl.ns_of_step(self.cursor(ctx));
-        let cx = v.x(cns);
-        if (0.0..=f64::from(v.width)).contains(&cx) {
-            c.set_fill_style_str("#000");
-            c.fill_rect(LABEL_PX + cx - 1.0, AXIS_PX - 4.0, 2.0, f64::from(h));
-            let _ = c.fill_text(
-                &format!("step {}", self.cursor(ctx)),
-                LABEL_PX + cx + 3.0,
-                12.0,
-            );
-        }
         self.draw_ms = crate::dom::now_ms() - t0;
         let _ = canvas.set_attribute("data-draw-ms", &format!("{:.2}", self.draw_ms));
         let _ = canvas.set_attribute("data-from-ns", &v.from_ns.to_string());
         let _ = canvas.set_attribute("data-to-ns", &v.to_ns.to_string());
+    }
+
+    /// Draw the cursor on the overlay (every render: cheap).
+    fn draw_cursor(&mut self, ctx: &Context<Self>) {
+        let (Some(base), Some(top)) = (
+            self.canvas.cast::<HtmlCanvasElement>(),
+            self.overlay.cast::<HtmlCanvasElement>(),
+        ) else {
+            return;
+        };
+        let t0 = crate::dom::now_ms();
+        let (w, h) = (base.width(), base.height());
+        if top.width() != w {
+            top.set_width(w);
+        }
+        if top.height() != h {
+            top.set_height(h);
+        }
+        let Ok(Some(c)) = top.get_context("2d") else {
+            return;
+        };
+        let Ok(c) = c.dyn_into::<CanvasRenderingContext2d>() else {
+            return;
+        };
+        let tl = &ctx.props().timeline;
+        let v = self.view(tl);
+        c.clear_rect(0.0, 0.0, f64::from(w), f64::from(h));
+        c.set_font("10px sans-serif");
+        let cursor = self.cursor(ctx);
+        let cx = v.x(tl.ns_of_step(cursor));
+        if (0.0..=f64::from(v.width)).contains(&cx) {
+            c.set_fill_style_str("#000");
+            c.fill_rect(LABEL_PX + cx - 1.0, AXIS_PX - 4.0, 2.0, f64::from(h));
+            let _ = c.fill_text(&format!("step {cursor}"), LABEL_PX + cx + 3.0, 12.0);
+        }
+        let _ = top.set_attribute(
+            "data-cursor-ms",
+            &format!("{:.2}", crate::dom::now_ms() - t0),
+        );
     }
 }
 
@@ -351,6 +398,8 @@ impl Component for TimelineView {
     fn create(ctx: &Context<Self>) -> Self {
         TimelineView {
             canvas: NodeRef::default(),
+            overlay: NodeRef::default(),
+            drawn: None,
             view: None,
             lane: 0,
             hover: None,
@@ -393,7 +442,7 @@ impl Component for TimelineView {
                     if let Some(l) = self.lane_at(&tl, y) {
                         self.lane = l;
                     }
-                    self.seek(ctx, x);
+                    self.seek(ctx, x, false);
                 } else if let Some(l) = self.lane_at(&tl, y) {
                     self.lane = l;
                 }
@@ -401,7 +450,7 @@ impl Component for TimelineView {
             }
             Msg::Move(x, y) => {
                 match self.drag {
-                    Some(Drag::Seek) => self.seek(ctx, x),
+                    Some(Drag::Seek) => self.seek(ctx, x, false),
                     Some(Drag::Pan { x: x0, view }) => {
                         let frac = (x0 - x) / f64::from(view.width.max(1));
                         self.view = Some(view.pan(frac));
@@ -416,11 +465,15 @@ impl Component for TimelineView {
                 true
             }
             Msg::Up => {
-                self.drag = None;
-                false
+                if self.drag.take() == Some(Drag::Seek) {
+                    self.commit(ctx);
+                }
+                true
             }
             Msg::Leave => {
-                self.drag = None;
+                if self.drag.take() == Some(Drag::Seek) {
+                    self.commit(ctx);
+                }
                 self.hover = None;
                 true
             }
@@ -476,7 +529,8 @@ impl Component for TimelineView {
     }
 
     fn rendered(&mut self, ctx: &Context<Self>, _first: bool) {
-        self.draw(ctx);
+        self.draw_base(ctx);
+        self.draw_cursor(ctx);
     }
 
     fn view(&self, ctx: &Context<Self>) -> Html {
@@ -529,9 +583,14 @@ impl Component for TimelineView {
                 data-steps={tl.steps.len().to_string()} data-lanes={tl.lanes.len().to_string()}
                 data-wakeups={(counts.wakeups + counts.other_wakeups).to_string()} data-wasted={counts.wasted.to_string()}
                 data-view={format!("{}-{}", v.from_ns, v.to_ns)}>
-                <canvas ref={self.canvas.clone()} class="timeline-canvas" tabindex="0" role="img"
-                    aria-label={label} style="width:100%;display:block;cursor:crosshair"
-                    {onmousedown} {onmousemove} {onmouseup} {onmouseleave} {onwheel} {onkeydown} />
+                <div style="position:relative">
+                    <canvas ref={self.canvas.clone()} class="timeline-canvas" aria-hidden="true"
+                        style="width:100%;display:block" />
+                    <canvas ref={self.overlay.clone()} class="timeline-cursor" data-testid="timeline-canvas"
+                        tabindex="0" role="img" aria-label={label}
+                        style="position:absolute;left:0;top:0;width:100%;height:100%;cursor:crosshair"
+                        {onmousedown} {onmousemove} {onmouseup} {onmouseleave} {onwheel} {onkeydown} />
+                </div>
                 <p class="timeline-detail" data-testid="timeline-detail" aria-live="polite">{ detail }</p>
                 <p class="timeline-hover" data-testid="timeline-hover">{ self.hover.clone().unwrap_or_default() }</p>
                 { legend() }
