@@ -985,14 +985,17 @@ pub fn layout(tl: &Timeline, view: &View) -> Drawing {
                     .enumerate()
                     .max_by_key(|&(k, v)| (*v, core::cmp::Reverse(k)))
                     .unwrap_or((0, &0));
-                d.rects.push(Rect {
-                    lane: li,
-                    x0: x as f32,
-                    x1: x as f32 + 1.0,
-                    state: State::ALL[k],
-                    who,
-                    merged: n,
-                });
+                push_rect(
+                    d,
+                    Rect {
+                        lane: li,
+                        x0: x as f32,
+                        x1: x as f32 + 1.0,
+                        state: State::ALL[k],
+                        who,
+                        merged: n,
+                    },
+                );
             }
         };
         let spans = &lane.spans;
@@ -1041,14 +1044,17 @@ pub fn layout(tl: &Timeline, view: &View) -> Drawing {
             i += 1;
             {
                 flush(&mut d, &mut px);
-                d.rects.push(Rect {
-                    lane: li,
-                    x0: x0.max(-1.0) as f32,
-                    x1: x1.min(f64::from(view.width) + 1.0) as f32,
-                    state: sp.state,
-                    who: sp.who,
-                    merged: 1,
-                });
+                push_rect(
+                    &mut d,
+                    Rect {
+                        lane: li,
+                        x0: x0.max(-1.0) as f32,
+                        x1: x1.min(f64::from(view.width) + 1.0) as f32,
+                        state: sp.state,
+                        who: sp.who,
+                        merged: 1,
+                    },
+                );
             }
         }
         flush(&mut d, &mut px);
@@ -1110,6 +1116,18 @@ pub fn layout(tl: &Timeline, view: &View) -> Drawing {
     d
 }
 
+/// Add `r`, or widen the last rectangle when `r` continues it (same lane, state and thread).
+fn push_rect(d: &mut Drawing, r: Rect) {
+    if let Some(last) = d.rects.last_mut() {
+        if last.lane == r.lane && last.state == r.state && last.who == r.who && last.x1 >= r.x0 {
+            last.x1 = last.x1.max(r.x1);
+            last.merged += r.merged;
+            return;
+        }
+    }
+    d.rects.push(r);
+}
+
 /// A duration or time in words with its unit (`12.41 ms`, `2.1 µs`, `300 ns`).
 pub fn fmt_ns(ns: u64) -> String {
     let f = ns as f64;
@@ -1141,10 +1159,12 @@ pub fn describe(tl: &Timeline, lane: usize, ns: u64) -> Option<String> {
     let name = l.kind.name();
     match l.kind {
         LaneKind::Thread(t) => {
-            let woke =
-                tl.arrows.iter().rev().find(|a| {
-                    a.wakee == t && a.at.ns <= ns && (a.until.ns >= ns || a.until == a.at)
-                });
+            let before = tl.arrows.partition_point(|a| a.at.ns <= ns);
+            let woke = tl.arrows[..before]
+                .iter()
+                .rev()
+                .find(|a| a.wakee == t)
+                .filter(|a| a.until.ns >= ns || a.until == a.at);
             match (sp.state, woke) {
                 (State::Wasted, Some(a)) => {
                     let _ = write!(
