@@ -244,7 +244,7 @@ pub struct Counts {
     /// Accept ticks.
     pub accepts: u64,
     /// Lock holds (spans on lock lanes).
-    pub lock_holds: u64,
+    pub holds: u64,
     /// Spans on thread lanes.
     pub thread_spans: u64,
 }
@@ -274,7 +274,7 @@ impl Timeline {
         for l in &self.lanes {
             match l.kind {
                 LaneKind::Thread(_) => c.thread_spans += l.spans.len() as u64,
-                LaneKind::Lock(_) => c.lock_holds += l.spans.len() as u64,
+                LaneKind::Lock(_) => c.holds += l.spans.len() as u64,
                 _ => {}
             }
             for t in &l.ticks {

@@ -68,7 +68,7 @@ fn holds(query: &str, max_steps: u64) -> Ran {
     assert_eq!(c.syscalls, m.syscalls, "{query}: syscall ticks");
     assert_eq!(c.eagain, m.eagain, "{query}: EAGAIN ticks");
     assert_eq!(c.accepts, m.connections_accepted, "{query}: accept ticks");
-    assert_eq!(c.lock_holds, r.lock_notes, "{query}: lock holds");
+    assert_eq!(c.holds, r.lock_notes, "{query}: lock holds");
     assert_eq!(r.tl.steps.len() as u64, m.steps, "{query}: steps");
     // per thread: its arrows and wasted marks are its own counters
     for (i, &(w, x)) in r.per_thread.iter().enumerate() {
@@ -205,7 +205,7 @@ fn accept_counts() {
 fn pool_counts_and_mutex_holds() {
     let r = holds("mechanism=pool", 300_000);
     let c: Counts = r.tl.counts();
-    assert!(c.lock_holds > 0, "the pool's queue mutex is held");
+    assert!(c.holds > 0, "the pool's queue mutex is held");
     assert!(r
         .tl
         .lanes
@@ -386,7 +386,7 @@ fn a_native_run_makes_the_same_kind_of_timeline() {
     let tl = Timeline::from_run(&native());
     let c = tl.counts();
     assert_eq!(
-        (c.wakeups, c.wasted, c.accepts, c.eagain, c.lock_holds),
+        (c.wakeups, c.wasted, c.accepts, c.eagain, c.holds),
         (2, 1, 1, 1, 1)
     );
     assert_eq!(tl.steps.len(), 13);

@@ -94,7 +94,7 @@ fn rows(
         ("wasted wakeups", n.wasted, s.wasted),
         ("accepts", n.accepts, s.accepts),
         ("EAGAIN", n.eagain, s.eagain),
-        ("lock holds", n.lock_holds, s.lock_holds),
+        ("lock holds", n.holds, s.holds),
         ("events / steps", t.events.len() as u64, steps as u64),
         (
             "duration (ns)",
