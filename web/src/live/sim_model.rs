@@ -452,7 +452,7 @@ impl SimRun {
                 self.play.playing = false;
                 let pos = self.position();
                 if target < pos {
-                    self.stepper.seek_back(target);
+                    self.stepper.seek_back_fast(target);
                     self.walks.retain(|w| w.step <= target);
                 } else {
                     let mut n = pos;

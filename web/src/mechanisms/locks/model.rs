@@ -450,7 +450,7 @@ impl LockModel {
                 self.play.playing = false;
                 let pos = self.position();
                 if target < pos {
-                    self.stepper.seek_back(target);
+                    self.stepper.seek_back_fast(target);
                     self.after_back();
                 } else {
                     let mut n = pos;
