@@ -67,6 +67,7 @@ pub enum Action {
     RunToEnd,
     /// Go to this step (back through the history, or on with the default scheduler): the
     /// timeline's click.
+    #[cfg(feature = "timeline")]
     Seek(u64),
 }
 
@@ -448,6 +449,7 @@ impl SimRun {
                     )
                 };
             }
+            #[cfg(feature = "timeline")]
             Action::Seek(target) => {
                 self.play.playing = false;
                 let pos = self.position();

@@ -446,6 +446,7 @@ impl LockModel {
             Action::TogglePlay => self.toggle_play(),
             Action::Pause => return self.pause(),
             Action::Faster | Action::Slower => return self.change_speed(action == Action::Faster),
+            #[cfg(feature = "timeline")]
             Action::Seek(target) => {
                 self.play.playing = false;
                 let pos = self.position();
