@@ -595,6 +595,36 @@ mod tests {
         }
     }
 
+    /// The timeline's seek lands where stepping does, forward and back, and the lock model gives
+    /// the timeline its run.
+    #[cfg(feature = "timeline")]
+    #[test]
+    fn seek_lands_where_stepping_does() {
+        let p = LockParams {
+            threads: 3,
+            ..Default::default()
+        };
+        let mut stepped = LockModel::new(p);
+        for _ in 0..60 {
+            stepped.apply(Action::Step);
+        }
+        let mut m = LockModel::new(p);
+        assert!(m.apply(Action::Seek(60)));
+        assert_eq!(m.position(), stepped.position());
+        assert_eq!(m.sim().trace_hash(), stepped.sim().trace_hash());
+        assert!(m.apply(Action::Seek(10)));
+        assert_eq!(m.position(), 10);
+        while m.position() < stepped.position() {
+            m.apply(Action::Step);
+        }
+        assert_eq!(m.sim().trace_hash(), stepped.sim().trace_hash());
+        let tl = crate::ui::timeline::Cache::default()
+            .get(&m)
+            .expect("the lock model has a timeline");
+        assert!(tl.steps.len() as u64 >= m.position());
+        assert_eq!(tl.thread_lane(2).map(|l| l.spans.is_empty()), Some(false));
+    }
+
     #[test]
     fn a_script_replays_like_core() {
         for variant in ShmtxVariant::ALL.into_iter().skip(1) {
