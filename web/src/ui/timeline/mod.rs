@@ -22,8 +22,8 @@ use crate::live::model::LiveModel;
 
 pub use view::TimelineView;
 
-/// Steps the timeline runs ahead of step 0 (or to the cursor, if further): the run's end when
-/// it ends sooner.
+/// Steps the timeline runs from step 0 (past them, half as many beyond the cursor): the run's end
+/// when it ends sooner.
 pub const HORIZON: u64 = 100_000;
 
 /// A widget's timeline state: whether it shows, and the one built last (rebuilt when the
@@ -48,7 +48,13 @@ impl Cache {
         }
         let mut sim = fresh.clone();
         let mut b = Builder::new(&sim);
-        let until = HORIZON.max(pos);
+        // past the horizon, run half a horizon ahead of the cursor, so playing on rebuilds
+        // rarely
+        let until = if pos < HORIZON {
+            HORIZON
+        } else {
+            pos + HORIZON / 2
+        };
         let mut pi = 0;
         for i in 0..until {
             while pi < picks.len() && picks[pi].0 < i {
