@@ -130,6 +130,8 @@ impl Component for App {
             Route::Check { query } => html! { <CheckPage query={query.clone()} /> },
             Route::Glossary { term } => html! { <GlossaryPage term={term.clone()} /> },
             Route::Results { query } => results_page(query),
+            #[cfg(feature = "timeline")]
+            Route::Trace => html! { <crate::pages::trace::TracePage /> },
             Route::NotFound(what) => not_found(&NotFoundProps {
                 what: what.clone().into(),
                 lesson: false,

@@ -33,6 +33,10 @@ pub enum Route {
         /// The query (without the `?`), handed to the page.
         query: String,
     },
+    /// A native run's trace file opened beside its simulation (`#/trace`; with the `timeline`
+    /// feature only).
+    #[cfg(feature = "timeline")]
+    Trace,
     /// Any other address (the text after `#`).
     NotFound(String),
 }
@@ -47,6 +51,10 @@ pub fn parse(hash: &str) -> Route {
     }
     if path == "bench" {
         return Route::Bench;
+    }
+    #[cfg(feature = "timeline")]
+    if path == "trace" {
+        return Route::Trace;
     }
     if path == "glossary" {
         let term = query

@@ -50,6 +50,9 @@ pub enum LiveMsg {
     Copy,
     /// A keyboard shortcut.
     Key(Shortcut),
+    /// Show or hide the timeline.
+    #[cfg(feature = "timeline")]
+    Timeline(bool),
 }
 
 /// Where a widget is: its lesson, and whether it is the page's main simulation.
@@ -84,6 +87,9 @@ pub struct Live {
     _keys: Option<EventListener>,
     /// The widget's root element.
     pub root: NodeRef,
+    /// The timeline: whether it shows, and the one built last.
+    #[cfg(feature = "timeline")]
+    pub timeline: crate::ui::timeline::Cache,
 }
 
 impl Live {
@@ -123,6 +129,8 @@ impl Live {
             on_edit: link.callback(|(k, v)| LiveMsg::Edit(k, v)),
             _keys: keys,
             root,
+            #[cfg(feature = "timeline")]
+            timeline: Default::default(),
         };
         w.sync_play(link);
         w
@@ -193,6 +201,11 @@ impl Live {
                 } else if let Some(e) = self.form.error_in(self.model.fields(), key) {
                     *self.model.announce_mut() = format!("{key}: {e}");
                 }
+                true
+            }
+            #[cfg(feature = "timeline")]
+            LiveMsg::Timeline(open) => {
+                self.timeline.open = open;
                 true
             }
             LiveMsg::Copy => {

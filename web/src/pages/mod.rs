@@ -10,3 +10,5 @@ pub mod not_found;
 pub mod results;
 #[cfg(feature = "lazy")]
 pub mod results_view;
+#[cfg(feature = "timeline")]
+pub mod trace;

@@ -188,7 +188,13 @@ impl Component for SimShell {
     fn view(&self, ctx: &Context<Self>) -> Html {
         let props = ctx.props();
         let w = &*props.widget;
-        let frame = w.frame(&self.live, &self.on_network);
+        #[allow(unused_mut)]
+        let mut frame = w.frame(&self.live, &self.on_network);
+        #[cfg(feature = "timeline")]
+        {
+            let after = std::mem::take(&mut frame.after_board);
+            frame.after_board = html! { <>{ after }{ self.timeline(ctx) }</> };
+        }
         sim_frame(
             w.head(),
             props.keyboard,
@@ -196,6 +202,42 @@ impl Component for SimShell {
             self.replay_error.as_deref(),
             frame,
         )
+    }
+}
+
+#[cfg(feature = "timeline")]
+impl SimShell {
+    /// The timeline's toggle, and the timeline when open.
+    fn timeline(&self, ctx: &Context<Self>) -> Html {
+        let live = &self.live;
+        let built = if live.timeline.open {
+            live.timeline.get(&*live.model)
+        } else {
+            None
+        };
+        let Some(tl) = built else {
+            if live.model.timeline_source().is_none() {
+                return Html::default();
+            }
+            let open = ctx.link().callback(|_: MouseEvent| LiveMsg::Timeline(true));
+            return html! {
+                <button class="timeline-toggle" data-testid="timeline-toggle" aria-expanded="false" onclick={open}>
+                    { "Show the timeline" }
+                </button>
+            };
+        };
+        let close = ctx
+            .link()
+            .callback(|_: MouseEvent| LiveMsg::Timeline(false));
+        let on_seek = ctx.link().callback(|k: u64| LiveMsg::Act(Action::Seek(k)));
+        html! {
+            <>
+                <button class="timeline-toggle" data-testid="timeline-toggle" aria-expanded="true" onclick={close}>
+                    { "Hide the timeline" }
+                </button>
+                <crate::ui::timeline::TimelineView timeline={tl} cursor={live.model.position()} on_seek={Some(on_seek)} />
+            </>
+        }
     }
 }
 
