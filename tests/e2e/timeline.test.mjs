@@ -2,8 +2,9 @@
 // It renders (one lane per thread, the network and each CPU, a legend, the state at the cursor in
 // words), a click on it seeks the stepper and the address, `]` `[` zoom and Shift+→ pans, axe
 // finds no serious violation with it open, and scrubbing 64 workers × 100,000 steps prints its
-// frame times. The timeline is compiled only with the `timeline` cargo feature: in a build
-// without it (no "Show the timeline" button) every test here skips and says why.
+// frame times. The timeline lives in the lazily loaded bundle (web/src/bin/lazy.rs): the main
+// bundle's "Show the timeline" hands the widget, at its state, to that bundle
+// (web/src/ui/shell/handoff.rs), which opens the same widget there with its timeline.
 //
 // Run by `cargo xtask test`, or by hand: HERDLAB_URL=http://127.0.0.1:8080 node --test tests/e2e/timeline.test.mjs
 
@@ -15,22 +16,21 @@ import { BASE, useBrowser, openPage, waitForSim, sel } from './support.mjs';
 
 const require = createRequire(import.meta.url);
 const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-const ABSENT = 'the timeline is not in this build (the `timeline` cargo feature is off in index.html)';
 
 useBrowser();
 
 const steps = async (page) => Number((await page.locator(sel('counter-steps', 'main')).textContent()).trim());
 const urlStep = (page) => Number(new URLSearchParams(page.url().split('?')[1]).get('step'));
 
-/** Opens `query` in the herd lesson and its timeline; false when the build has no timeline. */
+/** Opens `query` in the herd lesson and its timeline (the lazy bundle loads on the click). */
 async function openTimeline(page, query) {
   await page.goto(`${BASE}/#/lesson/thundering-herd?${query}`);
   await waitForSim(page);
   const toggle = page.locator(sel('timeline-toggle', 'main'));
-  if ((await toggle.count()) === 0) return false;
+  assert.equal(await toggle.count(), 1, 'the playground has a "Show the timeline" button');
+  assert.equal(await toggle.textContent(), 'Show the timeline');
   await toggle.click();
-  await page.waitForSelector(`${sel('timeline', 'main')} canvas[data-draw-ms]`);
-  return true;
+  await page.waitForSelector(`[data-testid="lazy"][data-what="sim"] ${sel('timeline', 'main')} canvas[data-draw-ms]`);
 }
 
 const view = async (page) =>
@@ -38,7 +38,7 @@ const view = async (page) =>
 
 test('the timeline renders its lanes, legend and words', { timeout: 90_000 }, async (t) => {
   const { page, assertNoPageErrors } = await openPage(t);
-  if (!(await openTimeline(page, 'workers=4&cpus=2&mode=wake-all&connections=5'))) return t.skip(ABSENT);
+  await openTimeline(page, 'workers=4&cpus=2&mode=wake-all&connections=5');
   const tl = page.locator(sel('timeline', 'main'));
   // 4 workers + the network + 2 CPUs (the herd's threads are its workers)
   const lanes = Number(await tl.getAttribute('data-lanes'));
@@ -56,9 +56,40 @@ test('the timeline renders its lanes, legend and words', { timeout: 90_000 }, as
   assertNoPageErrors();
 });
 
+test('the hand-off keeps the state: step, picks, parameters; focus on the timeline', { timeout: 90_000 }, async (t) => {
+  const { page, assertNoPageErrors } = await openPage(t);
+  await page.goto(`${BASE}/#/lesson/thundering-herd?workers=3&cpus=2&mode=wake-all&connections=6`);
+  await waitForSim(page);
+  const fwd = page.locator(sel('step-forward', 'main'));
+  for (let i = 0; i < 5; i++) await fwd.click();
+  // a manual pick: step thread 1 (a lane's own button), then one more default step
+  const lane = page.locator('[data-testid="sim-main"] [data-testid="step-thread-1"]');
+  if ((await lane.count()) > 0 && (await lane.isEnabled())) await lane.click();
+  await fwd.click();
+  const before = await steps(page);
+  const urlBefore = page.url();
+  const lanesBefore = await page.locator('[data-testid="sim-main"] .lanes').innerText();
+  await page.locator(sel('timeline-toggle', 'main')).click();
+  await page.waitForSelector(`[data-testid="lazy"][data-what="sim"] ${sel('timeline', 'main')} canvas[data-draw-ms]`);
+  assert.equal(await steps(page), before, 'the lazy bundle opens the widget at the same step');
+  assert.equal(Number(await page.locator(sel('timeline', 'main')).getAttribute('data-cursor')), before);
+  assert.equal(await page.locator('[data-testid="sim-main"] .lanes').innerText(), lanesBefore, 'the same state (picks replayed)');
+  assert.equal(page.url(), urlBefore, 'the address is unchanged by the hand-off');
+  assert.equal(await page.locator(sel('timeline-toggle', 'main')).textContent(), 'Hide the timeline');
+  const focused = await page.evaluate(() => document.activeElement?.getAttribute('data-testid'));
+  assert.equal(focused, 'timeline-canvas', 'the focus moves to the timeline');
+  // the stepper there is the one cursor, and it keeps the address
+  await page.locator(sel('step-forward', 'main')).click();
+  assert.equal(await steps(page), before + 1);
+  assert.equal(Number(await page.locator(sel('timeline', 'main')).getAttribute('data-cursor')), before + 1);
+  assert.equal(urlStep(page), before + 1, 'the address keeps the step');
+  assert.equal(await page.locator('[data-testid="sim-main"]').count(), 1, 'one playground on the page');
+  assertNoPageErrors();
+});
+
 test('a click on the timeline seeks the stepper and the address; keys zoom and pan', { timeout: 90_000 }, async (t) => {
   const { page, assertNoPageErrors } = await openPage(t);
-  if (!(await openTimeline(page, 'workers=4&cpus=2&mode=wake-all&connections=20'))) return t.skip(ABSENT);
+  await openTimeline(page, 'workers=4&cpus=2&mode=wake-all&connections=20');
   const canvas = page.locator(sel('timeline-canvas', 'main'));
   const box = await canvas.boundingBox();
   assert.equal(await steps(page), 0);
@@ -97,7 +128,7 @@ test('a click on the timeline seeks the stepper and the address; keys zoom and p
 
 test('axe: no serious or critical violation with the timeline open', { timeout: 120_000 }, async (t) => {
   const { page } = await openPage(t);
-  if (!(await openTimeline(page, 'workers=4&connections=5'))) return t.skip(ABSENT);
+  await openTimeline(page, 'workers=4&connections=5');
   await page.addScriptTag({ content: AXE });
   const found = await page.evaluate(async () => {
     const r = await window.axe.run(document, { resultTypes: ['violations'] });
@@ -111,7 +142,7 @@ test('axe: no serious or critical violation with the timeline open', { timeout: 
 test('scrubbing 64 workers × 100,000 steps: frame times', { timeout: 300_000 }, async (t) => {
   const { page, assertNoPageErrors } = await openPage(t);
   const built0 = Date.now();
-  if (!(await openTimeline(page, 'workers=64&cpus=4&mode=wake-all&connections=1000'))) return t.skip(ABSENT);
+  await openTimeline(page, 'workers=64&cpus=4&mode=wake-all&connections=1000');
   const buildMs = Date.now() - built0;
   const tl = page.locator(sel('timeline', 'main'));
   const stepsInTimeline = Number(await tl.getAttribute('data-steps'));

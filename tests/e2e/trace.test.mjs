@@ -5,8 +5,7 @@
 // `herdlab bench herd --quick --trace FILE` when a herdlab binary is at hand ($HERDLAB_BIN, else
 // target/release/herdlab or target/debug/herdlab), in a temporary folder removed afterwards;
 // otherwise the checked-in fixtures/herd-quick.trace (recorded by that command) is used. The page
-// is compiled only with the `timeline` cargo feature: in a build without it every test here
-// skips and says why.
+// lives in the lazily loaded bundle (web/src/bin/lazy.rs): the route waits for it.
 //
 // Run by `cargo xtask test`, or by hand: HERDLAB_URL=http://127.0.0.1:8080 node --test tests/e2e/trace.test.mjs
 
@@ -24,7 +23,6 @@ const require = createRequire(import.meta.url);
 const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '../..');
-const ABSENT = '#/trace is not in this build (the `timeline` cargo feature is off in index.html)';
 
 useBrowser();
 
@@ -54,16 +52,16 @@ after(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-/** Opens #/trace; false when the build has no trace page. */
+/** Opens #/trace and waits for the lazy bundle to show the page. */
 async function openTrace(page) {
   await page.goto(`${BASE}/#/trace`);
-  await page.waitForSelector('[data-testid="trace-page"], [data-testid="not-found"]');
-  return (await page.locator('[data-testid="trace-page"]').count()) > 0;
+  await page.waitForSelector('[data-testid="lazy"][data-what="trace"] [data-testid="trace-page"], [data-testid="not-found"], [data-testid="lazy-error"]');
+  assert.equal(await page.locator('[data-testid="trace-page"]').count(), 1, '#/trace shows its page');
 }
 
 test('a trace file opens beside its simulation, counters side by side', { timeout: 120_000 }, async (t) => {
   const { page, assertNoPageErrors } = await openPage(t);
-  if (!(await openTrace(page))) return t.skip(ABSENT);
+  await openTrace(page);
   await page.locator('[data-testid="trace-file"]').setInputFiles(traceFile);
   await page.waitForSelector('[data-testid="trace-timeline"] canvas[data-draw-ms]');
   const head = await page.locator('[data-testid="trace-head"]').textContent();
@@ -91,7 +89,7 @@ test('a trace file opens beside its simulation, counters side by side', { timeou
 
 test('broken and foreign files get a clear message, never a blank page', { timeout: 60_000 }, async (t) => {
   const { page, assertNoPageErrors } = await openPage(t);
-  if (!(await openTrace(page))) return t.skip(ABSENT);
+  await openTrace(page);
   const input = page.locator('[data-testid="trace-file"]');
   await input.setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('hello\n') });
   const err = page.locator('[data-testid="trace-error"]');
@@ -116,7 +114,7 @@ test('broken and foreign files get a clear message, never a blank page', { timeo
 
 test('axe: no serious or critical violation on #/trace with a file open', { timeout: 120_000 }, async (t) => {
   const { page } = await openPage(t);
-  if (!(await openTrace(page))) return t.skip(ABSENT);
+  await openTrace(page);
   await page.locator('[data-testid="trace-file"]').setInputFiles(traceFile);
   await page.waitForSelector('[data-testid="trace-sim-timeline"] canvas[data-draw-ms]');
   await page.addScriptTag({ content: AXE });

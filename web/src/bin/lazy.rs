@@ -93,6 +93,13 @@ pub fn mount(host: web_sys::Element, what: &str, query: &str) -> Result<u32, JsE
             host,
             pages::results_view::ResultsProps { query },
         )),
+        #[cfg(feature = "lazy")]
+        "sim" => Ok(keep::<pages::sim_handoff::HandedSim>(
+            host,
+            pages::sim_handoff::HandedProps { query },
+        )),
+        #[cfg(feature = "lazy")]
+        "trace" => Ok(keep::<pages::trace::TracePage>(host, ())),
         other => {
             let _ = (host, query);
             Err(JsError::new(&format!(
@@ -107,6 +114,10 @@ pub fn mount(host: web_sys::Element, what: &str, query: &str) -> Result<u32, JsE
 const COMPONENTS: &[&str] = &[
     #[cfg(feature = "lazy")]
     "results",
+    #[cfg(feature = "lazy")]
+    "sim",
+    #[cfg(feature = "lazy")]
+    "trace",
 ];
 
 /// Unmount what [`mount`] mounted under `handle` (an unknown handle is ignored).

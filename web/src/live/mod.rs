@@ -50,8 +50,8 @@ pub enum LiveMsg {
     Copy,
     /// A keyboard shortcut.
     Key(Shortcut),
-    /// Show or hide the timeline.
-    #[cfg(feature = "timeline")]
+    /// Show or hide the timeline (in a build without it, showing it hands the widget to the lazily
+    /// loaded bundle: `crate::ui::shell::sim_shell`).
     Timeline(bool),
 }
 
@@ -208,6 +208,8 @@ impl Live {
                 self.timeline.open = open;
                 true
             }
+            #[cfg(not(feature = "timeline"))]
+            LiveMsg::Timeline(_) => false,
             LiveMsg::Copy => {
                 let link = self.link_for(at);
                 dom::copy_to_clipboard(&link);

@@ -37,6 +37,12 @@ pub trait LiveModel: 'static {
     fn edit(&mut self, form: &mut FormState, key: &str, value: &str) -> bool;
     /// The model itself, for its mechanism's view to downcast.
     fn as_any(&self) -> &dyn Any;
+    /// Whether it has a timeline (what [`LiveModel::timeline_source`] gives in a build with the
+    /// timeline): a build without it shows "Show the timeline" where this is true, and hands the
+    /// widget to the lazily loaded bundle when it is pressed (`crate::ui::shell::sim_shell`).
+    fn has_timeline(&self) -> bool {
+        false
+    }
     /// What the timeline replays (the simulation at step 0 and the steps taken by hand), or
     /// `None` for a model that has no timeline.
     #[cfg(feature = "timeline")]
@@ -106,6 +112,9 @@ impl<M: Simulated> LiveModel for SimModel<M> {
     }
     fn as_any(&self) -> &dyn Any {
         self
+    }
+    fn has_timeline(&self) -> bool {
+        true
     }
     #[cfg(feature = "timeline")]
     fn timeline_source(&self) -> Option<TimelineSource<'_>> {

@@ -561,6 +561,9 @@ impl LiveModel for LockModel {
     fn as_any(&self) -> &dyn Any {
         self
     }
+    fn has_timeline(&self) -> bool {
+        true
+    }
     #[cfg(feature = "timeline")]
     fn timeline_source(&self) -> Option<crate::live::model::TimelineSource<'_>> {
         Some((&self.fresh, self.stepper.picks()))
