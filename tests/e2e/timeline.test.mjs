@@ -62,18 +62,18 @@ test('the hand-off keeps the state: step, picks, parameters; focus on the timeli
   await waitForSim(page);
   const fwd = page.locator(sel('step-forward', 'main'));
   for (let i = 0; i < 5; i++) await fwd.click();
-  // a manual pick: step thread 1 (a lane's own button), then one more default step
-  const lane = page.locator('[data-testid="sim-main"] [data-testid="step-thread-1"]');
-  if ((await lane.count()) > 0 && (await lane.isEnabled())) await lane.click();
+  // a manual pick (the last thread that can step, by its lane's own button), then a default step
+  await page.locator('[data-testid="sim-main"] .lane-step:enabled').last().click();
   await fwd.click();
+  assert.match(page.url(), /&picks=/, 'the pick is in the address');
   const before = await steps(page);
   const urlBefore = page.url();
-  const lanesBefore = await page.locator('[data-testid="sim-main"] .lanes').innerText();
+  const lanesBefore = await page.locator('[data-testid="sim-main"] .lanes').evaluate((e) => e.textContent);
   await page.locator(sel('timeline-toggle', 'main')).click();
   await page.waitForSelector(`[data-testid="lazy"][data-what="sim"] ${sel('timeline', 'main')} canvas[data-draw-ms]`);
   assert.equal(await steps(page), before, 'the lazy bundle opens the widget at the same step');
   assert.equal(Number(await page.locator(sel('timeline', 'main')).getAttribute('data-cursor')), before);
-  assert.equal(await page.locator('[data-testid="sim-main"] .lanes').innerText(), lanesBefore, 'the same state (picks replayed)');
+  assert.equal(await page.locator('[data-testid="sim-main"] .lanes').evaluate((e) => e.textContent), lanesBefore, 'the same state (picks replayed)');
   assert.equal(page.url(), urlBefore, 'the address is unchanged by the hand-off');
   assert.equal(await page.locator(sel('timeline-toggle', 'main')).textContent(), 'Hide the timeline');
   const focused = await page.evaluate(() => document.activeElement?.getAttribute('data-testid'));
