@@ -87,6 +87,25 @@ test('the hand-off keeps the state: step, picks, parameters; focus on the timeli
   assertNoPageErrors();
 });
 
+test('a playing widget is paused by the hand-off; the address then follows the lazy one alone', { timeout: 90_000 }, async (t) => {
+  const { page, assertNoPageErrors } = await openPage(t);
+  await page.goto(`${BASE}/#/lesson/thundering-herd?workers=4&cpus=2&mode=wake-all&connections=2000`);
+  await waitForSim(page);
+  await page.locator(sel('play', 'main')).click();
+  await page.waitForFunction(() => Number(document.querySelector('[data-testid="sim-main"] [data-testid="counter-steps"]').textContent) > 3);
+  await page.locator(sel('timeline-toggle', 'main')).click();
+  await page.waitForSelector(`[data-testid="lazy"][data-what="sim"] ${sel('timeline', 'main')} canvas[data-draw-ms]`);
+  const at = await steps(page);
+  assert.equal(await page.locator(sel('play', 'main')).getAttribute('aria-pressed'), 'false', 'paused');
+  await page.waitForTimeout(700);
+  assert.equal(await steps(page), at, 'nothing plays on behind the lazy one');
+  assert.equal(urlStep(page), at, 'the address names the step shown');
+  await page.locator(sel('step-forward', 'main')).click();
+  await page.waitForTimeout(300);
+  assert.equal(urlStep(page), at + 1);
+  assertNoPageErrors();
+});
+
 test('a click on the timeline seeks the stepper and the address; keys zoom and pan', { timeout: 90_000 }, async (t) => {
   const { page, assertNoPageErrors } = await openPage(t);
   await openTimeline(page, 'workers=4&cpus=2&mode=wake-all&connections=20');

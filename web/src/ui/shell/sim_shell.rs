@@ -206,15 +206,25 @@ impl Component for SimShell {
 
     fn update(&mut self, ctx: &Context<Self>, msg: LiveMsg) -> bool {
         let props = ctx.props();
-        #[cfg(not(feature = "timeline"))]
-        if let LiveMsg::Timeline(true) = msg {
-            self.handed = Some(self.handoff_query(ctx).into());
-            return true;
-        }
         let at = Place {
             slug: &props.slug,
             main: self.main(props),
         };
+        #[cfg(not(feature = "timeline"))]
+        {
+            if self.handed.is_some() {
+                // handed over: the lazy bundle's widget has the keys, the frames and the address
+                return false;
+            }
+            if let LiveMsg::Timeline(true) = msg {
+                if self.live.model.play().playing {
+                    self.live
+                        .update(ctx.link(), &at, LiveMsg::Act(Action::Pause));
+                }
+                self.handed = Some(self.handoff_query(ctx).into());
+                return true;
+            }
+        }
         self.live.update(ctx.link(), &at, msg)
     }
 
