@@ -54,5 +54,6 @@ pub mod results;
 pub mod rng;
 pub mod scenario;
 pub mod sim;
+pub mod timeline;
 pub mod trace;
 pub mod waitqueue;

@@ -69,6 +69,7 @@ impl Component for App {
                 | Route::Check { .. }
                 | Route::Glossary { .. }
                 | Route::Results { .. }
+                | Route::Trace
         ) {
             dom::set_title("herdlab");
         }
@@ -101,6 +102,7 @@ impl Component for App {
                         | Route::Check { .. }
                         | Route::Glossary { .. }
                         | Route::Results { .. }
+                        | Route::Trace
                 ) {
                     dom::set_title("herdlab");
                 }
@@ -130,6 +132,7 @@ impl Component for App {
             Route::Check { query } => html! { <CheckPage query={query.clone()} /> },
             Route::Glossary { term } => html! { <GlossaryPage term={term.clone()} /> },
             Route::Results { query } => results_page(query),
+            Route::Trace => crate::pages::trace_route::trace_page(),
             Route::NotFound(what) => not_found(&NotFoundProps {
                 what: what.clone().into(),
                 lesson: false,

@@ -1,5 +1,5 @@
 //! Hash routes (docs/site-contract.md): `#/`, `#/lesson/<slug>?<query>`, `#/bench`,
-//! `#/check?<lock scenario>`, `#/glossary?term=<id>`, `#/results`.
+//! `#/check?<lock scenario>`, `#/glossary?term=<id>`, `#/results`, `#/trace`.
 
 use herdlab_core::scenario::url_decode;
 
@@ -33,6 +33,9 @@ pub enum Route {
         /// The query (without the `?`), handed to the page.
         query: String,
     },
+    /// A native run's trace file opened beside its simulation (`#/trace`; the page is in the lazy
+    /// bundle).
+    Trace,
     /// Any other address (the text after `#`).
     NotFound(String),
 }
@@ -47,6 +50,9 @@ pub fn parse(hash: &str) -> Route {
     }
     if path == "bench" {
         return Route::Bench;
+    }
+    if path == "trace" {
+        return Route::Trace;
     }
     if path == "glossary" {
         let term = query
@@ -86,6 +92,8 @@ mod tests {
         assert_eq!(parse(""), Route::Home);
         assert_eq!(parse("#/"), Route::Home);
         assert_eq!(parse("#/bench"), Route::Bench);
+        assert_eq!(parse("#/trace"), Route::Trace);
+        assert_eq!(parse("#/trace/"), Route::Trace);
         assert_eq!(
             parse("#/check?mechanism=locks&threads=3"),
             Route::Check {

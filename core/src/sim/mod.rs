@@ -478,6 +478,11 @@ impl<M: Machine> Simulation<M> {
     pub fn sem_queue(&self, sem: u8) -> &WaitQueue {
         &self.k.sem_q[sem as usize]
     }
+    /// How many sleeping mutexes the world has (`0..mutexes()` are [`Simulation::mutex_owner`]'s
+    /// arguments).
+    pub fn mutexes(&self) -> u8 {
+        self.k.mutex_owner.len() as u8
+    }
     /// Who holds a mutex.
     pub fn mutex_owner(&self, m: u8) -> Option<u16> {
         self.k.mutex_owner[m as usize]

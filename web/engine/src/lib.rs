@@ -230,6 +230,8 @@ pub trait FastStepper {
     fn step_to_next_wakeup_fast(&mut self, max_steps: u64) -> u64;
     /// [`Stepper::step_back`].
     fn step_back_fast(&mut self) -> bool;
+    /// [`Stepper::seek_back`].
+    fn seek_back_fast(&mut self, target: u64);
 }
 
 impl FastStepper for Stepper<AnyMachine> {
@@ -244,6 +246,9 @@ impl FastStepper for Stepper<AnyMachine> {
     }
     fn step_back_fast(&mut self) -> bool {
         self.step_back()
+    }
+    fn seek_back_fast(&mut self, target: u64) {
+        self.seek_back(target)
     }
 }
 

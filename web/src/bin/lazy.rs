@@ -102,6 +102,14 @@ pub fn mount(host: web_sys::Element, what: &str, query: &str) -> Result<u32, JsE
                 query,
             },
         )),
+        // a widget handed over by "Show the timeline" (`ui::shell::handoff`)
+        #[cfg(feature = "lazy")]
+        "timeline" => Ok(keep::<pages::sim_handoff::HandedSim>(
+            host,
+            pages::sim_handoff::HandedProps { query },
+        )),
+        #[cfg(feature = "lazy")]
+        "trace" => Ok(keep::<pages::trace::TracePage>(host, ())),
         other => {
             let _ = (host, query);
             Err(JsError::new(&format!(
@@ -120,6 +128,10 @@ const COMPONENTS: &[&str] = &[
     "sim",
     #[cfg(feature = "lazy")]
     "compare",
+    #[cfg(feature = "lazy")]
+    "timeline",
+    #[cfg(feature = "lazy")]
+    "trace",
 ];
 
 /// Unmount what [`mount`] mounted under `handle` (an unknown handle is ignored).

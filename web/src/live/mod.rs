@@ -50,6 +50,9 @@ pub enum LiveMsg {
     Copy,
     /// A keyboard shortcut.
     Key(Shortcut),
+    /// Show or hide the timeline (in a build without it, showing it hands the widget to the lazily
+    /// loaded bundle: `crate::ui::shell::sim_shell`).
+    Timeline(bool),
 }
 
 /// Where a widget is: its lesson, and whether it is the page's main simulation.
@@ -84,6 +87,9 @@ pub struct Live {
     _keys: Option<EventListener>,
     /// The widget's root element.
     pub root: NodeRef,
+    /// The timeline: whether it shows, and the one built last.
+    #[cfg(feature = "timeline")]
+    pub timeline: crate::ui::timeline::Cache,
 }
 
 impl Live {
@@ -123,6 +129,8 @@ impl Live {
             on_edit: link.callback(|(k, v)| LiveMsg::Edit(k, v)),
             _keys: keys,
             root,
+            #[cfg(feature = "timeline")]
+            timeline: Default::default(),
         };
         w.sync_play(link);
         w
@@ -195,6 +203,13 @@ impl Live {
                 }
                 true
             }
+            #[cfg(feature = "timeline")]
+            LiveMsg::Timeline(open) => {
+                self.timeline.open = open;
+                true
+            }
+            #[cfg(not(feature = "timeline"))]
+            LiveMsg::Timeline(_) => false,
             LiveMsg::Copy => {
                 let link = self.link_for(at);
                 dom::copy_to_clipboard(&link);

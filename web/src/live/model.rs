@@ -37,7 +37,26 @@ pub trait LiveModel: 'static {
     fn edit(&mut self, form: &mut FormState, key: &str, value: &str) -> bool;
     /// The model itself, for its mechanism's view to downcast.
     fn as_any(&self) -> &dyn Any;
+    /// Whether it has a timeline (what [`LiveModel::timeline_source`] gives in a build with the
+    /// timeline): a build without it shows "Show the timeline" where this is true, and hands the
+    /// widget to the lazily loaded bundle when it is pressed (`crate::ui::shell::sim_shell`).
+    fn has_timeline(&self) -> bool {
+        false
+    }
+    /// What the timeline replays (the simulation at step 0 and the steps taken by hand), or
+    /// `None` for a model that has no timeline.
+    #[cfg(feature = "timeline")]
+    fn timeline_source(&self) -> Option<TimelineSource<'_>> {
+        None
+    }
 }
+
+/// What the timeline replays: the simulation at step 0 and the steps taken by hand.
+#[cfg(feature = "timeline")]
+pub type TimelineSource<'a> = (
+    &'a herdlab_core::sim::Simulation<herdlab_web_engine::AnyMachine>,
+    &'a [(u64, herdlab_core::sim::Actor)],
+);
 
 /// The model a mechanism's view was given: `m` as its concrete type. The shell hands every view
 /// the model its own kind opened, so anything else is a bug.
@@ -93,5 +112,12 @@ impl<M: Simulated> LiveModel for SimModel<M> {
     }
     fn as_any(&self) -> &dyn Any {
         self
+    }
+    fn has_timeline(&self) -> bool {
+        true
+    }
+    #[cfg(feature = "timeline")]
+    fn timeline_source(&self) -> Option<TimelineSource<'_>> {
+        Some(SimRun::timeline_source(self))
     }
 }

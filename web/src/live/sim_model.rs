@@ -65,6 +65,10 @@ pub enum Action {
     Connect,
     /// Step until the run ends.
     RunToEnd,
+    /// Go to this step (back through the history, or on with the default scheduler): the
+    /// timeline's click.
+    #[cfg(feature = "timeline")]
+    Seek(u64),
 }
 
 /// A mechanism a [`SimModel`] runs: any [`SiteMechanism`] whose thread machine the engine can run
@@ -207,6 +211,12 @@ impl SimRun {
         self.stepper = Stepper::new(sim);
         self.walks.clear();
         self.revision += 1;
+    }
+
+    /// What the timeline replays: the simulation at step 0 and the steps taken by hand.
+    #[cfg(feature = "timeline")]
+    pub fn timeline_source(&self) -> (&Simulation<AnyMachine>, &[(u64, Actor)]) {
+        (&self.fresh, self.stepper.picks())
     }
 
     /// The counterexample this model steps through, if any.
@@ -437,6 +447,24 @@ impl SimRun {
                         start + n,
                         self.stopped_sentence()
                     )
+                };
+            }
+            #[cfg(feature = "timeline")]
+            Action::Seek(target) => {
+                self.play.playing = false;
+                let pos = self.position();
+                if target < pos {
+                    self.stepper.seek_back_fast(target);
+                    self.walks.retain(|w| w.step <= target);
+                } else {
+                    let mut n = pos;
+                    while n < target.min(pos + RUN_TO_END_LIMIT) && self.step_once().is_some() {
+                        n += 1;
+                    }
+                }
+                self.announce = match self.sim().last_step() {
+                    Some(r) => format!("At {}", step_sentence(self.sim(), r)),
+                    None => "At step 0.".to_string(),
                 };
             }
             Action::TogglePlay => self.toggle_play(),

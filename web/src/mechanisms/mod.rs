@@ -132,6 +132,17 @@ macro_rules! registry {
             String::new()
         }
 
+        /// The engine's simulation of `s`, when the site runs its mechanism (the trace page).
+        #[cfg(feature = "timeline")]
+        pub fn simulate(
+            s: &Scenario,
+        ) -> Option<herdlab_core::sim::Simulation<herdlab_web_engine::AnyMachine>> {
+            $(if let Some(p) = <$m>::unwrap(s) {
+                return Some(herdlab_web_engine::erase(<$m as Mechanism>::simulate(p)));
+            })+
+            None
+        }
+
         /// One measuring run of the `#/bench` scenario for about `run_ms`.
         pub fn bench_run(run_ms: f64) -> (u64, f64) {
             $($(#[$a])* if let Some(r) = <$m>::bench_run(run_ms) {

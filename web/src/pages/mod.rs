@@ -12,3 +12,8 @@ pub mod not_found;
 pub mod results;
 #[cfg(feature = "lazy")]
 pub mod results_view;
+#[cfg(feature = "lazy")]
+pub mod sim_handoff;
+#[cfg(feature = "timeline")]
+pub mod trace;
+pub mod trace_route;

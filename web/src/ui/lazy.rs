@@ -74,7 +74,7 @@ fn call(bindgen: &JsValue, name: &str, args: &[JsValue]) -> Result<JsValue, Stri
 /// Props of [`Lazy`].
 #[derive(Properties, PartialEq, Clone)]
 pub struct LazyProps {
-    /// Which component of the bundle (`results`); the bundle's `mount` lists them.
+    /// Which component of the bundle (`results`, `trace`, `sim`); the bundle's `mount` lists them.
     pub what: AttrValue,
     /// Its query (the text after `?` in the address), as the component reads it.
     #[prop_or_default]

@@ -22,6 +22,8 @@ pub mod replay_progress;
 pub mod shell;
 pub mod sim_board;
 pub mod status;
+#[cfg(feature = "timeline")]
+pub mod timeline;
 pub mod wait_queue;
 pub mod widget_head;
 pub mod words;

@@ -50,6 +50,40 @@ mod tests {
         assert!(m.last_walk().is_none());
     }
 
+    /// The timeline's seek lands where stepping does, forward and back, and its timeline holds
+    /// the run's counters.
+    #[cfg(feature = "timeline")]
+    #[test]
+    fn seek_lands_where_stepping_does_and_the_timeline_counts_the_run() {
+        let mut end = HerdModel::new(p());
+        end.apply(Action::RunToEnd);
+        let total = end.position();
+        let (far, near) = (total * 3 / 4, total / 4);
+        assert!(near > 0 && far > near, "{total} steps");
+        let mut stepped = HerdModel::new(p());
+        for _ in 0..far {
+            stepped.apply(Action::Step);
+        }
+        let mut m = HerdModel::new(p());
+        assert!(m.apply(Action::Seek(far)));
+        assert_eq!(m.position(), far);
+        assert_eq!(m.sim().trace_hash(), stepped.sim().trace_hash());
+        assert!(m.apply(Action::Seek(near)));
+        assert_eq!(m.position(), near);
+        for _ in near..far {
+            m.apply(Action::Step);
+        }
+        assert_eq!(m.sim().trace_hash(), stepped.sim().trace_hash());
+        // the timeline runs ahead from step 0 to the run's end: its counters are the finished run's
+        let cache = crate::ui::timeline::Cache::default();
+        let tl = cache.get(&m).expect("a simulation model has a timeline");
+        assert_eq!(tl.steps.len() as u64, total);
+        assert_eq!(tl.counts().wakeups, end.sim().metrics().wakeups);
+        assert_eq!(tl.counts().wasted, end.sim().metrics().wasted_wakeups);
+        // the same model gives the same timeline (cached)
+        assert!(std::rc::Rc::ptr_eq(&tl, &cache.get(&m).unwrap()));
+    }
+
     #[test]
     fn a_scripted_counterexample_steps_to_its_lost_wakeup_and_stops() {
         use crate::mechanisms::herd::blocks::{herd_actors, herd_check_defaults};

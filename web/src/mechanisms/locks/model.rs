@@ -132,14 +132,20 @@ pub struct LockModel {
     deviated: Option<u64>,
     /// The first step (1-based) of this history after which an invariant was broken.
     first_broken: Option<(u64, Violation)>,
+    /// The simulation at step 0, for the timeline.
+    #[cfg(feature = "timeline")]
+    fresh: herdlab_core::sim::Simulation<AnyMachine>,
 }
 
 impl LockModel {
     /// A fresh simulation of `params` at step 0.
     pub fn new(params: LockParams) -> Self {
+        let sim = erase(params.simulate());
         LockModel {
             params,
-            stepper: Stepper::new(erase(params.simulate())),
+            #[cfg(feature = "timeline")]
+            fresh: sim.clone(),
+            stepper: Stepper::new(sim),
             play: Playback::default(),
             announce: String::new(),
             script: None,
@@ -353,7 +359,12 @@ impl LockModel {
     /// Start over with new parameters (the play state and speed are kept; a script is dropped).
     pub fn rebuild(&mut self, params: LockParams) {
         self.params = params;
-        self.stepper = Stepper::new(erase(params.simulate()));
+        let sim = erase(params.simulate());
+        #[cfg(feature = "timeline")]
+        {
+            self.fresh = sim.clone();
+        }
+        self.stepper = Stepper::new(sim);
         self.script = None;
         self.deviated = None;
         self.first_broken = None;
@@ -435,6 +446,24 @@ impl LockModel {
             Action::TogglePlay => self.toggle_play(),
             Action::Pause => return self.pause(),
             Action::Faster | Action::Slower => return self.change_speed(action == Action::Faster),
+            #[cfg(feature = "timeline")]
+            Action::Seek(target) => {
+                self.play.playing = false;
+                let pos = self.position();
+                if target < pos {
+                    self.stepper.seek_back_fast(target);
+                    self.after_back();
+                } else {
+                    let mut n = pos;
+                    while n < target.min(pos + RUN_TO_END_LIMIT) && self.take(None).is_ok() {
+                        n += 1;
+                    }
+                }
+                self.announce = match self.sim().last_step() {
+                    Some(r) => format!("At {}", self.sentence_for(r, None)),
+                    None => "At step 0.".to_string(),
+                };
+            }
             Action::NextWakeup | Action::Connect => return false,
         }
         true
@@ -532,6 +561,13 @@ impl LiveModel for LockModel {
     fn as_any(&self) -> &dyn Any {
         self
     }
+    fn has_timeline(&self) -> bool {
+        true
+    }
+    #[cfg(feature = "timeline")]
+    fn timeline_source(&self) -> Option<crate::live::model::TimelineSource<'_>> {
+        Some((&self.fresh, self.stepper.picks()))
+    }
 }
 
 #[cfg(test)]
@@ -560,6 +596,36 @@ mod tests {
             spin: 4,
             ..Default::default()
         }
+    }
+
+    /// The timeline's seek lands where stepping does, forward and back, and the lock model gives
+    /// the timeline its run.
+    #[cfg(feature = "timeline")]
+    #[test]
+    fn seek_lands_where_stepping_does() {
+        let p = LockParams {
+            threads: 3,
+            ..Default::default()
+        };
+        let mut stepped = LockModel::new(p);
+        for _ in 0..60 {
+            stepped.apply(Action::Step);
+        }
+        let mut m = LockModel::new(p);
+        assert!(m.apply(Action::Seek(60)));
+        assert_eq!(m.position(), stepped.position());
+        assert_eq!(m.sim().trace_hash(), stepped.sim().trace_hash());
+        assert!(m.apply(Action::Seek(10)));
+        assert_eq!(m.position(), 10);
+        while m.position() < stepped.position() {
+            m.apply(Action::Step);
+        }
+        assert_eq!(m.sim().trace_hash(), stepped.sim().trace_hash());
+        let tl = crate::ui::timeline::Cache::default()
+            .get(&m)
+            .expect("the lock model has a timeline");
+        assert!(tl.steps.len() as u64 >= m.position());
+        assert_eq!(tl.thread_lane(2).map(|l| l.spans.is_empty()), Some(false));
     }
 
     #[test]

@@ -145,11 +145,28 @@ impl PartialEq for SimShellProps {
     }
 }
 
+/// In the lazily loaded bundle, what a widget handed over by the main bundle
+/// ([`crate::ui::shell::handoff`]) tells its shell (a Yew context around it): whether it was the
+/// lesson's playground (only then does it keep the page address). Its timeline opens at once.
+#[cfg(feature = "timeline")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Handoff {
+    /// It was the lesson's playground.
+    pub main: bool,
+}
+
 /// A live simulation widget, of any kind.
 pub struct SimShell {
     live: Live,
     replay_error: Option<String>,
     on_network: Callback<()>,
+    /// Handed over by the main bundle (the lazy bundle only).
+    #[cfg(feature = "timeline")]
+    handoff: Option<Handoff>,
+    /// Without the timeline: once "Show the timeline" is pressed, the query the lazily loaded
+    /// bundle opens this widget at.
+    #[cfg(not(feature = "timeline"))]
+    handed: Option<AttrValue>,
 }
 
 impl Component for SimShell {
@@ -163,12 +180,27 @@ impl Component for SimShell {
             replay_error,
             autoplay,
         } = props.widget.open();
+        #[cfg(feature = "timeline")]
+        let handoff = ctx
+            .link()
+            .context::<Handoff>(Callback::noop())
+            .map(|(h, _)| h);
+        #[allow(unused_mut)]
+        let mut live = Live::new(ctx, model, autoplay, props.keyboard);
+        #[cfg(feature = "timeline")]
+        if handoff.is_some() {
+            live.timeline.open = true;
+        }
         SimShell {
-            live: Live::new(ctx, model, autoplay, props.keyboard),
+            live,
             replay_error,
             on_network: ctx
                 .link()
                 .callback(|_| LiveMsg::Act(Action::StepActor(Actor::Network))),
+            #[cfg(feature = "timeline")]
+            handoff,
+            #[cfg(not(feature = "timeline"))]
+            handed: None,
         }
     }
 
@@ -176,26 +208,156 @@ impl Component for SimShell {
         let props = ctx.props();
         let at = Place {
             slug: &props.slug,
-            main: props.widget.main(),
+            main: self.main(props),
         };
+        #[cfg(not(feature = "timeline"))]
+        {
+            if self.handed.is_some() {
+                // handed over: the lazy bundle's widget has the keys, the frames and the address
+                return false;
+            }
+            if let LiveMsg::Timeline(true) = msg {
+                if self.live.model.play().playing {
+                    self.live
+                        .update(ctx.link(), &at, LiveMsg::Act(Action::Pause));
+                }
+                self.handed = Some(self.handoff_query(ctx).into());
+                return true;
+            }
+        }
         self.live.update(ctx.link(), &at, msg)
     }
 
-    fn rendered(&mut self, _ctx: &Context<Self>, _first: bool) {
+    fn rendered(&mut self, _ctx: &Context<Self>, first: bool) {
         self.live.rendered();
+        #[cfg(feature = "timeline")]
+        if first && self.handoff.is_some() {
+            self.focus_timeline();
+        }
+        #[cfg(not(feature = "timeline"))]
+        let _ = first;
     }
 
     fn view(&self, ctx: &Context<Self>) -> Html {
         let props = ctx.props();
         let w = &*props.widget;
-        let frame = w.frame(&self.live, &self.on_network);
+        #[cfg(not(feature = "timeline"))]
+        if let Some(q) = &self.handed {
+            return html! { <crate::ui::lazy::Lazy what="timeline" query={q.clone()} /> };
+        }
+        let mut frame = w.frame(&self.live, &self.on_network);
+        let after = std::mem::take(&mut frame.after_board);
+        frame.after_board = html! { <>{ after }{ self.timeline(ctx) }</> };
+        let mut head = w.head();
+        if head.main && !self.main(props) {
+            head.main = false;
+            frame.kicker = crate::ui::shell::sim_frame::kicker(false);
+        }
         sim_frame(
-            w.head(),
+            head,
             props.keyboard,
             &self.live,
             self.replay_error.as_deref(),
             frame,
         )
+    }
+}
+
+impl SimShell {
+    /// Whether it is the lesson's playground (the page address follows it).
+    fn main(&self, props: &SimShellProps) -> bool {
+        #[cfg(feature = "timeline")]
+        if let Some(h) = self.handoff {
+            return props.widget.main() && h.main;
+        }
+        props.widget.main()
+    }
+}
+
+#[cfg(not(feature = "timeline"))]
+impl SimShell {
+    /// "Show the timeline", which this build does not carry: the button hands the widget to the
+    /// lazily loaded bundle ([`crate::ui::shell::handoff`]).
+    fn timeline(&self, ctx: &Context<Self>) -> Html {
+        if !self.live.model.has_timeline() {
+            return Html::default();
+        }
+        let open = ctx.link().callback(|_: MouseEvent| LiveMsg::Timeline(true));
+        html! {
+            <button class="timeline-toggle" data-testid="timeline-toggle" aria-expanded="false" onclick={open}>
+                { "Show the timeline" }
+            </button>
+        }
+    }
+
+    /// The widget's block, place and state, for the lazily loaded bundle.
+    fn handoff_query(&self, ctx: &Context<Self>) -> String {
+        let props = ctx.props();
+        let w = &*props.widget;
+        let head = w.head();
+        crate::ui::shell::handoff::query(&crate::ui::shell::handoff::Handed {
+            state: self.live.model.link_query(),
+            id: head.id.to_string(),
+            controls: head.controls,
+            caption: w.frame(&self.live, &self.on_network).caption,
+            slug: props.slug.to_string(),
+            main: head.main,
+            keyboard: props.keyboard,
+        })
+    }
+}
+
+#[cfg(feature = "timeline")]
+impl SimShell {
+    /// Focus the timeline (a widget just handed over: its button, which had the focus, is gone).
+    fn focus_timeline(&self) {
+        use wasm_bindgen::JsCast;
+        let canvas = self
+            .live
+            .root
+            .cast::<web_sys::Element>()
+            .and_then(|r| {
+                r.query_selector("[data-testid=timeline-canvas]")
+                    .ok()
+                    .flatten()
+            })
+            .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
+        if let Some(c) = canvas {
+            let _ = c.focus();
+        }
+    }
+
+    /// The timeline's toggle, and the timeline when open.
+    fn timeline(&self, ctx: &Context<Self>) -> Html {
+        let live = &self.live;
+        let built = if live.timeline.open {
+            live.timeline.get(&*live.model)
+        } else {
+            None
+        };
+        let Some(tl) = built else {
+            if live.model.timeline_source().is_none() {
+                return Html::default();
+            }
+            let open = ctx.link().callback(|_: MouseEvent| LiveMsg::Timeline(true));
+            return html! {
+                <button class="timeline-toggle" data-testid="timeline-toggle" aria-expanded="false" onclick={open}>
+                    { "Show the timeline" }
+                </button>
+            };
+        };
+        let close = ctx
+            .link()
+            .callback(|_: MouseEvent| LiveMsg::Timeline(false));
+        let on_seek = ctx.link().callback(|k: u64| LiveMsg::Act(Action::Seek(k)));
+        html! {
+            <>
+                <button class="timeline-toggle" data-testid="timeline-toggle" aria-expanded="true" onclick={close}>
+                    { "Hide the timeline" }
+                </button>
+                <crate::ui::timeline::TimelineView timeline={tl} cursor={live.model.position()} on_seek={Some(on_seek)} />
+            </>
+        }
     }
 }
 

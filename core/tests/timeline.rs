@@ -1,0 +1,449 @@
+//! The timeline's model (`herdlab_core::timeline`), built from each mechanism's simulation and
+//! from a native trace: its arrows, wasted marks, ticks and lock holds equal the simulation's own
+//! counters, its spans tile each thread's lane, the same run gives the same timeline, and the
+//! layout stays within its pixel budget. These tests also run compiled for wasm32 under Node.
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
+use herdlab_core::metrics::Metrics;
+use herdlab_core::scenario::{Registered, Scenario, Visit};
+use herdlab_core::sim::{Note, Status};
+use herdlab_core::timeline::{
+    describe, layout, Builder, Counts, LaneKind, State, TickKind, Timeline, View, Waker,
+};
+use herdlab_core::trace;
+
+/// What a run gives: its timeline, the simulation's counters, and what its step records say.
+struct Ran {
+    tl: Timeline,
+    metrics: Metrics,
+    status: Status,
+    per_thread: Vec<(u64, u64)>,
+    lock_notes: u64,
+    threads: usize,
+}
+
+struct RunIt(u64);
+impl Visit for RunIt {
+    type Output = Ran;
+    fn visit<M: Registered>(self, p: &M::Params) -> Ran {
+        let mut sim = M::simulate(p);
+        let mut b = Builder::new(&sim);
+        let mut lock_notes = 0;
+        for _ in 0..self.0 {
+            let Some(rec) = sim.step() else { break };
+            if matches!(rec.note, Note::LockTaken | Note::Relocked) {
+                lock_notes += 1;
+            }
+            b.observe(&sim, &rec);
+        }
+        Ran {
+            tl: b.finish(),
+            metrics: *sim.metrics(),
+            status: sim.status().clone(),
+            per_thread: sim
+                .threads()
+                .iter()
+                .map(|t| (t.metrics().wakeups, t.metrics().wasted_wakeups))
+                .collect(),
+            lock_notes,
+            threads: sim.threads().len(),
+        }
+    }
+}
+
+fn run(query: &str, max_steps: u64) -> Ran {
+    let s = Scenario::from_query(query).unwrap();
+    s.visit(RunIt(max_steps))
+}
+
+/// The counts hold against the simulation's counters, and the lanes are well formed.
+fn holds(query: &str, max_steps: u64) -> Ran {
+    let r = run(query, max_steps);
+    let c = r.tl.counts();
+    let m = &r.metrics;
+    assert_eq!(c.wakeups, m.wakeups, "{query}: arrows vs wakeups");
+    assert_eq!(c.wasted, m.wasted_wakeups, "{query}: wasted");
+    assert_eq!(c.syscalls, m.syscalls, "{query}: syscall ticks");
+    assert_eq!(c.eagain, m.eagain, "{query}: EAGAIN ticks");
+    assert_eq!(c.accepts, m.connections_accepted, "{query}: accept ticks");
+    assert_eq!(c.holds, r.lock_notes, "{query}: lock holds");
+    assert_eq!(r.tl.steps.len() as u64, m.steps, "{query}: steps");
+    // per thread: its arrows and wasted marks are its own counters
+    for (i, &(w, x)) in r.per_thread.iter().enumerate() {
+        let mine: Vec<_> =
+            r.tl.arrows
+                .iter()
+                .filter(|a| a.wakee == i as u16 && a.counted)
+                .collect();
+        assert_eq!(mine.len() as u64, w, "{query}: thread {i} wakeups");
+        assert_eq!(
+            mine.iter().filter(|a| a.wasted).count() as u64,
+            x,
+            "{query}: thread {i} wasted"
+        );
+    }
+    for lane in &r.tl.lanes {
+        for w in lane.spans.windows(2) {
+            assert!(w[0].to <= w[1].from, "{query}: {:?} overlaps", lane.kind);
+            if let LaneKind::Thread(_) = lane.kind {
+                // a thread's spans tile its life: one ends where the next begins
+                assert_eq!(w[0].to, w[1].from, "{query}: gap on {:?}", lane.kind);
+                assert_ne!(
+                    w[0].state, w[1].state,
+                    "{query}: unmerged on {:?}",
+                    lane.kind
+                );
+            }
+        }
+        for s in &lane.spans {
+            assert!(s.from <= s.to, "{query}: backwards span");
+            assert!(s.to <= r.tl.end);
+        }
+        for w in lane.ticks.windows(2) {
+            assert!(w[0].at <= w[1].at);
+        }
+    }
+    // a wasted arrow's wakee lane shows the waste
+    for a in r.tl.arrows.iter().filter(|a| a.wasted && a.until > a.at) {
+        let lane = r.tl.thread_lane(a.wakee).unwrap();
+        assert!(
+            lane.spans
+                .iter()
+                .any(|s| s.state == State::Wasted && s.from >= a.at && s.to <= a.until),
+            "{query}: wasted arrow {a:?} without a wasted span"
+        );
+    }
+    assert_eq!(
+        r.tl.lanes
+            .iter()
+            .filter(|l| matches!(l.kind, LaneKind::Thread(_)))
+            .count(),
+        r.threads
+    );
+    r
+}
+
+#[test]
+fn herd_wake_all_one_connection_wakes_every_worker_and_wastes_all_but_one() {
+    let q = "mechanism=herd&workers=4&cpus=2&mode=wake-all&arrival=on-demand&connections=1&seed=1";
+    let r = holds(q, 100_000);
+    assert_eq!(r.status, Status::Finished);
+    let c = r.tl.counts();
+    assert_eq!((c.wakeups, c.wasted, c.accepts), (4, 3, 1));
+    // the network woke all four, at one step
+    assert!(r.tl.arrows.iter().all(|a| a.waker == Waker::Network));
+    let at = r.tl.arrows[0].at;
+    assert!(r.tl.arrows.iter().all(|a| a.at == at));
+    let net =
+        r.tl.lanes
+            .iter()
+            .find(|l| l.kind == LaneKind::Network)
+            .unwrap();
+    assert_eq!(
+        net.ticks
+            .iter()
+            .filter(|t| t.kind == TickKind::Arrival)
+            .count(),
+        1
+    );
+    // the words of a wasted wakeup
+    let a = r.tl.arrows.iter().find(|a| a.wasted).unwrap();
+    let lane = a.wakee as usize;
+    let mid = (a.at.ns + a.until.ns) / 2;
+    let text = describe(&r.tl, lane, mid).unwrap();
+    assert!(
+        text.starts_with(&format!("thread {} woken by the network at ", a.wakee))
+            && text.contains("found nothing to do, asleep again after"),
+        "{text}"
+    );
+}
+
+#[test]
+fn herd_exclusive_wastes_nothing() {
+    let q = "mechanism=herd&workers=4&cpus=2&mode=exclusive&arrival=on-demand&connections=5&seed=1";
+    let r = holds(q, 100_000);
+    assert_eq!(r.status, Status::Finished);
+    let c = r.tl.counts();
+    assert_eq!((c.wakeups, c.wasted, c.accepts), (5, 0, 5));
+}
+
+#[test]
+fn herd_wake_all_default_counts() {
+    holds(
+        "mechanism=herd&workers=8&mode=wake-all&connections=50&seed=3",
+        1_000_000,
+    );
+}
+
+#[test]
+fn locks_counts() {
+    let r = holds("mechanism=locks&threads=4", 200_000);
+    assert!(r.metrics.steps > 0);
+    // spinning shows on some lane of a contended spin lock
+    let spins =
+        r.tl.lanes
+            .iter()
+            .flat_map(|l| &l.spans)
+            .filter(|s| s.state == State::Spinning)
+            .count();
+    assert_eq!(spins > 0, r.metrics.spins > 0, "spinning spans vs spins");
+}
+
+#[test]
+fn accept_counts() {
+    for s in ["herd", "exclusive", "accept-mutex", "reuseport"] {
+        holds(
+            &format!("mechanism=accept&strategy={s}&workers=4&connections=30"),
+            300_000,
+        );
+    }
+}
+
+#[test]
+fn pool_counts_and_mutex_holds() {
+    let r = holds("mechanism=pool", 300_000);
+    let c: Counts = r.tl.counts();
+    assert!(c.holds > 0, "the pool's queue mutex is held");
+    assert!(r
+        .tl
+        .lanes
+        .iter()
+        .any(|l| matches!(l.kind, LaneKind::Lock(_))));
+}
+
+#[test]
+fn gmp_counts() {
+    holds("mechanism=gmp", 300_000);
+}
+
+#[test]
+fn mysql_counts() {
+    holds("mechanism=mysql", 300_000);
+}
+
+#[test]
+fn the_same_run_gives_the_same_timeline() {
+    let q = "mechanism=accept&strategy=herd&workers=4&connections=20&seed=7";
+    assert_eq!(run(q, 100_000).tl, run(q, 100_000).tl);
+}
+
+#[test]
+fn cpu_lanes_run_one_thread_at_a_time_and_match_running_spans() {
+    let r = holds(
+        "mechanism=herd&workers=6&cpus=2&mode=wake-all&connections=10",
+        100_000,
+    );
+    let cpus: Vec<_> =
+        r.tl.lanes
+            .iter()
+            .filter(|l| matches!(l.kind, LaneKind::Cpu(_)))
+            .collect();
+    assert_eq!(cpus.len(), 2);
+    // every CPU span's thread is on a CPU (running, spinning or wasting) at its start
+    for l in cpus {
+        for s in &l.spans {
+            if s.from == s.to {
+                continue;
+            }
+            let t = r.tl.thread_lane(s.who).unwrap();
+            let at = t
+                .spans
+                .iter()
+                .find(|x| x.from <= s.from && s.from < x.to)
+                .unwrap();
+            assert!(
+                matches!(at.state, State::Running | State::Spinning | State::Wasted),
+                "CPU {:?} runs thread {} while it is {:?}",
+                l.kind,
+                s.who,
+                at.state
+            );
+        }
+    }
+}
+
+#[test]
+fn seeking_by_time_finds_the_step() {
+    let r = run("mechanism=herd&workers=4&connections=5", 100_000);
+    for k in [1u64, 2, 10, r.tl.steps.len() as u64] {
+        let ns = r.tl.ns_of_step(k);
+        let back = r.tl.step_at(ns);
+        assert!(back >= k, "step {k} at {ns} ns seeks to {back}");
+        assert_eq!(r.tl.ns_of_step(back), ns);
+    }
+    assert_eq!(
+        r.tl.step_at(0),
+        r.tl.steps.iter().filter(|&&t| t == 0).count() as u64
+    );
+}
+
+#[test]
+fn layout_is_bounded_by_the_width_and_covers_the_window() {
+    let r = run(
+        "mechanism=herd&workers=8&mode=wake-all&connections=200&seed=2",
+        2_000_000,
+    );
+    let end = r.tl.end.ns;
+    for width in [50u32, 400] {
+        let v = View {
+            from_ns: 0,
+            to_ns: end,
+            width,
+        };
+        let d = layout(&r.tl, &v);
+        for lane in 0..r.tl.lanes.len() as u32 {
+            let rects: Vec<_> = d.rects.iter().filter(|x| x.lane == lane).collect();
+            // at most a merged pixel and a wide span per pixel
+            assert!(
+                rects.len() <= 2 * width as usize + 2,
+                "lane {lane}: {}",
+                rects.len()
+            );
+            for w in rects.windows(2) {
+                assert!(w[0].x0 <= w[1].x0, "left to right");
+            }
+            let merged: u64 = rects.iter().map(|x| u64::from(x.merged)).sum();
+            assert_eq!(
+                merged as usize,
+                r.tl.lanes[lane as usize].spans.len(),
+                "every span drawn once"
+            );
+        }
+        let per_px = d.arrows.len() as f64 / f64::from(width);
+        assert!(d.arrows.iter().all(|a| a.x >= 0.0 && a.x <= width as f32));
+        assert!(per_px <= 8.0 + r.tl.counts().wasted as f64 / f64::from(width));
+    }
+    // zoomed in to one span: it is one rectangle across the window
+    let lane = &r.tl.lanes[0];
+    let s = lane
+        .spans
+        .iter()
+        .find(|s| s.to.ns - s.from.ns > 100)
+        .unwrap();
+    let v = View {
+        from_ns: s.from.ns + 10,
+        to_ns: s.to.ns - 10,
+        width: 300,
+    };
+    let d = layout(&r.tl, &v);
+    let mine: Vec<_> = d.rects.iter().filter(|x| x.lane == 0).collect();
+    assert_eq!(mine.len(), 1);
+    assert_eq!(mine[0].state, s.state);
+    assert!(mine[0].x0 <= 0.0 && mine[0].x1 >= 300.0);
+}
+
+#[test]
+fn zoom_and_pan_keep_the_point_under_the_cursor() {
+    let v = View {
+        from_ns: 1000,
+        to_ns: 2000,
+        width: 100,
+    };
+    let z = v.zoom(0.5, 1500, 10, 10_000);
+    assert_eq!((z.from_ns, z.to_ns), (1250, 1750));
+    let p = v.pan(-0.25);
+    assert_eq!((p.from_ns, p.to_ns), (750, 1750));
+    assert_eq!(v.pan(-5.0).from_ns, 0);
+    assert_eq!(v.ns_at(50.0), 1500);
+    assert_eq!(v.x(1500), 50.0);
+}
+
+fn native() -> trace::Run {
+    use trace::{Event, Kind};
+    let e = |thread, t_ns, kind, arg| Event {
+        thread,
+        t_ns,
+        kind,
+        arg,
+    };
+    trace::Run {
+        label: "test".into(),
+        scenario: "mechanism=herd&workers=3".into(),
+        threads: 3,
+        events: vec![
+            e(0, 0, Kind::Sleep, Some(0)),
+            e(1, 10, Kind::Sleep, Some(0)),
+            e(2, 20, Kind::Lock, Some(0)),
+            e(2, 30, Kind::Notify, Some(2)),
+            e(2, 35, Kind::Unlock, Some(0)),
+            e(0, 40, Kind::Wake, Some(2)),
+            e(1, 45, Kind::Wake, None),
+            e(0, 50, Kind::Accept, Some(1)),
+            e(0, 55, Kind::Work, None),
+            e(1, 60, Kind::Eagain, None),
+            e(1, 70, Kind::Wasted, None),
+            e(1, 71, Kind::Sleep, Some(0)),
+            e(2, 80, Kind::Sleep, Some(0)),
+        ],
+        truncated: None,
+    }
+}
+
+#[test]
+fn a_native_run_makes_the_same_kind_of_timeline() {
+    let tl = Timeline::from_run(&native());
+    let c = tl.counts();
+    assert_eq!(
+        (c.wakeups, c.wasted, c.accepts, c.eagain, c.holds),
+        (2, 1, 1, 1, 1)
+    );
+    assert_eq!(tl.steps.len(), 13);
+    assert_eq!(tl.end.ns, 80);
+    assert_eq!(tl.arrows[0].waker, Waker::Thread(2));
+    assert_eq!(tl.arrows[1].waker, Waker::Kernel);
+    assert!(tl.arrows[1].wasted && !tl.arrows[0].wasted);
+    let t1 = tl.thread_lane(1).unwrap();
+    let states: Vec<_> = t1
+        .spans
+        .iter()
+        .map(|s| (s.state, s.from.ns, s.to.ns))
+        .collect();
+    assert_eq!(
+        states,
+        vec![
+            (State::Asleep, 10, 45),
+            (State::Wasted, 45, 71),
+            (State::Asleep, 71, 80)
+        ]
+    );
+    let lock = tl
+        .lanes
+        .iter()
+        .find(|l| l.kind == LaneKind::Lock(0))
+        .unwrap();
+    assert_eq!(lock.spans.len(), 1);
+    assert_eq!(
+        (
+            lock.spans[0].who,
+            lock.spans[0].from.ns,
+            lock.spans[0].to.ns
+        ),
+        (2, 20, 35)
+    );
+    let text = describe(&tl, 1, 50).unwrap();
+    assert_eq!(
+        text,
+        "thread 1 woken by the kernel at 45 ns, found nothing to do, asleep again after 26 ns (steps 7-12)"
+    );
+    // it reads back from the file's text
+    let t = trace::Trace {
+        tool: "herdlab 0.1.0".into(),
+        date: "2026-12-03T00:00:00Z".into(),
+        command: "herdlab bench herd --quick --trace t".into(),
+        runs: vec![native()],
+        ..trace::Trace::default()
+    };
+    let back = trace::parse(t.to_text().as_bytes()).unwrap();
+    assert_eq!(Timeline::from_run(&back.runs[0]), tl);
+}
+
+#[test]
+fn time_in_words() {
+    use herdlab_core::timeline::fmt_ns;
+    assert_eq!(fmt_ns(300), "300 ns");
+    assert_eq!(fmt_ns(2_100), "2.1 µs");
+    assert_eq!(fmt_ns(12_410_000), "12.41 ms");
+    assert_eq!(fmt_ns(3_000_000_000), "3 s");
+}
