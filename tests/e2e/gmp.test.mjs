@@ -1,7 +1,9 @@
 // Browser tests for Go's scheduler on the site (mechanism=gmp, lesson go-scheduler), against
 // docs/site-contract.md ("Go's scheduler"): its widgets live in the lazily loaded bundle only
 // (web/src/bin/lazy.rs), so the lesson page shows `<Lazy what="sim">` for each gmp block and the
-// bundle draws the widget. They depend on the lesson's block ids (gmp-single, gmp-ring) and on
+// bundle draws the widget. They depend on the lesson's block ids (gmp-single, gmp-ring, gmp-steal,
+// gmp-spin, gmp-cmp-steal-one, gmp-cmp-herd), on the figures core/tests/lesson_figures.rs holds for
+// them, and on
 // the scenario of `gmp-ring` (one P, a 4-slot ring, main starting 9 goroutines), whose numbers
 // web/src/mechanisms/gmp/snapshot.rs (`the_ring_scenario_of_the_browser_test`) pins.
 //
@@ -50,7 +52,7 @@ test('a gmp block is drawn by the lazy bundle: stepping moves goroutines through
   await page.goto(LESSON);
   await waitForSim(page, 'gmp-ring');
   assert.equal(wasm.length, 1, 'the lazy bundle is loaded once for all the lesson\'s gmp blocks');
-  assert.equal(await page.locator('[data-testid="lazy"][data-what="sim"]').count(), 3);
+  assert.equal(await page.locator('[data-testid="lazy"][data-what="sim"]').count(), 8);
   assert.equal(await page.locator('[data-testid="lazy-error"], [data-testid="lazy-widget-error"]').count(), 0);
   const ring = 'gmp-ring';
   assert.equal(await page.locator(`[data-testid="sim-${ring}"]`).getAttribute('data-mechanism'), 'gmp');
@@ -90,11 +92,65 @@ test('a gmp block is drawn by the lazy bundle: stepping moves goroutines through
   assertNoPageErrors();
 });
 
+test('an idle P steals half of a busy P\'s queue in one steal; steal-one needs four', { timeout: TEST_TIMEOUT }, async (t) => {
+  const { page, assertNoPageErrors } = await openPage(t);
+  await page.goto(LESSON);
+  const id = 'gmp-steal';
+  await waitForSim(page, id);
+  assert.equal(await page.locator(`[data-testid="sim-${id}"]`).getAttribute('data-mechanism'), 'gmp');
+  assert.equal(await page.locator(sel('gmp-p-1', id)).count(), 1, 'two Ps');
+  // step until the first steal; the Gs queued on P0 just before it are split: P0 keeps at most
+  // half of its ring, and no G is lost or doubled (P1 runs one of the stolen Gs at once)
+  let steps = 0;
+  let before = null;
+  while ((await num(page, 'counter-steals', id)) === 0) {
+    before = await places(page, id);
+    await page.locator(sel('step-forward', id)).click();
+    await waitForSteps(page, id, ++steps);
+    assert.ok(steps <= 2000, 'a steal within 2000 steps');
+  }
+  const after = await places(page, id);
+  const ringLen = (p) => (p.ring === '' ? 0 : p.ring.split(',').length);
+  const n = ringLen(before.ps[0]);
+  assert.ok(n >= 2, `P0's ring held ${n} Gs before the steal`);
+  assert.equal(ringLen(after.ps[0]), Math.floor(n / 2), 'the thief took half of the ring');
+  const p1Gs = after.ps[1].ring === '' ? [] : after.ps[1].ring.split(',');
+  const p0Gs = after.ps[0].ring === '' ? [] : after.ps[0].ring.split(',');
+  for (const g of p1Gs) assert.ok(before.ps[0].ring.split(',').includes(g), `G${g} on P1 came from P0's ring`);
+  for (const g of p1Gs) assert.ok(!p0Gs.includes(g), `G${g} is in one ring only`);
+
+  const runEnd = async (sim) => {
+    await page.locator(sel('run-end', sim)).click();
+    await page.waitForFunction((s) => document.querySelector(`[data-testid="sim-${s}"] [data-testid="run-end"]`)?.disabled, sim);
+    assert.equal((await page.locator(sel('invariant-status', sim)).textContent()).trim(), 'all invariants hold');
+  };
+  await runEnd(id);
+  assert.equal(await num(page, 'counter-steals', id), 1);
+  assert.equal(await num(page, 'counter-finished', id), 9);
+  await runEnd('gmp-cmp-steal-one');
+  assert.equal(await num(page, 'counter-steals', 'gmp-cmp-steal-one'), 4);
+  assert.equal(await num(page, 'counter-finished', 'gmp-cmp-steal-one'), 9);
+
+  // spinning Ms in a chain: each go wakes one, which finds nothing and parks
+  await runEnd('gmp-spin');
+  assert.deepEqual(
+    [await num(page, 'counter-spins', 'gmp-spin'), await num(page, 'counter-parks', 'gmp-spin'), await num(page, 'counter-steals', 'gmp-spin'), await num(page, 'counter-finished', 'gmp-spin')],
+    [10, 9, 0, 10],
+  );
+  // wakep without the spinning test: a small herd, 15 parks and 15 futex wakes for 41 Gs
+  await runEnd('gmp-cmp-herd');
+  assert.deepEqual(
+    [await num(page, 'counter-parks', 'gmp-cmp-herd'), await num(page, 'counter-futex_wakes', 'gmp-cmp-herd'), await num(page, 'counter-finished', 'gmp-cmp-herd')],
+    [15, 15, 41],
+  );
+  assertNoPageErrors();
+});
+
 test('axe: no serious or critical violation on the go-scheduler lesson with its lazy widgets', { timeout: TEST_TIMEOUT }, async (t) => {
   const { page, assertNoPageErrors } = await openPage(t);
   await page.goto(LESSON);
   await waitForSim(page, 'gmp-ring');
-  for (const id of ['gmp-single', 'gmp-objects', 'gmp-ring']) {
+  for (const id of ['gmp-single', 'gmp-objects', 'gmp-ring', 'gmp-steal', 'gmp-spin', 'gmp-cmp-1012', 'gmp-cmp-steal-one', 'gmp-cmp-herd']) {
     await page.locator(sel('step-forward', id)).click();
     await waitForSteps(page, id, 1);
   }
