@@ -475,9 +475,13 @@ mod tests {
                 let c = cache_of(&s);
                 assert!(c.blocked <= cache && c.wake <= c.blocked);
                 most_blocked = most_blocked.max(c.blocked);
-                assert_eq!(
-                    counter(&s, "threads_created") + counter(&s, "cache_hits"),
-                    counter(&s, "connects")
+                // a connection is counted when the client connects, then handed off or given a
+                // new thread under LOCK_thread_cache: at most one is between the two
+                let placed = counter(&s, "threads_created") + counter(&s, "cache_hits");
+                let connects = counter(&s, "connects");
+                assert!(
+                    placed <= connects && connects <= placed + 1,
+                    "{placed} {connects}"
                 );
                 if first_hit.is_none() && counter(&s, "cache_hits") == 1 {
                     first_hit = Some((
@@ -514,8 +518,10 @@ mod tests {
             if cache == 0 {
                 assert_eq!((first_hit, most_blocked), (None, 0));
             } else {
-                eprintln!("first hit: {first_hit:?}, end at {}", m.position());
-                assert_eq!(most_blocked, 2);
+                // (step, threads_created, connects, blocked, wake, alive): the third connection
+                // is handed to the one parked thread, promised (wake_pthread 1) before it wakes
+                assert_eq!(first_hit, Some((88, 2, 3, 1, 1, 2)));
+                assert_eq!((most_blocked, m.position()), (2, 365));
             }
         }
     }
