@@ -35,13 +35,14 @@ const MAX_STEPS: u64 = 50_000_000;
 const OPEN: &str = "<!-- sim:";
 
 /// The lessons, as `web/src/lesson_list.rs` lists them (slug, file); each must mark its figures.
-const LESSONS: [(&str, &str); 6] = [
+const LESSONS: [(&str, &str); 7] = [
     ("thundering-herd", "thundering-herd.md"),
     ("nginx-shmtx", "nginx-shmtx.md"),
     ("epoll-herd", "epoll-herd.md"),
     ("nginx-accept-mutex", "nginx-accept-mutex.md"),
     ("nginx-thread-pool", "nginx-thread-pool.md"),
     ("go-scheduler", "go-scheduler.md"),
+    ("mysql-thread-per-connection", "mysql-thread-per-connection.md"),
 ];
 
 /// One marked figure.

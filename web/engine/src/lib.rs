@@ -29,6 +29,8 @@ use herdlab_core::mechanisms::gmp::GmpActor;
 use herdlab_core::mechanisms::herd::HerdThread;
 use herdlab_core::mechanisms::locks::invariants::{check_state, check_terminal, check_world};
 use herdlab_core::mechanisms::locks::{LockParams, LockWorker};
+#[cfg(feature = "mysql")]
+use herdlab_core::mechanisms::mysql::MysqlActor;
 use herdlab_core::mechanisms::pool::PoolActor;
 use herdlab_core::op::{AcceptPhase, Op, OpResult};
 use herdlab_core::sim::stepper::Stepper;
@@ -218,6 +220,9 @@ any_machine!(
     // feature turns this one on): the main wasm does not carry its step table.
     #[cfg(feature = "gmp")]
     Gmp: GmpActor => Box<GmpActor>,
+    // MySQL's connection handling: lazy-only too.
+    #[cfg(feature = "mysql")]
+    Mysql: MysqlActor => Box<MysqlActor>,
 );
 
 /// [`Stepper`]'s stepping methods, compiled in this crate (see the crate's documentation).

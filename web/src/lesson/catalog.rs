@@ -158,6 +158,9 @@ pub mod tests {
             "nginx-accept-mutex" => include_str!("../../../lessons/nginx-accept-mutex.md"),
             "nginx-thread-pool" => include_str!("../../../lessons/nginx-thread-pool.md"),
             "go-scheduler" => include_str!("../../../lessons/go-scheduler.md"),
+            "mysql-thread-per-connection" => {
+                include_str!("../../../lessons/mysql-thread-per-connection.md")
+            }
             _ => panic!("no lesson {slug}"),
         }
     }
@@ -193,7 +196,8 @@ pub mod tests {
                 "epoll-herd",
                 "nginx-accept-mutex",
                 "nginx-thread-pool",
-                "go-scheduler"
+                "go-scheduler",
+                "mysql-thread-per-connection"
             ]
         );
         assert_eq!(
