@@ -22,7 +22,7 @@ use crate::check::{self as check_cmd, Replay, Search, SimStep};
 /// Where the lessons are served (`cargo xtask serve`).
 pub const SITE_BASE: &str = "http://127.0.0.1:8080/#/lesson/";
 
-/// The lesson of the scheduler (issue 12's `lessons/go-scheduler.md`, not on the site yet).
+/// The lesson of the scheduler (`lessons/go-scheduler.md`; its widgets load with the lazy bundle).
 pub const LESSON: &str = "go-scheduler";
 
 /// The invariants checked (core's names, `core/src/mechanisms/gmp/invariants.rs`).
