@@ -35,7 +35,7 @@ const MAX_STEPS: u64 = 50_000_000;
 const OPEN: &str = "<!-- sim:";
 
 /// The lessons, as `web/src/lesson_list.rs` lists them (slug, file); each must mark its figures.
-const LESSONS: [(&str, &str); 7] = [
+const LESSONS: [(&str, &str); 8] = [
     ("thundering-herd", "thundering-herd.md"),
     ("nginx-shmtx", "nginx-shmtx.md"),
     ("epoll-herd", "epoll-herd.md"),
@@ -43,6 +43,7 @@ const LESSONS: [(&str, &str); 7] = [
     ("nginx-thread-pool", "nginx-thread-pool.md"),
     ("go-scheduler", "go-scheduler.md"),
     ("mysql-thread-per-connection", "mysql-thread-per-connection.md"),
+    ("mysql-thread-pool", "mysql-thread-pool.md"),
 ];
 
 /// One marked figure.
