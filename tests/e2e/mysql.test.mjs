@@ -89,7 +89,7 @@ test('mysql blocks are drawn by the lazy bundle: the thread cache parks threads 
   const c = 'mysql-cache';
   assert.equal(await page.locator(`[data-testid="sim-${c}"]`).getAttribute('data-mechanism'), 'mysql');
   // the clients, then 4 connections + a cache of 2 + 1 closing thread slots
-  assert.equal(await page.locator(`[data-testid="sim-${c}"] [data-testid^="lane-"]`).count(), 7);
+  assert.equal(await page.locator(`[data-testid="sim-${c}"] [data-testid^="lane-"]`).count(), 8);
   assert.equal(await num(page, 'counter-steps', c), 0);
   assert.deepEqual(await cache(page, c), { blocked: '0', wake: '0', alive: '0', conns: ['none', 'none', 'none', 'none'] });
 
@@ -124,7 +124,7 @@ test('mysql blocks are drawn by the lazy bundle: the thread cache parks threads 
   assert.equal(await page.locator(sel('mysql-group-1', p)).count(), 1);
   assert.equal(await page.locator(sel('mysql-cache', p)).count(), 0);
   // the clients, the timer, 3 worker slots per group
-  assert.equal(await page.locator(`[data-testid="sim-${p}"] [data-testid^="lane-"]`).count(), 7);
+  assert.equal(await page.locator(`[data-testid="sim-${p}"] [data-testid^="lane-"]`).count(), 8);
   await runToEnd(page, p);
   assert.equal(await num(page, 'counter-queries_done', p), 16);
   assert.equal(await num(page, 'counter-threads_created', p), 2);
