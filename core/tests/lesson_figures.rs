@@ -35,7 +35,7 @@ const MAX_STEPS: u64 = 50_000_000;
 const OPEN: &str = "<!-- sim:";
 
 /// The lessons, as `web/src/lesson_list.rs` lists them (slug, file); each must mark its figures.
-const LESSONS: [(&str, &str); 7] = [
+const LESSONS: [(&str, &str); 8] = [
     ("thundering-herd", "thundering-herd.md"),
     ("nginx-shmtx", "nginx-shmtx.md"),
     ("epoll-herd", "epoll-herd.md"),
@@ -46,6 +46,7 @@ const LESSONS: [(&str, &str); 7] = [
         "mysql-thread-per-connection",
         "mysql-thread-per-connection.md",
     ),
+    ("mysql-thread-pool", "mysql-thread-pool.md"),
 ];
 
 /// One marked figure.

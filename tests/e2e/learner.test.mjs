@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BASE, useBrowser, openPage, waitForSim } from './support.mjs';
 
-const LESSONS = ['thundering-herd', 'nginx-shmtx', 'epoll-herd', 'nginx-accept-mutex', 'nginx-thread-pool', 'go-scheduler', 'mysql-thread-per-connection'];
+const LESSONS = ['thundering-herd', 'nginx-shmtx', 'epoll-herd', 'nginx-accept-mutex', 'nginx-thread-pool', 'go-scheduler', 'mysql-thread-per-connection', 'mysql-thread-pool'];
 
 useBrowser();
 
@@ -43,9 +43,9 @@ test('the glossary page lists every term the lessons link to', { timeout: 60_000
   const linked = new Set();
   for (const slug of LESSONS) {
     await page.goto(`${BASE}/#/lesson/${slug}`);
-    // go-scheduler and mysql-thread-per-connection have no playground: their widgets come from
+    // go-scheduler and the mysql lessons have no playground: their widgets come from
     // the lazily loaded bundle
-    const first = { 'go-scheduler': 'gmp-single', 'mysql-thread-per-connection': 'mysql-nocache' };
+    const first = { 'go-scheduler': 'gmp-single', 'mysql-thread-per-connection': 'mysql-nocache', 'mysql-thread-pool': 'mysql-tp-listener' };
     await waitForSim(page, first[slug] ?? 'main');
     for (const id of await page.locator('a.term-link').evaluateAll((as) => as.map((a) => a.dataset.term))) linked.add(id);
     assert.equal(await page.locator('a[href^="glossary:"]').count(), 0, `${slug}: no raw glossary: links`);

@@ -16,6 +16,7 @@ pub const LESSON_FILES: &[(&str, &str)] = &[
         "mysql-thread-per-connection",
         "mysql-thread-per-connection.md",
     ),
+    ("mysql-thread-pool", "mysql-thread-pool.md"),
 ];
 
 /// A version tag of one lesson file: FNV-1a (64 bits, hex) over `parts` (the lesson's Markdown and

@@ -161,6 +161,7 @@ pub mod tests {
             "mysql-thread-per-connection" => {
                 include_str!("../../../lessons/mysql-thread-per-connection.md")
             }
+            "mysql-thread-pool" => include_str!("../../../lessons/mysql-thread-pool.md"),
             _ => panic!("no lesson {slug}"),
         }
     }
@@ -197,7 +198,8 @@ pub mod tests {
                 "nginx-accept-mutex",
                 "nginx-thread-pool",
                 "go-scheduler",
-                "mysql-thread-per-connection"
+                "mysql-thread-per-connection",
+                "mysql-thread-pool"
             ]
         );
         assert_eq!(

@@ -414,6 +414,81 @@ mod tests {
         }
     }
 
+    /// The `mysql-tp-listener` block of lessons/mysql-thread-pool.md and tests/e2e/mysql.test.mjs:
+    /// one group of at most 3 threads on one CPU, 8 connections, 40 short queries.
+    pub(crate) fn listener_preset() -> MysqlParams {
+        MysqlParams {
+            mode: Mode::Pool,
+            groups: 1,
+            group_threads: 3,
+            cpus: 1,
+            connections: 8,
+            queries: 40,
+            ..Default::default()
+        }
+    }
+
+    fn group0(s: &MysqlSnapshot) -> GroupView {
+        match &*s.state {
+            MysqlStateView::Pool(gs) => gs[0].clone(),
+            other => panic!("not the pool: {other:?}"),
+        }
+    }
+
+    /// Stepping the thread-pool lesson's listener scenario: the group's one thread becomes the
+    /// listener, then picks an event itself (the group has no listener while it runs the query),
+    /// and the run ends with core's counts: one thread, no wakeups.
+    #[test]
+    fn the_listener_scenario_of_the_browser_test() {
+        let p = listener_preset();
+        let mut m = MysqlSimModel::new(p);
+        let mut first_listen = None;
+        let mut first_pick = None;
+        // the first steps one by one, looking at each; then on to the end (the clock events after
+        // the last query keep the timer ticking for four stall limits)
+        while m.can_step() && m.position() < 400 {
+            assert!(m.apply(Action::Step));
+            let s = MysqlSnapshot::of(&m);
+            assert!(s.invariant.name.is_empty(), "{:?}", s.invariant);
+            let g = group0(&s);
+            assert!(g.threads <= 1 && g.sleepers.is_empty(), "{g:?}");
+            match (&first_listen, &first_pick, &g.listener) {
+                (None, _, Some(l)) => first_listen = Some((m.position(), l.clone())),
+                (Some(_), None, None) => {
+                    first_pick = Some((m.position(), g.threads, g.active, g.queue))
+                }
+                _ => {}
+            }
+        }
+        while m.can_step() {
+            assert!(m.apply(Action::Step) && m.position() < 2_000_000);
+        }
+        let s = MysqlSnapshot::of(&m);
+        assert!(s.invariant.name.is_empty(), "{:?}", s.invariant);
+        let (_, core) = p.run(10_000_000);
+        assert_eq!(core.violation, None);
+        assert_eq!(
+            (
+                s.report.queries_done,
+                s.report.threads_created,
+                s.report.worker_wakeups
+            ),
+            (40, 1, 0)
+        );
+        assert_eq!(
+            (s.report.threads_created, s.report.worker_wakeups),
+            (core.threads_created, core.worker_wakeups)
+        );
+        // (step, listener) and (step, thread_count, active, queue): g0t0 listens from step 27,
+        // then turns into a worker for the first query at step 42, with nothing queued
+        let (listen, pick) = (
+            first_listen.expect("a listener"),
+            first_pick.expect("a pick"),
+        );
+        assert_eq!(listen, (27, "g0t0".to_string()));
+        assert_eq!(pick, (42, 1, 1, 0));
+    }
+
     fn cache_of(s: &MysqlSnapshot) -> CacheView {
         match &*s.state {
             MysqlStateView::PerConnection(c) => c.clone(),
