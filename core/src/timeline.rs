@@ -1,5 +1,7 @@
 //! The timeline: a run drawn over time (issue #14 §1). One lane per thread, per CPU, for the
-//! network and per sleeping mutex; on a thread's lane spans of its state ([`State`]: running,
+//! network, per sleeping mutex and per lock built on an atomic word (`ngx_shmtx`, spin and ticket
+//! locks, the accept mutex: their holder is whoever's machine says so,
+//! [`Machine::holds_word_lock`]); on a thread's lane spans of its state ([`State`]: running,
 //! runnable, spinning, asleep, woken for nothing), wakeups as [`Arrow`]s from the waker (a thread,
 //! the network, or the kernel when a native trace does not say) to the wakee, the wasted ones
 //! marked, lock holds as spans on the lock's lane and system calls, accepts and `EAGAIN`s as
@@ -17,7 +19,8 @@
 //! most of it), so 64 lanes × 100,000 steps draw in time proportional to the width.
 //!
 //! Generic: built on the scheduler's states, the counters, the kernel's mutexes and the
-//! [`Machine`] trait; it names no mechanism. No OS and no web dependencies.
+//! [`Machine`] trait (whose `holds_word_lock` a machine answers for its word locks); it names no
+//! mechanism. No OS and no web dependencies.
 
 use core::fmt::Write as _;
 
@@ -112,6 +115,11 @@ pub enum LaneKind {
     Network,
     /// A lock (a sleeping mutex in a simulation; a lock number in a native trace).
     Lock(u32),
+    /// A lock built on an atomic word (`ngx_shmtx`, a spin or ticket lock, the accept mutex), by
+    /// its word: its holder is the thread whose machine says it holds it
+    /// ([`crate::machine::Machine::holds_word_lock`]). Two holders at once (a broken lock) show as
+    /// the lower-numbered one; the invariant check names both.
+    WordLock(u16),
     /// A CPU.
     Cpu(u8),
 }
@@ -123,6 +131,7 @@ impl LaneKind {
             LaneKind::Thread(i) => format!("thread {i}"),
             LaneKind::Network => "the network".to_string(),
             LaneKind::Lock(i) => format!("lock {i}"),
+            LaneKind::WordLock(w) => format!("the lock at word {w}"),
             LaneKind::Cpu(i) => format!("CPU {i}"),
         }
     }
@@ -243,8 +252,10 @@ pub struct Counts {
     pub eagain: u64,
     /// Accept ticks.
     pub accepts: u64,
-    /// Lock holds (spans on lock lanes).
+    /// Lock holds (spans on the sleeping mutexes' lanes).
     pub holds: u64,
+    /// Word-lock holds (spans on [`LaneKind::WordLock`] lanes).
+    pub word_lock_holds: u64,
     /// Spans on thread lanes.
     pub thread_spans: u64,
 }
@@ -252,7 +263,8 @@ pub struct Counts {
 /// A run over time (see the module docs).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Timeline {
-    /// The lanes: threads first, then the network (if any), the locks, the CPUs.
+    /// The lanes: threads first, then the network (if any), the locks (sleeping mutexes, then
+    /// word locks in the order they were first held), the CPUs.
     pub lanes: Vec<Lane>,
     /// The wakeups, in time order.
     pub arrows: Vec<Arrow>,
@@ -275,6 +287,7 @@ impl Timeline {
             match l.kind {
                 LaneKind::Thread(_) => c.thread_spans += l.spans.len() as u64,
                 LaneKind::Lock(_) => c.holds += l.spans.len() as u64,
+                LaneKind::WordLock(_) => c.word_lock_holds += l.spans.len() as u64,
                 _ => {}
             }
             for t in &l.ticks {
@@ -519,6 +532,17 @@ fn mark_wasted(lane: &mut Lane, open: &mut Option<(State, Point)>, arrow: &mut A
     lane.spans.extend(merged);
 }
 
+/// A word lock's lane as the builder keeps it.
+#[derive(Clone, Copy, Debug)]
+struct WordLock {
+    word: u16,
+    lane: usize,
+    held: Option<u16>,
+    from: Point,
+    /// Its holder after the step being observed (the lowest-numbered thread that holds it).
+    next: Option<u16>,
+}
+
 /// What the builder remembers of a thread between steps.
 #[derive(Clone, Copy, Debug)]
 struct Seen {
@@ -539,6 +563,9 @@ pub struct Builder {
     seen: Vec<Seen>,
     cpus: Vec<(Option<u16>, Point)>,
     mutexes: Vec<(Option<u16>, Point)>,
+    /// Word locks seen so far: the word, its lane, its holder and since when (lanes are added as
+    /// a lock is first held, after the mutexes' lanes, before the CPUs').
+    word_locks: Vec<WordLock>,
     /// Index of the first CPU lane, and of the first lock lane.
     cpu_lane: usize,
     lock_lane: usize,
@@ -627,6 +654,7 @@ impl Builder {
             mutexes: (0..sim.mutexes())
                 .map(|m| (sim.mutex_owner(m), now))
                 .collect(),
+            word_locks: Vec::new(),
             cpu_lane,
             lock_lane,
             network_lane,
@@ -789,6 +817,59 @@ impl Builder {
                 self.mutexes[m] = (cur, now);
             }
         }
+        self.observe_word_locks(sim, now);
+    }
+
+    /// Word locks: each thread's machine says which it holds; a lock first held gets its lane.
+    fn observe_word_locks<M: Machine>(&mut self, sim: &Simulation<M>, now: Point) {
+        for w in &mut self.word_locks {
+            w.next = None;
+        }
+        for (i, t) in sim.threads().iter().enumerate() {
+            let Some(word) = t.machine().holds_word_lock() else {
+                continue;
+            };
+            let k = match self.word_locks.iter().position(|w| w.word == word.0) {
+                Some(k) => k,
+                None => {
+                    self.tl.lanes.insert(
+                        self.cpu_lane,
+                        Lane {
+                            kind: LaneKind::WordLock(word.0),
+                            spans: Vec::new(),
+                            ticks: Vec::new(),
+                        },
+                    );
+                    self.word_locks.push(WordLock {
+                        word: word.0,
+                        lane: self.cpu_lane,
+                        held: None,
+                        from: now,
+                        next: None,
+                    });
+                    self.cpu_lane += 1;
+                    self.word_locks.len() - 1
+                }
+            };
+            let w = &mut self.word_locks[k];
+            if w.next.is_none() {
+                w.next = Some(i as u16);
+            }
+        }
+        for w in &mut self.word_locks {
+            if w.next != w.held {
+                if let Some(h) = w.held {
+                    self.tl.lanes[w.lane].spans.push(Span {
+                        state: State::Held,
+                        from: w.from,
+                        to: now,
+                        who: h,
+                    });
+                }
+                w.held = w.next;
+                w.from = now;
+            }
+        }
     }
 
     /// The timeline so far, every open span closed at the latest step.
@@ -821,6 +902,16 @@ impl Builder {
                 tl.lanes[self.lock_lane + m].spans.push(Span {
                     state: State::Held,
                     from,
+                    to: now,
+                    who: h,
+                });
+            }
+        }
+        for w in &self.word_locks {
+            if let Some(h) = w.held {
+                tl.lanes[w.lane].spans.push(Span {
+                    state: State::Held,
+                    from: w.from,
                     to: now,
                     who: h,
                 });
@@ -1205,7 +1296,7 @@ pub fn describe(tl: &Timeline, lane: usize, ns: u64) -> Option<String> {
                 }
             }
         }
-        LaneKind::Cpu(_) | LaneKind::Lock(_) => {
+        LaneKind::Cpu(_) | LaneKind::Lock(_) | LaneKind::WordLock(_) => {
             let verb = if matches!(l.kind, LaneKind::Cpu(_)) {
                 "runs"
             } else {

@@ -447,3 +447,92 @@ fn time_in_words() {
     assert_eq!(fmt_ns(12_410_000), "12.41 ms");
     assert_eq!(fmt_ns(3_000_000_000), "3 s");
 }
+
+/// Word locks get a lane: its holds are the critical sections each thread entered (the lock
+/// word's holder is only known to the machine: `Machine::holds_word_lock`).
+#[test]
+fn word_lock_holds_are_the_critical_sections() {
+    for lock in ["shmtx", "ttas", "spin-yield", "ticket", "futex"] {
+        let q = format!("mechanism=locks&lock={lock}&threads=4&cpus=2");
+        let Ok(Scenario::Locks(p)) = Scenario::from_query(&q) else {
+            panic!("{q} is a locks scenario")
+        };
+        let mut sim = p.simulate();
+        let mut b = Builder::new(&sim);
+        while let Some(rec) = sim.step() {
+            b.observe(&sim, &rec);
+            if rec.step >= 200_000 {
+                break;
+            }
+        }
+        let tl = b.finish();
+        let lanes: Vec<_> = tl
+            .lanes
+            .iter()
+            .filter(|l| matches!(l.kind, LaneKind::WordLock(_)))
+            .collect();
+        assert_eq!(lanes.len(), 1, "{q}: one lock lane");
+        let lane = lanes[0];
+        assert_eq!(lane.kind.name(), "the lock at word 0");
+        // it sits after the threads' lanes and before the CPUs'
+        let at = tl.lanes.iter().position(|l| l.kind == lane.kind).unwrap();
+        assert!(matches!(tl.lanes[at - 1].kind, LaneKind::Thread(_)), "{q}");
+        assert!(matches!(tl.lanes[at + 1].kind, LaneKind::Cpu(0)), "{q}");
+        for (i, t) in sim.threads().iter().enumerate() {
+            let mine = lane.spans.iter().filter(|s| s.who == i as u16).count() as u32;
+            assert_eq!(mine, t.machine().acquired(), "{q}: thread {i}'s holds");
+            assert!(mine > 0, "{q}: thread {i} held the lock");
+        }
+        assert_eq!(tl.counts().word_lock_holds, lane.spans.len() as u64);
+        // a hold lasts at least the critical section's work, and they never overlap
+        for w in lane.spans.windows(2) {
+            assert!(w[0].to <= w[1].from, "{q}: holds overlap");
+        }
+        // described in words
+        let s = lane.spans[0];
+        let text = describe(&tl, at, s.from.ns).unwrap();
+        assert!(
+            text.starts_with(&format!("the lock at word 0 held by thread {}", s.who)),
+            "{text}"
+        );
+    }
+}
+
+/// The accept mutex's holds: one per trylock that won, each ended by its unlock.
+#[test]
+fn accept_mutex_holds_are_the_won_trylocks() {
+    let q = "mechanism=accept&strategy=accept-mutex&workers=4&connections=30";
+    let Ok(Scenario::Accept(p)) = Scenario::from_query(q) else {
+        panic!("{q} is an accept scenario")
+    };
+    let mut sim = p.simulate();
+    let mut b = Builder::new(&sim);
+    while let Some(rec) = sim.step() {
+        b.observe(&sim, &rec);
+        if rec.step >= 300_000 {
+            break;
+        }
+    }
+    let tl = b.finish();
+    let lane = tl
+        .lanes
+        .iter()
+        .find(|l| matches!(l.kind, LaneKind::WordLock(0)))
+        .expect("the accept mutex's lane");
+    let mut won = 0;
+    for (i, t) in sim.threads().iter().enumerate() {
+        let w = t.machine().event().expect("an event worker");
+        let mine = lane.spans.iter().filter(|s| s.who == i as u16).count() as u64;
+        assert_eq!(mine, w.stats().lock_acquired, "thread {i}'s holds");
+        won += mine;
+    }
+    assert!(won > 0);
+    // no other strategy takes a word lock
+    for s in ["herd", "exclusive", "reuseport"] {
+        let r = holds(
+            &format!("mechanism=accept&strategy={s}&workers=4&connections=30"),
+            300_000,
+        );
+        assert_eq!(r.tl.counts().word_lock_holds, 0, "{s}");
+    }
+}

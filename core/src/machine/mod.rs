@@ -17,7 +17,7 @@
 pub mod listing;
 pub mod steps;
 
-use crate::op::{AcceptPhase, Op, OpResult};
+use crate::op::{AcceptPhase, Op, OpResult, Word};
 
 /// A thread of a mechanism, as a step-able state machine.
 pub trait Machine: Clone + core::fmt::Debug + PartialEq + Eq + core::hash::Hash {
@@ -60,6 +60,14 @@ pub trait Machine: Clone + core::fmt::Debug + PartialEq + Eq + core::hash::Hash 
     /// them one by one reaches.
     fn skip_pauses(&mut self) -> u32 {
         complete_pauses(self)
+    }
+    /// The lock built on an atomic word that this thread holds now, named by its word
+    /// (`ngx_shmtx`, a spin or ticket lock, a futex mutex, the accept mutex: locks the simulator
+    /// sees only as loads, CASes and futex calls, so only the machine knows when it is inside).
+    /// The timeline draws these holds on the lock's lane ([`crate::timeline`]). A sleeping mutex
+    /// ([`Op::MutexLock`]) needs no answer here: the simulator keeps its owner. The default: none.
+    fn holds_word_lock(&self) -> Option<Word> {
+        None
     }
 }
 

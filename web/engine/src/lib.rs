@@ -206,6 +206,12 @@ macro_rules! any_machine {
                     $( $(#[$attr])* AnyMachine::$variant(m) => m.skip_pauses(), )*
                 }
             }
+            #[inline]
+            fn holds_word_lock(&self) -> Option<herdlab_core::op::Word> {
+                match self {
+                    $( $(#[$attr])* AnyMachine::$variant(m) => m.holds_word_lock(), )*
+                }
+            }
         }
     };
 }

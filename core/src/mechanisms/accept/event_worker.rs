@@ -584,6 +584,11 @@ impl Machine for EventWorker {
     fn listing(&self) -> &'static [&'static str] {
         self.named_listing().text
     }
+
+    fn holds_word_lock(&self) -> Option<crate::op::Word> {
+        // from the trylock that won to the unlock's CAS (`locked`; nginx's `held` outlives it)
+        self.locked.then_some(crate::mechanisms::locks::shmtx::LOCK)
+    }
 }
 
 #[cfg(test)]

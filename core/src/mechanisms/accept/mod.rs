@@ -294,6 +294,12 @@ impl Machine for AcceptThread {
             AcceptThread::Blocking(w) => w.line(),
         }
     }
+    fn holds_word_lock(&self) -> Option<crate::op::Word> {
+        match self {
+            AcceptThread::Event(w) => w.holds_word_lock(),
+            AcceptThread::Blocking(w) => w.holds_word_lock(),
+        }
+    }
     fn listing(&self) -> &'static [&'static str] {
         match self {
             AcceptThread::Event(w) => w.listing(),

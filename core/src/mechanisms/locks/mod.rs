@@ -584,6 +584,12 @@ impl Machine for LockWorker {
         }
     }
 
+    fn holds_word_lock(&self) -> Option<crate::op::Word> {
+        // every algorithm's "lock" is named by shmtx's lock word (the ticket lock's too: the
+        // lane is the lock, whatever words its algorithm uses)
+        self.in_critical().then_some(shmtx::LOCK)
+    }
+
     fn in_failed_spin(&self) -> bool {
         matches!((self.phase, &self.algo), (Phase::Lock, Algo::Shmtx(s)) if s.in_failed_spin())
     }

@@ -221,6 +221,7 @@ impl TimelineView {
                 LaneKind::Thread(t) => format!("thread {t}"),
                 LaneKind::Network => "network".to_string(),
                 LaneKind::Lock(k) => format!("lock {k}"),
+                LaneKind::WordLock(w) => format!("lock (word {w})"),
                 LaneKind::Cpu(k) => format!("CPU {k}"),
             };
             let _ = c.fill_text(&name, 2.0, y + lp - 2.0);
