@@ -87,6 +87,39 @@ test('a trace file opens beside its simulation, counters side by side', { timeou
   assertNoPageErrors();
 });
 
+// The lazy-only mechanisms (gmp, mysql) simulate on #/trace too: their traces, recorded here
+// when a herdlab binary is at hand, open beside the simulation of their scenario.
+test('gmp and mysql traces open beside their simulation', { timeout: 180_000 }, async (t) => {
+  if (!recorded) {
+    t.skip('no herdlab binary to record gmp and mysql traces with');
+    return;
+  }
+  const bin = [process.env.HERDLAB_BIN, path.join(ROOT, 'target/release/herdlab'), path.join(ROOT, 'target/debug/herdlab')]
+    .filter(Boolean)
+    .find((p) => existsSync(p));
+  const cases = [
+    ['gmp', ['bench', 'gmp', '--quick', '--workers', '2', '--runtimes', 'herdlab', '--shapes', 'ping_pong', '--rounds', '1'], /mechanism=gmp&gomaxprocs=2/],
+    ['mysql', ['bench', 'mysql', '--quick'], /mechanism=mysql&mode=per-connection&connections=16/],
+  ];
+  const { page, assertNoPageErrors } = await openPage(t);
+  await openTrace(page);
+  for (const [name, args, scenario] of cases) {
+    const file = path.join(dir, `${name}.trace`);
+    execFileSync(bin, [...args, '--trace', file], { stdio: 'ignore', timeout: 120_000 });
+    await page.locator('[data-testid="trace-file"]').setInputFiles(file);
+    await page.waitForFunction(
+      (n) => document.querySelector('[data-testid="trace-head"]')?.textContent.includes(`herdlab bench ${n}`),
+      name,
+    );
+    assert.match(await page.locator('[data-testid="trace-scenario"]').textContent(), scenario, name);
+    await page.waitForSelector('[data-testid="trace-sim-timeline"] canvas[data-draw-ms]');
+    assert.equal(await page.locator('[data-testid="trace-sim-missing"]').count(), 0, `${name}: a simulation beside the run`);
+    const sim = page.locator('[data-testid="trace-sim-timeline"]');
+    assert.ok(Number(await sim.getAttribute('data-steps')) > 0, `${name}: the simulation ran`);
+  }
+  assertNoPageErrors();
+});
+
 test('broken and foreign files get a clear message, never a blank page', { timeout: 60_000 }, async (t) => {
   const { page, assertNoPageErrors } = await openPage(t);
   await openTrace(page);
