@@ -426,6 +426,7 @@ impl<M: Machine> Simulation<M> {
         let clock = c.clock;
         self.metrics.cpu_time_ns += cs;
         self.metrics.context_switches += 1;
+        self.threads[cur as usize].metrics.involuntary_switches += 1;
         self.metrics.sim_time_ns = self.metrics.sim_time_ns.max(clock);
         self.threads[cur as usize].sched = Sched::Queued;
         self.threads[tid as usize].sched = Sched::OnCpu;
@@ -475,8 +476,18 @@ impl<M: Machine> Simulation<M> {
         self.leave_cpu(cpu);
     }
 
+    /// The CPU's current thread leaves it (asleep: a voluntary switch; queued: an involuntary
+    /// one), and the CPU takes the next from its run queue.
     pub(in crate::sim) fn leave_cpu(&mut self, cpu: u8) {
         self.metrics.context_switches += 1;
+        if let Some(out) = self.cpus[cpu as usize].current {
+            let t = &mut self.threads[out as usize];
+            if t.sched == Sched::Queued {
+                t.metrics.involuntary_switches += 1;
+            } else {
+                t.metrics.voluntary_switches += 1;
+            }
+        }
         self.cpus[cpu as usize].current = None;
         if let Some(next) = self.pop_next(cpu) {
             let c = &mut self.cpus[cpu as usize];
@@ -496,6 +507,7 @@ impl<M: Machine> Simulation<M> {
         if let Some(cur) = self.cpus[cpu as usize].current.take() {
             self.enqueue_front(cpu, cur);
             self.threads[cur as usize].sched = Sched::Queued;
+            self.threads[cur as usize].metrics.involuntary_switches += 1;
         }
         self.metrics.context_switches += 1;
         let c = &mut self.cpus[cpu as usize];

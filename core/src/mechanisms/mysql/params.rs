@@ -571,7 +571,10 @@ pub struct MysqlReport {
     pub threads_created: u32,
     /// The most OS threads alive at once (pool: workers + the timer).
     pub os_threads_max: u32,
-    /// Context switches per finished query.
+    /// The server's context switches per finished query: the voluntary and involuntary
+    /// switches of the server's threads (pool: workers and the timer; per-connection: the
+    /// connections' threads), as `getrusage` counts them natively (`ru_nvcsw + ru_nivcsw`) less
+    /// the load generator's; the clients' own switches are not the server's.
     pub ctx_switches_per_query: f64,
     /// Modelled: [`STACK_BYTES`] per OS thread at the peak.
     pub rss_bytes: u64,
@@ -653,7 +656,12 @@ impl MysqlReport {
             }
             last = last.max(f.at_ns);
         };
+        let mut server_switches = 0u64;
         for t in sim.threads() {
+            if !matches!(t.machine(), MysqlActor::Clients(_)) {
+                let m = t.metrics();
+                server_switches += m.voluntary_switches + m.involuntary_switches;
+            }
             match t.machine() {
                 MysqlActor::Worker(w) => {
                     r.threads_created += w.born;
@@ -688,8 +696,7 @@ impl MysqlReport {
         r.high_p99_ns = percentile(&high, 99);
         if r.queries_done > 0 && last > first {
             r.qps = r.queries_done as f64 * 1e9 / (last - first) as f64;
-            r.ctx_switches_per_query =
-                sim.metrics().context_switches as f64 / r.queries_done as f64;
+            r.ctx_switches_per_query = server_switches as f64 / r.queries_done as f64;
         }
         r
     }
