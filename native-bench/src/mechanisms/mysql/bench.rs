@@ -10,7 +10,8 @@
 //! - `os_threads_max`: the most threads of the process at once, less the harness's own (the main
 //!   thread, the client threads, the sampler): the server's threads (pool: workers + the timer).
 //! - `ctx_switches_per_query`: `getrusage(RUSAGE_SELF)`'s voluntary + involuntary switches over
-//!   the row, less the harness threads' own (`RUSAGE_THREAD`), per answered query.
+//!   the row, less the harness threads' own (`RUSAGE_THREAD`: the main thread, the client
+//!   threads, the sampler and the failure watcher), per answered query.
 //! - `rss_bytes`: the most resident memory of the whole process during the row.
 
 use std::net::{TcpListener, TcpStream};
@@ -113,6 +114,97 @@ pub struct BenchRow {
     /// measured rate).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sim: Option<MysqlReport>,
+    /// `--compare-sim`: the figures issue #13 holds the simulator to, the simulator's value
+    /// against the native one and whether it is within [`WITHIN`] of it ([`compare`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub compare: Vec<Compared>,
+}
+
+/// How close the simulator's figure must come to the native one: within 25% of it.
+pub const WITHIN: f64 = 0.25;
+
+/// The figures `--compare-sim` compares, by name: a row's `os_threads_max`, `threads_created`,
+/// `ctx_switches_per_query`, and (on a pool row whose per-connection row of the same connections
+/// was measured too) [`P95_RATIO`].
+pub const COMPARED: [&str; 4] = [
+    "os_threads_max",
+    "threads_created",
+    "ctx_switches_per_query",
+    P95_RATIO,
+];
+
+/// The pool's p95 latency over thread-per-connection's, at the same connections.
+pub const P95_RATIO: &str = "p95_pool_over_per_connection";
+
+/// One figure of `--compare-sim`: the simulator's value against the native one.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Compared {
+    /// Which figure (one of [`COMPARED`]).
+    pub metric: &'static str,
+    /// The native value.
+    pub native: f64,
+    /// The simulator's value.
+    pub sim: f64,
+    /// sim / native (null when the native value is 0).
+    pub sim_over_native: Option<f64>,
+    /// |sim − native| ≤ 25% of native.
+    pub within_25pct: bool,
+}
+
+impl Compared {
+    fn new(metric: &'static str, native: f64, sim: f64) -> Self {
+        let ratio = (native != 0.0).then(|| sim / native);
+        Compared {
+            metric,
+            native,
+            sim,
+            sim_over_native: ratio,
+            within_25pct: (sim - native).abs() <= WITHIN * native.abs(),
+        }
+    }
+}
+
+/// Fill every row's `compare` from its `sim` row: its threads, threads created and switches per
+/// query, and on pool rows the p95 ratio pool / per-connection at the same connections (when
+/// both modes were measured, each with its simulator row).
+pub fn compare(rows: &mut [BenchRow]) {
+    let p95 = |rows: &[BenchRow], mode: &str, n: u32| {
+        rows.iter()
+            .find(|r| r.mode == mode && r.connections == n)
+            .and_then(|r| r.sim.as_ref().map(|s| (r.p95_ns as f64, s.p95_ns as f64)))
+    };
+    let ratios: Vec<Option<Compared>> = rows
+        .iter()
+        .map(|r| {
+            if r.mode != Mode::Pool.name() {
+                return None;
+            }
+            let (np, sp) = p95(rows, Mode::Pool.name(), r.connections)?;
+            let (nc, sc) = p95(rows, Mode::PerConnection.name(), r.connections)?;
+            (nc > 0.0 && sc > 0.0).then(|| Compared::new(P95_RATIO, np / nc, sp / sc))
+        })
+        .collect();
+    for (r, ratio) in rows.iter_mut().zip(ratios) {
+        let Some(s) = &r.sim else { continue };
+        r.compare = vec![
+            Compared::new(
+                "os_threads_max",
+                r.os_threads_max as f64,
+                s.os_threads_max as f64,
+            ),
+            Compared::new(
+                "threads_created",
+                r.threads_created as f64,
+                s.threads_created as f64,
+            ),
+            Compared::new(
+                "ctx_switches_per_query",
+                r.ctx_switches_per_query,
+                s.ctx_switches_per_query,
+            ),
+        ];
+        r.compare.extend(ratio);
+    }
 }
 
 fn rusage(who: i32) -> u64 {
@@ -317,54 +409,56 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
         // the main thread samples too: once every first thread is started, and before the stop
         // (a short row may fall between the sampler's turns)
         sampled.sample_now();
-        let outs: Vec<Result<(ClientOut, Vec<TcpStream>), NativeError>> = if started.is_ok() {
-            let sh = &sh;
-            let world = &world;
-            // a client that cannot start fails the world (its error is the row's), and the
-            // others stop
-            let start_failed = |what: &str, e: std::io::Error| {
-                let e = NativeError(format!("cannot start {what}: {e}"));
-                world.fail(&e.to_string());
-                sh.stop.store(true, SeqCst);
-            };
-            let hs: Vec<_> = parts
-                .into_iter()
-                .filter_map(|part| {
-                    // a client failure ends the server too
-                    std::thread::Builder::new()
-                        .spawn_scoped(s, move || load::run(sh, part, |e| world.fail(e)))
-                        .map_err(|e| start_failed("a client thread", e))
-                        .ok()
-                })
-                .collect();
-            // a server failure ends the clients
-            let watch = std::thread::Builder::new()
-                .spawn_scoped(s, || {
-                    while !sh.stop.load(SeqCst) {
-                        if world.aborted() {
-                            sh.stop.store(true, SeqCst);
-                        }
-                        std::thread::sleep(Duration::from_millis(5));
-                    }
-                })
-                .map_err(|e| start_failed("the failure watcher thread", e))
-                .ok();
-            let outs = hs
-                .into_iter()
-                .map(|h| {
-                    h.join().unwrap_or_else(|_| {
-                        Err(NativeError("a client thread panicked".to_string()))
+        let (outs, watcher_sw): (Vec<Result<(ClientOut, Vec<TcpStream>), NativeError>>, u64) =
+            if started.is_ok() {
+                let sh = &sh;
+                let world = &world;
+                // a client that cannot start fails the world (its error is the row's), and the
+                // others stop
+                let start_failed = |what: &str, e: std::io::Error| {
+                    let e = NativeError(format!("cannot start {what}: {e}"));
+                    world.fail(&e.to_string());
+                    sh.stop.store(true, SeqCst);
+                };
+                let hs: Vec<_> = parts
+                    .into_iter()
+                    .filter_map(|part| {
+                        // a client failure ends the server too
+                        std::thread::Builder::new()
+                            .spawn_scoped(s, move || load::run(sh, part, |e| world.fail(e)))
+                            .map_err(|e| start_failed("a client thread", e))
+                            .ok()
                     })
-                })
-                .collect();
-            sh.stop.store(true, SeqCst);
-            if let Some(w) = watch {
-                let _ = w.join();
-            }
-            outs
-        } else {
-            Vec::new()
-        };
+                    .collect();
+                // a server failure ends the clients
+                let watch = std::thread::Builder::new()
+                    .spawn_scoped(s, || {
+                        let sw0 = own_switches();
+                        while !sh.stop.load(SeqCst) {
+                            if world.aborted() {
+                                sh.stop.store(true, SeqCst);
+                            }
+                            std::thread::sleep(Duration::from_millis(5));
+                        }
+                        // its own switches (one per 5 ms sleep) are the harness's, not the server's
+                        own_switches().saturating_sub(sw0)
+                    })
+                    .map_err(|e| start_failed("the failure watcher thread", e))
+                    .ok();
+                let outs = hs
+                    .into_iter()
+                    .map(|h| {
+                        h.join().unwrap_or_else(|_| {
+                            Err(NativeError("a client thread panicked".to_string()))
+                        })
+                    })
+                    .collect();
+                sh.stop.store(true, SeqCst);
+                let watcher_sw = watch.and_then(|w| w.join().ok()).unwrap_or(0);
+                (outs, watcher_sw)
+            } else {
+                (Vec::new(), 0)
+            };
         // the server's switches: the process's, less the harness threads' own
         let clients_sw: u64 = outs
             .iter()
@@ -375,7 +469,8 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
             .saturating_sub(proc_sw0)
             .saturating_sub(clients_sw)
             .saturating_sub(own_switches().saturating_sub(main_sw0))
-            .saturating_sub(sampled.switches.load(SeqCst));
+            .saturating_sub(sampled.switches.load(SeqCst))
+            .saturating_sub(watcher_sw);
         sampled.sample_now();
         // the first failure (a server thread's error, or the stop)
         let failed = world.failure();
@@ -455,6 +550,7 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
         reconnects: row_out.reconnects,
         reconnects_accepted: srv.reconnects(),
         sim: None,
+        compare: Vec::new(),
     })
 }
 
@@ -524,6 +620,23 @@ pub fn render(rows: &[BenchRow]) -> String {
         }
     }
     let line = crate::output::table_lines(&head, &cells);
+    let compared: Vec<Vec<String>> = rows
+        .iter()
+        .flat_map(|r| {
+            r.compare.iter().map(move |c| {
+                vec![
+                    r.mode.clone(),
+                    r.connections.to_string(),
+                    c.metric.to_string(),
+                    format!("{:.2}", c.native),
+                    format!("{:.2}", c.sim),
+                    c.sim_over_native
+                        .map_or("-".to_string(), |x| format!("{x:.2}")),
+                    if c.within_25pct { "yes" } else { "NO" }.to_string(),
+                ]
+            })
+        })
+        .collect();
     let mut out = String::from(
         "herdlab bench mysql: a loopback query server, core's mysql tables on real threads \
          (threads: the server's at most at once; switch/q: the server's context switches per query)\n",
@@ -533,6 +646,27 @@ pub fn render(rows: &[BenchRow]) -> String {
     ));
     for c in &cells {
         out.push_str(&line(c));
+    }
+    if !compared.is_empty() {
+        let head = [
+            "mode",
+            "conns",
+            "figure",
+            "native",
+            "sim",
+            "sim/native",
+            "within 25%",
+        ];
+        let line = crate::output::table_lines(&head, &compared);
+        out.push_str(
+            "\n--compare-sim: the simulator's figure against the native one (within 25% of it?)\n",
+        );
+        out.push_str(&line(
+            &head.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+        ));
+        for c in &compared {
+            out.push_str(&line(c));
+        }
     }
     out
 }

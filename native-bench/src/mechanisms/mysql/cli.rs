@@ -493,6 +493,9 @@ impl NativeMechanism for Mysql {
                 rows.push(row);
             }
         }
+        if a.compare_sim {
+            bench::compare(&mut rows);
+        }
         Ok(if a.json {
             print_json(&rows, true)
         } else {
