@@ -618,6 +618,7 @@ fn compare_sim_puts_the_simulators_figures_beside_the_native_ones_within_25_perc
                 "os_threads_max",
                 "threads_created",
                 "ctx_switches_per_query",
+                "ctx_switches_voluntary_per_query",
                 "p95_pool_over_per_connection",
             ]
         } else {
@@ -625,6 +626,7 @@ fn compare_sim_puts_the_simulators_figures_beside_the_native_ones_within_25_perc
                 "os_threads_max",
                 "threads_created",
                 "ctx_switches_per_query",
+                "ctx_switches_voluntary_per_query",
             ]
         };
         assert_eq!(names, want, "{r}");
@@ -650,7 +652,7 @@ fn compare_sim_puts_the_simulators_figures_beside_the_native_ones_within_25_perc
         assert_eq!(cmp[0]["native"], cmp[0]["sim"], "{r}");
         assert_eq!(cmp[1]["native"], cmp[1]["sim"], "{r}");
     }
-    let ratio = &rows[1]["compare"][3];
+    let ratio = &rows[1]["compare"][4];
     let close = |x: &serde_json::Value, want: f64| (x.as_f64().unwrap() - want).abs() < 1e-9;
     assert!(
         close(&ratio["native"], p95(&rows[1]) / p95(&rows[0])),

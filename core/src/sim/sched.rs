@@ -351,10 +351,14 @@ impl<M: Machine> Simulation<M> {
     pub(in crate::sim) fn wake_thread(&mut self, tid: u16, at: u64, counted: bool) {
         let prev = self.threads[tid as usize].cpu as usize;
         let idle = |c: &Cpu| c.current.is_none() && c.runq.is_empty();
+        // (the producer's own CPU, if it has one, is no other thread's)
+        let h = self.harness_cpu.map(usize::from);
         let target = if idle(&self.cpus[prev]) {
             Some(prev)
+        } else if h == Some(prev) {
+            None
         } else {
-            self.cpus.iter().position(idle)
+            (0..self.cpus.len()).find(|&i| Some(i) != h && idle(&self.cpus[i]))
         };
         let was_worker_sleep = self.threads[tid as usize].role == Role::Worker
             && self.threads[tid as usize].sleep == SleepKind::Work;

@@ -66,6 +66,10 @@ pub struct BenchRow {
     pub ctx_switches_per_query: f64,
     /// The most resident memory of the process during the row, bytes.
     pub rss_bytes: u64,
+    /// Of `ctx_switches_per_query`, the voluntary ones (`ru_nvcsw`: a server thread blocked);
+    /// the rest are preemptions (by the server's threads, the load generator's and any other
+    /// process on the machine).
+    pub ctx_switches_voluntary_per_query: f64,
     /// Queries the clients sent.
     pub queries_sent: u64,
     /// Responses the clients received that answered their outstanding query.
@@ -124,12 +128,13 @@ pub struct BenchRow {
 pub const WITHIN: f64 = 0.25;
 
 /// The figures `--compare-sim` compares, by name: a row's `os_threads_max`, `threads_created`,
-/// `ctx_switches_per_query`, and (on a pool row whose per-connection row of the same connections
+/// `ctx_switches_per_query` and its voluntary part, and (on a pool row whose per-connection row of the same connections
 /// was measured too) [`P95_RATIO`].
-pub const COMPARED: [&str; 4] = [
+pub const COMPARED: [&str; 5] = [
     "os_threads_max",
     "threads_created",
     "ctx_switches_per_query",
+    "ctx_switches_voluntary_per_query",
     P95_RATIO,
 ];
 
@@ -202,30 +207,70 @@ pub fn compare(rows: &mut [BenchRow]) {
                 r.ctx_switches_per_query,
                 s.ctx_switches_per_query,
             ),
+            Compared::new(
+                "ctx_switches_voluntary_per_query",
+                r.ctx_switches_voluntary_per_query,
+                s.ctx_switches_voluntary_per_query,
+            ),
         ];
         r.compare.extend(ratio);
     }
 }
 
-fn rusage(who: i32) -> u64 {
+/// Context switches as the kernel counts them (`getrusage`): voluntary (`ru_nvcsw`: the thread
+/// blocked) and involuntary (`ru_nivcsw`: it was preempted while runnable, by the server's other
+/// threads, the load generator's or any other process on the machine).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Switches {
+    /// `ru_nvcsw`.
+    pub voluntary: u64,
+    /// `ru_nivcsw`.
+    pub involuntary: u64,
+}
+
+impl Switches {
+    /// Both kinds.
+    pub fn total(self) -> u64 {
+        self.voluntary + self.involuntary
+    }
+    /// `self - o`, each kind at least 0.
+    pub fn minus(self, o: Switches) -> Switches {
+        Switches {
+            voluntary: self.voluntary.saturating_sub(o.voluntary),
+            involuntary: self.involuntary.saturating_sub(o.involuntary),
+        }
+    }
+    /// `self + o`.
+    pub fn plus(self, o: Switches) -> Switches {
+        Switches {
+            voluntary: self.voluntary + o.voluntary,
+            involuntary: self.involuntary + o.involuntary,
+        }
+    }
+}
+
+fn rusage(who: i32) -> Switches {
     let mut ru = std::mem::MaybeUninit::<libc::rusage>::zeroed();
     // SAFETY: `ru` is a writable rusage-sized buffer for the call.
     let r = unsafe { libc::getrusage(who, ru.as_mut_ptr()) };
     if r != 0 {
-        return 0;
+        return Switches::default();
     }
     // SAFETY: getrusage returned 0 and filled the zeroed, plain-integer struct.
     let ru = unsafe { ru.assume_init() };
-    (ru.ru_nvcsw + ru.ru_nivcsw) as u64
+    Switches {
+        voluntary: ru.ru_nvcsw as u64,
+        involuntary: ru.ru_nivcsw as u64,
+    }
 }
 
-/// The calling thread's context switches so far (voluntary + involuntary, `RUSAGE_THREAD`).
-pub fn own_switches() -> u64 {
+/// The calling thread's context switches so far (`RUSAGE_THREAD`).
+pub fn own_switches() -> Switches {
     rusage(libc::RUSAGE_THREAD)
 }
 
 /// The process's context switches so far (every thread, the exited ones included).
-pub fn process_switches() -> u64 {
+pub fn process_switches() -> Switches {
     rusage(libc::RUSAGE_SELF)
 }
 
@@ -271,7 +316,8 @@ fn proc_rss() -> Option<u64> {
 struct Sampled {
     threads: AtomicU64,
     rss: AtomicU64,
-    switches: AtomicU64,
+    switches_v: AtomicU64,
+    switches_i: AtomicU64,
     stop: AtomicBool,
 }
 
@@ -290,7 +336,9 @@ fn sample(s: &Sampled) {
     let sw0 = own_switches();
     while !s.stop.load(SeqCst) {
         s.sample_now();
-        s.switches.store(own_switches().saturating_sub(sw0), SeqCst);
+        let sw = own_switches().minus(sw0);
+        s.switches_v.store(sw.voluntary, SeqCst);
+        s.switches_i.store(sw.involuntary, SeqCst);
         std::thread::sleep(Duration::from_millis(1));
     }
 }
@@ -378,7 +426,7 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
             Ok(h) => h,
             Err(e) => {
                 let e = NativeError(format!("cannot start the sampler thread: {e}"));
-                return (Vec::new(), 0, Some(e));
+                return (Vec::new(), Switches::default(), Some(e));
             }
         };
         let sp = Spawner::new(s, &srv);
@@ -409,72 +457,79 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
         // the main thread samples too: once every first thread is started, and before the stop
         // (a short row may fall between the sampler's turns)
         sampled.sample_now();
-        let (outs, watcher_sw): (Vec<Result<(ClientOut, Vec<TcpStream>), NativeError>>, u64) =
-            if started.is_ok() {
-                let sh = &sh;
-                let world = &world;
-                // a client that cannot start fails the world (its error is the row's), and the
-                // others stop
-                let start_failed = |what: &str, e: std::io::Error| {
-                    let e = NativeError(format!("cannot start {what}: {e}"));
-                    world.fail(&e.to_string());
-                    sh.stop.store(true, SeqCst);
-                };
-                let hs: Vec<_> = parts
-                    .into_iter()
-                    .filter_map(|part| {
-                        // a client failure ends the server too
-                        std::thread::Builder::new()
-                            .spawn_scoped(s, move || load::run(sh, part, |e| world.fail(e)))
-                            .map_err(|e| start_failed("a client thread", e))
-                            .ok()
-                    })
-                    .collect();
-                // a server failure ends the clients
-                let watch = std::thread::Builder::new()
-                    .spawn_scoped(s, || {
-                        let sw0 = own_switches();
-                        while !sh.stop.load(SeqCst) {
-                            if world.aborted() {
-                                sh.stop.store(true, SeqCst);
-                            }
-                            std::thread::sleep(Duration::from_millis(5));
-                        }
-                        // its own switches (one per 5 ms sleep) are the harness's, not the server's
-                        own_switches().saturating_sub(sw0)
-                    })
-                    .map_err(|e| start_failed("the failure watcher thread", e))
-                    .ok();
-                let outs = hs
-                    .into_iter()
-                    .map(|h| {
-                        h.join().unwrap_or_else(|_| {
-                            Err(NativeError("a client thread panicked".to_string()))
-                        })
-                    })
-                    .collect();
+        #[allow(clippy::type_complexity)]
+        let (outs, watcher_sw): (
+            Vec<Result<(ClientOut, Vec<TcpStream>), NativeError>>,
+            Switches,
+        ) = if started.is_ok() {
+            let sh = &sh;
+            let world = &world;
+            // a client that cannot start fails the world (its error is the row's), and the
+            // others stop
+            let start_failed = |what: &str, e: std::io::Error| {
+                let e = NativeError(format!("cannot start {what}: {e}"));
+                world.fail(&e.to_string());
                 sh.stop.store(true, SeqCst);
-                let watcher_sw = watch.and_then(|w| w.join().ok()).unwrap_or(0);
-                (outs, watcher_sw)
-            } else {
-                (Vec::new(), 0)
             };
+            let hs: Vec<_> = parts
+                .into_iter()
+                .filter_map(|part| {
+                    // a client failure ends the server too
+                    std::thread::Builder::new()
+                        .spawn_scoped(s, move || load::run(sh, part, |e| world.fail(e)))
+                        .map_err(|e| start_failed("a client thread", e))
+                        .ok()
+                })
+                .collect();
+            // a server failure ends the clients
+            let watch = std::thread::Builder::new()
+                .spawn_scoped(s, || {
+                    let sw0 = own_switches();
+                    while !sh.stop.load(SeqCst) {
+                        if world.aborted() {
+                            sh.stop.store(true, SeqCst);
+                        }
+                        std::thread::sleep(Duration::from_millis(5));
+                    }
+                    // its own switches (one per 5 ms sleep) are the harness's, not the server's
+                    own_switches().minus(sw0)
+                })
+                .map_err(|e| start_failed("the failure watcher thread", e))
+                .ok();
+            let outs = hs
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        Err(NativeError("a client thread panicked".to_string()))
+                    })
+                })
+                .collect();
+            sh.stop.store(true, SeqCst);
+            let watcher_sw = watch.and_then(|w| w.join().ok()).unwrap_or_default();
+            (outs, watcher_sw)
+        } else {
+            (Vec::new(), Switches::default())
+        };
         // the server's switches: the process's, less the harness threads' own
-        let clients_sw: u64 = outs
+        let clients_sw = outs
             .iter()
             .filter_map(|o| o.as_ref().ok())
-            .map(|(o, _)| o.switches)
-            .sum();
+            .fold(Switches::default(), |a, (o, _)| a.plus(o.switches));
+        let sampler_sw = Switches {
+            voluntary: sampled.switches_v.load(SeqCst),
+            involuntary: sampled.switches_i.load(SeqCst),
+        };
         let server_sw = process_switches()
-            .saturating_sub(proc_sw0)
-            .saturating_sub(clients_sw)
-            .saturating_sub(own_switches().saturating_sub(main_sw0))
-            .saturating_sub(sampled.switches.load(SeqCst))
-            .saturating_sub(watcher_sw);
+            .minus(proc_sw0)
+            .minus(clients_sw)
+            .minus(own_switches().minus(main_sw0))
+            .minus(sampler_sw)
+            .minus(watcher_sw);
         sampled.sample_now();
         // the first failure (a server thread's error, or the stop)
         let failed = world.failure();
         world.fail(STOP);
+        srv.shut_sockets();
         sampled.stop.store(true, SeqCst);
         let _ = sampler.join();
         if let Some(a) = acceptor {
@@ -523,11 +578,16 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
         threads_created: srv.threads_created(),
         os_threads_max: process_threads_max.saturating_sub(harness),
         ctx_switches_per_query: if row_out.answered > 0 {
-            server_sw as f64 / row_out.answered as f64
+            server_sw.total() as f64 / row_out.answered as f64
         } else {
             0.0
         },
         rss_bytes: sampled.rss.load(SeqCst),
+        ctx_switches_voluntary_per_query: if row_out.answered > 0 {
+            server_sw.voluntary as f64 / row_out.answered as f64
+        } else {
+            0.0
+        },
         queries_sent: row_out.sent,
         queries_answered: row_out.answered,
         queries_served: srv.answered(),
@@ -554,17 +614,19 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
     })
 }
 
-/// The simulator's row for `row`'s scenario: its clients are open loop (Poisson), at the rate the
-/// row measured, for `queries` queries.
+/// The simulator's row for `row`'s scenario: its clients a closed loop as the load generator's
+/// (each connection one query at a time, the row's mean think time between an answer and the
+/// next query; [`MysqlParams::run_closed`]), on this machine's CPU count, for `queries`
+/// queries.
 pub fn simulated(p: &MysqlParams, row: &BenchRow, queries: u32) -> MysqlReport {
     let sp = MysqlParams {
         max_connections: p.max_connections.max(p.connections.saturating_sub(1)),
         queries,
-        rate: (row.qps.round() as u64).clamp(1, 10_000_000) as u32,
         cpus: crate::cli::cpus().clamp(1, 64) as u32,
         ..*p
     };
-    sp.run(super::cli::DEFAULT_MAX_STEPS).1
+    sp.run_closed(row.think_us * 1000, super::cli::DEFAULT_MAX_STEPS)
+        .1
 }
 
 fn us(ns: u64) -> String {
