@@ -648,7 +648,10 @@ fn closed_loop_clients_keep_one_query_outstanding_per_connection() {
             now += d;
             most = most.max(now);
         }
-        assert!(most <= 8 && most >= 2, "{mode:?}: {most} in flight at most");
+        assert!(
+            (2..=8).contains(&most),
+            "{mode:?}: {most} in flight at most"
+        );
         // per-connection: client c's query k+1 arrives after its query k is answered
         if mode == Mode::PerConnection {
             for (c, times) in clients.arrivals.iter().enumerate() {
