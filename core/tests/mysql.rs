@@ -628,6 +628,15 @@ fn closed_loop_clients_keep_one_query_outstanding_per_connection() {
             (None, 400),
             "{mode:?}"
         );
+        // the load generator's two receiving threads come after the server's
+        let receivers = sim
+            .threads()
+            .iter()
+            .skip(1)
+            .filter(|t| matches!(t.machine(), MysqlActor::Clients(_)))
+            .count();
+        assert_eq!(receivers, 2);
+        assert_eq!(sim.threads().len(), p.simulate().threads().len() + 2);
         // in flight: +1 at each arrival, -1 at each answer; never above the connections
         let clients = match sim.threads()[0].machine() {
             MysqlActor::Clients(c) => c,

@@ -79,6 +79,8 @@ fn check_pool(sim: &MysqlSim) -> Option<Violation> {
                         | Work::RowWake
                         | Work::Clock
                         | Work::Answer
+                        | Work::Notify
+                        | Work::WakeRecv
                 );
                 if counted && w.born > 0 && !w.listening && !w.waiting {
                     running += 1;

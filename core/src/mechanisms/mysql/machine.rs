@@ -276,6 +276,9 @@ pub struct MysqlConfig {
     /// The clients' mean think time, ns: 0, an open loop (queries arrive on the arrival stream
     /// whatever is outstanding); above 0, a closed loop ([`MysqlConfig::closed`]).
     pub think_ns: u64,
+    /// Closed loop: the load generator's threads that receive the responses (each connection's
+    /// answers go to thread `c % receivers`), on the server's CPUs ([`Recv`]).
+    pub receivers: u32,
 }
 
 impl MysqlConfig {
@@ -318,6 +321,13 @@ impl MysqlConfig {
             Mode::PerConnection => 0,
         };
         Word(self.closed_base() + (rings + c % self.connections.max(1)) as u16)
+    }
+    /// Closed loop: the responses that reached load-generator thread `i`'s sockets (its
+    /// `epoll_wait` wakes on them; the futex word it sleeps on).
+    #[inline(always)]
+    pub fn resp(&self, i: u32) -> Word {
+        let last = self.answered(self.connections.max(1) - 1).0;
+        Word(last + 1 + (i % self.receivers.max(1)) as u16)
     }
     /// `1 + thread_pool_oversubscribe`.
     #[inline(always)]
@@ -364,7 +374,7 @@ impl MysqlConfig {
     /// ([`MysqlConfig::answered`]) and, pool, the events' rings ([`MysqlConfig::tag`]).
     pub fn words(&self) -> u16 {
         if self.closed() {
-            self.answered(self.connections.max(1) - 1).0 + 1
+            self.resp(self.receivers.max(1) - 1).0 + 1
         } else {
             self.closed_base()
         }
@@ -968,7 +978,11 @@ crate::steps! {
             Go(if m.cfg.closed() { Work::Answer } else { Work::Lock })
         };
         /// Closed loop: the response reaches the client's socket (it may think, then send again).
-        Answer @ Ln::Rearm => fetch_add(m.cfg.answered(m.client), 1) => |_| Go(Work::Lock);
+        Answer @ Ln::Rearm => fetch_add(m.cfg.answered(m.client), 1) => |_| Go(Work::Notify);
+        /// Closed loop: the client's load-generator thread has a response to read.
+        Notify @ Ln::Rearm => fetch_add(m.cfg.resp(m.client), 1) => |_| Go(Work::WakeRecv);
+        /// Closed loop: it wakes from `epoll_wait` (if it sleeps there).
+        WakeRecv @ Ln::Rearm => futex_wake(m.cfg.resp(m.client), WakeCount::Up(1)) => |_| Go(Work::Lock);
     }
 }
 
@@ -1487,7 +1501,11 @@ crate::steps! {
             Go(if m.cfg.closed() { Conn::Answer } else { m.after_response() })
         };
         /// Closed loop: the response reaches the client's socket (it may think, then send again).
-        Answer @ Ln::Handle => fetch_add(m.cfg.answered(m.client), 1) => |_| Go(m.after_response());
+        Answer @ Ln::Handle => fetch_add(m.cfg.answered(m.client), 1) => |_| Go(Conn::Notify);
+        /// Closed loop: the client's load-generator thread has a response to read.
+        Notify @ Ln::Handle => fetch_add(m.cfg.resp(m.client), 1) => |_| Go(Conn::WakeRecv);
+        /// Closed loop: it wakes from `epoll_wait` (if it sleeps there).
+        WakeRecv @ Ln::Handle => futex_wake(m.cfg.resp(m.client), WakeCount::Up(1)) => |_| Go(m.after_response());
         /// The client closed: `block_until_new_connection`: `lock`.
         ParkLock @ Ln::Park => mutex_lock(CACHE_MTX) => |()| Go(Conn::Blocked);
         /// `if blocked_pthread_count < max_blocked_pthreads`.
@@ -1593,6 +1611,13 @@ crate::steps! {
         Await @ Ln::Await => await_event() => |ev| if ev { Go(Feed::Clock) } else { Done(()) };
         /// Its time.
         Clock @ Ln::Await => now() => |t| Go(m.arrive(t));
+        /// Closed loop, a load-generator thread ([`Clients::receiver`]): the responses so far.
+        Recv @ Ln::Await => load(m.cfg.resp(m.grp as u32)) => |seen| Go(Feed::RecvWait { seen });
+        /// `epoll_wait` until another response reaches one of its connections.
+        RecvWait {
+            /// The responses it has read.
+            seen: u32,
+        } @ Ln::Await => futex_wait(m.cfg.resp(m.grp as u32), seen) => |_| Go(Feed::Recv);
         /// Closed loop: has the chosen client its answer (else it still waits: a clock event)?
         Outstanding @ Ln::Await => load(m.cfg.answered(m.client)) => |a|
             Go(if m.per_client[m.client as usize] > a { m.after_delivery() } else { m.send() });
@@ -1731,6 +1756,31 @@ impl Clients {
             handed_off: 0,
             connects: 0,
         }
+    }
+
+    /// Closed loop: load-generator thread `i` of [`MysqlConfig::receivers`], which only receives
+    /// responses ([`Feed::Recv`]): it wakes (and may preempt a server thread on its CPU) when a
+    /// response reaches one of its connections, as `herdlab bench mysql`'s client threads do.
+    /// The sends are thread 0's ([`Clients::new`]).
+    pub fn receiver(cfg: MysqlConfig, i: u32) -> Self {
+        Clients {
+            at: Feed::Recv,
+            grp: i as u8,
+            per_client: Vec::new(),
+            arrivals: Vec::new(),
+            in_txn: Vec::new(),
+            ..Clients::new(MysqlConfig {
+                connections: 1,
+                mode: Mode::PerConnection,
+                ..cfg
+            })
+        }
+        .with_cfg(cfg)
+    }
+
+    fn with_cfg(mut self, cfg: MysqlConfig) -> Self {
+        self.cfg = cfg;
+        self
     }
 
     /// The native platform, pool: the groups' start ([`Feed::InitConns`] … [`Feed::InitSpawn`]:

@@ -36,8 +36,8 @@
 //! # Threads (each a [`steps!`](crate::steps) table; [`LISTING`] names their lines)
 //! | table | thread | what |
 //! |---|---|---|
-//! | [`Feed`] | the clients | init the groups; `await_event` (the next query; closed loop: unless the chosen client still waits for its answer, [`MysqlConfig::answered`]), deliver it to its group's epoll set (`id % thread_pool_size`; high priority when the connection is inside a transaction; closed loop: the event names its connection, [`MysqlConfig::tag`]) or, per-connection, to its socket after `add_connection` when the client reconnected; tick the timer every `stall_limit` |
-//! | [`Work`] | pool worker | `get_event` (`queue_get`, become listener, the 0-timeout poll, sleep on `waiting_threads`), `listener` (harvest, pick event 0 only when both queues are empty, wake when `active == 0`), `handle_event` (row lock with `thd_wait_begin/end`, the query, the response (closed loop: it reaches the client), `start_io`) |
+//! | [`Feed`] | the clients (closed loop: also the load generator's receiving threads, [`Feed::Recv`]) | init the groups; `await_event` (the next query; closed loop: unless the chosen client still waits for its answer, [`MysqlConfig::answered`]), deliver it to its group's epoll set (`id % thread_pool_size`; high priority when the connection is inside a transaction; closed loop: the event names its connection, [`MysqlConfig::tag`]) or, per-connection, to its socket after `add_connection` when the client reconnected; tick the timer every `stall_limit` |
+//! | [`Work`] | pool worker | `get_event` (`queue_get`, become listener, the 0-timeout poll, sleep on `waiting_threads`), `listener` (harvest, pick event 0 only when both queues are empty, wake when `active == 0`), `handle_event` (row lock with `thd_wait_begin/end`, the query, the response (closed loop: it reaches the client and wakes its receiving thread), `start_io`) |
 //! | [`Woc`] | called by workers and the timer | `wake_or_create_thread`: LIFO `wake_thread`, `thread_count > connection_count`, the 0/50/100/200 ms throttle, `create_worker` and `thread_pool_max_threads` |
 //! | [`Tick`] | the timer | every tick, per group: `check_stall` (no listener and no I/O → wake or create; no dequeue and queued work → `stalled`) |
 //! | [`Conn`] | per-connection thread | take a channel, `do_command` until the client closes (closed loop: each response reaches its client), `block_until_new_connection` (park if the cache has room, no timeout; else exit) |
@@ -86,12 +86,16 @@
 //!   go to a seeded random client, whatever it has outstanding. [`MysqlParams::run_closed`]
 //!   makes them a closed loop, as a load generator's (`herdlab bench mysql`'s, and what its
 //!   `--compare-sim` runs): one query outstanding per connection, an exponential think time after
-//!   each answer, drawn by thinning the stream ([`MysqlConfig::closed`]); the clients then run
-//!   on a CPU of their own ([`crate::sim::Simulation::producer_on_own_cpu`]), so neither their
-//!   CPU time nor their preemptions of the server's threads are modelled (a real load generator
-//!   on the same CPUs preempts them: `herdlab bench mysql` counts those switches as
-//!   involuntary). A connection's thread (per-connection) is created at its client's first
-//!   query, not at connect time. Logins are not modelled (connections start logged in);
+//!   each answer, drawn by thinning the stream ([`MysqlConfig::closed`]). The sending side
+//!   then runs on a CPU of its own ([`crate::sim::Simulation::producer_on_own_cpu`]): the
+//!   thinned arrivals wake it far more often than a client wakes. The receiving side runs on
+//!   the server's CPUs as the load generator's threads do: [`MysqlConfig::receivers`] threads
+//!   ([`Clients::receiver`], [`Feed::Recv`]) sleep until a response reaches one of their
+//!   connections, and a woken one may preempt a server thread (on a busy machine, the pool's
+//!   workers' switches are mostly these preemptions). Their CPU time beyond the wakeup and the
+//!   sender's wakeups are not modelled. A connection's thread (per-connection) is created at
+//!   its client's first query, not at connect time. Logins are not modelled (connections start
+//!   logged in);
 //!   `thread_pool_high_prio_tickets` is on/off (no per-connection ticket count).
 //! - The listener reads the epoll set as counts per class; events keep their order per class.
 //! - `trylock` in `check_stall` is a lock; the idle timeout (60 s) and group migration are not

@@ -22,6 +22,10 @@ pub type MysqlSim = Simulation<MysqlActor>;
 /// Clock events after the last query in the checker's scenarios.
 pub const CHECK_DRAIN: u32 = 2;
 
+/// Closed loop: the load generator's threads that receive the responses, on the server's CPUs
+/// (`herdlab bench mysql`'s two client threads).
+pub const CLOSED_CLIENT_THREADS: u32 = 2;
+
 /// The closed loop's arrival stream at most (a mean gap of 10 ns): think times below
 /// `connections` × 10 ns are drawn longer than asked.
 pub const MAX_CLOSED_RATE: u32 = 100_000_000;
@@ -441,6 +445,7 @@ impl MysqlParams {
             variant: self.variant,
             seed: self.seed,
             think_ns: 0,
+            receivers: 0,
         }
     }
 
@@ -449,9 +454,11 @@ impl MysqlParams {
     /// `rate` is then not used (each client sends `1 / think` per second while it waits for
     /// nothing).
     pub fn config_closed(&self, think_ns: u64) -> MysqlConfig {
+        let cfg = self.config();
         MysqlConfig {
             think_ns: think_ns.max(1),
-            ..self.config()
+            receivers: CLOSED_CLIENT_THREADS.min(cfg.connections),
+            ..cfg
         }
     }
 
@@ -495,6 +502,11 @@ impl MysqlParams {
                     v.push((MysqlActor::Conn(ConnThread::new(cfg)), Role::Worker));
                 }
             }
+        }
+        // closed loop: the load generator's threads that receive the responses, last (the
+        // server's threads keep their indices)
+        for i in 0..if cfg.closed() { cfg.receivers } else { 0 } {
+            v.push((MysqlActor::Clients(Clients::receiver(cfg, i)), Role::Peer));
         }
         v
     }
