@@ -611,6 +611,9 @@ fn compare_sim_puts_the_simulators_figures_beside_the_native_ones_within_25_perc
             assert!(sim.get(k).is_some(), "sim's {k} missing: {r}");
         }
         assert_eq!(num(sim, "queries_done"), 200, "{sim}");
+        // the CPUs the process used on average over the row (the simulator's has its own)
+        let cpus = r["process_cpus"].as_f64().expect("process_cpus");
+        assert!(cpus > 0.0 && cpus <= 64.0, "{r}");
         let cmp = r["compare"].as_array().expect("compare is a list");
         let names: Vec<&str> = cmp.iter().filter_map(|c| c["metric"].as_str()).collect();
         let want: &[&str] = if r["mode"] == "pool" {

@@ -85,6 +85,11 @@ pub struct BenchRow {
     pub harness_threads: u32,
     /// First send to last response, ns.
     pub wall_ns: u64,
+    /// The CPUs the whole process (server, load generator, harness) used over the row on
+    /// average: its CPU time (`getrusage`, user + system) over the row's time. Less than the
+    /// machine's CPUs on a machine other processes load; the simulator's row has its CPUs to
+    /// itself.
+    pub process_cpus: f64,
     /// Whether the time limit came before the query budget was spent.
     pub timed_out: bool,
     /// `thread_pool_size`.
@@ -264,6 +269,20 @@ fn rusage(who: i32) -> Switches {
     }
 }
 
+/// The process's CPU time so far (user + system, every thread, the exited ones included), ns.
+pub fn process_cpu_ns() -> u64 {
+    let mut ru = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: `ru` is a writable rusage-sized buffer for the call.
+    let r = unsafe { libc::getrusage(libc::RUSAGE_SELF, ru.as_mut_ptr()) };
+    if r != 0 {
+        return 0;
+    }
+    // SAFETY: getrusage returned 0 and filled the zeroed, plain-integer struct.
+    let ru = unsafe { ru.assume_init() };
+    let ns = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1000;
+    ns(ru.ru_utime) + ns(ru.ru_stime)
+}
+
 /// The calling thread's context switches so far (`RUSAGE_THREAD`).
 pub fn own_switches() -> Switches {
     rusage(libc::RUSAGE_THREAD)
@@ -420,6 +439,8 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
     let before = settled_threads();
     let main_sw0 = own_switches();
     let proc_sw0 = process_switches();
+    let (cpu0, span0) = (process_cpu_ns(), Instant::now());
+    let process_cpus = std::cell::Cell::new(0.0);
     let (outs, server_sw, server_err) = std::thread::scope(|s| {
         let mut clients = Clients::new(cfg);
         let sampler = match std::thread::Builder::new().spawn_scoped(s, || sample(&sampled)) {
@@ -525,6 +546,9 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
             .minus(own_switches().minus(main_sw0))
             .minus(sampler_sw)
             .minus(watcher_sw);
+        process_cpus.set(
+            process_cpu_ns().saturating_sub(cpu0) as f64 / span0.elapsed().as_nanos().max(1) as f64,
+        );
         sampled.sample_now();
         // the first failure (a server thread's error, or the stop)
         let failed = world.failure();
@@ -595,6 +619,7 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
         process_threads_max,
         harness_threads: harness,
         wall_ns,
+        process_cpus: process_cpus.get(),
         timed_out: row_out.timed_out,
         groups: cfg.groups,
         oversubscribe: cfg.oversubscribe,
@@ -643,7 +668,7 @@ fn us(ns: u64) -> String {
 pub fn render(rows: &[BenchRow]) -> String {
     let head = [
         "mode", "conns", "qps", "p50", "p95", "p99", "created", "threads", "switch/q", "RSS MiB",
-        "answered",
+        "CPUs", "answered",
     ];
     let mut cells: Vec<Vec<String>> = Vec::new();
     for r in rows {
@@ -658,6 +683,7 @@ pub fn render(rows: &[BenchRow]) -> String {
             r.os_threads_max.to_string(),
             format!("{:.2}", r.ctx_switches_per_query),
             format!("{:.1}", r.rss_bytes as f64 / (1 << 20) as f64),
+            format!("{:.2}", r.process_cpus),
             format!(
                 "{}/{}{}",
                 r.queries_answered,
@@ -677,6 +703,7 @@ pub fn render(rows: &[BenchRow]) -> String {
                 s.os_threads_max.to_string(),
                 format!("{:.2}", s.ctx_switches_per_query),
                 format!("{:.1}", s.rss_bytes as f64 / (1 << 20) as f64),
+                crate::cli::cpus().clamp(1, 64).to_string(),
                 format!("{}/{}", s.queries_done, s.queries_sent),
             ]);
         }
@@ -701,7 +728,8 @@ pub fn render(rows: &[BenchRow]) -> String {
         .collect();
     let mut out = String::from(
         "herdlab bench mysql: a loopback query server, core's mysql tables on real threads \
-         (threads: the server's at most at once; switch/q: the server's context switches per query)\n",
+         (threads: the server's at most at once; switch/q: the server's context switches per query; \
+         CPUs: the CPUs the process used on average, the simulator's CPUs under it)\n",
     );
     out.push_str(&line(
         &head.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
