@@ -117,6 +117,48 @@ fn sim_mysql_text_names_the_figures() {
     assert!(s.contains("invariants: all held"), "{s}");
 }
 
+/// `sim mysql --think-us`: the clients as a closed loop (what `bench mysql --compare-sim`
+/// runs): the report says so, every query is answered, and the load generator's own threads are
+/// not the server's (threads, switches).
+#[test]
+fn sim_mysql_think_us_runs_the_clients_as_a_closed_loop() {
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "sim",
+            "mysql",
+            "--mode",
+            "per-connection",
+            "--connections",
+            "16",
+            "--queries",
+            "300",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let out = herdlab(&args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        json_of(&out)
+    };
+    let open = run(&[]);
+    assert_eq!(open["think_us"], serde_json::Value::Null);
+    let closed = run(&["--think-us", "1000"]);
+    assert_eq!(closed["think_us"], 1000);
+    assert_eq!(closed["status"], "finished");
+    assert_eq!(closed["queries_done"], 300);
+    assert_eq!(closed["violation"], serde_json::Value::Null);
+    assert_eq!(closed["os_threads_max"], 16, "{closed}");
+    // one blocking read per query (a client never has two queries outstanding)
+    let v = closed["ctx_switches_voluntary_per_query"].as_f64().unwrap();
+    assert!((0.9..=1.1).contains(&v), "{closed}");
+    let out = herdlab(&["sim", "mysql", "--queries", "30", "--think-us", "500"]);
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        s.contains("clients: a closed loop, 500 us mean think time"),
+        "{s}"
+    );
+    refused(&["sim", "mysql", "--think-us", "0"], "allowed 1-1000000");
+}
+
 #[test]
 fn bad_input_exits_2_naming_the_allowed_values() {
     refused(&["sim", "mysql", "--connections", "5000"], "allowed 1-4096");
