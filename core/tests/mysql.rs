@@ -637,6 +637,11 @@ fn closed_loop_clients_keep_one_query_outstanding_per_connection() {
             .count();
         assert_eq!(receivers, 2);
         assert_eq!(sim.threads().len(), p.simulate().threads().len() + 2);
+        // the sender has a CPU of its own, beyond the scenario's 2, and no other thread ran there
+        assert_eq!(sim.cpus().len(), 3);
+        assert_eq!(sim.threads()[0].cpu(), 2);
+        assert!(sim.threads()[1..].iter().all(|t| t.cpu() < 2));
+        assert_eq!(p.simulate().cpus().len(), 2);
         // in flight: +1 at each arrival, -1 at each answer; never above the connections
         let clients = match sim.threads()[0].machine() {
             MysqlActor::Clients(c) => c,
