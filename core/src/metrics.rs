@@ -77,4 +77,13 @@ pub struct ThreadMetrics {
     pub timer_wakeups: u64,
     /// Simulated CPU time this thread used, ns (steps and work, not switching).
     pub busy_ns: u64,
+    /// Times this thread left its CPU because it blocked (Linux's `nvcsw`, getrusage's
+    /// `ru_nvcsw`): it went to sleep in a wait.
+    pub voluntary_switches: u64,
+    /// Times this thread left its CPU while still runnable (Linux's `nivcsw`, getrusage's
+    /// `ru_nivcsw`): its time slice ran out, a woken thread preempted it, or it yielded with
+    /// another thread queued. A switch from an idle CPU to a thread is no thread's switch, and an
+    /// exiting thread's last switch is not counted (a thread's counts join its process's before
+    /// that switch), as on Linux.
+    pub involuntary_switches: u64,
 }

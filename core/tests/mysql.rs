@@ -607,3 +607,99 @@ fn lifo_wakes_the_latest_sleeper_and_fifo_the_oldest() {
         assert_eq!(moves, if woken_index == 0 { 2 } else { 0 });
     }
 }
+
+/// The clients as a closed loop (`run_closed`, what `herdlab bench mysql --compare-sim` runs):
+/// a connection never has two queries outstanding, so at most `connections` queries are in the
+/// server at once, in both modes; with a think time long against the query, nothing queues and
+/// each client sends about once per think time.
+#[test]
+fn closed_loop_clients_keep_one_query_outstanding_per_connection() {
+    for mode in [Mode::PerConnection, Mode::Pool] {
+        let p = MysqlParams {
+            mode,
+            connections: 8,
+            queries: 400,
+            cpu_us: 50,
+            ..Default::default()
+        };
+        let (sim, r) = p.run_closed(1_000_000, u64::MAX);
+        assert_eq!(
+            (r.violation.clone(), r.queries_done),
+            (None, 400),
+            "{mode:?}"
+        );
+        // the load generator's two receiving threads come after the server's
+        let receivers = sim
+            .threads()
+            .iter()
+            .skip(1)
+            .filter(|t| matches!(t.machine(), MysqlActor::Clients(_)))
+            .count();
+        assert_eq!(receivers, 2);
+        assert_eq!(sim.threads().len(), p.simulate().threads().len() + 2);
+        // the sender has a CPU of its own, beyond the scenario's 2, and no other thread ran there
+        assert_eq!(sim.cpus().len(), 3);
+        assert_eq!(sim.threads()[0].cpu(), 2);
+        assert!(sim.threads()[1..].iter().all(|t| t.cpu() < 2));
+        assert_eq!(p.simulate().cpus().len(), 2);
+        // in flight: +1 at each arrival, -1 at each answer; never above the connections
+        let clients = match sim.threads()[0].machine() {
+            MysqlActor::Clients(c) => c,
+            _ => unreachable!("thread 0 is the clients"),
+        };
+        let mut ev: Vec<(u64, i32)> = clients.arrivals.iter().flatten().map(|&t| (t, 1)).collect();
+        for t in sim.threads() {
+            let done = match t.machine() {
+                MysqlActor::Worker(w) => &w.done,
+                MysqlActor::Conn(c) => &c.done,
+                _ => continue,
+            };
+            ev.extend(done.iter().map(|f| (f.at_ns, -1)));
+        }
+        ev.sort();
+        let (mut now, mut most) = (0i32, 0i32);
+        for (_, d) in ev {
+            now += d;
+            most = most.max(now);
+        }
+        assert!(
+            (2..=8).contains(&most),
+            "{mode:?}: {most} in flight at most"
+        );
+        // per-connection: client c's query k+1 arrives after its query k is answered
+        if mode == Mode::PerConnection {
+            for (c, times) in clients.arrivals.iter().enumerate() {
+                let mut answered: Vec<u64> = sim
+                    .threads()
+                    .iter()
+                    .filter_map(|t| match t.machine() {
+                        MysqlActor::Conn(ct) => Some(ct.done.iter()),
+                        _ => None,
+                    })
+                    .flatten()
+                    .filter(|f| f.stream == c as u32)
+                    .map(|f| f.at_ns)
+                    .collect();
+                answered.sort();
+                for (k, w) in times.windows(2).enumerate() {
+                    assert!(
+                        w[1] >= answered[k],
+                        "client {c}: query {} before answer {k}",
+                        k + 1
+                    );
+                }
+            }
+        }
+        // 8 clients thinking 1 ms, answered in about 60 µs (2 CPUs, nothing queues for long):
+        // about 8 / 1.06 ms
+        assert!(
+            (6_000.0..9_000.0).contains(&r.qps),
+            "{mode:?}: {} queries/s",
+            r.qps
+        );
+        // deterministic
+        assert_eq!(p.run_closed(1_000_000, u64::MAX).1, r);
+        // the open loop is unchanged by it
+        assert_eq!(p.run(u64::MAX).1.queries_done, 400);
+    }
+}

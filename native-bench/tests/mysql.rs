@@ -117,6 +117,48 @@ fn sim_mysql_text_names_the_figures() {
     assert!(s.contains("invariants: all held"), "{s}");
 }
 
+/// `sim mysql --think-us`: the clients as a closed loop (what `bench mysql --compare-sim`
+/// runs): the report says so, every query is answered, and the load generator's own threads are
+/// not the server's (threads, switches).
+#[test]
+fn sim_mysql_think_us_runs_the_clients_as_a_closed_loop() {
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "sim",
+            "mysql",
+            "--mode",
+            "per-connection",
+            "--connections",
+            "16",
+            "--queries",
+            "300",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let out = herdlab(&args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        json_of(&out)
+    };
+    let open = run(&[]);
+    assert_eq!(open["think_us"], serde_json::Value::Null);
+    let closed = run(&["--think-us", "1000"]);
+    assert_eq!(closed["think_us"], 1000);
+    assert_eq!(closed["status"], "finished");
+    assert_eq!(closed["queries_done"], 300);
+    assert_eq!(closed["violation"], serde_json::Value::Null);
+    assert_eq!(closed["os_threads_max"], 16, "{closed}");
+    // one blocking read per query (a client never has two queries outstanding)
+    let v = closed["ctx_switches_voluntary_per_query"].as_f64().unwrap();
+    assert!((0.9..=1.1).contains(&v), "{closed}");
+    let out = herdlab(&["sim", "mysql", "--queries", "30", "--think-us", "500"]);
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        s.contains("clients: a closed loop, 500 us mean think time"),
+        "{s}"
+    );
+    refused(&["sim", "mysql", "--think-us", "0"], "allowed 1-1000000");
+}
+
 #[test]
 fn bad_input_exits_2_naming_the_allowed_values() {
     refused(&["sim", "mysql", "--connections", "5000"], "allowed 1-4096");
@@ -584,4 +626,90 @@ fn connection_churn_creates_a_thread_per_reconnection_without_the_cache_and_reus
     assert_eq!(num(per, "reconnects_accepted"), reconnects, "{per}");
     let created = num(per, "threads_created");
     assert!(created >= 8 && created < 8 + reconnects, "{per}");
+}
+
+/// `--compare-sim`: under each measured row its simulator row (the contract's keys) and the
+/// comparison issue #13 asks for: threads, threads created, switches per query, and on the pool
+/// row the p95 ratio pool / per-connection; each with the native value, the simulator's, their
+/// ratio and whether the simulator is within 25% of the native value.
+#[test]
+fn compare_sim_puts_the_simulators_figures_beside_the_native_ones_within_25_percent_or_not() {
+    let rows = bench_rows(&[
+        "--connections",
+        "8",
+        "--queries",
+        "200",
+        "--think-us",
+        "200",
+        "--compare-sim",
+    ]);
+    let modes: Vec<&str> = rows.iter().filter_map(|r| r["mode"].as_str()).collect();
+    assert_eq!(modes, ["per-connection", "pool"]);
+    let p95 = |r: &serde_json::Value| num(r, "p95_ns") as f64;
+    for r in &rows {
+        exactly_once(r, 200);
+        let sim = &r["sim"];
+        for k in CONTRACT {
+            assert!(sim.get(k).is_some(), "sim's {k} missing: {r}");
+        }
+        assert_eq!(num(sim, "queries_done"), 200, "{sim}");
+        // the CPUs the process used on average over the row (the simulator's has its own)
+        let cpus = r["process_cpus"].as_f64().expect("process_cpus");
+        assert!(cpus > 0.0 && cpus <= 64.0, "{r}");
+        let cmp = r["compare"].as_array().expect("compare is a list");
+        let names: Vec<&str> = cmp.iter().filter_map(|c| c["metric"].as_str()).collect();
+        let want: &[&str] = if r["mode"] == "pool" {
+            &[
+                "os_threads_max",
+                "threads_created",
+                "ctx_switches_per_query",
+                "ctx_switches_voluntary_per_query",
+                "p95_pool_over_per_connection",
+            ]
+        } else {
+            &[
+                "os_threads_max",
+                "threads_created",
+                "ctx_switches_per_query",
+                "ctx_switches_voluntary_per_query",
+            ]
+        };
+        assert_eq!(names, want, "{r}");
+        for c in cmp {
+            let keys: Vec<&String> = c.as_object().expect("an object").keys().collect();
+            assert_eq!(
+                keys,
+                ["metric", "native", "sim", "sim_over_native", "within_25pct"],
+                "{c}"
+            );
+            let (n, s) = (c["native"].as_f64().unwrap(), c["sim"].as_f64().unwrap());
+            assert_eq!(c["within_25pct"], (s - n).abs() <= 0.25 * n, "{c}");
+            // (the JSON's shortest decimals: equal to a few ulps)
+            let ratio = c["sim_over_native"].as_f64().unwrap();
+            assert!((ratio - s / n).abs() < 1e-9, "{c}");
+            let m = c["metric"].as_str().unwrap();
+            if m != "p95_pool_over_per_connection" {
+                assert_eq!(n, r[m].as_f64().unwrap(), "{c}");
+                assert_eq!(s, sim[m].as_f64().unwrap(), "{c}");
+            }
+        }
+        // the threads: per-connection one per client in both, the pool one per group (+ timer)
+        assert_eq!(cmp[0]["native"], cmp[0]["sim"], "{r}");
+        assert_eq!(cmp[1]["native"], cmp[1]["sim"], "{r}");
+    }
+    let ratio = &rows[1]["compare"][4];
+    let close = |x: &serde_json::Value, want: f64| (x.as_f64().unwrap() - want).abs() < 1e-9;
+    assert!(
+        close(&ratio["native"], p95(&rows[1]) / p95(&rows[0])),
+        "{ratio}"
+    );
+    assert!(
+        close(&ratio["sim"], p95(&rows[1]["sim"]) / p95(&rows[0]["sim"])),
+        "{ratio}"
+    );
+    // without --compare-sim: neither
+    let rows = bench_rows(&["--connections", "8", "--queries", "50"]);
+    for r in &rows {
+        assert!(r.get("sim").is_none() && r.get("compare").is_none(), "{r}");
+    }
 }

@@ -161,6 +161,8 @@ pub struct Simulation<M> {
     busy: BusyTime,
     policy: SchedPolicy,
     wakeup_gran_ns: u64,
+    /// The CPU the producer has to itself ([`Simulation::producer_on_own_cpu`]), if any.
+    harness_cpu: Option<u8>,
 }
 impl<M: Machine> Simulation<M> {
     /// Hash the *logical* state: what the threads and the kernel model hold, leaving out time (CPU
@@ -257,6 +259,7 @@ impl<M> Simulation<M> {
             busy,
             policy,
             wakeup_gran_ns,
+            harness_cpu,
         } = self;
         Simulation {
             threads: threads.into_iter().map(|t| t.map_machine(&mut f)).collect(),
@@ -293,11 +296,68 @@ impl<M> Simulation<M> {
             busy,
             policy,
             wakeup_gran_ns,
+            harness_cpu,
         }
     }
 }
 
 impl<M: Machine> Simulation<M> {
+    /// Give the producer a CPU of its own, which no other thread uses (call it before the first
+    /// step): a load generator that runs beside the simulated machine rather than on its CPUs.
+    /// Its wakeups then preempt no simulated thread and take none of their CPU time; what it
+    /// costs the machine (its own CPU time, its preemptions) is left out. For a producer that
+    /// wakes more often than a real client would (a closed loop drawn by thinning an arrival
+    /// stream wakes at every arrival of the stream, most of which send nothing).
+    pub fn producer_on_own_cpu(&mut self) {
+        if self.harness_cpu.is_some() {
+            return;
+        }
+        let h = self.cpus.len();
+        self.cpus.push(Cpu {
+            current: None,
+            runq: RunQueue::new(self.policy),
+            clock: 0,
+            slice_start: 0,
+        });
+        for tid in 0..self.threads.len() {
+            if self.threads[tid].role != Role::Producer {
+                continue;
+            }
+            let from = self.threads[tid].cpu as usize;
+            match self.threads[tid].sched {
+                Sched::OnCpu => {
+                    let c = &mut self.cpus[from];
+                    c.current = None;
+                    if let Some(next) = c.runq.pop_next() {
+                        c.current = Some(next);
+                        self.threads[next as usize].sched = Sched::OnCpu;
+                    }
+                }
+                Sched::Queued => self.cpus[from].runq.remove(tid as u16),
+                Sched::Asleep | Sched::Done => {}
+            }
+            let t = &mut self.threads[tid];
+            t.cpu = h as u8;
+            if matches!(t.sched, Sched::OnCpu | Sched::Queued) {
+                t.sched = Sched::OnCpu;
+                self.cpus[h].current = Some(tid as u16);
+            }
+        }
+        let leaves: Vec<u64> = self
+            .cpus
+            .iter()
+            .map(|c| {
+                if c.current.is_some() {
+                    c.clock
+                } else {
+                    u64::MAX
+                }
+            })
+            .collect();
+        self.run_at = RunAt::new(&leaves);
+        self.harness_cpu = Some(h as u8);
+    }
+
     /// A simulation of `threads` (each with its role) in `world`. Every thread starts runnable; they
     /// are spread over the CPUs round robin, the first ones running.
     pub fn new(world: WorldSpec, threads: Vec<(M, Role)>) -> Self {
@@ -402,6 +462,7 @@ impl<M: Machine> Simulation<M> {
             busy: BusyTime::new(words),
             policy: world.sched,
             wakeup_gran_ns: wakeup_granularity_ns(ncpu as u8),
+            harness_cpu: None,
         }
     }
 

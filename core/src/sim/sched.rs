@@ -351,10 +351,14 @@ impl<M: Machine> Simulation<M> {
     pub(in crate::sim) fn wake_thread(&mut self, tid: u16, at: u64, counted: bool) {
         let prev = self.threads[tid as usize].cpu as usize;
         let idle = |c: &Cpu| c.current.is_none() && c.runq.is_empty();
+        // (the producer's own CPU, if it has one, is no other thread's)
+        let h = self.harness_cpu.map(usize::from);
         let target = if idle(&self.cpus[prev]) {
             Some(prev)
+        } else if h == Some(prev) {
+            None
         } else {
-            self.cpus.iter().position(idle)
+            (0..self.cpus.len()).find(|&i| Some(i) != h && idle(&self.cpus[i]))
         };
         let was_worker_sleep = self.threads[tid as usize].role == Role::Worker
             && self.threads[tid as usize].sleep == SleepKind::Work;
@@ -426,6 +430,7 @@ impl<M: Machine> Simulation<M> {
         let clock = c.clock;
         self.metrics.cpu_time_ns += cs;
         self.metrics.context_switches += 1;
+        self.threads[cur as usize].metrics.involuntary_switches += 1;
         self.metrics.sim_time_ns = self.metrics.sim_time_ns.max(clock);
         self.threads[cur as usize].sched = Sched::Queued;
         self.threads[tid as usize].sched = Sched::OnCpu;
@@ -475,8 +480,18 @@ impl<M: Machine> Simulation<M> {
         self.leave_cpu(cpu);
     }
 
+    /// The CPU's current thread leaves it (asleep: a voluntary switch; queued: an involuntary
+    /// one), and the CPU takes the next from its run queue.
     pub(in crate::sim) fn leave_cpu(&mut self, cpu: u8) {
         self.metrics.context_switches += 1;
+        if let Some(out) = self.cpus[cpu as usize].current {
+            let t = &mut self.threads[out as usize];
+            if t.sched == Sched::Queued {
+                t.metrics.involuntary_switches += 1;
+            } else {
+                t.metrics.voluntary_switches += 1;
+            }
+        }
         self.cpus[cpu as usize].current = None;
         if let Some(next) = self.pop_next(cpu) {
             let c = &mut self.cpus[cpu as usize];
@@ -496,6 +511,7 @@ impl<M: Machine> Simulation<M> {
         if let Some(cur) = self.cpus[cpu as usize].current.take() {
             self.enqueue_front(cpu, cur);
             self.threads[cur as usize].sched = Sched::Queued;
+            self.threads[cur as usize].metrics.involuntary_switches += 1;
         }
         self.metrics.context_switches += 1;
         let c = &mut self.cpus[cpu as usize];

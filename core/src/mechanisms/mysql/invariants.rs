@@ -78,6 +78,9 @@ fn check_pool(sim: &MysqlSim) -> Option<Violation> {
                         | Work::RowRelease
                         | Work::RowWake
                         | Work::Clock
+                        | Work::Answer
+                        | Work::Notify
+                        | Work::WakeRecv
                 );
                 if counted && w.born > 0 && !w.listening && !w.waiting {
                     running += 1;
@@ -96,7 +99,7 @@ fn check_pool(sim: &MysqlSim) -> Option<Violation> {
         // no lost event: delivered = ready + queued + held + finished
         let high = (grp as usize) * 2 + 1;
         let mut delivered = (c.arrivals[grp as usize * 2].len() + c.arrivals[high].len()) as u64;
-        if let Feed::Deliver { word } = c.at {
+        if let Feed::Deliver { word } | Feed::Tag { word } = c.at {
             if word == gw(grp, g::RDY) || word == gw(grp, g::HRDY) {
                 delivered -= 1;
             }

@@ -273,9 +273,62 @@ pub struct MysqlConfig {
     pub variant: MysqlVariant,
     /// The seed.
     pub seed: u64,
+    /// The clients' mean think time, ns: 0, an open loop (queries arrive on the arrival stream
+    /// whatever is outstanding); above 0, a closed loop ([`MysqlConfig::closed`]).
+    pub think_ns: u64,
+    /// Closed loop: the load generator's threads that receive the responses (each connection's
+    /// answers go to thread `c % receivers`), on the server's CPUs ([`Recv`]).
+    pub receivers: u32,
 }
 
 impl MysqlConfig {
+    /// Whether the clients are a closed loop, as a load generator's (`herdlab bench mysql`'s):
+    /// each connection has at most one query outstanding and, once answered, thinks for an
+    /// exponential time of mean `think_ns` before it sends the next. The model draws it by
+    /// thinning: the arrival stream runs at `connections / think_ns` (every client thinking at
+    /// once), each arrival picks a client at random, and an arrival whose client still waits for
+    /// its answer is only a clock event. By the exponential's lack of memory, each waiting-free
+    /// client then sends at rate `1 / think_ns`, exactly the closed loop's.
+    #[inline(always)]
+    pub fn closed(&self) -> bool {
+        self.think_ns > 0
+    }
+    /// The first word after the mode's own (the closed loop's words start there).
+    fn closed_base(&self) -> u16 {
+        match self.mode {
+            Mode::Pool => BASE + MAX_GROUPS as u16 * GROUP_WORDS,
+            Mode::PerConnection => BASE + (self.slots() + 2 * self.connections.max(1)) as u16,
+        }
+    }
+    /// Closed loop, pool: the most connections of one group (the ring of a stream's events).
+    pub fn ring_len(&self) -> u32 {
+        self.connections.max(1).div_ceil(self.groups.max(1))
+    }
+    /// Closed loop, pool: the connection of the `o`-th event of stream `stream` (the epoll
+    /// event's data: which socket became readable). A ring of [`MysqlConfig::ring_len`] words
+    /// per stream: a stream never has more events delivered and not yet taken than its group has
+    /// connections, each with at most one query outstanding.
+    #[inline(always)]
+    pub fn tag(&self, stream: u32, o: u32) -> Word {
+        let len = self.ring_len();
+        Word(self.closed_base() + (stream * len + o % len) as u16)
+    }
+    /// Closed loop: client `c`'s answers received (the response written to its socket).
+    #[inline(always)]
+    pub fn answered(&self, c: u32) -> Word {
+        let rings = match self.mode {
+            Mode::Pool => 2 * self.groups.max(1) * self.ring_len(),
+            Mode::PerConnection => 0,
+        };
+        Word(self.closed_base() + (rings + c % self.connections.max(1)) as u16)
+    }
+    /// Closed loop: the responses that reached load-generator thread `i`'s sockets (its
+    /// `epoll_wait` wakes on them; the futex word it sleeps on).
+    #[inline(always)]
+    pub fn resp(&self, i: u32) -> Word {
+        let last = self.answered(self.connections.max(1) - 1).0;
+        Word(last + 1 + (i % self.receivers.max(1)) as u16)
+    }
     /// `1 + thread_pool_oversubscribe`.
     #[inline(always)]
     pub fn cap(&self) -> u32 {
@@ -317,11 +370,13 @@ impl MysqlConfig {
         Word(BASE + (self.slots() + n + c % n) as u16)
     }
     /// Words of memory the scenario uses: the pool's group blocks, or per-connection the ring and
-    /// two words per connection.
+    /// two words per connection; a closed loop adds one word per connection
+    /// ([`MysqlConfig::answered`]) and, pool, the events' rings ([`MysqlConfig::tag`]).
     pub fn words(&self) -> u16 {
-        match self.mode {
-            Mode::Pool => BASE + MAX_GROUPS as u16 * GROUP_WORDS,
-            Mode::PerConnection => BASE + (self.slots() + 2 * self.connections.max(1)) as u16,
+        if self.closed() {
+            self.resp(self.receivers.max(1) - 1).0 + 1
+        } else {
+            self.closed_base()
         }
     }
 }
@@ -840,6 +895,11 @@ crate::steps! {
         /// The event's ordinal in its stream (matches it to its arrival).
         Ordinal @ Ln::GotEvent => fetch_add(m.w(if m.holding == Some(Class::High) { g::DEQ_H } else { g::DEQ_N }), 1) => |o| {
             m.ordinal = o;
+            Go(if m.cfg.closed() { Work::Client } else { Work::Unstall })
+        };
+        /// Closed loop: the event's connection (the epoll event's data).
+        Client @ Ln::GotEvent => load(m.cfg.tag(m.stream(), m.ordinal)) => |c| {
+            m.client = c;
             Go(Work::Unstall)
         };
         /// `stalled = false`.
@@ -915,8 +975,14 @@ crate::steps! {
         /// will be delivered once.
         Clock @ Ln::Rearm => now() => |t| {
             m.finish(t);
-            Go(Work::Lock)
+            Go(if m.cfg.closed() { Work::Answer } else { Work::Lock })
         };
+        /// Closed loop: the response reaches the client's socket (it may think, then send again).
+        Answer @ Ln::Rearm => fetch_add(m.cfg.answered(m.client), 1) => |_| Go(Work::Notify);
+        /// Closed loop: the client's load-generator thread has a response to read.
+        Notify @ Ln::Rearm => fetch_add(m.cfg.resp(m.client), 1) => |_| Go(Work::WakeRecv);
+        /// Closed loop: it wakes from `epoll_wait` (if it sleeps there).
+        WakeRecv @ Ln::Rearm => futex_wake(m.cfg.resp(m.client), WakeCount::Up(1)) => |_| Go(Work::Lock);
     }
 }
 
@@ -954,6 +1020,8 @@ pub struct Worker {
     pub waiting: bool,
     locked: bool,
     ordinal: u32,
+    /// Closed loop: the connection of the event it runs.
+    client: u32,
     /// Times it was created.
     pub born: u32,
     /// Times it was woken from `waiting_threads`.
@@ -984,6 +1052,7 @@ impl Worker {
             waiting: false,
             locked: false,
             ordinal: 0,
+            client: 0,
             born: 0,
             wakeups: 0,
             done: Vec::new(),
@@ -1429,8 +1498,14 @@ crate::steps! {
         Clock @ Ln::Handle => now() => |t| {
             m.done.push(Finished { stream: m.client, ordinal: m.ordinal, at_ns: t });
             m.served += 1;
-            Go(if m.served >= m.cfg.queries_per_conn { Conn::ParkLock } else { Conn::Read })
+            Go(if m.cfg.closed() { Conn::Answer } else { m.after_response() })
         };
+        /// Closed loop: the response reaches the client's socket (it may think, then send again).
+        Answer @ Ln::Handle => fetch_add(m.cfg.answered(m.client), 1) => |_| Go(Conn::Notify);
+        /// Closed loop: the client's load-generator thread has a response to read.
+        Notify @ Ln::Handle => fetch_add(m.cfg.resp(m.client), 1) => |_| Go(Conn::WakeRecv);
+        /// Closed loop: it wakes from `epoll_wait` (if it sleeps there).
+        WakeRecv @ Ln::Handle => futex_wake(m.cfg.resp(m.client), WakeCount::Up(1)) => |_| Go(m.after_response());
         /// The client closed: `block_until_new_connection`: `lock`.
         ParkLock @ Ln::Park => mutex_lock(CACHE_MTX) => |()| Go(Conn::Blocked);
         /// `if blocked_pthread_count < max_blocked_pthreads`.
@@ -1468,6 +1543,16 @@ crate::steps! {
 }
 
 impl ConnThread {
+    /// After a response: the next query, or (the client closed after `queries_per_conn`)
+    /// `block_until_new_connection`.
+    fn after_response(&self) -> Conn {
+        if self.served >= self.cfg.queries_per_conn {
+            Conn::ParkLock
+        } else {
+            Conn::Read
+        }
+    }
+
     /// Straight-line form (the native platform): `handle_connection` until the platform stops it
     /// (the table has no end: an exited thread waits to be created again); the state is left where
     /// the run stopped.
@@ -1526,6 +1611,21 @@ crate::steps! {
         Await @ Ln::Await => await_event() => |ev| if ev { Go(Feed::Clock) } else { Done(()) };
         /// Its time.
         Clock @ Ln::Await => now() => |t| Go(m.arrive(t));
+        /// Closed loop, a load-generator thread ([`Clients::receiver`]): the responses so far.
+        Recv @ Ln::Await => load(m.cfg.resp(m.grp as u32)) => |seen| Go(Feed::RecvWait { seen });
+        /// `epoll_wait` until another response reaches one of its connections.
+        RecvWait {
+            /// The responses it has read.
+            seen: u32,
+        } @ Ln::Await => futex_wait(m.cfg.resp(m.grp as u32), seen) => |_| Go(Feed::Recv);
+        /// Closed loop: has the chosen client its answer (else it still waits: a clock event)?
+        Outstanding @ Ln::Await => load(m.cfg.answered(m.client)) => |a|
+            Go(if m.per_client[m.client as usize] > a { m.after_delivery() } else { m.send() });
+        /// Closed loop, pool: the event names its connection (the epoll event's data).
+        Tag {
+            /// The ready-count word of the event's group and class.
+            word: Word,
+        } @ Ln::Deliver => store(m.tag, m.client) => |()| Go(Feed::Deliver { word });
         /// Pool: the socket becomes readable in its group's epoll set.
         Deliver {
             /// The ready-count word of the event's group and class.
@@ -1609,6 +1709,8 @@ pub struct Clients {
     rng: u64,
     now: u64,
     next_tick: u64,
+    /// Closed loop, pool: the ring word naming the event being delivered.
+    tag: Word,
     /// Queries sent so far.
     pub sent: u32,
     /// Per client: queries sent so far.
@@ -1645,6 +1747,7 @@ impl Clients {
             rng: cfg.seed ^ 0x5851_F42D_4C95_7F2D,
             now: 0,
             next_tick: cfg.stall_ns,
+            tag: Word(0),
             sent: 0,
             per_client: vec![0; cfg.connections as usize],
             arrivals: vec![Vec::new(); streams],
@@ -1653,6 +1756,31 @@ impl Clients {
             handed_off: 0,
             connects: 0,
         }
+    }
+
+    /// Closed loop: load-generator thread `i` of [`MysqlConfig::receivers`], which only receives
+    /// responses ([`Feed::Recv`]): it wakes (and may preempt a server thread on its CPU) when a
+    /// response reaches one of its connections, as `herdlab bench mysql`'s client threads do.
+    /// The sends are thread 0's ([`Clients::new`]).
+    pub fn receiver(cfg: MysqlConfig, i: u32) -> Self {
+        Clients {
+            at: Feed::Recv,
+            grp: i as u8,
+            per_client: Vec::new(),
+            arrivals: Vec::new(),
+            in_txn: Vec::new(),
+            ..Clients::new(MysqlConfig {
+                connections: 1,
+                mode: Mode::PerConnection,
+                ..cfg
+            })
+        }
+        .with_cfg(cfg)
+    }
+
+    fn with_cfg(mut self, cfg: MysqlConfig) -> Self {
+        self.cfg = cfg;
+        self
     }
 
     /// The native platform, pool: the groups' start ([`Feed::InitConns`] … [`Feed::InitSpawn`]:
@@ -1701,10 +1829,19 @@ impl Clients {
         if self.sent >= self.cfg.queries {
             return self.after_delivery();
         }
-        self.sent += 1;
         self.rng = mix(self.rng);
         let c = (self.rng % self.cfg.connections.max(1) as u64) as u32;
         self.client = c;
+        if self.cfg.closed() {
+            return Feed::Outstanding;
+        }
+        self.send()
+    }
+
+    /// The chosen client sends its next query.
+    fn send(&mut self) -> Feed {
+        let (c, t) = (self.client, self.now);
+        self.sent += 1;
         let k = self.per_client[c as usize];
         self.per_client[c as usize] += 1;
         let in_txn = self.cfg.txn_statements > 1 && k % self.cfg.txn_statements != 0;
@@ -1716,8 +1853,13 @@ impl Clients {
                 let stream = self.grp as usize * 2 + usize::from(high);
                 self.arrivals[stream].push(t);
                 self.in_txn[stream].push(in_txn);
-                Feed::Deliver {
-                    word: gw(self.grp, if high { g::HRDY } else { g::RDY }),
+                let word = gw(self.grp, if high { g::HRDY } else { g::RDY });
+                if self.cfg.closed() {
+                    let o = self.arrivals[stream].len() as u32 - 1;
+                    self.tag = self.cfg.tag(stream as u32, o);
+                    Feed::Tag { word }
+                } else {
+                    Feed::Deliver { word }
                 }
             }
             Mode::PerConnection => {
@@ -1774,6 +1916,7 @@ impl Hash for Worker {
         (
             self.locked,
             self.ordinal,
+            self.client,
             self.born,
             self.wakeups,
             self.done.len(),
@@ -1806,6 +1949,7 @@ impl Hash for Clients {
             self.client,
             self.rng,
             self.sent,
+            self.tag,
         )
             .hash(h);
         self.per_client.hash(h);

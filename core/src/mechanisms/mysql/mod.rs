@@ -36,11 +36,11 @@
 //! # Threads (each a [`steps!`](crate::steps) table; [`LISTING`] names their lines)
 //! | table | thread | what |
 //! |---|---|---|
-//! | [`Feed`] | the clients | init the groups; `await_event` (the next query), deliver it to its group's epoll set (`id % thread_pool_size`; high priority when the connection is inside a transaction) or, per-connection, to its socket after `add_connection` when the client reconnected; tick the timer every `stall_limit` |
-//! | [`Work`] | pool worker | `get_event` (`queue_get`, become listener, the 0-timeout poll, sleep on `waiting_threads`), `listener` (harvest, pick event 0 only when both queues are empty, wake when `active == 0`), `handle_event` (row lock with `thd_wait_begin/end`, the query, `start_io`) |
+//! | [`Feed`] | the clients (closed loop: also the load generator's receiving threads, [`Feed::Recv`]) | init the groups; `await_event` (the next query; closed loop: unless the chosen client still waits for its answer, [`MysqlConfig::answered`]), deliver it to its group's epoll set (`id % thread_pool_size`; high priority when the connection is inside a transaction; closed loop: the event names its connection, [`MysqlConfig::tag`]) or, per-connection, to its socket after `add_connection` when the client reconnected; tick the timer every `stall_limit` |
+//! | [`Work`] | pool worker | `get_event` (`queue_get`, become listener, the 0-timeout poll, sleep on `waiting_threads`), `listener` (harvest, pick event 0 only when both queues are empty, wake when `active == 0`), `handle_event` (row lock with `thd_wait_begin/end`, the query, the response (closed loop: it reaches the client and wakes its receiving thread), `start_io`) |
 //! | [`Woc`] | called by workers and the timer | `wake_or_create_thread`: LIFO `wake_thread`, `thread_count > connection_count`, the 0/50/100/200 ms throttle, `create_worker` and `thread_pool_max_threads` |
 //! | [`Tick`] | the timer | every tick, per group: `check_stall` (no listener and no I/O → wake or create; no dequeue and queued work → `stalled`) |
-//! | [`Conn`] | per-connection thread | take a channel, `do_command` until the client closes, `block_until_new_connection` (park if the cache has room, no timeout; else exit) |
+//! | [`Conn`] | per-connection thread | take a channel, `do_command` until the client closes (closed loop: each response reaches its client), `block_until_new_connection` (park if the cache has room, no timeout; else exit) |
 //!
 //! The native platform (`herdlab bench mysql`) runs [`Worker::run`], [`Timer::run`] and
 //! [`ConnThread::run`] (the straight-line forms) on real threads, and steps the clients' table only
@@ -82,14 +82,27 @@
 //!   listener is blocked".
 //!
 //! # Model limits
-//! - Clients are open loop: queries arrive on the arrival stream and go to a seeded random client;
-//!   think time is the stream's gap. Logins are not modelled (connections start logged in);
+//! - Clients are open loop by default: queries arrive on the arrival stream (Poisson at `rate`) and
+//!   go to a seeded random client, whatever it has outstanding. [`MysqlParams::run_closed`]
+//!   makes them a closed loop, as a load generator's (`herdlab bench mysql`'s, and what its
+//!   `--compare-sim` runs): one query outstanding per connection, an exponential think time after
+//!   each answer, drawn by thinning the stream ([`MysqlConfig::closed`]). The sending side
+//!   then runs on a CPU of its own ([`crate::sim::Simulation::producer_on_own_cpu`]): the
+//!   thinned arrivals wake it far more often than a client wakes. The receiving side runs on
+//!   the server's CPUs as the load generator's threads do: [`MysqlConfig::receivers`] threads
+//!   ([`Clients::receiver`], [`Feed::Recv`]) sleep until a response reaches one of their
+//!   connections, and a woken one may preempt a server thread (on a busy machine, the pool's
+//!   workers' switches are mostly these preemptions). Their CPU time beyond the wakeup and the
+//!   sender's wakeups are not modelled. A connection's thread (per-connection) is created at
+//!   its client's first query, not at connect time. Logins are not modelled (connections start
+//!   logged in);
 //!   `thread_pool_high_prio_tickets` is on/off (no per-connection ticket count).
 //! - The listener reads the epoll set as counts per class; events keep their order per class.
 //! - `trylock` in `check_stall` is a lock; the idle timeout (60 s) and group migration are not
 //!   modelled; the timer ticks on the clients' clock (while queries or clock events arrive).
-//! - Thread-per-connection serves at most [`MAX_PER_CONN_CLIENTS`] clients (two words each); the
-//!   pool up to 4096 connections over at most [`MAX_GROUPS`] groups of [`MAX_GROUP_THREADS`].
+//! - Thread-per-connection serves at most [`MAX_CONNECTIONS`] clients (two words each, three in
+//!   a closed loop); the pool up to 4096 connections over at most [`MAX_GROUPS`] groups of
+//!   [`MAX_GROUP_THREADS`] (a closed loop adds three words per connection).
 //! - `rss_bytes` is modelled: 1 MiB of stack (`thread_stack` default in 8.0) per OS thread at the peak.
 
 pub mod invariants;

@@ -22,6 +22,14 @@ pub type MysqlSim = Simulation<MysqlActor>;
 /// Clock events after the last query in the checker's scenarios.
 pub const CHECK_DRAIN: u32 = 2;
 
+/// Closed loop: the load generator's threads that receive the responses, on the server's CPUs
+/// (`herdlab bench mysql`'s two client threads).
+pub const CLOSED_CLIENT_THREADS: u32 = 2;
+
+/// The closed loop's arrival stream at most (a mean gap of 10 ns): think times below
+/// `connections` × 10 ns are drawn longer than asked.
+pub const MAX_CLOSED_RATE: u32 = 100_000_000;
+
 /// The modelled stack of one OS thread (`thread_stack`, 1 MiB by default in 8.0).
 pub const STACK_BYTES: u64 = 1 << 20;
 
@@ -436,6 +444,21 @@ impl MysqlParams {
             long_ns: self.long_ms as u64 * 1_000_000,
             variant: self.variant,
             seed: self.seed,
+            think_ns: 0,
+            receivers: 0,
+        }
+    }
+
+    /// [`MysqlParams::config`] with the clients as a closed loop of mean think time `think_ns`
+    /// ([`MysqlConfig::closed`]; at least 1 ns), as `herdlab bench mysql`'s load generator:
+    /// `rate` is then not used (each client sends `1 / think` per second while it waits for
+    /// nothing).
+    pub fn config_closed(&self, think_ns: u64) -> MysqlConfig {
+        let cfg = self.config();
+        MysqlConfig {
+            think_ns: think_ns.max(1),
+            receivers: CLOSED_CLIENT_THREADS.min(cfg.connections),
+            ..cfg
         }
     }
 
@@ -456,7 +479,10 @@ impl MysqlParams {
     /// The threads: the clients (index 0), then the pool's timer and worker slots (group by
     /// group), or the thread-per-connection slots.
     pub fn threads(&self) -> Vec<(MysqlActor, Role)> {
-        let cfg = self.config();
+        Self::threads_of(self.config())
+    }
+
+    fn threads_of(cfg: MysqlConfig) -> Vec<(MysqlActor, Role)> {
         let mut v = vec![(MysqlActor::Clients(Clients::new(cfg)), Role::Producer)];
         match cfg.mode {
             Mode::Pool => {
@@ -476,6 +502,11 @@ impl MysqlParams {
                     v.push((MysqlActor::Conn(ConnThread::new(cfg)), Role::Worker));
                 }
             }
+        }
+        // closed loop: the load generator's threads that receive the responses, last (the
+        // server's threads keep their indices)
+        for i in 0..if cfg.closed() { cfg.receivers } else { 0 } {
+            v.push((MysqlActor::Clients(Clients::receiver(cfg, i)), Role::Peer));
         }
         v
     }
@@ -497,7 +528,26 @@ impl MysqlParams {
     }
 
     fn simulate_parts(&self, cost: CostModel, drain: u32) -> MysqlSim {
-        let cfg = self.config();
+        self.simulate_cfg(self.config(), cost, drain)
+    }
+
+    /// The closed loop's arrival stream: the rate at which every client would send if none
+    /// waited for an answer, `connections / think`, at most [`MAX_CLOSED_RATE`] (the stream's
+    /// mean gap stays at least 10 ns), and enough arrivals for `queries` sends even when most
+    /// clients wait (thinned arrivals are only clock events: each costs a few steps).
+    fn closed_arrivals(cfg: &MysqlConfig) -> (u32, u32) {
+        let rate = (cfg.connections.max(1) as u128 * 1_000_000_000 / cfg.think_ns.max(1) as u128)
+            .clamp(1, MAX_CLOSED_RATE as u128) as u32;
+        let total = (cfg.queries as u64 * (cfg.connections as u64 + 1) * 16).min(u32::MAX as u64);
+        (rate, total as u32)
+    }
+
+    fn simulate_cfg(&self, cfg: MysqlConfig, cost: CostModel, drain: u32) -> MysqlSim {
+        let (rate, total) = if cfg.closed() {
+            Self::closed_arrivals(&cfg)
+        } else {
+            (self.rate.max(1), cfg.queries + drain)
+        };
         let world = WorldSpec {
             words: cfg.words(),
             mutexes: MAX_GROUPS as u8,
@@ -507,24 +557,35 @@ impl MysqlParams {
             accept: AcceptModel::default(),
             cpus: self.cpus.clamp(1, 64) as u8,
             cost,
-            arrivals: Arrivals::new(
-                ArrivalPattern::Poisson,
-                cfg.queries + drain,
-                1,
-                self.rate.max(1),
-                self.seed,
-            ),
+            arrivals: Arrivals::new(ArrivalPattern::Poisson, total, 1, rate, self.seed),
             seed: self.seed,
             net: None,
             sched: SchedPolicy::Fair,
         };
-        Simulation::new(world, self.threads())
+        let mut sim = Simulation::new(world, Self::threads_of(cfg));
+        if cfg.closed() {
+            // the closed loop's thinned arrivals wake the clients far more often than a real
+            // client wakes: on the server's CPUs they would preempt its threads for nothing
+            sim.producer_on_own_cpu();
+        }
+        sim
     }
 
     /// Run to the end (at most `max_steps` steps), checking the invariants after every step; the
     /// report carries the first violation.
     pub fn run(&self, max_steps: u64) -> (MysqlSim, MysqlReport) {
-        let mut sim = self.simulate();
+        self.run_cfg(self.config(), max_steps)
+    }
+
+    /// [`MysqlParams::run`] with the clients as a closed loop of mean think time `think_ns`
+    /// ([`MysqlParams::config_closed`]): what `herdlab sim mysql --think-us` and `herdlab bench
+    /// mysql --compare-sim` run, as the native load generator's clients are.
+    pub fn run_closed(&self, think_ns: u64, max_steps: u64) -> (MysqlSim, MysqlReport) {
+        self.run_cfg(self.config_closed(think_ns), max_steps)
+    }
+
+    fn run_cfg(&self, cfg: MysqlConfig, max_steps: u64) -> (MysqlSim, MysqlReport) {
+        let mut sim = self.simulate_cfg(cfg, CostModel::default(), self.drain_events());
         let mut violation = invariants::check_state(&sim);
         let mut peak = 0u32;
         let mut n = 0;
@@ -540,7 +601,7 @@ impl MysqlParams {
                 Mode::PerConnection => sim.word(ALIVE),
             });
             let (sent, done) = invariants::progress(&sim);
-            if sent == self.config().queries && done == sent as usize {
+            if sent == cfg.queries && done == sent as usize {
                 break;
             }
         }
@@ -571,10 +632,15 @@ pub struct MysqlReport {
     pub threads_created: u32,
     /// The most OS threads alive at once (pool: workers + the timer).
     pub os_threads_max: u32,
-    /// Context switches per finished query.
+    /// The server's context switches per finished query: the voluntary and involuntary
+    /// switches of the server's threads (pool: workers and the timer; per-connection: the
+    /// connections' threads), as `getrusage` counts them natively (`ru_nvcsw + ru_nivcsw`) less
+    /// the load generator's; the clients' own switches are not the server's.
     pub ctx_switches_per_query: f64,
     /// Modelled: [`STACK_BYTES`] per OS thread at the peak.
     pub rss_bytes: u64,
+    /// Of `ctx_switches_per_query`, the voluntary ones (a server thread blocked: `ru_nvcsw`).
+    pub ctx_switches_voluntary_per_query: f64,
     /// Queries sent.
     pub queries_sent: u32,
     /// Queries finished.
@@ -653,7 +719,13 @@ impl MysqlReport {
             }
             last = last.max(f.at_ns);
         };
+        let (mut server_switches, mut server_voluntary) = (0u64, 0u64);
         for t in sim.threads() {
+            if !matches!(t.machine(), MysqlActor::Clients(_)) {
+                let m = t.metrics();
+                server_switches += m.voluntary_switches + m.involuntary_switches;
+                server_voluntary += m.voluntary_switches;
+            }
             match t.machine() {
                 MysqlActor::Worker(w) => {
                     r.threads_created += w.born;
@@ -688,8 +760,8 @@ impl MysqlReport {
         r.high_p99_ns = percentile(&high, 99);
         if r.queries_done > 0 && last > first {
             r.qps = r.queries_done as f64 * 1e9 / (last - first) as f64;
-            r.ctx_switches_per_query =
-                sim.metrics().context_switches as f64 / r.queries_done as f64;
+            r.ctx_switches_per_query = server_switches as f64 / r.queries_done as f64;
+            r.ctx_switches_voluntary_per_query = server_voluntary as f64 / r.queries_done as f64;
         }
         r
     }

@@ -811,6 +811,8 @@ impl<M: Machine> Simulation<M> {
                     cpu_c.clock += client + 2 * cs;
                     self.metrics.cpu_time_ns += client + 2 * cs;
                     self.metrics.context_switches += 2;
+                    // the worker's switch out is involuntary (the client's back is no worker's)
+                    self.threads[tid as usize].metrics.involuntary_switches += 1;
                     self.metrics.sim_time_ns = self.metrics.sim_time_ns.max(cpu_c.clock);
                     self.sync_cpu(cpu as usize);
                     now += cs + client;

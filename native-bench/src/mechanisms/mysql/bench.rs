@@ -10,7 +10,8 @@
 //! - `os_threads_max`: the most threads of the process at once, less the harness's own (the main
 //!   thread, the client threads, the sampler): the server's threads (pool: workers + the timer).
 //! - `ctx_switches_per_query`: `getrusage(RUSAGE_SELF)`'s voluntary + involuntary switches over
-//!   the row, less the harness threads' own (`RUSAGE_THREAD`), per answered query.
+//!   the row, less the harness threads' own (`RUSAGE_THREAD`: the main thread, the client
+//!   threads, the sampler and the failure watcher), per answered query.
 //! - `rss_bytes`: the most resident memory of the whole process during the row.
 
 use std::net::{TcpListener, TcpStream};
@@ -65,6 +66,10 @@ pub struct BenchRow {
     pub ctx_switches_per_query: f64,
     /// The most resident memory of the process during the row, bytes.
     pub rss_bytes: u64,
+    /// Of `ctx_switches_per_query`, the voluntary ones (`ru_nvcsw`: a server thread blocked);
+    /// the rest are preemptions (by the server's threads, the load generator's and any other
+    /// process on the machine).
+    pub ctx_switches_voluntary_per_query: f64,
     /// Queries the clients sent.
     pub queries_sent: u64,
     /// Responses the clients received that answered their outstanding query.
@@ -80,6 +85,11 @@ pub struct BenchRow {
     pub harness_threads: u32,
     /// First send to last response, ns.
     pub wall_ns: u64,
+    /// The CPUs the whole process (server, load generator, harness) used over the row on
+    /// average: its CPU time (`getrusage`, user + system) over the row's time. Less than the
+    /// machine's CPUs on a machine other processes load; the simulator's row has its CPUs to
+    /// itself.
+    pub process_cpus: f64,
     /// Whether the time limit came before the query budget was spent.
     pub timed_out: bool,
     /// `thread_pool_size`.
@@ -113,27 +123,173 @@ pub struct BenchRow {
     /// measured rate).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sim: Option<MysqlReport>,
+    /// `--compare-sim`: the figures issue #13 holds the simulator to, the simulator's value
+    /// against the native one and whether it is within [`WITHIN`] of it ([`compare`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub compare: Vec<Compared>,
 }
 
-fn rusage(who: i32) -> u64 {
+/// How close the simulator's figure must come to the native one: within 25% of it.
+pub const WITHIN: f64 = 0.25;
+
+/// The figures `--compare-sim` compares, by name: a row's `os_threads_max`, `threads_created`,
+/// `ctx_switches_per_query` and its voluntary part, and (on a pool row whose per-connection row of the same connections
+/// was measured too) [`P95_RATIO`].
+pub const COMPARED: [&str; 5] = [
+    "os_threads_max",
+    "threads_created",
+    "ctx_switches_per_query",
+    "ctx_switches_voluntary_per_query",
+    P95_RATIO,
+];
+
+/// The pool's p95 latency over thread-per-connection's, at the same connections.
+pub const P95_RATIO: &str = "p95_pool_over_per_connection";
+
+/// One figure of `--compare-sim`: the simulator's value against the native one.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Compared {
+    /// Which figure (one of [`COMPARED`]).
+    pub metric: &'static str,
+    /// The native value.
+    pub native: f64,
+    /// The simulator's value.
+    pub sim: f64,
+    /// sim / native (null when the native value is 0).
+    pub sim_over_native: Option<f64>,
+    /// |sim − native| ≤ 25% of native.
+    pub within_25pct: bool,
+}
+
+impl Compared {
+    fn new(metric: &'static str, native: f64, sim: f64) -> Self {
+        let ratio = (native != 0.0).then(|| sim / native);
+        Compared {
+            metric,
+            native,
+            sim,
+            sim_over_native: ratio,
+            within_25pct: (sim - native).abs() <= WITHIN * native.abs(),
+        }
+    }
+}
+
+/// Fill every row's `compare` from its `sim` row: its threads, threads created and switches per
+/// query, and on pool rows the p95 ratio pool / per-connection at the same connections (when
+/// both modes were measured, each with its simulator row).
+pub fn compare(rows: &mut [BenchRow]) {
+    let p95 = |rows: &[BenchRow], mode: &str, n: u32| {
+        rows.iter()
+            .find(|r| r.mode == mode && r.connections == n)
+            .and_then(|r| r.sim.as_ref().map(|s| (r.p95_ns as f64, s.p95_ns as f64)))
+    };
+    let ratios: Vec<Option<Compared>> = rows
+        .iter()
+        .map(|r| {
+            if r.mode != Mode::Pool.name() {
+                return None;
+            }
+            let (np, sp) = p95(rows, Mode::Pool.name(), r.connections)?;
+            let (nc, sc) = p95(rows, Mode::PerConnection.name(), r.connections)?;
+            (nc > 0.0 && sc > 0.0).then(|| Compared::new(P95_RATIO, np / nc, sp / sc))
+        })
+        .collect();
+    for (r, ratio) in rows.iter_mut().zip(ratios) {
+        let Some(s) = &r.sim else { continue };
+        r.compare = vec![
+            Compared::new(
+                "os_threads_max",
+                r.os_threads_max as f64,
+                s.os_threads_max as f64,
+            ),
+            Compared::new(
+                "threads_created",
+                r.threads_created as f64,
+                s.threads_created as f64,
+            ),
+            Compared::new(
+                "ctx_switches_per_query",
+                r.ctx_switches_per_query,
+                s.ctx_switches_per_query,
+            ),
+            Compared::new(
+                "ctx_switches_voluntary_per_query",
+                r.ctx_switches_voluntary_per_query,
+                s.ctx_switches_voluntary_per_query,
+            ),
+        ];
+        r.compare.extend(ratio);
+    }
+}
+
+/// Context switches as the kernel counts them (`getrusage`): voluntary (`ru_nvcsw`: the thread
+/// blocked) and involuntary (`ru_nivcsw`: it was preempted while runnable, by the server's other
+/// threads, the load generator's or any other process on the machine).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Switches {
+    /// `ru_nvcsw`.
+    pub voluntary: u64,
+    /// `ru_nivcsw`.
+    pub involuntary: u64,
+}
+
+impl Switches {
+    /// Both kinds.
+    pub fn total(self) -> u64 {
+        self.voluntary + self.involuntary
+    }
+    /// `self - o`, each kind at least 0.
+    pub fn minus(self, o: Switches) -> Switches {
+        Switches {
+            voluntary: self.voluntary.saturating_sub(o.voluntary),
+            involuntary: self.involuntary.saturating_sub(o.involuntary),
+        }
+    }
+    /// `self + o`.
+    pub fn plus(self, o: Switches) -> Switches {
+        Switches {
+            voluntary: self.voluntary + o.voluntary,
+            involuntary: self.involuntary + o.involuntary,
+        }
+    }
+}
+
+fn rusage(who: i32) -> Switches {
     let mut ru = std::mem::MaybeUninit::<libc::rusage>::zeroed();
     // SAFETY: `ru` is a writable rusage-sized buffer for the call.
     let r = unsafe { libc::getrusage(who, ru.as_mut_ptr()) };
+    if r != 0 {
+        return Switches::default();
+    }
+    // SAFETY: getrusage returned 0 and filled the zeroed, plain-integer struct.
+    let ru = unsafe { ru.assume_init() };
+    Switches {
+        voluntary: ru.ru_nvcsw as u64,
+        involuntary: ru.ru_nivcsw as u64,
+    }
+}
+
+/// The process's CPU time so far (user + system, every thread, the exited ones included), ns.
+pub fn process_cpu_ns() -> u64 {
+    let mut ru = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: `ru` is a writable rusage-sized buffer for the call.
+    let r = unsafe { libc::getrusage(libc::RUSAGE_SELF, ru.as_mut_ptr()) };
     if r != 0 {
         return 0;
     }
     // SAFETY: getrusage returned 0 and filled the zeroed, plain-integer struct.
     let ru = unsafe { ru.assume_init() };
-    (ru.ru_nvcsw + ru.ru_nivcsw) as u64
+    let ns = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1000;
+    ns(ru.ru_utime) + ns(ru.ru_stime)
 }
 
-/// The calling thread's context switches so far (voluntary + involuntary, `RUSAGE_THREAD`).
-pub fn own_switches() -> u64 {
+/// The calling thread's context switches so far (`RUSAGE_THREAD`).
+pub fn own_switches() -> Switches {
     rusage(libc::RUSAGE_THREAD)
 }
 
 /// The process's context switches so far (every thread, the exited ones included).
-pub fn process_switches() -> u64 {
+pub fn process_switches() -> Switches {
     rusage(libc::RUSAGE_SELF)
 }
 
@@ -179,7 +335,8 @@ fn proc_rss() -> Option<u64> {
 struct Sampled {
     threads: AtomicU64,
     rss: AtomicU64,
-    switches: AtomicU64,
+    switches_v: AtomicU64,
+    switches_i: AtomicU64,
     stop: AtomicBool,
 }
 
@@ -198,7 +355,9 @@ fn sample(s: &Sampled) {
     let sw0 = own_switches();
     while !s.stop.load(SeqCst) {
         s.sample_now();
-        s.switches.store(own_switches().saturating_sub(sw0), SeqCst);
+        let sw = own_switches().minus(sw0);
+        s.switches_v.store(sw.voluntary, SeqCst);
+        s.switches_i.store(sw.involuntary, SeqCst);
         std::thread::sleep(Duration::from_millis(1));
     }
 }
@@ -280,13 +439,15 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
     let before = settled_threads();
     let main_sw0 = own_switches();
     let proc_sw0 = process_switches();
+    let (cpu0, span0) = (process_cpu_ns(), Instant::now());
+    let process_cpus = std::cell::Cell::new(0.0);
     let (outs, server_sw, server_err) = std::thread::scope(|s| {
         let mut clients = Clients::new(cfg);
         let sampler = match std::thread::Builder::new().spawn_scoped(s, || sample(&sampled)) {
             Ok(h) => h,
             Err(e) => {
                 let e = NativeError(format!("cannot start the sampler thread: {e}"));
-                return (Vec::new(), 0, Some(e));
+                return (Vec::new(), Switches::default(), Some(e));
             }
         };
         let sp = Spawner::new(s, &srv);
@@ -317,7 +478,11 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
         // the main thread samples too: once every first thread is started, and before the stop
         // (a short row may fall between the sampler's turns)
         sampled.sample_now();
-        let outs: Vec<Result<(ClientOut, Vec<TcpStream>), NativeError>> = if started.is_ok() {
+        #[allow(clippy::type_complexity)]
+        let (outs, watcher_sw): (
+            Vec<Result<(ClientOut, Vec<TcpStream>), NativeError>>,
+            Switches,
+        ) = if started.is_ok() {
             let sh = &sh;
             let world = &world;
             // a client that cannot start fails the world (its error is the row's), and the
@@ -340,12 +505,15 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
             // a server failure ends the clients
             let watch = std::thread::Builder::new()
                 .spawn_scoped(s, || {
+                    let sw0 = own_switches();
                     while !sh.stop.load(SeqCst) {
                         if world.aborted() {
                             sh.stop.store(true, SeqCst);
                         }
                         std::thread::sleep(Duration::from_millis(5));
                     }
+                    // its own switches (one per 5 ms sleep) are the harness's, not the server's
+                    own_switches().minus(sw0)
                 })
                 .map_err(|e| start_failed("the failure watcher thread", e))
                 .ok();
@@ -358,28 +526,34 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
                 })
                 .collect();
             sh.stop.store(true, SeqCst);
-            if let Some(w) = watch {
-                let _ = w.join();
-            }
-            outs
+            let watcher_sw = watch.and_then(|w| w.join().ok()).unwrap_or_default();
+            (outs, watcher_sw)
         } else {
-            Vec::new()
+            (Vec::new(), Switches::default())
         };
         // the server's switches: the process's, less the harness threads' own
-        let clients_sw: u64 = outs
+        let clients_sw = outs
             .iter()
             .filter_map(|o| o.as_ref().ok())
-            .map(|(o, _)| o.switches)
-            .sum();
+            .fold(Switches::default(), |a, (o, _)| a.plus(o.switches));
+        let sampler_sw = Switches {
+            voluntary: sampled.switches_v.load(SeqCst),
+            involuntary: sampled.switches_i.load(SeqCst),
+        };
         let server_sw = process_switches()
-            .saturating_sub(proc_sw0)
-            .saturating_sub(clients_sw)
-            .saturating_sub(own_switches().saturating_sub(main_sw0))
-            .saturating_sub(sampled.switches.load(SeqCst));
+            .minus(proc_sw0)
+            .minus(clients_sw)
+            .minus(own_switches().minus(main_sw0))
+            .minus(sampler_sw)
+            .minus(watcher_sw);
+        process_cpus.set(
+            process_cpu_ns().saturating_sub(cpu0) as f64 / span0.elapsed().as_nanos().max(1) as f64,
+        );
         sampled.sample_now();
         // the first failure (a server thread's error, or the stop)
         let failed = world.failure();
         world.fail(STOP);
+        srv.shut_sockets();
         sampled.stop.store(true, SeqCst);
         let _ = sampler.join();
         if let Some(a) = acceptor {
@@ -428,11 +602,16 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
         threads_created: srv.threads_created(),
         os_threads_max: process_threads_max.saturating_sub(harness),
         ctx_switches_per_query: if row_out.answered > 0 {
-            server_sw as f64 / row_out.answered as f64
+            server_sw.total() as f64 / row_out.answered as f64
         } else {
             0.0
         },
         rss_bytes: sampled.rss.load(SeqCst),
+        ctx_switches_voluntary_per_query: if row_out.answered > 0 {
+            server_sw.voluntary as f64 / row_out.answered as f64
+        } else {
+            0.0
+        },
         queries_sent: row_out.sent,
         queries_answered: row_out.answered,
         queries_served: srv.answered(),
@@ -440,6 +619,7 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
         process_threads_max,
         harness_threads: harness,
         wall_ns,
+        process_cpus: process_cpus.get(),
         timed_out: row_out.timed_out,
         groups: cfg.groups,
         oversubscribe: cfg.oversubscribe,
@@ -455,20 +635,23 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
         reconnects: row_out.reconnects,
         reconnects_accepted: srv.reconnects(),
         sim: None,
+        compare: Vec::new(),
     })
 }
 
-/// The simulator's row for `row`'s scenario: its clients are open loop (Poisson), at the rate the
-/// row measured, for `queries` queries.
+/// The simulator's row for `row`'s scenario: its clients a closed loop as the load generator's
+/// (each connection one query at a time, the row's mean think time between an answer and the
+/// next query; [`MysqlParams::run_closed`]), on this machine's CPU count, for `queries`
+/// queries.
 pub fn simulated(p: &MysqlParams, row: &BenchRow, queries: u32) -> MysqlReport {
     let sp = MysqlParams {
         max_connections: p.max_connections.max(p.connections.saturating_sub(1)),
         queries,
-        rate: (row.qps.round() as u64).clamp(1, 10_000_000) as u32,
         cpus: crate::cli::cpus().clamp(1, 64) as u32,
         ..*p
     };
-    sp.run(super::cli::DEFAULT_MAX_STEPS).1
+    sp.run_closed(row.think_us * 1000, super::cli::DEFAULT_MAX_STEPS)
+        .1
 }
 
 fn us(ns: u64) -> String {
@@ -485,7 +668,7 @@ fn us(ns: u64) -> String {
 pub fn render(rows: &[BenchRow]) -> String {
     let head = [
         "mode", "conns", "qps", "p50", "p95", "p99", "created", "threads", "switch/q", "RSS MiB",
-        "answered",
+        "CPUs", "answered",
     ];
     let mut cells: Vec<Vec<String>> = Vec::new();
     for r in rows {
@@ -500,6 +683,7 @@ pub fn render(rows: &[BenchRow]) -> String {
             r.os_threads_max.to_string(),
             format!("{:.2}", r.ctx_switches_per_query),
             format!("{:.1}", r.rss_bytes as f64 / (1 << 20) as f64),
+            format!("{:.2}", r.process_cpus),
             format!(
                 "{}/{}{}",
                 r.queries_answered,
@@ -519,20 +703,60 @@ pub fn render(rows: &[BenchRow]) -> String {
                 s.os_threads_max.to_string(),
                 format!("{:.2}", s.ctx_switches_per_query),
                 format!("{:.1}", s.rss_bytes as f64 / (1 << 20) as f64),
+                crate::cli::cpus().clamp(1, 64).to_string(),
                 format!("{}/{}", s.queries_done, s.queries_sent),
             ]);
         }
     }
     let line = crate::output::table_lines(&head, &cells);
+    let compared: Vec<Vec<String>> = rows
+        .iter()
+        .flat_map(|r| {
+            r.compare.iter().map(move |c| {
+                vec![
+                    r.mode.clone(),
+                    r.connections.to_string(),
+                    c.metric.to_string(),
+                    format!("{:.2}", c.native),
+                    format!("{:.2}", c.sim),
+                    c.sim_over_native
+                        .map_or("-".to_string(), |x| format!("{x:.2}")),
+                    if c.within_25pct { "yes" } else { "NO" }.to_string(),
+                ]
+            })
+        })
+        .collect();
     let mut out = String::from(
         "herdlab bench mysql: a loopback query server, core's mysql tables on real threads \
-         (threads: the server's at most at once; switch/q: the server's context switches per query)\n",
+         (threads: the server's at most at once; switch/q: the server's context switches per query; \
+         CPUs: the CPUs the process used on average, the simulator's CPUs under it)\n",
     );
     out.push_str(&line(
         &head.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
     ));
     for c in &cells {
         out.push_str(&line(c));
+    }
+    if !compared.is_empty() {
+        let head = [
+            "mode",
+            "conns",
+            "figure",
+            "native",
+            "sim",
+            "sim/native",
+            "within 25%",
+        ];
+        let line = crate::output::table_lines(&head, &compared);
+        out.push_str(
+            "\n--compare-sim: the simulator's figure against the native one (within 25% of it?)\n",
+        );
+        out.push_str(&line(
+            &head.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+        ));
+        for c in &compared {
+            out.push_str(&line(c));
+        }
     }
     out
 }

@@ -61,6 +61,9 @@ with the thread cache (--mode per-connection) or by Percona's pool of threads (-
 --groups thread groups, listener, two queues, stall timer). Prints throughput, latency
 p50/p95/p99, threads created, the most OS threads at once, context switches per query, the
 modelled resident memory (1 MiB of stack per thread), and the first invariant broken.
+--think-us T makes the clients a closed loop, as bench mysql's load generator: each
+connection sends a query, waits for its answer, thinks an exponential time of mean T us and
+sends the next (--rate unused).
 Defaults: pool, 64 connections, 2 groups, 2 cpus, 400 queries at 20000/s of 50 us, seed 1.";
 
 const CHECK_ABOUT: &str = "\
@@ -291,6 +294,9 @@ pub struct SimArgs {
     pub params: MysqlParams,
     /// The step bound.
     pub max_steps: u64,
+    /// `--think-us`: the clients as a closed loop of this mean think time, µs (as `bench
+    /// mysql`'s); `None`: open loop at `--rate`.
+    pub think_us: Option<u64>,
     /// Print JSON.
     pub json: bool,
 }
@@ -306,6 +312,7 @@ pub fn sim_args(m: &ArgMatches) -> Result<SimArgs, CliError> {
     Ok(SimArgs {
         params,
         max_steps: cli::value(m, "max-steps").unwrap_or(DEFAULT_MAX_STEPS),
+        think_us: cli::value(m, "think-us"),
         json: cli::on(m, "json"),
     })
 }
@@ -376,15 +383,24 @@ impl NativeMechanism for Mysql {
             "Run MySQL's connection handling headless on the simulated platform",
             SIM_ABOUT,
             "herdlab sim mysql --mode per-connection --connections 1024 --max-connections 2000 --json",
-            key_args::<Mysql>(SIM_KEYS)
-                .into_iter()
-                .chain([cli::max_steps(), json()]),
+            key_args::<Mysql>(SIM_KEYS).into_iter().chain([
+                cli::ranged(
+                    "think-us",
+                    "clients as a closed loop (as bench mysql's): each connection waits for its \
+                     answer, then thinks this mean time, us, before its next query (--rate is \
+                     then unused; default: open loop at --rate)",
+                    1,
+                    1_000_000,
+                ),
+                cli::max_steps(),
+                json(),
+            ]),
         )
     }
 
     fn sim(m: &ArgMatches) -> Result<ExitCode, CliError> {
         let a = sim_args(m)?;
-        let r = sim::run_mysql(&a.params, a.max_steps);
+        let r = sim::run_mysql(&a.params, a.think_us.map(|t| t * 1000), a.max_steps);
         Ok(if a.json {
             print_json(&r, false)
         } else {
@@ -433,7 +449,8 @@ impl NativeMechanism for Mysql {
                 switch("quick", "16,256 connections, 2000 queries per row"),
                 switch(
                     "compare-sim",
-                    "the simulator's row (open loop at the measured rate) under each measured one",
+                    "the simulator's row (its clients a closed loop with the same think time) under \
+                     each measured one, and the figures compared (within 25%?)",
                 ),
                 json(),
             ]),
@@ -492,6 +509,9 @@ impl NativeMechanism for Mysql {
                 crate::platform::interrupt::measured(&row);
                 rows.push(row);
             }
+        }
+        if a.compare_sim {
+            bench::compare(&mut rows);
         }
         Ok(if a.json {
             print_json(&rows, true)

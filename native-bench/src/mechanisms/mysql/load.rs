@@ -63,8 +63,8 @@ pub struct ClientOut {
     pub last_ns: u64,
     /// Whether the deadline came before every query was answered.
     pub timed_out: bool,
-    /// The thread's own context switches (voluntary + involuntary).
-    pub switches: u64,
+    /// The thread's own context switches.
+    pub switches: super::bench::Switches,
     /// Reconnections (connection churn).
     pub reconnects: u64,
 }
@@ -201,13 +201,12 @@ fn drive(
             out.timed_out = true;
             break;
         }
-        let timeout_ms = timers
+        // until the next think time ends (to the nanosecond: `epoll_pwait2`), at most 20 ms
+        let timeout_ns = timers
             .peek()
-            .map_or(20, |&Reverse((due, _))| {
-                due.saturating_sub(now).div_ceil(1_000_000)
-            })
-            .min(20) as i32;
-        let n = ep.wait(&mut evs, timeout_ms)?;
+            .map_or(20_000_000, |&Reverse((due, _))| due.saturating_sub(now))
+            .min(20_000_000);
+        let n = ep.wait_ns(&mut evs, timeout_ns)?;
         for ev in &evs[..n] {
             let k = ev.u64 as usize;
             let c = &mut conns[k];
@@ -259,6 +258,6 @@ fn drive(
             }
         }
     }
-    out.switches = super::bench::own_switches().saturating_sub(sw0);
+    out.switches = super::bench::own_switches().minus(sw0);
     Ok(out)
 }

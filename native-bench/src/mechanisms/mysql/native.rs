@@ -29,8 +29,9 @@
 //! connection.
 //!
 //! The run ends when the load generator is done: the world is failed with [`STOP`], which wakes
-//! every futex and condition variable; the epoll and socket waits poll it every
-//! [`POLL_MS`] ms; every thread is joined, every socket and epoll fd closed when the row's
+//! every futex and condition variable, and every server end of a connection is shut down
+//! ([`Server::shut_sockets`]), which ends the per-connection threads' blocking `read`s; the epoll
+//! waits (listeners', the acceptor's) poll it every [`POLL_MS`] ms; every thread is joined, every socket and epoll fd closed when the row's
 //! [`Server`] drops (on every exit path).
 
 use std::io::{ErrorKind, Read, Write};
@@ -144,6 +145,49 @@ impl Epoll {
     }
 }
 
+impl Epoll {
+    /// `epoll_pwait2`: as [`Epoll::wait`] with a timeout in nanoseconds (Linux 5.11+; before,
+    /// `epoll_wait` with the timeout rounded up to a millisecond). A load generator's think time
+    /// of a few hundred µs is then slept as drawn, not rounded up to the next millisecond.
+    pub fn wait_ns(
+        &self,
+        buf: &mut [libc::epoll_event],
+        timeout_ns: u64,
+    ) -> Result<usize, NativeError> {
+        let ts = libc::timespec {
+            tv_sec: (timeout_ns / 1_000_000_000) as libc::time_t,
+            tv_nsec: (timeout_ns % 1_000_000_000) as libc::c_long,
+        };
+        // SAFETY: `buf` is writable for `buf.len()` events, `ts` a valid timespec, no signal
+        // mask (null); the epoll fd is open.
+        let n = unsafe {
+            libc::syscall(
+                libc::SYS_epoll_pwait2,
+                self.0.as_raw_fd(),
+                buf.as_mut_ptr(),
+                buf.len().min(i32::MAX as usize) as libc::c_int,
+                &ts as *const libc::timespec,
+                std::ptr::null::<libc::sigset_t>(),
+                0usize,
+            )
+        };
+        if n < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.kind() == ErrorKind::Interrupted {
+                return Ok(0);
+            }
+            if e.raw_os_error() == Some(libc::ENOSYS) {
+                return self.wait(
+                    buf,
+                    timeout_ns.div_ceil(1_000_000).min(i32::MAX as u64) as i32,
+                );
+            }
+            return Err(os_err("epoll_pwait2()"));
+        }
+        Ok(n as usize)
+    }
+}
+
 fn os_err(what: &str) -> NativeError {
     NativeError(format!("{what}: {}", std::io::Error::last_os_error()))
 }
@@ -195,8 +239,10 @@ impl<'w> Server<'w> {
         for (i, s) in socks.iter().enumerate() {
             s.set_nodelay(true)
                 .map_err(|e| NativeError(format!("TCP_NODELAY: {e}")))?;
-            s.set_read_timeout(Some(Duration::from_millis(POLL_MS as u64)))
-                .map_err(|e| NativeError(format!("SO_RCVTIMEO: {e}")))?;
+            // no read timeout: a thread waits in `read` until a request or the stop's
+            // `shutdown` ([`Server::shut_sockets`]), as MySQL's waits for the next command
+            // (`wait_timeout`: 8 hours); a timeout to look at the stop would wake every idle
+            // connection's thread every few ms, switches MySQL does not make
             if groups > 0 {
                 epolls[i % groups].add_oneshot(s.as_raw_fd(), i as u64)?;
             }
@@ -217,6 +263,18 @@ impl<'w> Server<'w> {
             free_conn: Mutex::new(Vec::new()),
             reconnects: AtomicU64::new(0),
         })
+    }
+
+    /// The stop, for the threads blocked in `read` of a connection: `shutdown(SHUT_RDWR)` of
+    /// every server end (the read returns 0, and the thread sees the stop). Call it after failing
+    /// the world with [`STOP`] (or any failure), once the clients are done.
+    pub fn shut_sockets(&self) {
+        for s in &self.socks {
+            let _ = s
+                .read()
+                .unwrap_or_else(PoisonError::into_inner)
+                .shutdown(std::net::Shutdown::Both);
+        }
     }
 
     /// Queries the tables answered (a response written).
@@ -488,6 +546,8 @@ impl<'scope, 'env> Spawner<'scope, 'env> {
                     Err(e) => return Err(io("read", e)),
                 }
             }
+            // (the index is read with a timeout, to look at the stop; the requests without one)
+            s.set_read_timeout(None).map_err(|e| io("SO_RCVTIMEO", e))?;
             let c = u32::from_le_bytes(hello);
             let Some(slot) = srv.socks.get(c as usize) else {
                 return Err(NativeError(format!(
@@ -580,8 +640,8 @@ impl<'scope, 'env> ServerOps<'scope, 'env> {
         Ok(n)
     }
 
-    /// Read one whole request of connection `c` (blocking; the stop is looked at every
-    /// [`POLL_MS`] ms).
+    /// Read one whole request of connection `c` (blocking, without a timeout: the stop's
+    /// [`Server::shut_sockets`] ends the wait).
     fn read_request(&mut self, c: u32) -> Result<(), NativeError> {
         let srv = self.srv();
         let guard = srv.sock(c);

@@ -18,17 +18,26 @@ pub struct SimMysqlReport {
     pub status: &'static str,
     /// The scenario as a query string (every key present).
     pub scenario: String,
+    /// The clients' mean think time as a closed loop, µs (`--think-us`; null: open loop at the
+    /// scenario's `rate`).
+    pub think_us: Option<u64>,
 }
 
-/// Run `p` to the end (at most `max_steps` steps), checking core's invariants after every step.
-pub fn run_mysql(p: &MysqlParams, max_steps: u64) -> SimMysqlReport {
-    let (sim, report) = p.run(max_steps);
+/// Run `p` to the end (at most `max_steps` steps), checking core's invariants after every step;
+/// with `think_ns`, the clients are a closed loop of that mean think time
+/// ([`MysqlParams::run_closed`]).
+pub fn run_mysql(p: &MysqlParams, think_ns: Option<u64>, max_steps: u64) -> SimMysqlReport {
+    let (sim, report) = match think_ns {
+        Some(t) => p.run_closed(t, max_steps),
+        None => p.run(max_steps),
+    };
     let finished = report.queries_done == p.config().queries;
     SimMysqlReport {
         report,
         steps: sim.metrics().steps,
         status: if finished { "finished" } else { "running" },
         scenario: Mysql::to_query(p),
+        think_us: think_ns.map(|t| t / 1000),
     }
 }
 
@@ -36,6 +45,11 @@ pub fn run_mysql(p: &MysqlParams, max_steps: u64) -> SimMysqlReport {
 pub fn render_mysql(r: &SimMysqlReport) -> String {
     let p = &r.report;
     let mut out = format!("herdlab sim mysql {}\n", r.scenario);
+    if let Some(t) = r.think_us {
+        out.push_str(&format!(
+            "clients: a closed loop, {t} us mean think time (rate unused)\n"
+        ));
+    }
     out.push_str(&format!(
         "status {}, {} steps, simulated {:.3} ms\n",
         r.status,
