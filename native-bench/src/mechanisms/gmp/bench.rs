@@ -301,6 +301,7 @@ pub fn params(rt: Runtime, shape: Shape, workers: u32, shrink: u32) -> Result<Gm
             GmpVariant::Correct
         },
         seed: 1,
+        ..GmpParams::default()
     })
 }
 

@@ -26,12 +26,15 @@ pub const SITE_BASE: &str = "http://127.0.0.1:8080/#/lesson/";
 pub const LESSON: &str = "go-scheduler";
 
 /// The invariants checked (core's names, `core/src/mechanisms/gmp/invariants.rs`).
-pub const INVARIANTS: [&str; 6] = [
+pub const INVARIANTS: [&str; 9] = [
     "conservation",
     "ownership",
     "queue-bounds",
     "spinning",
     "lost-wakeup",
+    "syscall-retake",
+    "preemption",
+    "starvation",
     "stuck",
 ];
 
