@@ -57,6 +57,7 @@ fn sysmon_retakes_the_p_of_each_blocked_m_and_hands_it_to_a_parked_m() {
     );
     assert_eq!((r.preempt_requests, r.preemptions), (0, 0));
     assert_eq!(r.sim_time_ns, 1_522_003);
+    assert_eq!(r.max_wait_ns, 387_813);
     // without the retake every syscall keeps P0: each G waits for the one before it
     let broken = run(&one_p(Workload::Syscall, GmpVariant::NoSyscallRetake));
     assert_eq!(broken.violation.unwrap().invariant, "syscall-retake");
@@ -70,36 +71,42 @@ fn sysmon_retakes_the_p_of_each_blocked_m_and_hands_it_to_a_parked_m() {
         (5, 0, 0, 5)
     );
     assert_eq!(broken.sim_time_ns, 6_100_229);
+    assert_eq!(broken.max_wait_ns, 5_600_669);
 }
 
 #[test]
 fn sysmon_preempts_a_hog_after_10_ms_and_its_victims_run() {
-    // G8 (the hog, in runnext) computes 30 ms without a call; G2..G7 wait in the ring. After
-    // 10 ms on one schedtick sysmon asks for preemption; at its next async-safe point the hog
-    // goes to the global queue and the victims run; it comes back when the ring is empty.
+    // G8 runs first (runnext), then G2, the hog: 30 ms without a call while G3..G7 wait in the
+    // ring. After 10 ms on one schedtick (sysmon's sleep has grown to 5 ms by then) sysmon asks
+    // for preemption; at its next async-safe point the hog goes to the global queue and the
+    // victims run; it comes back when the ring is empty.
     let r = run(&one_p(Workload::Hog, GmpVariant::Correct));
     assert_eq!(r.violation, None);
     assert_eq!((r.preempt_requests, r.preemptions), (1, 1));
     assert_eq!(r.context_switches, 9, "8 Gs, the hog twice");
+    assert_eq!(r.max_wait_ns, 11_700_698);
     // without async preemption the call-free loop ignores the request: the victims wait 30 ms
     let broken = run(&one_p(Workload::Hog, GmpVariant::NoAsyncPreemption));
     assert_eq!(broken.violation.unwrap().invariant, "preemption");
     assert_eq!((broken.preempt_requests, broken.preemptions), (2, 0));
     assert_eq!(broken.context_switches, 8);
+    assert_eq!(broken.max_wait_ns, 30_500_505);
 }
 
 #[test]
 fn a_ping_pong_pair_shares_one_slice_until_sysmon_ends_it() {
-    // G3 and G4 hand the token back and forth through runnext, inheriting main's time slice:
+    // G3 and G4 hand the token back and forth through runnext, inheriting G3's time slice:
     // schedtick does not move, so after 10 ms sysmon preempts whichever of the pair runs, and
     // the victims in the ring get the P
     let r = run(&one_p(Workload::Pair, GmpVariant::Correct));
     assert_eq!(r.violation, None);
     assert_eq!((r.preempt_requests, r.preemptions), (1, 1));
     assert_eq!((r.gparks, r.readies), (199, 199));
+    assert_eq!(r.max_wait_ns, 11_614_955);
     let broken = run(&one_p(Workload::Pair, GmpVariant::RunnextWithoutSysmon));
     assert_eq!(broken.violation.unwrap().invariant, "starvation");
     assert_eq!((broken.preempt_requests, broken.preemptions), (0, 0));
+    assert_eq!(broken.max_wait_ns, 20_426_193);
 }
 
 #[test]
@@ -138,8 +145,8 @@ fn bounded() -> CheckConfig {
 fn the_checker_proves_the_sysmon_presets_up_to_two_preemptions() {
     for (workload, states) in [
         (Workload::Syscall, 127_317),
-        (Workload::Hog, 93_002),
-        (Workload::Pair, 153_254),
+        (Workload::Hog, 142_744),
+        (Workload::Pair, 314_266),
     ] {
         let p = GmpParams::action_preset(workload, GmpVariant::Correct);
         let r = check(&p, &bounded(), &mut |_| true);
@@ -153,7 +160,7 @@ fn the_checker_proves_the_sysmon_presets_up_to_two_preemptions() {
 fn the_checker_finds_a_stuck_syscall_p_and_a_starving_pair() {
     for (variant, invariant, len) in [
         (GmpVariant::NoSyscallRetake, "syscall-retake", 32),
-        (GmpVariant::RunnextWithoutSysmon, "starvation", 116),
+        (GmpVariant::RunnextWithoutSysmon, "starvation", 183),
     ] {
         let p = GmpParams::variant_preset(variant);
         let r = check(&p, &bounded(), &mut |_| true);

@@ -194,13 +194,14 @@ pub enum Workload {
     /// exits; each even G blocks in a syscall of `syscall_ns`, then computes `work_ns`; each odd
     /// G computes `work_ns`.
     Syscall,
-    /// A CPU hog: main spawns G2..GN; the last one (in `runnext`) is a call-free loop of
-    /// `hog_ns` (slices of [`HOG_SLICE_NS`] between async-safe points); the others compute
-    /// `work_ns` each and wait behind it.
+    /// A CPU hog: main spawns G2..GN; G2 is a call-free loop of `hog_ns` (slices of
+    /// [`HOG_SLICE_NS`] between async-safe points); the others compute `work_ns` each (on one P
+    /// the last one runs first from `runnext`, then G2, and the rest wait behind it).
     Hog,
-    /// A ping-pong pair and its victims: main spawns G2 and G5..GN (each computes `work_ns`), then
-    /// G3, which spawns its partner G4; the pair passes a token back and forth `rounds` times,
-    /// each computing `work_ns` per turn (a function call at each turn: cooperative preemption).
+    /// A ping-pong pair and its victims: main spawns G3, then G2 and G5..GN (each computes
+    /// `work_ns`); G3 spawns its partner G4 and the pair passes a token back and forth `rounds`
+    /// times through `runnext`, each computing `work_ns` per turn (a function call at each turn:
+    /// cooperative preemption).
     Pair,
 }
 
@@ -320,7 +321,7 @@ impl Workload {
                     } else {
                         GAct::Exit
                     }
-                } else if g == gs {
+                } else if g == 2 {
                     if pc < slices {
                         let left = c.hog_ns.max(1) - pc as u64 * HOG_SLICE_NS;
                         GAct::Slice {
@@ -339,14 +340,12 @@ impl Workload {
             Workload::Pair => {
                 let r = c.rounds;
                 if g == 1 {
-                    // G2, G5..GN, then G3 (last, so it runs first: runnext)
-                    let kids = gs.saturating_sub(3);
-                    if pc < kids {
-                        GAct::Spawn(if pc == 0 { 2 } else { pc + 4 })
-                    } else if pc == kids && gs >= 3 {
-                        GAct::Spawn(3)
-                    } else {
-                        GAct::Exit
+                    // G3 first (kicked to the ring by the next spawn), then G2, G5..GN
+                    match pc {
+                        0 if gs >= 3 => GAct::Spawn(3),
+                        1 if gs >= 2 => GAct::Spawn(2),
+                        _ if pc >= 2 && pc + 3 <= gs => GAct::Spawn(pc + 3),
+                        _ => GAct::Exit,
                     }
                 } else if g == 3 {
                     match pc {

@@ -91,7 +91,7 @@
 //! end; the table is in [`invariants`].
 //!
 //! The sysmon presets ([`GmpParams::action_preset`] of `syscall`, `hog`, `pair`: 1 P, 2 Ms,
-//! sysmon) are proven up to 2 preemptions of the schedule (127,317, 93,002 and 153,254 states);
+//! sysmon) are proven up to 2 preemptions of the schedule (127,317, 142,744 and 314,266 states);
 //! unbounded, sysmon's clock and the Ms' steps multiply past 3 million states.
 //!
 //! The checker proves each G action on a tiny preset ([`GmpParams::action_preset`]: ping-pong
@@ -118,8 +118,8 @@
 //! queue under one lock, every G through it), correct and proven like the runtime, for comparison.
 //! `no-syscall-retake` → `syscall-retake` (main spawns G2 and blocks: 32 steps);
 //! `no-async-preemption` → `preemption` (the hog passes its safe point with the request pending:
-//! 345 steps, sysmon must sleep 10 ms of its clock first); `runnext-without-sysmon` →
-//! `starvation` (the pair runs 5 Gs from runnext on one slice while G2 waits: 116 steps). The
+//! 318 steps, sysmon must sleep 10 ms of its clock first); `runnext-without-sysmon` →
+//! `starvation` (the pair runs 5 Gs from runnext on one slice while G2 waits: 183 steps). The
 //! last two are starvation bounds written as state invariants: the checker has no time, so
 //! `preemption` says "a request pending at a preemption point is honoured there" and
 //! `starvation` "without sysmon, at most 4 inherited executes in a row while the ring waits"

@@ -445,16 +445,40 @@ impl GmpParams {
         let mut sim = self.simulate();
         let mut violation = invariants::check_state(&sim);
         let mut n = 0;
-        while n < max_steps && sim.step().is_some() {
+        // the sysmon worlds also measure the longest wait of a runnable G (few Gs: a scan per step)
+        let cfg = self.config();
+        let waits = cfg.workload.sysmon_world();
+        let mut since: Vec<Option<u64>> = vec![None; cfg.gs as usize + 1];
+        let mut max_wait = 0;
+        while n < max_steps {
+            let Some(rec) = sim.step() else { break };
             n += 1;
             if violation.is_none() {
                 violation = invariants::check_state(&sim);
+            }
+            if waits {
+                // the stepping thread's clock (the simulator's `now` is the furthest CPU's, which
+                // a sleeping sysmon or a blocked M runs ahead)
+                let now = rec.time_ns;
+                for g in 1..=cfg.gs {
+                    let runnable = sim.word(cfg.status(g)) == super::machine::gstatus::RUNNABLE;
+                    let s = &mut since[g as usize];
+                    match (runnable, *s) {
+                        (true, None) => *s = Some(now),
+                        (false, Some(t)) => {
+                            max_wait = max_wait.max(now.saturating_sub(t));
+                            *s = None;
+                        }
+                        _ => {}
+                    }
+                }
             }
         }
         if violation.is_none() && n < max_steps {
             violation = invariants::check_terminal(&sim);
         }
-        let report = GmpReport::of(&sim, n, violation);
+        let mut report = GmpReport::of(&sim, n, violation);
+        report.max_wait_ns = max_wait;
         (sim, report)
     }
 
@@ -493,18 +517,20 @@ impl GmpParams {
                 cpus: 3,
                 ..one_p
             },
-            // main spawns the victim G2, then the hog G3 (in runnext): 2 slices
+            // main spawns the hog G2 and the victims G3, G4: G4 runs from runnext, then the hog
+            // (2 slices) while G3 waits in the ring
             Workload::Hog => GmpParams {
-                goroutines: 3,
+                goroutines: 4,
                 cpus: 3,
                 hog_ns: 2 * super::machine::HOG_SLICE_NS as u32,
                 ..one_p
             },
-            // main spawns the victim G2, then G3; G3 and G4 pass the token twice
+            // main spawns G3, then the victims G2, G5: G5 runs from runnext, then G3, whose
+            // partner G4 and it pass the token 3 times while G2 waits in the ring
             Workload::Pair => GmpParams {
-                goroutines: 4,
+                goroutines: 5,
                 cpus: 3,
-                rounds: 2,
+                rounds: 3,
                 ..one_p
             },
             _ => base,
@@ -583,6 +609,9 @@ pub struct GmpReport {
     pub preempt_requests: u64,
     /// Gs preempted at a preemption point (to the global queue).
     pub preemptions: u64,
+    /// `syscall`, `hog`, `pair` runs of [`GmpParams::run`]: the longest time a G stayed runnable
+    /// before it ran (0 elsewhere).
+    pub max_wait_ns: u64,
     /// Gs that ran to their end.
     pub finished: u32,
     /// The first broken invariant, if any.
@@ -637,6 +666,7 @@ impl GmpReport {
             retakes: c.retakes,
             preempt_requests: c.preempt_requests,
             preemptions: c.preemptions,
+            max_wait_ns: 0,
             finished,
             violation,
         }
