@@ -117,9 +117,13 @@ pub fn run(p: &GmpParams, cfg: &CheckConfig, progress: bool) -> CheckOutput {
     }
 }
 
-/// Who took a step, in words.
-fn who(s: &SimStep) -> String {
+/// Who took a step, in words (sysmon, when it runs, is the last thread).
+fn who(p: &GmpParams, s: &SimStep) -> String {
+    let sysmon = p.config().sysmon_id();
     match s.actor.strip_prefix('t') {
+        Some(n) if n.parse::<u32>().ok() == sysmon && sysmon.is_some() => {
+            format!("sysmon (line {}): {}", s.line, s.text)
+        }
         Some(n) => format!("M{n} (line {}): {}", s.line, s.text),
         None => format!("{}: {}", s.actor, s.text),
     }
@@ -135,5 +139,5 @@ pub fn render(p: &GmpParams, cfg: &CheckConfig, out: &CheckOutput) -> String {
         p.goroutines,
         check_cmd::bound_text(cfg)
     );
-    out.search.render(&description, who)
+    out.search.render(&description, |s| who(p, s))
 }
