@@ -129,6 +129,13 @@ fn the_sysmon_workloads_keep_every_invariant_over_seeds_and_shapes() {
                 };
                 let r = run(&p);
                 assert_eq!(r.violation, None, "{p:?}");
+                // a G runs once, and again after each goready, preemption and exitsyscall0
+                let exit0 = r.syscalls - r.syscall_oldp - r.syscall_pidle;
+                assert_eq!(
+                    r.context_switches,
+                    gs as u64 + r.readies + r.preemptions + exit0,
+                    "{p:?}"
+                );
             }
         }
     }

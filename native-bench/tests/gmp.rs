@@ -631,3 +631,60 @@ fn check_gmp_finds_the_stuck_syscall_p_and_proves_the_runtime_on_its_preset() {
         (&true.into(), &127_317.into())
     );
 }
+
+#[test]
+fn native_blocking_syscalls_hand_their_ps_off() {
+    // 1 P, 8 Gs: main and every even G sleep 2 ms in nanosleep(2) (the table's blocking
+    // syscall); sysmon (a real thread, usleep) retakes the P from each blocked M and hands it to
+    // a parked one, so the odd Gs run while the sleepers are in the kernel. Counts only: the
+    // timing is the machine's.
+    use herdlab_bench::mechanisms::gmp::native;
+    let p = GmpParams {
+        gomaxprocs: 1,
+        threads: 6,
+        cpus: 7,
+        goroutines: 8,
+        work_ns: 10_000,
+        syscall_ns: 2_000_000,
+        workload: Workload::Syscall,
+        ..GmpParams::default()
+    };
+    let r = native::run(&p, 10_000).expect("a native run");
+    assert_eq!(r.finished, 8);
+    assert_eq!(r.counts.syscalls, 5);
+    assert!(r.counts.retakes >= 1, "{:?}", r.counts);
+    assert!(r.counts.handoffs >= 1, "{:?}", r.counts);
+}
+
+#[test]
+fn bench_gmp_blocking_prints_a_row_per_runtime_with_herdlabs_retakes() {
+    let out = herdlab(&[
+        "bench",
+        "gmp",
+        "--blocking",
+        "--workers",
+        "1",
+        "--rounds",
+        "1",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let v = json_of(&out);
+    let rows = v.as_array().expect("rows");
+    let names: Vec<&str> = rows
+        .iter()
+        .map(|r| r["runtime"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["herdlab", "herdlab-no-retake", "tokio"]);
+    for r in rows {
+        assert_eq!(
+            (&r["shape"], &r["workers"], &r["tasks"]),
+            (&"blocking".into(), &1.into(), &16.into())
+        );
+        assert!(r["median_ns"].as_u64().unwrap() > 0);
+    }
+    assert!(rows[0]["retakes"].as_u64().unwrap() >= 1);
+    assert!(rows[0]["handoffs"].as_u64().unwrap() >= 1);
+    assert_eq!(rows[1]["retakes"], 0);
+    assert_eq!(rows[2]["retakes"], serde_json::Value::Null);
+}

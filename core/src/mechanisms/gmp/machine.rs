@@ -783,6 +783,8 @@ pub struct MCounts {
     pub syscall_oldp: u64,
     /// `exitsyscall`s that found no P: the G went to the global queue and the M to `stopm`.
     pub syscall_stops: u64,
+    /// `exitsyscall`s whose fast path took an idle P (`exitsyscallfast_pidle`).
+    pub syscall_pidle: u64,
     /// Ps sysmon took from a syscall (`retake`'s CAS `_Psyscall → _Pidle`).
     pub retakes: u64,
     /// `handoffp`s that started an M for the P (the others put it on the idle list).
@@ -2150,6 +2152,7 @@ crate::steps! {
                 let g = m.g;
                 m.found(g, false)
             } else {
+                m.counts.syscall_pidle += 1;
                 Go(Sched::ExitTick)
             };
         /// No idle P after all.

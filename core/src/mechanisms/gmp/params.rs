@@ -603,6 +603,8 @@ pub struct GmpReport {
     pub syscall_oldp: u64,
     /// `exitsyscall`s that found no P: the G to the global queue, the M to `stopm`.
     pub syscall_stops: u64,
+    /// `exitsyscall`s whose fast path took an idle P instead of the old one.
+    pub syscall_pidle: u64,
     /// Ps sysmon retook from a syscall.
     pub retakes: u64,
     /// sysmon's `preemptone` requests (a slice of 10 ms ran out).
@@ -637,6 +639,7 @@ impl GmpReport {
             c.syscalls += m.syscalls;
             c.syscall_oldp += m.syscall_oldp;
             c.syscall_stops += m.syscall_stops;
+            c.syscall_pidle += m.syscall_pidle;
             c.retakes += m.retakes;
             c.handoffs += m.handoffs;
             c.preempt_requests += m.preempt_requests;
@@ -663,6 +666,7 @@ impl GmpReport {
             syscalls: c.syscalls,
             syscall_oldp: c.syscall_oldp,
             syscall_stops: c.syscall_stops,
+            syscall_pidle: c.syscall_pidle,
             retakes: c.retakes,
             preempt_requests: c.preempt_requests,
             preemptions: c.preemptions,
