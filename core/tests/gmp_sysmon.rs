@@ -183,3 +183,45 @@ fn the_checker_finds_a_stuck_syscall_p_and_a_starving_pair() {
         assert_eq!(check_state(&pre), None, "{variant:?}");
     }
 }
+
+#[test]
+fn an_empty_ps_syscall_is_left_for_10_ms_while_another_p_idles() {
+    // 2 Ps: main spawns G2 and blocks for 20 ms; its queue holds G2, so sysmon retakes P0 at
+    // once and hands it off. G2 then blocks too (20 ms), with an empty queue while P1 idles:
+    // retake's grace leaves that syscall alone for 10 ms of sysmon's clock. Then handoffp finds
+    // no work, but P0 would be the last running P (npidle = GOMAXPROCS - 1: someone must poll
+    // the network), so it still starts an M for it.
+    use herdlab_core::mechanisms::gmp::machine::Sched;
+    use herdlab_core::sim::Actor;
+    let p = GmpParams {
+        gomaxprocs: 2,
+        threads: 4,
+        cpus: 5,
+        goroutines: 2,
+        work_ns: 100_000,
+        syscall_ns: 20_000_000,
+        workload: Workload::Syscall,
+        ..GmpParams::default()
+    };
+    let mut sim = p.simulate();
+    let (mut entered, mut retaken) = (Vec::new(), Vec::new());
+    while let Some(rec) = sim.step() {
+        let Actor::Thread(a) = rec.actor else {
+            continue;
+        };
+        match sim.threads()[a as usize].machine().at {
+            Some(Sched::SysBlock) => entered.push(rec.time_ns),
+            Some(Sched::SmSysInc { .. }) => retaken.push(rec.time_ns),
+            _ => {}
+        }
+    }
+    assert_eq!((entered.len(), retaken.len()), (2, 2));
+    assert!(retaken[0] - entered[0] < 100_000, "{entered:?} {retaken:?}");
+    assert!(
+        retaken[1] - entered[1] >= 10_000_000,
+        "{entered:?} {retaken:?}"
+    );
+    let (_, r) = p.run(10_000_000);
+    assert_eq!(r.violation, None);
+    assert_eq!((r.syscalls, r.retakes, r.handoffs), (2, 2, 2));
+}
