@@ -1,6 +1,7 @@
 //! Go's G/M/P scheduler (`src/runtime/proc.go`): goroutines (G) multiplexed onto OS threads (M) by
 //! processors (P), each P with a 256-slot lock-free ring and a one-slot `runnext`, a global queue
-//! under `sched.lock`, work stealing, spinning Ms and the park protocol.
+//! under `sched.lock`, work stealing, spinning Ms and the park protocol; blocking syscalls whose
+//! P sysmon retakes and hands off, and sysmon's preemption of a G that runs 10 ms.
 //!
 //! Follows `shared/reference/go-gmp.md` (Go 1.26 `proc.go`): `newproc` → `runqput(next=true)`
 //! (§3.1-3.2), `runqget` (§3.3), `schedule` / `findRunnable` in its order — 1-in-61 global check,
@@ -8,7 +9,9 @@
 //! coprime order, half of a victim's ring, its `runnext` only on the last pass after `usleep(3)`),
 //! the re-check under the lock with `needspinning`, `releasep` + `pidleput`, the delicate dance
 //! (drop spinning, then re-check every queue) and `stopm` (§3.4-3.6); `wakep` / `startm` (§3.7);
-//! `Gosched`, `gopark` and `goready` (§3.3, §3.8); `injectglist` with no P (§3.12).
+//! `Gosched`, `gopark` and `goready` (§3.3, §3.8); `injectglist` with no P (§3.12);
+//! `entersyscall` / `exitsyscall`, `sysmon`, `retake`, `handoffp`, `preemptone` (§3.9-3.11,
+//! below, in Go 1.25's form).
 //!
 //! ```
 //! use herdlab_core::mechanisms::gmp::{GmpParams, Workload};
