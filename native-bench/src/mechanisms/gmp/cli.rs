@@ -73,8 +73,10 @@ dance's counterexample: --variant reversed-dance (--preemption-bound 5 finds it 
 190,000 states). The sysmon variants start from their own preset (1 P, 2 Ms and sysmon):
 --variant no-syscall-retake (workload syscall), no-async-preemption (hog), runnext-without-sysmon
 (pair); the runtime on the same: --workload syscall|hog|pair. sysmon's clock makes these
-searches large: give --preemption-bound 2 (proven in seconds; the counterexamples are found
-within it). --list-variants prints the variants, correct first.";
+searches large: give --preemption-bound 2 (the runtime proven in seconds; no-syscall-retake
+and runnext-without-sysmon broken in seconds; no-async-preemption in about 2 minutes of a
+release build, 318 steps, as sysmon must first sleep 10 ms of its clock). --list-variants
+prints the variants, correct first.";
 
 /// `sim gmp`, parsed.
 #[derive(Clone, Debug, PartialEq, Eq)]
