@@ -94,8 +94,10 @@
 //! end; the table is in [`invariants`].
 //!
 //! The sysmon presets ([`GmpParams::action_preset`] of `syscall`, `hog`, `pair`: 1 P, 2 Ms,
-//! sysmon) are proven up to 2 preemptions of the schedule (127,317, 142,744 and 314,266 states);
-//! unbounded, sysmon's clock and the Ms' steps multiply past 3 million states.
+//! sysmon) are proven up to 2 preemptions of the schedule (127,317, 142,744 and 314,266 states,
+//! seconds of a debug build) and up to 4 (4,811,200, 2,106,454 and 4,516,008 states, a release
+//! build: `herdlab check gmp --workload syscall --preemption-bound 4`); unbounded, sysmon's
+//! clock and the Ms' steps multiply past 3 million states before the search ends.
 //!
 //! The checker proves each G action on a tiny preset ([`GmpParams::action_preset`]: ping-pong
 //! 638 states, spawn-many 63,461, yield-many 47,043), and the scheduler for 2 Ps, 3 Ms and 3 Gs
