@@ -42,10 +42,7 @@ const LESSONS: [(&str, &str); 7] = [
     ("nginx-accept-mutex", "nginx-accept-mutex.md"),
     ("nginx-thread-pool", "nginx-thread-pool.md"),
     ("go-scheduler", "go-scheduler.md"),
-    (
-        "mysql-thread-per-connection",
-        "mysql-thread-per-connection.md",
-    ),
+    ("mysql-thread-per-connection", "mysql-thread-per-connection.md"),
 ];
 
 /// One marked figure.

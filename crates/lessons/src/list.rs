@@ -12,10 +12,7 @@ pub const LESSON_FILES: &[(&str, &str)] = &[
     ("nginx-accept-mutex", "nginx-accept-mutex.md"),
     ("nginx-thread-pool", "nginx-thread-pool.md"),
     ("go-scheduler", "go-scheduler.md"),
-    (
-        "mysql-thread-per-connection",
-        "mysql-thread-per-connection.md",
-    ),
+    ("mysql-thread-per-connection", "mysql-thread-per-connection.md"),
 ];
 
 /// A version tag of one lesson file: FNV-1a (64 bits, hex) over `parts` (the lesson's Markdown and

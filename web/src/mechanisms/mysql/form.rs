@@ -33,11 +33,7 @@ pub const MYSQL_FIELDS: [Field; 20] = [
     number("queries", "queries", "1-1000000"),
     number("rate", "queries per second", "1-10000000"),
     number("cpu_us", "CPU per query (µs)", "1-1000000"),
-    number(
-        "queries_per_conn",
-        "queries before reconnecting",
-        "1-1000000",
-    ),
+    number("queries_per_conn", "queries before reconnecting", "1-1000000"),
     number("cache_size", "thread_cache_size", "0-16384"),
     number("max_connections", "max_connections", "1-100000"),
     number("groups", "thread_pool_size (groups)", "1-7"),
@@ -72,9 +68,7 @@ pub fn variant_story(v: &str) -> &'static str {
         "no-wait-begin" => "a row-lock wait without thd_wait_begin: the group looks busy",
         "no-throttle" => "no creation throttle: a thread storm",
         "no-high-prio" => "no high-priority queue: a transaction's statements wait behind all",
-        "cache-any-blocked" => {
-            "the cache hands off when blocked > 0: two connections to one thread"
-        }
+        "cache-any-blocked" => "the cache hands off when blocked > 0: two connections to one thread",
         _ => "",
     }
 }

@@ -152,10 +152,7 @@ pub fn mysql_counters(
         ("os_threads", os as u64),
     ];
     if r.mode == Mode::PerConnection.name() {
-        v.extend([
-            ("connects", r.connects as u64),
-            ("cache_hits", r.cache_hits as u64),
-        ]);
+        v.extend([("connects", r.connects as u64), ("cache_hits", r.cache_hits as u64)]);
     } else {
         v.extend([
             ("worker_wakeups", r.worker_wakeups as u64),
@@ -438,10 +435,7 @@ mod tests {
         assert_eq!(s.lanes[0].name, "clients");
         assert_eq!(s.lanes[1].name, "T1");
         let c = cache_of(&s);
-        assert_eq!(
-            (c.size, c.blocked, c.wake, c.channels, c.alive),
-            (2, 0, 0, 0, 0)
-        );
+        assert_eq!((c.size, c.blocked, c.wake, c.channels, c.alive), (2, 0, 0, 0, 0));
         assert_eq!(c.conns.len(), 4);
         assert!(s.invariant.name.is_empty());
         assert_eq!(counter(&s, "steps"), 0);
@@ -455,16 +449,9 @@ mod tests {
             ..Default::default()
         });
         let s = MysqlSnapshot::of(&pool);
-        assert_eq!(
-            s.lanes.len(),
-            1 + 1 + 2 * 3,
-            "clients, timer, 3 slots per group"
-        );
+        assert_eq!(s.lanes.len(), 1 + 1 + 2 * 3, "clients, timer, 3 slots per group");
         let names: Vec<&str> = s.lanes.iter().map(|l| l.name.as_str()).collect();
-        assert_eq!(
-            names,
-            ["clients", "timer", "g0t0", "g0t1", "g0t2", "g1t0", "g1t1", "g1t2"]
-        );
+        assert_eq!(names, ["clients", "timer", "g0t0", "g0t1", "g0t2", "g1t0", "g1t1", "g1t2"]);
         match &*s.state {
             MysqlStateView::Pool(gs) => assert_eq!(gs.len(), 2),
             other => panic!("{other:?}"),
