@@ -142,6 +142,7 @@ fn every_workload_runs_every_g_once_over_seeds_and_shapes() {
                         yields: 0,
                         variant,
                         seed,
+                        ..GmpParams::default()
                     };
                     assert!(Gmp::validate(&p).is_empty(), "{p:?}");
                     let (sim, r) = p.run(10_000_000);
@@ -371,7 +372,7 @@ fn keys_round_trip_and_bad_values_name_their_key() {
         ..GmpParams::default()
     };
     let q = Gmp::to_query(&p);
-    assert_eq!(q, "gomaxprocs=3&threads=7&cpus=4&workload=chain&goroutines=40&work_ns=20000&yields=10&ring=16&variant=steal-one&seed=9");
+    assert_eq!(q, "gomaxprocs=3&threads=7&cpus=4&workload=chain&goroutines=40&work_ns=20000&yields=10&ring=16&variant=steal-one&syscall_ns=1000000&hog_ns=50000000&rounds=20&seed=9");
     let pairs: Vec<(&str, &str)> = q.split('&').filter_map(|kv| kv.split_once('=')).collect();
     let (back, errs) = Gmp::parse_pairs(pairs);
     assert!(errs.is_empty(), "{errs:?}");
@@ -489,6 +490,7 @@ fn the_new_workloads_run_every_g_to_its_end_over_seeds_shapes_and_variants() {
                         yields: 4,
                         variant,
                         seed,
+                        ..GmpParams::default()
                     };
                     assert!(Gmp::validate(&p).is_empty(), "{p:?}");
                     let (sim, r) = p.run(10_000_000);

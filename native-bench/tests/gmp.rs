@@ -200,7 +200,7 @@ fn check_gmp_proves_a_small_scenario_and_exits_0() {
     assert_eq!(v["complete"], true);
     assert_eq!(v["violation"], serde_json::Value::Null);
     assert_eq!(v["states"], 548);
-    assert_eq!(v["invariants"].as_array().unwrap().len(), 6);
+    assert_eq!(v["invariants"].as_array().unwrap().len(), 9);
 }
 
 #[test]
@@ -525,4 +525,166 @@ fn bench_gmp_compare_sim_puts_cores_figures_beside_each_herdlab_row() {
             r["parks"].as_u64().unwrap() as f64 * 1000.0 / tasks
         );
     }
+}
+
+#[test]
+fn sim_gmp_hands_off_retakes_and_preempts_with_exact_counts() {
+    let base = [
+        "sim",
+        "gmp",
+        "--gomaxprocs",
+        "1",
+        "--threads",
+        "6",
+        "--cpus",
+        "7",
+        "--goroutines",
+        "8",
+        "--work-ns",
+        "100000",
+        "--hog-ns",
+        "30000000",
+        "--rounds",
+        "100",
+        "--json",
+    ];
+    let sim = |extra: &[&str]| {
+        let mut a = base.to_vec();
+        a.extend_from_slice(extra);
+        let out = herdlab(&a);
+        assert_eq!(out.status.code(), Some(0), "{extra:?}");
+        json_of(&out)
+    };
+    let v = sim(&["--workload", "syscall"]);
+    assert_eq!(
+        (
+            &v["handoffs"],
+            &v["retakes"],
+            &v["syscalls"],
+            &v["syscall_stops"]
+        ),
+        (&5.into(), &5.into(), &5.into(), &2.into())
+    );
+    assert_eq!(v["violation"], serde_json::Value::Null);
+    let v = sim(&["--workload", "syscall", "--variant", "no-syscall-retake"]);
+    assert_eq!((&v["handoffs"], &v["retakes"]), (&0.into(), &0.into()));
+    assert_eq!(v["violation"]["invariant"], "syscall-retake");
+    let v = sim(&["--workload", "hog"]);
+    assert_eq!(
+        (&v["preempt_requests"], &v["preemptions"]),
+        (&1.into(), &1.into())
+    );
+    let v = sim(&["--workload", "hog", "--variant", "no-async-preemption"]);
+    assert_eq!(v["preemptions"], 0);
+    assert_eq!(v["violation"]["invariant"], "preemption");
+    let v = sim(&["--workload", "pair", "--variant", "runnext-without-sysmon"]);
+    assert_eq!(v["violation"]["invariant"], "starvation");
+    // a blocked M holds a CPU in the simulator: too few CPUs is bad input
+    let out = herdlab(&["sim", "gmp", "--workload", "hog"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--cpus") && err.contains("at least 7"),
+        "{err}"
+    );
+    let out = herdlab(&[
+        "sim",
+        "gmp",
+        "--workload",
+        "pair",
+        "--goroutines",
+        "3",
+        "--cpus",
+        "7",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn check_gmp_finds_the_stuck_syscall_p_and_proves_the_runtime_on_its_preset() {
+    let out = herdlab(&[
+        "check",
+        "gmp",
+        "--variant",
+        "no-syscall-retake",
+        "--preemption-bound",
+        "2",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let v = json_of(&out);
+    assert_eq!(v["violation"]["invariant"], "syscall-retake");
+    assert_eq!(v["violation"]["schedule"].as_array().unwrap().len(), 32);
+    let out = herdlab(&[
+        "check",
+        "gmp",
+        "--workload",
+        "syscall",
+        "--preemption-bound",
+        "2",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let v = json_of(&out);
+    assert_eq!(
+        (&v["complete"], &v["states"]),
+        (&true.into(), &127_317.into())
+    );
+}
+
+#[test]
+fn native_blocking_syscalls_hand_their_ps_off() {
+    // 1 P, 8 Gs: main and every even G sleep 2 ms in nanosleep(2) (the table's blocking
+    // syscall); sysmon (a real thread, usleep) retakes the P from each blocked M and hands it to
+    // a parked one, so the odd Gs run while the sleepers are in the kernel. Counts only: the
+    // timing is the machine's.
+    use herdlab_bench::mechanisms::gmp::native;
+    let p = GmpParams {
+        gomaxprocs: 1,
+        threads: 6,
+        cpus: 7,
+        goroutines: 8,
+        work_ns: 10_000,
+        syscall_ns: 2_000_000,
+        workload: Workload::Syscall,
+        ..GmpParams::default()
+    };
+    let r = native::run(&p, 10_000).expect("a native run");
+    assert_eq!(r.finished, 8);
+    assert_eq!(r.counts.syscalls, 5);
+    assert!(r.counts.retakes >= 1, "{:?}", r.counts);
+    assert!(r.counts.handoffs >= 1, "{:?}", r.counts);
+}
+
+#[test]
+fn bench_gmp_blocking_prints_a_row_per_runtime_with_herdlabs_retakes() {
+    let out = herdlab(&[
+        "bench",
+        "gmp",
+        "--blocking",
+        "--workers",
+        "1",
+        "--rounds",
+        "1",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let v = json_of(&out);
+    let rows = v.as_array().expect("rows");
+    let names: Vec<&str> = rows
+        .iter()
+        .map(|r| r["runtime"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["herdlab", "herdlab-no-retake", "tokio"]);
+    for r in rows {
+        assert_eq!(
+            (&r["shape"], &r["workers"], &r["tasks"]),
+            (&"blocking".into(), &1.into(), &16.into())
+        );
+        assert!(r["median_ns"].as_u64().unwrap() > 0);
+    }
+    assert!(rows[0]["retakes"].as_u64().unwrap() >= 1);
+    assert!(rows[0]["handoffs"].as_u64().unwrap() >= 1);
+    assert_eq!(rows[1]["retakes"], 0);
+    assert_eq!(rows[2]["retakes"], serde_json::Value::Null);
 }

@@ -7,6 +7,9 @@
 // the scenario of `gmp-ring` (one P, a 4-slot ring, main starting 9 goroutines), whose numbers
 // web/src/mechanisms/gmp/snapshot.rs (`the_ring_scenario_of_the_browser_test`) pins.
 //
+// The system-call blocks (gmp-syscall, gmp-syscall-noretake, gmp-hog) depend on the counts
+// core/tests/gmp_sysmon.rs pins for the same scenarios (5 retakes and hand-offs; 1 preemption).
+//
 // Run by `cargo xtask test`, or by hand: HERDLAB_URL=http://127.0.0.1:8080 node --test tests/e2e/gmp.test.mjs
 
 import { test } from 'node:test';
@@ -52,7 +55,7 @@ test('a gmp block is drawn by the lazy bundle: stepping moves goroutines through
   await page.goto(LESSON);
   await waitForSim(page, 'gmp-ring');
   assert.equal(wasm.length, 1, 'the lazy bundle is loaded once for all the lesson\'s gmp blocks');
-  assert.equal(await page.locator('[data-testid="lazy"][data-what="sim"]').count(), 8);
+  assert.equal(await page.locator('[data-testid="lazy"][data-what="sim"]').count(), 11);
   assert.equal(await page.locator('[data-testid="lazy-error"], [data-testid="lazy-widget-error"]').count(), 0);
   const ring = 'gmp-ring';
   assert.equal(await page.locator(`[data-testid="sim-${ring}"]`).getAttribute('data-mechanism'), 'gmp');
@@ -146,11 +149,64 @@ test('an idle P steals half of a busy P\'s queue in one steal; steal-one needs f
   assertNoPageErrors();
 });
 
+test('a blocked M loses its P to sysmon\'s retake; without the retake the P waits; a hog is preempted', { timeout: TEST_TIMEOUT }, async (t) => {
+  const { page, assertNoPageErrors } = await openPage(t);
+  await page.goto(LESSON);
+  const id = 'gmp-syscall';
+  await waitForSim(page, id);
+  // 6 Ms and sysmon, one P
+  assert.equal(await page.locator(sel('lane-6', id)).count(), 1, 'a lane for sysmon');
+  assert.match(await page.locator(sel('lane-6', id)).textContent(), /sysmon/);
+  assert.equal(await page.locator(sel('gmp-p-1', id)).count(), 0, 'one P');
+  // step until P0 belongs to another M while M0 is still in main's syscall (sysmon's first look,
+  // after its 20 us sleep, retakes it and hands it off)
+  let steps = 0;
+  const owner = async () => page.locator(sel('gmp-p-0', id)).getAttribute('data-owner');
+  let sawSyscall = false;
+  while (!['M1', 'M2', 'M3', 'M4', 'M5'].includes(await owner())) {
+    if ((await page.locator(sel('gmp-p-0', id)).textContent()).includes('_Psyscall')) sawSyscall = true;
+    await page.locator(sel('step-forward', id)).click();
+    await waitForSteps(page, id, ++steps);
+    assert.ok(steps <= 400, 'a hand-off within 400 steps');
+  }
+  assert.ok(sawSyscall, 'P0 was shown in _Psyscall before the hand-off');
+  assert.equal(await num(page, 'counter-retakes', id), 1);
+  assert.equal(await num(page, 'counter-handoffs', id), 1);
+
+  const runEnd = async (sim) => {
+    await page.locator(sel('run-end', sim)).click();
+    await page.waitForFunction((s) => document.querySelector(`[data-testid="sim-${s}"] [data-testid="run-end"]`)?.disabled, sim);
+  };
+  await runEnd(id);
+  assert.deepEqual(
+    [await num(page, 'counter-retakes', id), await num(page, 'counter-handoffs', id), await num(page, 'counter-finished', id)],
+    [5, 5, 8],
+  );
+  assert.equal((await page.locator(sel('invariant-status', id)).textContent()).trim(), 'all invariants hold');
+  // without the retake: step until sysmon has seen main's syscall for a tick with Gs waiting
+  // (the widget shows the invariant the current state breaks)
+  const nr = 'gmp-syscall-noretake';
+  steps = 0;
+  while ((await page.locator(sel('invariant-status', nr)).getAttribute('data-invariant')) !== 'syscall-retake') {
+    await page.locator(sel('step-forward', nr)).click();
+    await waitForSteps(page, nr, ++steps);
+    assert.ok(steps <= 600, 'syscall-retake broken within 600 steps');
+  }
+  assert.equal(await page.locator(sel('gmp-p-0', nr)).getAttribute('data-owner'), 'none', 'P0 stays with its blocked M');
+  await runEnd(nr);
+  assert.deepEqual([await num(page, 'counter-retakes', nr), await num(page, 'counter-handoffs', nr)], [0, 0]);
+  const hog = 'gmp-hog';
+  await runEnd(hog);
+  assert.deepEqual([await num(page, 'counter-preemptions', hog), await num(page, 'counter-finished', hog)], [1, 8]);
+  assert.equal((await page.locator(sel('invariant-status', hog)).textContent()).trim(), 'all invariants hold');
+  assertNoPageErrors();
+});
+
 test('axe: no serious or critical violation on the go-scheduler lesson with its lazy widgets', { timeout: TEST_TIMEOUT }, async (t) => {
   const { page, assertNoPageErrors } = await openPage(t);
   await page.goto(LESSON);
   await waitForSim(page, 'gmp-ring');
-  for (const id of ['gmp-single', 'gmp-objects', 'gmp-ring', 'gmp-steal', 'gmp-spin', 'gmp-cmp-1012', 'gmp-cmp-steal-one', 'gmp-cmp-herd']) {
+  for (const id of ['gmp-single', 'gmp-objects', 'gmp-ring', 'gmp-steal', 'gmp-spin', 'gmp-syscall', 'gmp-syscall-noretake', 'gmp-hog', 'gmp-cmp-1012', 'gmp-cmp-steal-one', 'gmp-cmp-herd']) {
     await page.locator(sel('step-forward', id)).click();
     await waitForSteps(page, id, 1);
   }

@@ -10,6 +10,10 @@
 //! | `queue-bounds` | `0 ≤ tail − head ≤ len(runq)` for every P; with the lock free, the global queue's `size` is its list's length and `npidle` the number of idle bits |
 //! | `spinning` | `nmspinning` = Ms with `m.spinning` + `wakep` increments not yet handed to an M + `nextp` words started spinning |
 //! | `lost-wakeup` | never a runnable G queued and a P idle while every M that holds a P is inside a G's computation and no M will look: none spinning, none between readying a G and the end of its `wakep`, none in the park re-check, none woken and not yet running (Go tolerates work waiting briefly in a busy P's queue while that P's M is between Gs: `wakep` is best effort, see the tests) |
+//! | `ownership` (syscalls) | a P in `_Psyscall` has no owner, is not idle, no M's `p`, and is the `oldp` of an M whose G is in the syscall (an M whose P was retaken keeps a stale `oldp`) |
+//! | `syscall-retake` | a P sysmon has seen in the same syscall for a whole tick is not left with its blocked M while Gs wait in its local queue (retake's bound: one tick) |
+//! | `preemption` | a G at a preemption point with sysmon's request for its slice pending does not run on while Gs wait (the async signal's bound: one slice) |
+//! | `starvation` | where no sysmon runs in a `syscall`/`hog`/`pair` world, a P runs at most [`RUNNEXT_BOUND`] inherited `execute`s in a row while Gs wait in its ring (with sysmon the bound is 10 ms of time) |
 //! | `stuck` (end) | when nothing can run, every G ran to its end and every M exited |
 
 use super::machine::{gstatus, wait, GmpActor, Sched, DONE, GHEAD, GSIZE, NMSPINNING, NONE};
@@ -94,6 +98,54 @@ pub fn check_state(sim: &GmpSim) -> Option<Violation> {
                     sim.word(cfg.owner(m.cx.p))
                 ),
             );
+        }
+    }
+    // Ps in a syscall (_Psyscall): no owner, not idle, held as `oldp` by at most one M, whose G
+    // is in the syscall
+    if cfg.workload.sysmon_world() {
+        for p in 0..cfg.procs {
+            let holders: Vec<usize> = ms(sim)
+                .enumerate()
+                .filter(|(_, m)| m.cx.oldp == p)
+                .map(|(i, _)| i)
+                .collect();
+            if sim.word(cfg.psys(p)) == 1 {
+                let owner = sim.word(cfg.owner(p));
+                if owner != 0 || pidle & (1 << p) != 0 {
+                    return v(
+                        "ownership",
+                        format!(
+                            "P{p} is in _Psyscall but has owner {owner} or is on the idle list"
+                        ),
+                    );
+                }
+                if let Some(&i) = ms(sim)
+                    .enumerate()
+                    .find(|(_, m)| m.cx.p == p)
+                    .map(|(i, _)| i)
+                    .as_ref()
+                {
+                    return v(
+                        "ownership",
+                        format!("P{p} is in _Psyscall but M{i}.p is P{p}"),
+                    );
+                }
+                // held as `oldp` by an M whose G is in the syscall (an M whose P was retaken keeps
+                // a stale `oldp` and may take the P back from a later syscall: Go's CAS allows it)
+                let blocked = holders.iter().any(|&i| {
+                    let g = sim.threads()[i].machine().cx.curg;
+                    g != 0 && sim.word(cfg.status(g)) == gstatus::SYSCALL
+                });
+                if !blocked {
+                    return v(
+                        "ownership",
+                        format!("P{p} is in _Psyscall and no M holds it as oldp"),
+                    );
+                }
+            }
+        }
+        if let Some(bad) = retake_and_preemption(sim) {
+            return Some(bad);
         }
     }
     // spinning accounting
@@ -191,7 +243,7 @@ pub fn check_state(sim: &GmpSim) -> Option<Violation> {
             let parked = sim.word(cfg.wait(g as u32)) == wait::PARKED;
             let ok = match status {
                 gstatus::RUNNABLE => count[g] == 1 && !running[g],
-                gstatus::RUNNING => count[g] == 1 && running[g],
+                gstatus::RUNNING | gstatus::SYSCALL => count[g] == 1 && running[g],
                 gstatus::WAITING => count[g] == 0 && (parked || waiting[g]),
                 _ => count[g] == 0 && !parked,
             } && !(parked && status != gstatus::WAITING);
@@ -208,27 +260,99 @@ pub fn check_state(sim: &GmpSim) -> Option<Violation> {
     }
     // lost wakeup
     if lock_free && queued > 0 && pidle != 0 && sim.word(DONE) == 0 {
-        let looking = (0..cfg.actors()).any(|i| {
-            let m = &sim.threads()[i as usize].machine();
-            m.cx.spinning
-                || m.cx.pending_spin
-                || m.cx.waking
-                || m.cx.dancing
-                || (m.cx.p != NONE && m.cx.curg == 0)
-                || sim.word(cfg.nextp(i)) != 0
-                || sim.word(cfg.park(i)) != 0
-                || matches!(m.at, Some(Sched::StopNextpClear { .. } | Sched::AcquireP))
-        });
+        // sysmon will retake a P stuck in a syscall and hand it off
+        let retaker = cfg.sysmon() && (0..cfg.procs).any(|p| sim.word(cfg.psys(p)) == 1);
+        let looking = retaker
+            || (0..cfg.actors()).any(|i| {
+                let m = &sim.threads()[i as usize].machine();
+                m.cx.spinning
+                    || m.cx.pending_spin
+                    || m.cx.waking
+                    || m.cx.dancing
+                    || (m.cx.p != NONE && m.cx.curg == 0)
+                    || sim.word(cfg.nextp(i)) != 0
+                    || sim.word(cfg.park(i)) != 0
+                    || matches!(m.at, Some(Sched::StopNextpClear { .. } | Sched::AcquireP))
+            });
         // …while every M holding a P is inside a G's computation (the G waits behind it)
         let behind = (0..cfg.actors()).all(|i| {
             let m = &sim.threads()[i as usize].machine();
-            m.cx.p == NONE || matches!(m.at, Some(Sched::GWork))
+            m.cx.p == NONE || matches!(m.at, Some(Sched::GWork | Sched::GSlice))
         });
         if !looking && behind {
             return v(
                 "lost-wakeup",
                 format!("{queued} runnable Gs are queued and Ps {pidle:#b} idle while every busy M computes, and no M spins, wakes or re-checks"),
             );
+        }
+    }
+    None
+}
+
+/// The number of runnable Gs in P `p`'s local queue (`runnext` and ring).
+fn local_len(sim: &GmpSim, p: u32) -> u32 {
+    let Some(cfg) = ms(sim).next().map(|m| m.cx.cfg) else {
+        return 0;
+    };
+    let ring = sim.word(cfg.tail(p)).wrapping_sub(sim.word(cfg.head(p)));
+    ring.min(cfg.ring) + (sim.word(cfg.runnext(p)) != 0) as u32
+}
+
+/// How many inherited `execute`s in a row a P may run while a G waits in its ring, where nothing
+/// bounds the time slice (a syscall, hog or pair world without sysmon).
+pub const RUNNEXT_BOUND: u32 = 4;
+
+/// `syscall-retake`, `preemption` and `starvation` (the sysmon worlds' bounded-liveness checks).
+fn retake_and_preemption(sim: &GmpSim) -> Option<Violation> {
+    let cfg = ms(sim).next()?.cx.cfg;
+    // syscall-retake: sysmon saw the same syscall twice and left the P with it, while Gs wait
+    // in the P's queue (only its owner adds to it, and the owner is blocked)
+    if let Some(sm) = ms(sim).find(|m| m.cx.is_sysmon()) {
+        for p in 0..cfg.procs {
+            if sm.cx.sm.twice & (1 << p) != 0
+                && sim.word(cfg.psys(p)) == 1
+                && sim.word(cfg.psyscalltick(p)) == sm.cx.sm.pd_sys[p as usize]
+                && local_len(sim, p) > 0
+            {
+                return v(
+                    "syscall-retake",
+                    format!(
+                        "sysmon has seen P{p}'s syscall for a whole tick and left the P with its blocked M while {} Gs wait in its queue",
+                        local_len(sim, p)
+                    ),
+                );
+            }
+        }
+    }
+    for (i, m) in ms(sim).enumerate() {
+        // preemption: at a preemption point with a request for this slice, the G runs on
+        if m.cx.p != NONE && m.cx.after_slice && matches!(m.at, Some(Sched::GSlice)) {
+            let p = m.cx.p;
+            let req = sim.word(cfg.ppreempt(p));
+            let waiting = local_len(sim, p) + sim.word(GSIZE);
+            if req != 0 && req == m.cx.ptick.wrapping_add(1) && waiting > 0 {
+                return v(
+                    "preemption",
+                    format!(
+                        "M{i}'s G{} passed a preemption point with sysmon's request for its slice pending and runs on while {waiting} Gs wait",
+                        m.cx.curg
+                    ),
+                );
+            }
+        }
+        // starvation: nothing bounds the inherited slice without sysmon
+        if !cfg.sysmon() && m.cx.p != NONE && m.cx.inherits > RUNNEXT_BOUND {
+            let p = m.cx.p;
+            let ring = sim.word(cfg.tail(p)).wrapping_sub(sim.word(cfg.head(p)));
+            if ring > 0 {
+                return v(
+                    "starvation",
+                    format!(
+                        "M{i} has run {} Gs in a row from P{p}'s runnext on one time slice while {ring} Gs wait in its ring, and no sysmon ends the slice",
+                        m.cx.inherits
+                    ),
+                );
+            }
         }
     }
     None

@@ -52,6 +52,24 @@ pub const RUNNEXT_STEAL_SLEEP_NS: u64 = 3_000;
 pub const STEAL_TRIES: u32 = 4;
 /// No P / no M.
 pub const NONE: u32 = u32::MAX;
+/// `forcePreemptNS`: the time slice sysmon gives a P's `schedtick` before `preemptone` (10 ms).
+pub const FORCE_PREEMPT_NS: u64 = 10_000_000;
+/// `retake`'s grace for a syscall on a P with an empty queue while spinning or idle Ps exist.
+pub const SYSCALL_GRACE_NS: u64 = 10_000_000;
+/// sysmon's first sleep, in µs (`usleep(20)`).
+pub const SYSMON_MIN_US: u32 = 20;
+/// sysmon's longest sleep, in µs (10 ms).
+pub const SYSMON_MAX_US: u32 = 10_000;
+/// sysmon doubles its sleep once more than this many rounds in a row did nothing.
+pub const SYSMON_IDLE_ROUNDS: u32 = 50;
+/// A call-free loop (the `hog` workload) runs in slices of this many ns; between two slices is an
+/// async-safe point where a `SIGURG` preemption lands.
+pub const HOG_SLICE_NS: u64 = 100_000;
+/// Where the ghost count of inherited `execute`s saturates (above the invariants' bound).
+pub const RUNNEXT_GHOST_CAP: u32 = 8;
+/// Words per P of the syscall and preemption state ([`GmpConfig::psys`] and the next three),
+/// laid out after the Gs, only for the workloads that have them ([`Workload::sysmon_world`]).
+pub const X_WORDS: u32 = 4;
 
 /// G status values (`_Gidle`, `_Grunnable`, `_Grunning`, `_Gdead` as in `runtime2.go`).
 pub mod gstatus {
@@ -63,6 +81,8 @@ pub mod gstatus {
     pub const RUNNING: u32 = 2;
     /// Parked (`gopark`): on its wait word, in no queue, until a `goready`.
     pub const WAITING: u32 = 4;
+    /// In a blocking system call (`_Gsyscall`): still its M's `curg`, in no queue.
+    pub const SYSCALL: u32 = 3;
     /// Exited.
     pub const DEAD: u32 = 6;
 }
@@ -98,11 +118,20 @@ pub enum GmpVariant {
     /// lock, every new G goes there, every M takes one G at a time from it, no local queues and no
     /// stealing (an M woken spinning drops it and re-checks before parking).
     SingleQueue,
+    /// sysmon never retakes a P from a syscall: the P stays with the blocked M while Gs wait in
+    /// its queue (with GOMAXPROCS=1 everything stops until the syscall returns).
+    NoSyscallRetake,
+    /// Go before 1.14: no `SIGURG`, only the cooperative check in function prologues. A
+    /// call-free loop ignores sysmon's request and starves its P's queue.
+    NoAsyncPreemption,
+    /// No sysmon, but `runqput` still uses `runnext` (the runtime turns runnext off where there is
+    /// no sysmon, e.g. wasm): a ping-pong pair passes one time slice back and forth for ever.
+    RunnextWithoutSysmon,
 }
 
 impl GmpVariant {
     /// Every variant, the correct one first.
-    pub const ALL: [GmpVariant; 7] = [
+    pub const ALL: [GmpVariant; 10] = [
         GmpVariant::Correct,
         GmpVariant::ReversedDance,
         GmpVariant::WakepNoSpinTest,
@@ -110,9 +139,12 @@ impl GmpVariant {
         GmpVariant::StealOne,
         GmpVariant::NoFairness,
         GmpVariant::SingleQueue,
+        GmpVariant::NoSyscallRetake,
+        GmpVariant::NoAsyncPreemption,
+        GmpVariant::RunnextWithoutSysmon,
     ];
     /// Their names, as `variant=` takes them.
-    pub const NAMES: [&'static str; 7] = [
+    pub const NAMES: [&'static str; 10] = [
         "correct",
         "reversed-dance",
         "wakep-no-spin-test",
@@ -120,6 +152,9 @@ impl GmpVariant {
         "steal-one",
         "no-fairness",
         "single-queue",
+        "no-syscall-retake",
+        "no-async-preemption",
+        "runnext-without-sysmon",
     ];
     /// This variant's name.
     pub fn name(self) -> &'static str {
@@ -155,6 +190,19 @@ pub enum Workload {
     /// (G 2k+1), sends it a token (`goready` if it is parked) and waits for one back (`gopark`
     /// unless it came already); the partner waits, answers and exits.
     PingPong,
+    /// Blocking system calls: main spawns G2..GN, then blocks in a syscall of `syscall_ns` and
+    /// exits; each even G blocks in a syscall of `syscall_ns`, then computes `work_ns`; each odd
+    /// G computes `work_ns`.
+    Syscall,
+    /// A CPU hog: main spawns G2..GN; G2 is a call-free loop of `hog_ns` (slices of
+    /// [`HOG_SLICE_NS`] between async-safe points); the others compute `work_ns` each (on one P
+    /// the last one runs first from `runnext`, then G2, and the rest wait behind it).
+    Hog,
+    /// A ping-pong pair and its victims: main spawns G3, then G2 and G5..GN (each computes
+    /// `work_ns`); G3 spawns its partner G4 and the pair passes a token back and forth `rounds`
+    /// times through `runnext`, each computing `work_ns` per turn (a function call at each turn:
+    /// cooperative preemption).
+    Pair,
 }
 
 /// One thing a running G does next.
@@ -172,26 +220,42 @@ pub enum GAct {
     Park,
     /// Send G `c` its token: `goready(c)` if it is parked, else leave the token.
     Ready(u32),
+    /// A blocking system call of this many nanoseconds (`entersyscall` … `exitsyscall`).
+    Syscall(u64),
+    /// Compute this many nanoseconds, then a preemption point: cooperative (a function call,
+    /// `calls`) or async-safe only (a call-free loop).
+    Slice {
+        /// The slice.
+        ns: u64,
+        /// Whether the code makes calls (the prologue's check sees `stackguard0`).
+        calls: bool,
+    },
 }
 
 impl Workload {
     /// Every workload.
-    pub const ALL: [Workload; 6] = [
+    pub const ALL: [Workload; 9] = [
         Workload::FanOut,
         Workload::Chain,
         Workload::Tree,
         Workload::SpawnMany,
         Workload::YieldMany,
         Workload::PingPong,
+        Workload::Syscall,
+        Workload::Hog,
+        Workload::Pair,
     ];
     /// Their names.
-    pub const NAMES: [&'static str; 6] = [
+    pub const NAMES: [&'static str; 9] = [
         "fan-out",
         "chain",
         "tree",
         "spawn-many",
         "yield-many",
         "ping-pong",
+        "syscall",
+        "hog",
+        "pair",
     ];
     /// Whether the Gs are made by the spawner outside every P (no `main` on M0).
     pub fn external(self) -> bool {
@@ -199,7 +263,19 @@ impl Workload {
     }
     /// Whether a G may leave its M and resume later (so `execute` reads its saved `pc`).
     pub fn resumes(self) -> bool {
-        matches!(self, Workload::YieldMany | Workload::PingPong)
+        matches!(
+            self,
+            Workload::YieldMany
+                | Workload::PingPong
+                | Workload::Syscall
+                | Workload::Hog
+                | Workload::Pair
+        )
+    }
+    /// Whether the workload has syscalls or long-running Gs, so its world has each P's syscall
+    /// and preemption words and (in every variant but `runnext-without-sysmon`) a sysmon.
+    pub fn sysmon_world(self) -> bool {
+        matches!(self, Workload::Syscall | Workload::Hog | Workload::Pair)
     }
     /// This workload's name.
     pub fn name(self) -> &'static str {
@@ -213,10 +289,96 @@ impl Workload {
             .map(|i| Self::ALL[i])
     }
 
-    /// What G `g` (1-based, of `gs`) does at its step `pc` (`yields`: `yield-many`'s Gosched
-    /// calls per G).
-    pub fn action(self, gs: u32, work_ns: u64, yields: u32, g: u32, pc: u32) -> GAct {
+    /// What G `g` (1-based) of scenario `c` does at its step `pc`.
+    pub fn action(self, c: &GmpConfig, g: u32, pc: u32) -> GAct {
+        let (gs, work_ns, yields) = (c.gs, c.work_ns, c.yields);
         match self {
+            Workload::Syscall => {
+                if g == 1 {
+                    match pc {
+                        _ if pc + 2 <= gs => GAct::Spawn(pc + 2),
+                        _ if pc + 1 == gs => GAct::Syscall(c.syscall_ns),
+                        _ => GAct::Exit,
+                    }
+                } else if g % 2 == 0 {
+                    match pc {
+                        0 => GAct::Syscall(c.syscall_ns),
+                        1 => GAct::Work(work_ns),
+                        _ => GAct::Exit,
+                    }
+                } else {
+                    match pc {
+                        0 => GAct::Work(work_ns),
+                        _ => GAct::Exit,
+                    }
+                }
+            }
+            Workload::Hog => {
+                let slices = c.hog_ns.div_ceil(HOG_SLICE_NS).max(1) as u32;
+                if g == 1 {
+                    if pc + 2 <= gs {
+                        GAct::Spawn(pc + 2)
+                    } else {
+                        GAct::Exit
+                    }
+                } else if g == 2 {
+                    if pc < slices {
+                        let left = c.hog_ns.max(1) - pc as u64 * HOG_SLICE_NS;
+                        GAct::Slice {
+                            ns: left.min(HOG_SLICE_NS),
+                            calls: false,
+                        }
+                    } else {
+                        GAct::Exit
+                    }
+                } else if pc == 0 {
+                    GAct::Work(work_ns)
+                } else {
+                    GAct::Exit
+                }
+            }
+            Workload::Pair => {
+                let r = c.rounds;
+                if g == 1 {
+                    // G3 first (kicked to the ring by the next spawn), then G2, G5..GN
+                    match pc {
+                        0 if gs >= 3 => GAct::Spawn(3),
+                        1 if gs >= 2 => GAct::Spawn(2),
+                        _ if pc >= 2 && pc + 3 <= gs => GAct::Spawn(pc + 3),
+                        _ => GAct::Exit,
+                    }
+                } else if g == 3 {
+                    match pc {
+                        0 if gs >= 4 => GAct::Spawn(4),
+                        _ if gs < 4 || pc > 3 * r => GAct::Exit,
+                        _ => match (pc - 1) % 3 {
+                            0 => GAct::Slice {
+                                ns: work_ns,
+                                calls: true,
+                            },
+                            1 => GAct::Ready(4),
+                            _ => GAct::Park,
+                        },
+                    }
+                } else if g == 4 {
+                    if pc >= 3 * r {
+                        GAct::Exit
+                    } else {
+                        match pc % 3 {
+                            0 => GAct::Park,
+                            1 => GAct::Slice {
+                                ns: work_ns,
+                                calls: true,
+                            },
+                            _ => GAct::Ready(3),
+                        }
+                    }
+                } else if pc == 0 {
+                    GAct::Work(work_ns)
+                } else {
+                    GAct::Exit
+                }
+            }
             Workload::SpawnMany => match pc {
                 0 => GAct::Work(work_ns),
                 _ => GAct::Exit,
@@ -304,9 +466,46 @@ pub struct GmpConfig {
     pub variant: GmpVariant,
     /// Seed of the Ms' steal orders.
     pub seed: u64,
+    /// `syscall`: each blocking syscall's duration.
+    pub syscall_ns: u64,
+    /// `hog`: the call-free loop's run.
+    pub hog_ns: u64,
+    /// `pair`: the token's round trips.
+    pub rounds: u32,
 }
 
 impl GmpConfig {
+    /// Whether a sysmon thread runs (the syscall, hog and pair workloads, except in the
+    /// `runnext-without-sysmon` variant).
+    pub fn sysmon(&self) -> bool {
+        self.workload.sysmon_world() && self.variant != GmpVariant::RunnextWithoutSysmon
+    }
+    /// The actor index of sysmon (after the Ms and the spawner), if it runs.
+    pub fn sysmon_id(&self) -> Option<u32> {
+        self.sysmon()
+            .then(|| self.threads + self.workload.external() as u32)
+    }
+    fn x_base(&self, p: u32) -> u32 {
+        self.g_base(self.gs + 1)
+            .wrapping_add(p.wrapping_mul(X_WORDS))
+    }
+    /// `pp.status == _Psyscall` (1) of P `p` (0: any other status).
+    pub fn psys(&self, p: u32) -> Word {
+        w(self.x_base(p))
+    }
+    /// `pp.schedtick`: one more per `execute` that does not inherit the slice.
+    pub fn pschedtick(&self, p: u32) -> Word {
+        w(self.x_base(p).wrapping_add(1))
+    }
+    /// `pp.syscalltick`: one more per syscall exit on the P and per retake.
+    pub fn psyscalltick(&self, p: u32) -> Word {
+        w(self.x_base(p).wrapping_add(2))
+    }
+    /// sysmon's preemption request (`gp.preempt`, `pp.preempt`): the `schedtick` whose slice is
+    /// to end, plus one (0: none). A request for an older slice is stale and ignored.
+    pub fn ppreempt(&self, p: u32) -> Word {
+        w(self.x_base(p).wrapping_add(3))
+    }
     /// The first word of P `p`.
     pub fn p_base(&self, p: u32) -> u32 {
         P_BASE.wrapping_add(p.wrapping_mul(P_WORDS + self.ring))
@@ -334,9 +533,10 @@ impl GmpConfig {
     fn m_base(&self, m: u32) -> u32 {
         self.p_base(self.procs).wrapping_add(m.wrapping_mul(2))
     }
-    /// The threads of a run: the Ms, and the spawner (id `threads`) when the workload has one.
+    /// The threads of a run: the Ms, the spawner (id `threads`) when the workload has one, and
+    /// sysmon when it runs.
     pub fn actors(&self) -> u32 {
-        self.threads + self.workload.external() as u32
+        self.threads + self.workload.external() as u32 + self.sysmon() as u32
     }
     /// `m.park`: the note the M sleeps on.
     pub fn park(&self, m: u32) -> Word {
@@ -368,7 +568,11 @@ impl GmpConfig {
     }
     /// Words the layout needs.
     pub fn words_needed(&self) -> u32 {
-        self.g_base(self.gs + 1)
+        if self.workload.sysmon_world() {
+            self.x_base(self.procs)
+        } else {
+            self.g_base(self.gs + 1)
+        }
     }
     /// Half the ring: what `runqputslow` moves and the most `runqgrab` takes.
     pub fn half(&self) -> u32 {
@@ -409,6 +613,21 @@ pub const LISTING: &[&str] = &[
     "G: receive: token there? take it; else gopark: casgstatus(gp, _Grunning, _Gwaiting); dropg; unlockf: cas(wait, empty, parked) || resume",
     "G: send: parked? goready: casgstatus(gp, _Gwaiting, _Grunnable); runqput(pp, gp, next=true); wakep(); else leave the token",
     "spawner (no P): every P idle, every M parked; per G: runnable; lock; globrunqput; unlock; startIdle: lock; pidlegetSpinning; startm(pp, false)",
+    "G: entersyscall: casgstatus(gp, _Grunning, _Gsyscall); pp.m = 0; m.oldp = pp; m.p = 0; pp.status = _Psyscall",
+    "G blocks in the system call (its M sleeps in the kernel and holds no P)",
+    "exitsyscall: if cas(oldp.status, _Psyscall, _Pidle): wirep(oldp); pp.syscalltick++; casgstatus(gp, _Gsyscall, _Grunning)",
+    "  else if sched.pidle != 0: lock; pp = pidleget(); unlock; acquirep(pp)   // exitsyscallfast_pidle",
+    "  else exitsyscall0: casgstatus(gp, _Gsyscall, _Grunnable); dropg; lock; pp = pidleget(); pp ? execute(gp) : globrunqput(gp); unlock; stopm()",
+    "G computes a slice, then a preemption point (a call's prologue, or an async-safe point for SIGURG)",
+    "  if preempt requested for this slice: gopreempt_m: casgstatus(gp, _Grunning, _Grunnable); lock; globrunqput(gp); unlock; schedule()",
+    "sysmon: usleep(delay)   // 20 us; doubling after 50 rounds that did nothing; at most 10 ms",
+    "retake: for each P: if pp.schedtick == pd.schedtick && now - pd.schedwhen >= 10ms: preemptone(pp)   // sets the request",
+    "  if pp.status == _Psyscall: if pd.syscalltick != pp.syscalltick: pd.syscalltick = ..; pd.syscallwhen = now; next P",
+    "  if runqempty(pp) && nmspinning + npidle > 0 && now - pd.syscallwhen < 10ms: next P",
+    "  if cas(pp.status, _Psyscall, _Pidle): n++; pp.syscalltick++; handoffp(pp)",
+    "handoffp(pp): local or global work -> startm(pp, false); no spinning or idle P and cas(nmspinning, 0, 1) -> startm(pp, true)",
+    "  lock; global work or the last running P -> startm(pp, false); else pidleput(pp); unlock",
+    "startm(pp, spinning): mp = mget(); mp.nextp = pp; unlock; notewakeup(&mp.park)   // no M (Go: newm): pidleput(pp)",
 ];
 
 /// Line numbers (1-based) into [`LISTING`].
@@ -465,6 +684,36 @@ pub mod ln {
     pub const G_READY: u16 = 25;
     /// The spawner outside every P.
     pub const INJECT: u16 = 26;
+    /// `entersyscall`.
+    pub const SYSCALL_ENTER: u16 = 27;
+    /// In the syscall.
+    pub const SYSCALL_BLOCK: u16 = 28;
+    /// `exitsyscallfast`: `oldp` back.
+    pub const EXIT_FAST: u16 = 29;
+    /// `exitsyscallfast_pidle`.
+    pub const EXIT_PIDLE: u16 = 30;
+    /// `exitsyscall0`.
+    pub const EXIT_NOP: u16 = 31;
+    /// A slice of a long computation.
+    pub const G_SLICE: u16 = 32;
+    /// The preemption point and `gopreempt_m`.
+    pub const PREEMPT: u16 = 33;
+    /// sysmon's sleep.
+    pub const SYSMON: u16 = 34;
+    /// `retake`: the time slice.
+    pub const RETAKE_PREEMPT: u16 = 35;
+    /// `retake`: a new syscall is only recorded.
+    pub const RETAKE_SYSCALL: u16 = 36;
+    /// `retake`: the grace of an empty queue.
+    pub const RETAKE_IDLE: u16 = 37;
+    /// `retake`: take the P.
+    pub const RETAKE_CAS: u16 = 38;
+    /// `handoffp`'s lock-free tests.
+    pub const HANDOFF: u16 = 39;
+    /// `handoffp` under the lock.
+    pub const HANDOFF_LOCK: u16 = 40;
+    /// `handoffp`'s `startm`.
+    pub const HANDOFF_STARTM: u16 = 41;
 }
 
 /// Where `runqput` returns to.
@@ -474,6 +723,8 @@ pub enum PutRet {
     Newproc,
     /// `goschedImpl`: then `wakep`, then `schedule`.
     Gosched,
+    /// `exitsyscall0` with no P: `globrunqput`, then `stopm`.
+    SyscallStop,
     /// The spawner's `globrunqput`: then `startIdle`.
     Inject,
 }
@@ -526,6 +777,51 @@ pub struct MCounts {
     pub gparks: u64,
     /// `goready`s of a parked G.
     pub readies: u64,
+    /// `entersyscall`s.
+    pub syscalls: u64,
+    /// `exitsyscall`s that took their `oldp` back (the fast path).
+    pub syscall_oldp: u64,
+    /// `exitsyscall`s that found no P: the G went to the global queue and the M to `stopm`.
+    pub syscall_stops: u64,
+    /// `exitsyscall`s whose fast path took an idle P (`exitsyscallfast_pidle`).
+    pub syscall_pidle: u64,
+    /// Ps sysmon took from a syscall (`retake`'s CAS `_Psyscall → _Pidle`).
+    pub retakes: u64,
+    /// `handoffp`s that started an M for the P (the others put it on the idle list).
+    pub handoffs: u64,
+    /// sysmon's `preemptone` requests.
+    pub preempt_requests: u64,
+    /// Gs preempted at a safe point (`gopreempt_m`: to the global queue).
+    pub preemptions: u64,
+}
+
+/// sysmon's registers (empty for an M): its sleep, its idle rounds and its `sysmontick` per P.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct SysmonRegs {
+    /// The next sleep in µs.
+    pub delay_us: u32,
+    /// Rounds in a row that retook or preempted nothing (saturates past 50).
+    pub idle: u32,
+    /// Ps retaken or preempted this round (`retake`'s `n`).
+    pub n: u32,
+    /// `pd.schedtick` per P.
+    pub pd_sched: Vec<u32>,
+    /// `now − pd.schedwhen` per P (saturates at `forcePreemptNS`); sysmon's clock is the sum
+    /// of its sleeps.
+    pub sched_age: Vec<u64>,
+    /// `pd.syscalltick` per P.
+    pub pd_sys: Vec<u32>,
+    /// `now − pd.syscallwhen` per P (saturates at 10 ms).
+    pub sys_age: Vec<u64>,
+    /// `sysretake`: the slice ran out while the P is in a syscall.
+    pub force: bool,
+    /// `startm(pp, spinning)` of `handoffp`: started spinning.
+    pub hspin: bool,
+    /// Ghost: this round saw the P's syscall for the second time (same `syscalltick`).
+    pub same: bool,
+    /// Ghost: the Ps whose syscall sysmon has seen twice, as it left them (the invariant
+    /// `syscall-retake` reads it).
+    pub twice: u32,
 }
 
 /// An M: its registers, its continuation registers and the ghost state the invariants read.
@@ -583,6 +879,18 @@ pub struct Mcx {
     pub parking: u32,
     /// Ghost: the G this M is readying (taken off its wait word, status not yet `_Grunnable`).
     pub readying: u32,
+    /// `m.oldp`: the P held before the syscall (NONE outside one).
+    pub oldp: u32,
+    /// The P's `schedtick` of the running G's slice (what a preemption request names).
+    pub ptick: u32,
+    /// Ghost: the running G has just finished a slice (it stands at a preemption point).
+    pub after_slice: bool,
+    /// Ghost: `execute`s in a row that inherited the time slice (`runnext`), on this M's P.
+    pub inherits: u32,
+    /// `exitsyscall0` found an idle P: execute the G on it.
+    x0: bool,
+    /// sysmon's registers.
+    pub sm: SysmonRegs,
     /// Counters.
     pub counts: MCounts,
 }
@@ -611,6 +919,14 @@ impl Mcx {
             (&self.batch, &self.hand),
             (self.pending_spin, self.waking, self.dancing),
             (self.inject, self.parking, self.readying),
+            (
+                self.oldp,
+                self.ptick,
+                self.after_slice,
+                self.x0,
+                &self.sm,
+                self.inherits,
+            ),
         )
     }
 
@@ -654,11 +970,10 @@ impl Mcx {
 
     fn g_next(&mut self) -> Next<Sched, ()> {
         let c = self.cfg;
-        match c
-            .workload
-            .action(c.gs, c.work_ns, c.yields, self.curg, self.pc)
-        {
+        match c.workload.action(&c, self.curg, self.pc) {
             GAct::Work(_) => Next::Go(Sched::GWork),
+            GAct::Slice { .. } => Next::Go(Sched::GSlice),
+            GAct::Syscall(_) => Next::Go(Sched::EnterStatus),
             GAct::Spawn(child) => Next::Go(Sched::NewLive { c: child }),
             GAct::Exit => Next::Go(Sched::GExit),
             GAct::Yield => Next::Go(Sched::YieldSave),
@@ -669,7 +984,72 @@ impl Mcx {
 
     /// Whether this is the spawner (not an M).
     pub fn is_spawner(&self) -> bool {
-        self.id == self.cfg.threads
+        self.id == self.cfg.threads && self.cfg.workload.external()
+    }
+
+    /// After `execute`: `gogo` to where the G resumes.
+    fn exec_go_on(&mut self) -> Next<Sched, ()> {
+        if self.cfg.workload.resumes() {
+            Next::Go(Sched::ExecSched)
+        } else {
+            self.g_next()
+        }
+    }
+
+    /// Whether this is sysmon (not an M).
+    pub fn is_sysmon(&self) -> bool {
+        self.cfg.sysmon_id() == Some(self.id)
+    }
+
+    /// Whether the G at a slice's end checks for preemption: always with calls (the prologue's
+    /// check); in a call-free loop only by the async signal.
+    fn slice_checks(&self) -> bool {
+        let c = self.cfg;
+        match c.workload.action(&c, self.curg, self.pc) {
+            GAct::Slice { calls, .. } => calls || c.variant != GmpVariant::NoAsyncPreemption,
+            _ => false,
+        }
+    }
+
+    /// sysmon is done with P `p`: the ghost of a second look, then the next P or the round's end.
+    fn sm_next(&mut self, p: u32) -> Next<Sched, ()> {
+        if self.sm.same {
+            self.sm.twice |= 1 << p;
+        } else {
+            self.sm.twice &= !(1 << p);
+        }
+        self.sm.same = false;
+        self.sm.force = false;
+        self.sm.hspin = false;
+        if p + 1 < self.cfg.procs {
+            Next::Go(Sched::SmFlag { p: p + 1 })
+        } else {
+            // `if retake(now) != 0 { idle = 0 } else { idle++ }`, then the next sleep
+            if self.sm.n != 0 {
+                self.sm.idle = 0;
+            } else {
+                self.sm.idle = (self.sm.idle + 1).min(SYSMON_IDLE_ROUNDS + 1);
+            }
+            if self.sm.idle == 0 {
+                self.sm.delay_us = SYSMON_MIN_US;
+            } else if self.sm.idle > SYSMON_IDLE_ROUNDS {
+                self.sm.delay_us = self.sm.delay_us.saturating_mul(2);
+            }
+            self.sm.delay_us = self.sm.delay_us.min(SYSMON_MAX_US);
+            Next::Go(Sched::SmSleep)
+        }
+    }
+
+    /// sysmon after its sleep: every age grows by the sleep.
+    fn sm_tick(&mut self) {
+        let d = self.sm.delay_us as u64 * 1_000;
+        for a in self.sm.sched_age.iter_mut() {
+            *a = (*a + d).min(FORCE_PREEMPT_NS);
+        }
+        for a in self.sm.sys_age.iter_mut() {
+            *a = (*a + d).min(SYSCALL_GRACE_NS);
+        }
+        self.sm.n = 0;
     }
 
     /// The spawner's next G, or its end.
@@ -684,11 +1064,8 @@ impl Mcx {
 
     fn work_ns(&self) -> u64 {
         let c = self.cfg;
-        match c
-            .workload
-            .action(c.gs, c.work_ns, c.yields, self.curg, self.pc)
-        {
-            GAct::Work(ns) => ns,
+        match c.workload.action(&c, self.curg, self.pc) {
+            GAct::Work(ns) | GAct::Syscall(ns) | GAct::Slice { ns, .. } => ns,
             _ => 0,
         }
     }
@@ -710,6 +1087,10 @@ impl Mcx {
             PutRet::Gosched => {
                 self.wake_ret = WakeRet::Schedule;
                 Next::Go(self.wake_entry())
+            }
+            PutRet::SyscallStop => {
+                self.waking = false;
+                Next::Go(Sched::StopLock)
             }
             PutRet::Inject => {
                 // startIdle(1): straight to the lock, no nmspinning
@@ -1230,6 +1611,7 @@ crate::steps! {
         };
         /// `releasep`: `pp.m = 0; m.p = 0`.
         ParkOwner @ ln::RELEASE => store(m.cfg.owner(m.p), 0) => |()| {
+            m.inherits = 0;
             m.tp = m.p;
             m.p = NONE;
             Go(Sched::ParkPidleStore)
@@ -1391,12 +1773,21 @@ crate::steps! {
             m.counts.context_switches += 1;
             if !m.inherit {
                 m.schedtick = m.schedtick.wrapping_add(1);
+                m.inherits = 0;
+            } else if m.cfg.workload.sysmon_world() {
+                m.inherits = (m.inherits + 1).min(RUNNEXT_GHOST_CAP);
             }
             m.pc = 0;
+            m.after_slice = false;
+            let inherit = m.inherit;
             m.clear();
             m.g = 0;
             m.inherit = false;
-            if m.cfg.workload.resumes() { Go(Sched::ExecSched) } else { m.g_next() }
+            if m.cfg.sysmon() {
+                if inherit { Go(Sched::ExecTickLoad) } else { Go(Sched::ExecTickAdd) }
+            } else {
+                m.exec_go_on()
+            }
         };
         /// `gogo(&gp.sched)`: where the G resumes.
         ExecSched @ ln::EXECUTE => load(m.cfg.sched(m.curg)) => |pc| {
@@ -1691,6 +2082,445 @@ crate::steps! {
             m.put_done()
         };
 
+        // ----- blocking system calls (Go <= 1.25's _Psyscall) -----
+        /// `entersyscall`: `casgstatus(gp, _Grunning, _Gsyscall)`.
+        EnterStatus @ ln::SYSCALL_ENTER => store(m.cfg.status(m.curg), gstatus::SYSCALL) => |()| Go(Sched::EnterOwner);
+        /// `pp.m = 0; m.oldp = pp; m.p = 0`.
+        EnterOwner @ ln::SYSCALL_ENTER => store(m.cfg.owner(m.p), 0) => |()| {
+            m.inherits = 0;
+            m.oldp = m.p;
+            m.p = NONE;
+            Go(Sched::EnterFlag)
+        };
+        /// `atomic.Store(&pp.status, _Psyscall)`.
+        EnterFlag @ ln::SYSCALL_ENTER => store(m.cfg.psys(m.oldp), 1) => |()| {
+            m.counts.syscalls += 1;
+            Go(Sched::SysBlock)
+        };
+        /// The syscall blocks the thread (the simulator has no timed sleep: the M is busy on its CPU
+        /// for the syscall's time, and the scenario gives every thread a CPU).
+        SysBlock @ ln::SYSCALL_BLOCK => work(m.work_ns()) => |()| Go(Sched::ExitFastCas);
+        /// `exitsyscallfast`: `cas(oldp.status, _Psyscall, _Pidle)`.
+        ExitFastCas @ ln::EXIT_FAST => cas(m.cfg.psys(m.oldp), 1, 0) => |ok|
+            if ok {
+                Go(Sched::ExitWire)
+            } else {
+                m.oldp = NONE;
+                Go(Sched::ExitPidlePeek)
+            };
+        /// `wirep(oldp)`.
+        ExitWire @ ln::EXIT_FAST => store(m.cfg.owner(m.oldp), m.id + 1) => |()| {
+            m.p = m.oldp;
+            m.oldp = NONE;
+            m.counts.syscall_oldp += 1;
+            Go(Sched::ExitTick)
+        };
+        /// `pp.syscalltick++`.
+        ExitTick @ ln::EXIT_FAST => fetch_add(m.cfg.psyscalltick(m.p), 1) => |_| Go(Sched::ExitRun);
+        /// `casgstatus(gp, _Gsyscall, _Grunning)`: the G goes on.
+        ExitRun @ ln::EXIT_FAST => store(m.cfg.status(m.curg), gstatus::RUNNING) => |()| {
+            m.pc += 1;
+            m.g_next()
+        };
+        /// `sched.pidle != 0` (racy)?
+        ExitPidlePeek @ ln::EXIT_PIDLE => load(PIDLE) => |mask|
+            if mask == 0 { Go(Sched::Exit0Save) } else { Go(Sched::ExitLock) };
+        /// `lock(&sched.lock)`.
+        ExitLock @ ln::EXIT_PIDLE => mutex_lock(SCHED_LOCK) => |()| Go(Sched::ExitPidle);
+        /// `pidleget`: the idle mask.
+        ExitPidle @ ln::EXIT_PIDLE => load(PIDLE) => |mask|
+            if mask == 0 {
+                Go(Sched::ExitUnlockNone)
+            } else {
+                m.mask = mask;
+                m.tp = mask.trailing_zeros();
+                Go(Sched::ExitTakeP)
+            };
+        /// Take the P off the idle mask…
+        ExitTakeP @ ln::EXIT_PIDLE => store(PIDLE, m.mask & !(1 << m.tp)) => |()| Go(Sched::ExitNpidle);
+        /// …`npidle--`…
+        ExitNpidle @ ln::EXIT_PIDLE => fetch_add(NPIDLE, u32::MAX) => |_| Go(Sched::ExitOwner);
+        /// …`acquirep`.
+        ExitOwner @ ln::EXIT_PIDLE => store(m.cfg.owner(m.tp), m.id + 1) => |()| {
+            m.p = m.tp;
+            Go(Sched::ExitUnlock)
+        };
+        /// `unlock`; `exitsyscall0` runs the G on the P (`execute`), the fast path goes on.
+        ExitUnlock @ ln::EXIT_PIDLE => mutex_unlock(SCHED_LOCK) => |()|
+            if m.x0 {
+                m.x0 = false;
+                let g = m.g;
+                m.found(g, false)
+            } else {
+                m.counts.syscall_pidle += 1;
+                Go(Sched::ExitTick)
+            };
+        /// No idle P after all.
+        ExitUnlockNone @ ln::EXIT_PIDLE => mutex_unlock(SCHED_LOCK) => |()| Go(Sched::Exit0Save);
+        /// `exitsyscall0`: the G resumes after the syscall…
+        Exit0Save @ ln::EXIT_NOP => store(m.cfg.sched(m.curg), m.pc + 1) => |()| Go(Sched::Exit0Status);
+        /// …`casgstatus(gp, _Gsyscall, _Grunnable)`; `dropg`.
+        Exit0Status @ ln::EXIT_NOP => store(m.cfg.status(m.curg), gstatus::RUNNABLE) => |()| {
+            let g = m.curg;
+            m.curg = 0;
+            m.g = g;
+            m.hold(g);
+            Go(Sched::Exit0Lock)
+        };
+        /// `lock(&sched.lock)`.
+        Exit0Lock @ ln::EXIT_NOP => mutex_lock(SCHED_LOCK) => |()| Go(Sched::Exit0Pidle);
+        /// `pidleget`: an idle P runs the G; none: `globrunqput(gp)` (still under the lock), `stopm`.
+        Exit0Pidle @ ln::EXIT_NOP => load(PIDLE) => |mask|
+            if mask != 0 {
+                m.mask = mask;
+                m.tp = mask.trailing_zeros();
+                m.x0 = true;
+                Go(Sched::ExitTakeP)
+            } else {
+                m.counts.syscall_stops += 1;
+                let g = m.g;
+                m.g = 0;
+                m.batch.clear();
+                m.batch.push(g);
+                m.i = 0;
+                m.put_ret = PutRet::SyscallStop;
+                Go(Sched::GPushTail)
+            };
+
+        // ----- a long computation in slices, with preemption points -----
+        /// The G computes one slice.
+        GSlice @ ln::G_SLICE => work(m.work_ns()) => |()| {
+            let checks = m.slice_checks();
+            m.pc += 1;
+            m.after_slice = true;
+            if checks { Go(Sched::SliceCheck) } else { m.g_next() }
+        };
+        /// The preemption point: a request for this slice (`gp.preempt`, `stackguard0`, `SIGURG`)?
+        SliceCheck @ ln::PREEMPT => load(m.cfg.ppreempt(m.p)) => |v| {
+            m.after_slice = false;
+            if v != 0 && v == m.ptick.wrapping_add(1) { Go(Sched::PreemptSave) } else { m.g_next() }
+        };
+        /// `gopreempt_m`: save where the G resumes…
+        PreemptSave @ ln::PREEMPT => store(m.cfg.sched(m.curg), m.pc) => |()| Go(Sched::PreemptStatus);
+        /// …`casgstatus(gp, _Grunning, _Grunnable)`; `dropg`; `globrunqput` under the lock; `wakep`;
+        /// `schedule`.
+        PreemptStatus @ ln::PREEMPT => store(m.cfg.status(m.curg), gstatus::RUNNABLE) => |()| {
+            let g = m.curg;
+            m.curg = 0;
+            m.hand.push(g);
+            m.waking = true;
+            m.counts.preemptions += 1;
+            m.global_put(g, PutRet::Gosched)
+        };
+        /// `execute`: `pp.schedtick++` unless the G inherits the slice (the request names it).
+        ExecTickAdd @ ln::EXECUTE => fetch_add(m.cfg.pschedtick(m.p), 1) => |old| {
+            m.ptick = old.wrapping_add(1);
+            m.exec_go_on()
+        };
+        /// `execute` with `inheritTime`: the slice goes on.
+        ExecTickLoad @ ln::EXECUTE => load(m.cfg.pschedtick(m.p)) => |t| {
+            m.ptick = t;
+            m.exec_go_on()
+        };
+
+        // ----- sysmon (its own M, no P) -----
+        /// `usleep(delay)` (a busy CPU of its own in the simulator, which has no timed sleep).
+        SmSleep @ ln::SYSMON => work(m.sm.delay_us as u64 * 1_000) => |()| Go(Sched::SmDone);
+        /// The program ended: sysmon stops too.
+        SmDone @ ln::SYSMON => load(DONE) => |d|
+            if d != 0 {
+                Done(())
+            } else {
+                m.sm_tick();
+                Go(Sched::SmFlag { p: 0 })
+            };
+        /// `s := pp.status`: `_Psyscall`?
+        SmFlag {
+            /// The P.
+            p: u32,
+        } @ ln::RETAKE_PREEMPT => load(m.cfg.psys(p)) => |f|
+            if f == 1 { Go(Sched::SmTick { p, sys: true }) } else { Go(Sched::SmOwner { p }) };
+        /// `_Prunning` (an owner)?
+        SmOwner {
+            /// The P.
+            p: u32,
+        } @ ln::RETAKE_PREEMPT => load(m.cfg.owner(p)) => |o|
+            if o != 0 { Go(Sched::SmTick { p, sys: false }) } else { m.sm_next(p) };
+        /// `pp.schedtick` against `pd.schedtick`: the same slice for 10 ms → `preemptone`.
+        SmTick {
+            /// The P.
+            p: u32,
+            /// In a syscall.
+            sys: bool,
+        } @ ln::RETAKE_PREEMPT => load(m.cfg.pschedtick(p)) => |t| {
+            let i = p as usize;
+            let expired = m.sm.pd_sched[i] == t && m.sm.sched_age[i] >= FORCE_PREEMPT_NS;
+            if m.sm.pd_sched[i] != t {
+                m.sm.pd_sched[i] = t;
+                m.sm.sched_age[i] = 0;
+            }
+            if sys {
+                // preemptone cannot reach a G in a syscall: `sysretake`
+                m.sm.force = expired;
+                Go(Sched::SmSysTick { p })
+            } else if expired {
+                Go(Sched::SmPreempt { p, t })
+            } else {
+                m.sm_next(p)
+            }
+        };
+        /// `preemptone(pp)`: ask the running G to stop at its next preemption point.
+        SmPreempt {
+            /// The P.
+            p: u32,
+            /// The slice.
+            t: u32,
+        } @ ln::RETAKE_PREEMPT => store(m.cfg.ppreempt(p), t.wrapping_add(1)) => |()| {
+            m.counts.preempt_requests += 1;
+            m.sm_next(p)
+        };
+        /// `pp.syscalltick`: a new syscall is only recorded (it gets at least one tick).
+        SmSysTick {
+            /// The P.
+            p: u32,
+        } @ ln::RETAKE_SYSCALL => load(m.cfg.psyscalltick(p)) => |t| {
+            let i = p as usize;
+            if !m.sm.force && m.sm.pd_sys[i] != t {
+                m.sm.pd_sys[i] = t;
+                m.sm.sys_age[i] = 0;
+                m.sm_next(p)
+            } else {
+                m.sm.same = true;
+                if m.cfg.variant == GmpVariant::NoSyscallRetake {
+                    m.sm_next(p)
+                } else {
+                    Go(Sched::SmRunnext { p })
+                }
+            }
+        };
+        /// `runqempty(pp)`: its `runnext`…
+        SmRunnext {
+            /// The P.
+            p: u32,
+        } @ ln::RETAKE_IDLE => load(m.cfg.runnext(p)) => |g|
+            if g != 0 { Go(Sched::SmCas { p }) } else { Go(Sched::SmHead { p }) };
+        /// …its head…
+        SmHead {
+            /// The P.
+            p: u32,
+        } @ ln::RETAKE_IDLE => load(m.cfg.head(p)) => |h| Go(Sched::SmTail { p, h });
+        /// …its tail.
+        SmTail {
+            /// The P.
+            p: u32,
+            /// Its head.
+            h: u32,
+        } @ ln::RETAKE_IDLE => load(m.cfg.tail(p)) => |t|
+            if t != h { Go(Sched::SmCas { p }) } else { Go(Sched::SmSpinN { p }) };
+        /// Empty: `nmspinning`…
+        SmSpinN {
+            /// The P.
+            p: u32,
+        } @ ln::RETAKE_IDLE => load(NMSPINNING) => |s| Go(Sched::SmIdleN { p, s });
+        /// …`+ npidle > 0` and the syscall younger than 10 ms: leave it.
+        SmIdleN {
+            /// The P.
+            p: u32,
+            /// `nmspinning` read.
+            s: u32,
+        } @ ln::RETAKE_IDLE => load(NPIDLE) => |i|
+            if s + i > 0 && m.sm.sys_age[p as usize] < SYSCALL_GRACE_NS {
+                m.sm.same = false;
+                m.sm_next(p)
+            } else {
+                Go(Sched::SmCas { p })
+            };
+        /// `cas(pp.status, _Psyscall, _Pidle)`: the P is sysmon's (a failure: the M came back).
+        SmCas {
+            /// The P.
+            p: u32,
+        } @ ln::RETAKE_CAS => cas(m.cfg.psys(p), 1, 0) => |ok|
+            if ok {
+                m.sm.n += 1;
+                m.counts.retakes += 1;
+                m.tp = p;
+                Go(Sched::SmSysInc { p })
+            } else {
+                m.sm.same = false;
+                m.sm_next(p)
+            };
+        /// `pp.syscalltick++`; then `handoffp(pp)`.
+        SmSysInc {
+            /// The P.
+            p: u32,
+        } @ ln::RETAKE_CAS => fetch_add(m.cfg.psyscalltick(p), 1) => |_| {
+            m.sm.same = false;
+            Go(Sched::HoNext { p })
+        };
+
+        // ----- handoffp(pp) (sysmon's) -----
+        /// Local work: `runnext`…
+        HoNext {
+            /// The P.
+            p: u32,
+        } @ ln::HANDOFF => load(m.cfg.runnext(p)) => |g|
+            if g != 0 { Go(Sched::StLock { p }) } else { Go(Sched::HoHead { p }) };
+        /// …the ring's head…
+        HoHead {
+            /// The P.
+            p: u32,
+        } @ ln::HANDOFF => load(m.cfg.head(p)) => |h| Go(Sched::HoTail { p, h });
+        /// …and tail.
+        HoTail {
+            /// The P.
+            p: u32,
+            /// Its head.
+            h: u32,
+        } @ ln::HANDOFF => load(m.cfg.tail(p)) => |t|
+            if t != h { Go(Sched::StLock { p }) } else { Go(Sched::HoGsize { p }) };
+        /// Global work?
+        HoGsize {
+            /// The P.
+            p: u32,
+        } @ ln::HANDOFF => load(GSIZE) => |n|
+            if n > 0 { Go(Sched::StLock { p }) } else { Go(Sched::HoSpinN { p }) };
+        /// `nmspinning`…
+        HoSpinN {
+            /// The P.
+            p: u32,
+        } @ ln::HANDOFF => load(NMSPINNING) => |s| Go(Sched::HoIdleN { p, s });
+        /// …`+ npidle == 0`: nobody would look, start a spinning M.
+        HoIdleN {
+            /// The P.
+            p: u32,
+            /// `nmspinning` read.
+            s: u32,
+        } @ ln::HANDOFF => load(NPIDLE) => |i|
+            if s + i == 0 { Go(Sched::HoSpinCas { p }) } else { Go(Sched::HoLock { p }) };
+        /// `cas(nmspinning, 0, 1)`.
+        HoSpinCas {
+            /// The P.
+            p: u32,
+        } @ ln::HANDOFF => cas(NMSPINNING, 0, 1) => |ok|
+            if ok {
+                m.pending_spin = true;
+                m.sm.hspin = true;
+                Go(Sched::HoNeedClear { p })
+            } else {
+                Go(Sched::HoLock { p })
+            };
+        /// `needspinning = 0`; `startm(pp, true)`.
+        HoNeedClear {
+            /// The P.
+            p: u32,
+        } @ ln::HANDOFF => store(NEEDSPIN, 0) => |()| Go(Sched::StLock { p });
+        /// `lock(&sched.lock)`.
+        HoLock {
+            /// The P.
+            p: u32,
+        } @ ln::HANDOFF_LOCK => mutex_lock(SCHED_LOCK) => |()| Go(Sched::HoGsize2 { p });
+        /// Global work (under the lock) → `startm(pp, false)`.
+        HoGsize2 {
+            /// The P.
+            p: u32,
+        } @ ln::HANDOFF_LOCK => load(GSIZE) => |n|
+            if n > 0 { Go(Sched::StMidle { p }) } else { Go(Sched::HoLast { p }) };
+        /// The last running P (and nobody in netpoll: this model has no netpoller) → `startm`.
+        HoLast {
+            /// The P.
+            p: u32,
+        } @ ln::HANDOFF_LOCK => load(NPIDLE) => |i|
+            if i + 1 == m.cfg.procs { Go(Sched::StMidle { p }) } else { Go(Sched::StPidle { p }) };
+
+        // ----- startm(pp, spinning) of handoffp -----
+        /// `lock(&sched.lock)`.
+        StLock {
+            /// The P.
+            p: u32,
+        } @ ln::HANDOFF_STARTM => mutex_lock(SCHED_LOCK) => |()| Go(Sched::StMidle { p });
+        /// `mget`.
+        StMidle {
+            /// The P.
+            p: u32,
+        } @ ln::HANDOFF_STARTM => load(MIDLE) => |mm|
+            if mm == 0 {
+                m.counts.no_m += 1;
+                Go(Sched::StPidle { p })
+            } else {
+                m.mask = mm;
+                Go(Sched::StTakeM { p, m2: mm.trailing_zeros() })
+            };
+        /// Take the M off `midle`.
+        StTakeM {
+            /// The P.
+            p: u32,
+            /// The M.
+            m2: u32,
+        } @ ln::HANDOFF_STARTM => store(MIDLE, m.mask & !(1 << m2)) => |()| Go(Sched::StNextp { p, m2 });
+        /// `mp.nextp = pp` (spinning if `handoffp` started one).
+        StNextp {
+            /// The P.
+            p: u32,
+            /// The M.
+            m2: u32,
+        } @ ln::HANDOFF_STARTM => store(m.cfg.nextp(m2), (p + 1) | if m.sm.hspin { SPIN_BIT } else { 0 }) => |()| {
+            m.pending_spin = false;
+            m.counts.handoffs += 1;
+            Go(Sched::StUnlock { p, m2 })
+        };
+        /// `pidleput`: the idle mask…
+        StPidle {
+            /// The P.
+            p: u32,
+        } @ ln::HANDOFF_LOCK => load(PIDLE) => |mask| {
+            m.mask = mask;
+            Go(Sched::StPidleStore { p })
+        };
+        /// …our P's bit…
+        StPidleStore {
+            /// The P.
+            p: u32,
+        } @ ln::HANDOFF_LOCK => store(PIDLE, m.mask | (1 << p)) => |()| Go(Sched::StNpidle { p });
+        /// …`npidle++` (and a spinning start that found no M is undone).
+        StNpidle {
+            /// The P.
+            p: u32,
+        } @ ln::HANDOFF_LOCK => fetch_add(NPIDLE, 1) => |_|
+            if m.sm.hspin { Go(Sched::StUndo { p }) } else { Go(Sched::StUnlock { p, m2: NONE }) };
+        /// `nmspinning--`.
+        StUndo {
+            /// The P.
+            p: u32,
+        } @ ln::HANDOFF_STARTM => fetch_add(NMSPINNING, u32::MAX) => |_| {
+            m.pending_spin = false;
+            Go(Sched::StUnlock { p, m2: NONE })
+        };
+        /// `unlock(&sched.lock)`.
+        StUnlock {
+            /// The P.
+            p: u32,
+            /// The M to wake, or NONE.
+            m2: u32,
+        } @ ln::HANDOFF_STARTM => mutex_unlock(SCHED_LOCK) => |()|
+            if m2 == NONE { m.sm_next(p) } else { Go(Sched::StPark { p, m2 }) };
+        /// `notewakeup(&mp.park)`: the note…
+        StPark {
+            /// The P.
+            p: u32,
+            /// The M.
+            m2: u32,
+        } @ ln::HANDOFF_STARTM => store(m.cfg.park(m2), 1) => |()| Go(Sched::StFutex { p, m2 });
+        /// …and the futex.
+        StFutex {
+            /// The P.
+            p: u32,
+            /// The M.
+            m2: u32,
+        } @ ln::HANDOFF_STARTM => futex_wake(m.cfg.park(m2), WakeCount::Up(1)) => |_| {
+            m.counts.futex_wakes += 1;
+            m.sm_next(p)
+        };
+
         // ----- wakep / startm -----
         /// `if nmspinning != 0: return`.
         WakeLoad @ ln::WAKEP => load(NMSPINNING) => |s|
@@ -1794,8 +2624,12 @@ impl GmpActor {
     /// M `id` of a scenario: M0 starts the program, the others wait parked on `midle`.
     pub fn new(cfg: GmpConfig, id: u32) -> Self {
         let external = cfg.workload.external();
+        let sysmon = cfg.sysmon_id() == Some(id);
+        let n = if sysmon { cfg.procs as usize } else { 0 };
         GmpActor {
-            at: Some(if external && id == cfg.threads {
+            at: Some(if sysmon {
+                Sched::SmSleep
+            } else if external && id == cfg.threads {
                 Sched::XInitPidle
             } else if id == 0 && !external {
                 Sched::InitPidle
@@ -1833,6 +2667,19 @@ impl GmpActor {
                 inject: false,
                 parking: 0,
                 readying: 0,
+                oldp: NONE,
+                ptick: 0,
+                after_slice: false,
+                inherits: 0,
+                x0: false,
+                sm: SysmonRegs {
+                    delay_us: SYSMON_MIN_US,
+                    pd_sched: vec![0; n],
+                    sched_age: vec![0; n],
+                    pd_sys: vec![0; n],
+                    sys_age: vec![0; n],
+                    ..SysmonRegs::default()
+                },
                 counts: MCounts::default(),
             },
         }

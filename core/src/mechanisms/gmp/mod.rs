@@ -1,6 +1,7 @@
 //! Go's G/M/P scheduler (`src/runtime/proc.go`): goroutines (G) multiplexed onto OS threads (M) by
 //! processors (P), each P with a 256-slot lock-free ring and a one-slot `runnext`, a global queue
-//! under `sched.lock`, work stealing, spinning Ms and the park protocol.
+//! under `sched.lock`, work stealing, spinning Ms and the park protocol; blocking syscalls whose
+//! P sysmon retakes and hands off, and sysmon's preemption of a G that runs 10 ms.
 //!
 //! Follows `shared/reference/go-gmp.md` (Go 1.26 `proc.go`): `newproc` → `runqput(next=true)`
 //! (§3.1-3.2), `runqget` (§3.3), `schedule` / `findRunnable` in its order — 1-in-61 global check,
@@ -8,7 +9,9 @@
 //! coprime order, half of a victim's ring, its `runnext` only on the last pass after `usleep(3)`),
 //! the re-check under the lock with `needspinning`, `releasep` + `pidleput`, the delicate dance
 //! (drop spinning, then re-check every queue) and `stopm` (§3.4-3.6); `wakep` / `startm` (§3.7);
-//! `Gosched`, `gopark` and `goready` (§3.3, §3.8); `injectglist` with no P (§3.12).
+//! `Gosched`, `gopark` and `goready` (§3.3, §3.8); `injectglist` with no P (§3.12);
+//! `entersyscall` / `exitsyscall`, `sysmon`, `retake`, `handoffp`, `preemptone` (§3.9-3.11,
+//! below, in Go 1.25's form).
 //!
 //! ```
 //! use herdlab_core::mechanisms::gmp::{GmpParams, Workload};
@@ -52,9 +55,49 @@
 //! without parking. `goready` (`ready`): take the G off its wait word, `_Gwaiting → _Grunnable`,
 //! `runqput(pp, gp, next=true)` (the readier's `runnext`) and `wakep`.
 //!
+//! # Blocking syscalls, sysmon, preemption (`syscall`, `hog`, `pair`)
+//! These follow Go ≤ 1.25's `proc.go` (the fact sheet's §3.9-3.11 and the source of
+//! `reentersyscall`, `exitsyscall`, `exitsyscallfast`, `exitsyscall0`, `handoffp`, `sysmon`,
+//! `retake`, `preemptone`): `entersyscall` sets the G `_Gsyscall`, unwires the P (`pp.m = 0`,
+//! `m.oldp = pp`, `m.p = 0`) and stores `_Psyscall` ([`GmpConfig::psys`]); `exitsyscall` CASes
+//! `oldp` back from `_Psyscall` (fast path, `syscalltick++`), else takes an idle P, else
+//! (`exitsyscall0`) puts the G on the global queue and the M in `stopm`. Go 1.26 keeps the P
+//! `_Prunning` and wired during the syscall and has sysmon freeze the G with its `_Gscan` bit
+//! (`setBlockOnExitSyscall`) before `takeP`; the hand-off seen from outside is the same, the
+//! model keeps the older, simpler CAS on the P's status.
+//!
+//! sysmon is its own thread (no P, not an M of `threads`): it sleeps 20 µs, doubling the sleep
+//! after 50 rounds in a row that retook nothing, up to 10 ms; each round it runs `retake` over
+//! every P: a P whose `schedtick` has not moved for 10 ms (`forcePreemptNS`) gets a preemption
+//! request ([`GmpConfig::ppreempt`]: the slice's tick, so a stale request is ignored); a P in
+//! `_Psyscall` whose `syscalltick` is new is only recorded (each syscall gets a tick), else it is
+//! left alone only if its queue is empty, some P spins or idles and the syscall is younger than
+//! 10 ms; otherwise sysmon CASes it `_Psyscall → _Pidle`, bumps `syscalltick` and `handoffp`s it:
+//! local or global work → `startm(pp, false)`; nobody spinning or idle → `startm(pp, true)`;
+//! under the lock global work or the last running P → `startm`; else `pidleput`. sysmon's clock
+//! is the sum of its sleeps (so the checker's states stay finite: ages saturate at 10 ms); it has
+//! no deep sleep (it keeps ticking when every P idles) and stops when the program ends.
+//!
+//! A long computation runs in slices (`hog`: [`machine::HOG_SLICE_NS`]); after each slice comes a
+//! preemption point: the `hog` is a call-free loop, so only the async signal (`SIGURG`, Go 1.14)
+//! stops it there; the `pair`'s turns make calls, so the prologue's check does. A G that finds a
+//! request for its slice runs `gopreempt_m` (`goschedImpl`: the global queue, `wakep`,
+//! `schedule`).
+//!
+//! The simulator has no timed sleep: a blocked M and sleeping sysmon are busy on a CPU, so these
+//! workloads need a CPU per thread (`cpus > threads`, checked). `startm` with no parked M (Go
+//! would create one) puts the P back idle (`no_m`).
+//!
 //! # Invariants ([`invariants`], §5 of the fact sheet)
-//! `conservation`, `ownership`, `queue-bounds`, `spinning`, `lost-wakeup`, and `stuck` at the end;
-//! the table is in [`invariants`].
+//! `conservation`, `ownership`, `queue-bounds`, `spinning`, `lost-wakeup`, the bounded-liveness
+//! checks of the sysmon worlds `syscall-retake`, `preemption` and `starvation`, and `stuck` at the
+//! end; the table is in [`invariants`].
+//!
+//! The sysmon presets ([`GmpParams::action_preset`] of `syscall`, `hog`, `pair`: 1 P, 2 Ms,
+//! sysmon) are proven up to 2 preemptions of the schedule (127,317, 142,744 and 314,266 states,
+//! seconds of a debug build) and up to 4 (4,811,200, 2,106,454 and 4,516,008 states, a release
+//! build: `herdlab check gmp --workload syscall --preemption-bound 4`); unbounded, sysmon's
+//! clock and the Ms' steps multiply past 3 million states before the search ends.
 //!
 //! The checker proves each G action on a tiny preset ([`GmpParams::action_preset`]: ping-pong
 //! 638 states, spawn-many 63,461, yield-many 47,043), and the scheduler for 2 Ps, 3 Ms and 3 Gs
@@ -78,6 +121,14 @@
 //! 1-in-61 check: the global queue waits for an empty local one) are counted, not caught: they
 //! waste, they do not lose. `single-queue` is the Go 1.0 design the 2012 doc replaced (one global
 //! queue under one lock, every G through it), correct and proven like the runtime, for comparison.
+//! `no-syscall-retake` → `syscall-retake` (main spawns G2 and blocks: 32 steps);
+//! `no-async-preemption` → `preemption` (the hog passes its safe point with the request pending:
+//! 318 steps, sysmon must sleep 10 ms of its clock first); `runnext-without-sysmon` →
+//! `starvation` (the pair runs 5 Gs from runnext on one slice while G2 waits: 183 steps). The
+//! last two are starvation bounds written as state invariants: the checker has no time, so
+//! `preemption` says "a request pending at a preemption point is honoured there" and
+//! `starvation` "without sysmon, at most 4 inherited executes in a row while the ring waits"
+//! (with sysmon the bound is its 10 ms, which only the simulator's clock sees).
 //!
 //! # What seed 003 (the 2012 design doc's translation) gets wrong (fact sheet §7)
 //! - An idle or syscalling M holds *no* P (the translation says it needs one).
@@ -90,9 +141,10 @@
 //! - Deadlock detection (`checkdead`) counts running Ms, not idle Ps.
 //!
 //! # Model limits (not modelled yet)
-//! Syscalls and `handoffp`, `sysmon` (retake, preemption), the netpoller, timers, `LockOSThread`,
-//! `checkdead`'s report, and the broken variants that need them (runnext without sysmon, no
-//! syscall retake, no async preemption). A G's channel is one token on its wait word (a oneshot),
+//! The netpoller, timers, `LockOSThread`, `checkdead`'s report, `entersyscallblock`, sysmon's
+//! deep sleep and netpoll, Go 1.26's scan-bit retake (above). sysmon runs only in the `syscall`,
+//! `hog` and `pair` worlds (the other workloads' Gs never run 10 ms nor block, so it would only
+//! tick; their figures are as pinned before it existed). A G's channel is one token on its wait word (a oneshot),
 //! not Go's `hchan` with its lock and wait queues. The ring is a parameter (Go: 256, the bench
 //! uses 256; the checker's presets 2); `runqputslow` moves half of it.
 //! Ms beyond `threads` are never created: `startm` with no parked M puts the P back (counted in

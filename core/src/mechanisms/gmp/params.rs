@@ -49,6 +49,12 @@ pub struct GmpParams {
     pub variant: GmpVariant,
     /// The seed.
     pub seed: u64,
+    /// `syscall`: each blocking syscall's duration in nanoseconds.
+    pub syscall_ns: u32,
+    /// `hog`: the call-free loop's run in nanoseconds.
+    pub hog_ns: u32,
+    /// `pair`: the token's round trips.
+    pub rounds: u32,
 }
 
 impl Default for GmpParams {
@@ -64,6 +70,9 @@ impl Default for GmpParams {
             ring: 16,
             variant: GmpVariant::Correct,
             seed: 1,
+            syscall_ns: 1_000_000,
+            hog_ns: 50_000_000,
+            rounds: 20,
         }
     }
 }
@@ -146,6 +155,33 @@ const KEYS: &[Key] = &[
         help: "the runtime's code or a broken variant",
     },
     Key {
+        name: "syscall_ns",
+        kind: KeyKind::Range {
+            lo: 1,
+            hi: 1_000_000_000,
+            unit: "ns",
+        },
+        help: "syscall: each blocking system call's duration",
+    },
+    Key {
+        name: "hog_ns",
+        kind: KeyKind::Range {
+            lo: 1,
+            hi: 1_000_000_000,
+            unit: "ns",
+        },
+        help: "hog: the call-free loop's run",
+    },
+    Key {
+        name: "rounds",
+        kind: KeyKind::Range {
+            lo: 1,
+            hi: 10_000,
+            unit: "",
+        },
+        help: "pair: the token's round trips",
+    },
+    Key {
         name: "seed",
         kind: KeyKind::Range {
             lo: 0,
@@ -211,6 +247,9 @@ impl Mechanism for Gmp {
             "ring" => p.ring = range_u32(k, v)?,
             "variant" => p.variant = key(k).parse_name(v, GmpVariant::from_name)?,
             "seed" => p.seed = key(k).parse_u64(v)?,
+            "syscall_ns" => p.syscall_ns = range_u32(k, v)?,
+            "hog_ns" => p.hog_ns = range_u32(k, v)?,
+            "rounds" => p.rounds = range_u32(k, v)?,
             _ => return Err(crate::mechanism::unknown_key(KEYS, k)),
         }
         Ok(())
@@ -228,6 +267,9 @@ impl Mechanism for Gmp {
             "ring" => p.ring.to_string(),
             "variant" => p.variant.name().to_string(),
             "seed" => p.seed.to_string(),
+            "syscall_ns" => p.syscall_ns.to_string(),
+            "hog_ns" => p.hog_ns.to_string(),
+            "rounds" => p.rounds.to_string(),
             _ => return None,
         })
     }
@@ -244,6 +286,9 @@ impl Mechanism for Gmp {
                     "work_ns" => p.work_ns as u64,
                     "yields" => p.yields as u64,
                     "ring" => p.ring as u64,
+                    "syscall_ns" => p.syscall_ns as u64,
+                    "hog_ns" => p.hog_ns as u64,
+                    "rounds" => p.rounds as u64,
                     _ => continue,
                 };
                 if !(lo..=hi).contains(&n) {
@@ -272,6 +317,24 @@ impl Mechanism for Gmp {
                 format!(
                     "{} goroutines for ping-pong; the number must be odd (main and 2 per pair)",
                     p.goroutines
+                ),
+            ));
+        }
+        if p.workload == Workload::Pair && p.goroutines < 4 {
+            errs.push(err(
+                "goroutines",
+                format!(
+                    "{} goroutines for pair; at least 4 (main, a victim, the pair)",
+                    p.goroutines
+                ),
+            ));
+        }
+        if p.workload.sysmon_world() && p.cpus <= p.threads {
+            errs.push(err(
+                "cpus",
+                format!(
+                    "{} CPUs for {} Ms and sysmon; {} needs at least {} (threads + 1): the simulator has no timed sleep, so a thread blocked in a syscall or sysmon's sleep holds a CPU",
+                    p.cpus, p.threads, p.workload.name(), p.threads + 1
                 ),
             ));
         }
@@ -315,6 +378,9 @@ impl Mechanism for Gmp {
             "ring" => p.ring = 2,
             "variant" => p.variant = d.variant,
             "seed" => p.seed = d.seed,
+            "syscall_ns" => p.syscall_ns = d.syscall_ns,
+            "hog_ns" => p.hog_ns = d.hog_ns,
+            "rounds" => p.rounds = d.rounds,
             _ => {}
         }
     }
@@ -333,6 +399,9 @@ impl GmpParams {
             yields: self.yields.min(10_000),
             variant: self.variant,
             seed: self.seed,
+            syscall_ns: self.syscall_ns as u64,
+            hog_ns: self.hog_ns as u64,
+            rounds: self.rounds.min(10_000),
         }
     }
 
@@ -376,16 +445,40 @@ impl GmpParams {
         let mut sim = self.simulate();
         let mut violation = invariants::check_state(&sim);
         let mut n = 0;
-        while n < max_steps && sim.step().is_some() {
+        // the sysmon worlds also measure the longest wait of a runnable G (few Gs: a scan per step)
+        let cfg = self.config();
+        let waits = cfg.workload.sysmon_world();
+        let mut since: Vec<Option<u64>> = vec![None; cfg.gs as usize + 1];
+        let mut max_wait = 0;
+        while n < max_steps {
+            let Some(rec) = sim.step() else { break };
             n += 1;
             if violation.is_none() {
                 violation = invariants::check_state(&sim);
+            }
+            if waits {
+                // the stepping thread's clock (the simulator's `now` is the furthest CPU's, which
+                // a sleeping sysmon or a blocked M runs ahead)
+                let now = rec.time_ns;
+                for g in 1..=cfg.gs {
+                    let runnable = sim.word(cfg.status(g)) == super::machine::gstatus::RUNNABLE;
+                    let s = &mut since[g as usize];
+                    match (runnable, *s) {
+                        (true, None) => *s = Some(now),
+                        (false, Some(t)) => {
+                            max_wait = max_wait.max(now.saturating_sub(t));
+                            *s = None;
+                        }
+                        _ => {}
+                    }
+                }
             }
         }
         if violation.is_none() && n < max_steps {
             violation = invariants::check_terminal(&sim);
         }
-        let report = GmpReport::of(&sim, n, violation);
+        let mut report = GmpReport::of(&sim, n, violation);
+        report.max_wait_ns = max_wait;
         (sim, report)
     }
 
@@ -418,7 +511,40 @@ impl GmpParams {
                 yields: 1,
                 ..one_p
             },
+            // main spawns G2 into runnext and blocks in a syscall: sysmon must hand the P off
+            Workload::Syscall => GmpParams {
+                goroutines: 2,
+                cpus: 3,
+                ..one_p
+            },
+            // main spawns the hog G2 and the victims G3, G4: G4 runs from runnext, then the hog
+            // (2 slices) while G3 waits in the ring
+            Workload::Hog => GmpParams {
+                goroutines: 4,
+                cpus: 3,
+                hog_ns: 2 * super::machine::HOG_SLICE_NS as u32,
+                ..one_p
+            },
+            // main spawns G3, then the victims G2, G5: G5 runs from runnext, then G3, whose
+            // partner G4 and it pass the token 3 times while G2 waits in the ring
+            Workload::Pair => GmpParams {
+                goroutines: 5,
+                cpus: 3,
+                rounds: 3,
+                ..one_p
+            },
             _ => base,
+        }
+    }
+
+    /// The checker's preset of a variant: the sysmon variants' tiny presets
+    /// ([`GmpParams::action_preset`] of `syscall`, `hog` and `pair`), else [`GmpParams::check_preset`].
+    pub fn variant_preset(variant: GmpVariant) -> GmpParams {
+        match variant {
+            GmpVariant::NoSyscallRetake => GmpParams::action_preset(Workload::Syscall, variant),
+            GmpVariant::NoAsyncPreemption => GmpParams::action_preset(Workload::Hog, variant),
+            GmpVariant::RunnextWithoutSysmon => GmpParams::action_preset(Workload::Pair, variant),
+            _ => GmpParams::check_preset(variant),
         }
     }
 
@@ -435,6 +561,9 @@ impl GmpParams {
             ring: 2,
             variant,
             seed: 1,
+            syscall_ns: 1_000_000,
+            hog_ns: 50_000_000,
+            rounds: 20,
         }
     }
 }
@@ -450,7 +579,7 @@ pub struct GmpReport {
     pub parks: u64,
     /// Times an M became spinning (by itself, or started spinning by `wakep`).
     pub spins: u64,
-    /// P handoffs by syscalls (`handoffp`; this model has no syscalls yet, always 0).
+    /// P handoffs: `handoffp`s (of a P sysmon retook from a syscall) that started an M for it.
     pub handoffs: u64,
     /// Takes from the global queue that got a G (1-in-61 and batches).
     pub global_queue_gets: u64,
@@ -468,6 +597,23 @@ pub struct GmpReport {
     pub gparks: u64,
     /// `goready`s of a parked G.
     pub readies: u64,
+    /// `entersyscall`s.
+    pub syscalls: u64,
+    /// `exitsyscall`s that took their old P back (the fast path).
+    pub syscall_oldp: u64,
+    /// `exitsyscall`s that found no P: the G to the global queue, the M to `stopm`.
+    pub syscall_stops: u64,
+    /// `exitsyscall`s whose fast path took an idle P instead of the old one.
+    pub syscall_pidle: u64,
+    /// Ps sysmon retook from a syscall.
+    pub retakes: u64,
+    /// sysmon's `preemptone` requests (a slice of 10 ms ran out).
+    pub preempt_requests: u64,
+    /// Gs preempted at a preemption point (to the global queue).
+    pub preemptions: u64,
+    /// `syscall`, `hog`, `pair` runs of [`GmpParams::run`]: the longest time a G stayed runnable
+    /// before it ran (0 elsewhere).
+    pub max_wait_ns: u64,
     /// Gs that ran to their end.
     pub finished: u32,
     /// The first broken invariant, if any.
@@ -490,6 +636,14 @@ impl GmpReport {
             c.yields += m.yields;
             c.gparks += m.gparks;
             c.readies += m.readies;
+            c.syscalls += m.syscalls;
+            c.syscall_oldp += m.syscall_oldp;
+            c.syscall_stops += m.syscall_stops;
+            c.syscall_pidle += m.syscall_pidle;
+            c.retakes += m.retakes;
+            c.handoffs += m.handoffs;
+            c.preempt_requests += m.preempt_requests;
+            c.preemptions += m.preemptions;
         }
         let cfg = sim.threads()[0].machine().cx.cfg;
         let finished = (1..=cfg.gs)
@@ -500,7 +654,7 @@ impl GmpReport {
             steals: c.steals,
             parks: c.parks,
             spins: c.spins,
-            handoffs: 0,
+            handoffs: c.handoffs,
             global_queue_gets: c.global_queue_gets,
             context_switches: c.context_switches,
             sim_time_ns: sim.metrics().sim_time_ns,
@@ -509,6 +663,14 @@ impl GmpReport {
             yields: c.yields,
             gparks: c.gparks,
             readies: c.readies,
+            syscalls: c.syscalls,
+            syscall_oldp: c.syscall_oldp,
+            syscall_stops: c.syscall_stops,
+            syscall_pidle: c.syscall_pidle,
+            retakes: c.retakes,
+            preempt_requests: c.preempt_requests,
+            preemptions: c.preemptions,
+            max_wait_ns: 0,
             finished,
             violation,
         }

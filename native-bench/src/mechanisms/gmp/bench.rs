@@ -301,6 +301,7 @@ pub fn params(rt: Runtime, shape: Shape, workers: u32, shrink: u32) -> Result<Gm
             GmpVariant::Correct
         },
         seed: 1,
+        ..GmpParams::default()
     })
 }
 
@@ -698,7 +699,11 @@ parks, spins and global-queue takes (median per run), and each herdlab row's fac
 over tokio. --compare-sim adds the simulator's steals and parks per 1,000 tasks for
 each herdlab row's scenario. Every run checks that each task ran exactly once.
 Defaults: workers 1, 2 and the cores (at most 8), tokio's sizes, 0 ns of work, 31 rounds;
---quick: workers 1 and 2, 5 rounds.";
+--quick: workers 1 and 2, 5 rounds. --blocking runs the thread-blocking shape instead (16
+tasks; main and every even task sleep 1 ms in the kernel, then each computes 100 us): herdlab
+(sysmon retakes the sleeper's P and hands it to a parked M), herdlab-no-retake (the same table,
+variant no-syscall-retake) and tokio (a blocked worker blocks its queue), with rows of runtime,
+shape, workers, median_ns, p10_ns, p90_ns and herdlab's retakes and handoffs.";
 
 /// `herdlab bench gmp`.
 pub fn command() -> clap::Command {
@@ -749,6 +754,10 @@ pub fn command() -> clap::Command {
                 "compare-sim",
                 "add the simulator's steals and parks (per 1,000 tasks) beside each herdlab row",
             ),
+            switch(
+                "blocking",
+                "the thread-blocking shape instead: 16 tasks, 9 of them sleeping 1 ms in the kernel (herdlab, herdlab-no-retake, tokio)",
+            ),
         ],
     )
 }
@@ -790,6 +799,19 @@ pub fn config(m: &ArgMatches) -> Result<GmpBenchConfig, CliError> {
 pub fn run(m: &ArgMatches) -> Result<ExitCode, CliError> {
     let c = config(m)?;
     let json = cli::on(m, "json");
+    if cli::on(m, "blocking") {
+        return Ok(match super::blocking::run(&c.workers, c.rounds) {
+            Ok(rows) if json => print_json(&rows, true),
+            Ok(rows) => {
+                print!("{}", super::blocking::render(&rows));
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("herdlab: bench gmp --blocking: {e}");
+                ExitCode::FAILURE
+            }
+        });
+    }
     // the progress bar on stderr, with --json too (as the other benchmarks)
     Ok(match run_bench(&c, true) {
         Ok(rows) => {

@@ -26,12 +26,15 @@ pub const SITE_BASE: &str = "http://127.0.0.1:8080/#/lesson/";
 pub const LESSON: &str = "go-scheduler";
 
 /// The invariants checked (core's names, `core/src/mechanisms/gmp/invariants.rs`).
-pub const INVARIANTS: [&str; 6] = [
+pub const INVARIANTS: [&str; 9] = [
     "conservation",
     "ownership",
     "queue-bounds",
     "spinning",
     "lost-wakeup",
+    "syscall-retake",
+    "preemption",
+    "starvation",
     "stuck",
 ];
 
@@ -114,9 +117,13 @@ pub fn run(p: &GmpParams, cfg: &CheckConfig, progress: bool) -> CheckOutput {
     }
 }
 
-/// Who took a step, in words.
-fn who(s: &SimStep) -> String {
+/// Who took a step, in words (sysmon, when it runs, is the last thread).
+fn who(p: &GmpParams, s: &SimStep) -> String {
+    let sysmon = p.config().sysmon_id();
     match s.actor.strip_prefix('t') {
+        Some(n) if n.parse::<u32>().ok() == sysmon && sysmon.is_some() => {
+            format!("sysmon (line {}): {}", s.line, s.text)
+        }
         Some(n) => format!("M{n} (line {}): {}", s.line, s.text),
         None => format!("{}: {}", s.actor, s.text),
     }
@@ -132,5 +139,5 @@ pub fn render(p: &GmpParams, cfg: &CheckConfig, out: &CheckOutput) -> String {
         p.goroutines,
         check_cmd::bound_text(cfg)
     );
-    out.search.render(&description, who)
+    out.search.render(&description, |s| who(p, s))
 }

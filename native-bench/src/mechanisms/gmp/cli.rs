@@ -22,6 +22,9 @@ const SIM_KEYS: &[KeyFlag] = &[
     KeyFlag::Key("work_ns"),
     KeyFlag::Key("yields"),
     KeyFlag::Key("ring"),
+    KeyFlag::Key("syscall_ns"),
+    KeyFlag::Key("hog_ns"),
+    KeyFlag::Key("rounds"),
     KeyFlag::Key("variant"),
     KeyFlag::Key("seed"),
 ];
@@ -35,6 +38,7 @@ const CHECK_KEYS: &[KeyFlag] = &[
     KeyFlag::Key("goroutines"),
     KeyFlag::Key("yields"),
     KeyFlag::Key("ring"),
+    KeyFlag::Key("rounds"),
 ];
 
 const SIM_ABOUT: &str = "\
@@ -43,12 +47,17 @@ Run Go's G/M/P scheduler headless on the simulated platform to the end: --gorout
 next; tree: G k spawns 2k and 2k+1; spawn-many: a spawner outside every P puts them on
 the global queue and starts Ms for idle Ps; yield-many: the same, each G calling
 runtime.Gosched --yields times; ping-pong: main spawns pairs that send each other a
-token, parking and readying: an odd count), each computing --work-ns, on --gomaxprocs Ps and
---threads Ms over --cpus CPUs, each P with a --ring slot local queue and runnext. Prints
-steps, steals, parks, spins, handoffs (0: this model has no syscalls yet), global queue
-gets, context switches, simulated time, and the first invariant broken. Defaults:
-gomaxprocs 4, threads 6, cpus 4, fan-out, 40 goroutines of 20000 ns, 10 yields, ring 16,
-variant correct, seed 1.";
+token, parking and readying: an odd count; syscall: main spawns the rest and blocks in a
+syscall of --syscall-ns, each even G blocks the same, then computes; hog: the last G is a
+call-free loop of --hog-ns, the others wait behind it; pair: two Gs pass a token --rounds
+times while the others wait), each computing --work-ns, on --gomaxprocs Ps and --threads Ms
+over --cpus CPUs, each P with a --ring slot local queue and runnext. syscall, hog and pair run
+sysmon (retake, preemption) and need --cpus above --threads (a blocked M holds a CPU here).
+Prints steps, steals, parks, spins, handoffs (Ps sysmon retook from a syscall and gave to
+another M), global queue gets, context switches, simulated time, retakes, preemptions, and
+the first invariant broken. Defaults: gomaxprocs 4, threads 6, cpus 4, fan-out, 40 goroutines
+of 20000 ns, 10 yields, ring 16, syscall 1000000 ns, hog 50000000 ns, 20 rounds, variant
+correct, seed 1.";
 
 const CHECK_ABOUT: &str = "\
 Model-check Go's G/M/P scheduler: every interleaving of the Ms, each operation one atomic
@@ -61,7 +70,13 @@ proves in seconds). The G actions' tiny presets, proven in about a second: --wor
 ping-pong --gomaxprocs 1 --threads 2 --goroutines 3; --workload spawn-many --goroutines 1;
 --workload yield-many --gomaxprocs 1 --threads 2 --goroutines 2 --yields 1. The reversed
 dance's counterexample: --variant reversed-dance (--preemption-bound 5 finds it in about
-190,000 states). --list-variants prints the variants, correct first.";
+190,000 states). The sysmon variants start from their own preset (1 P, 2 Ms and sysmon):
+--variant no-syscall-retake (workload syscall), no-async-preemption (hog), runnext-without-sysmon
+(pair); the runtime on the same: --workload syscall|hog|pair. sysmon's clock makes these
+searches large: give --preemption-bound 2 (the runtime proven in seconds; no-syscall-retake
+and runnext-without-sysmon broken in seconds; no-async-preemption in about 2 minutes of a
+release build, 318 steps, as sysmon must first sleep 10 ms of its clock). --list-variants
+prints the variants, correct first.";
 
 /// `sim gmp`, parsed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -91,7 +106,14 @@ pub fn sim_args(m: &ArgMatches) -> Result<SimArgs, CliError> {
 
 /// Parse `check gmp`'s scenario.
 pub fn check_params(m: &ArgMatches) -> Result<GmpParams, CliError> {
-    let mut params = GmpParams::check_preset(GmpVariant::Correct);
+    // the variant and workload given pick the preset; the other flags apply over it
+    let mut given = GmpParams::check_preset(GmpVariant::Correct);
+    cli::apply_keys::<Gmp>(&mut given, CHECK_KEYS, m)?;
+    let mut params = if given.workload.sysmon_world() {
+        GmpParams::action_preset(given.workload, given.variant)
+    } else {
+        GmpParams::variant_preset(given.variant)
+    };
     cli::apply_keys::<Gmp>(&mut params, CHECK_KEYS, m)?;
     cli::validated::<Gmp>(&params, CHECK_KEYS)?;
     Ok(params)
@@ -99,7 +121,8 @@ pub fn check_params(m: &ArgMatches) -> Result<GmpParams, CliError> {
 
 /// What each variant does (`check gmp --list-variants`), correct first.
 pub fn variant_lines() -> Vec<String> {
-    let story = |v: GmpVariant| match v {
+    let story = |v: GmpVariant| {
+        match v {
         GmpVariant::Correct => "proc.go as it is, the parts this model has (proven)",
         GmpVariant::ReversedDance => {
             "re-check the queues, then drop spinning -> lost-wakeup (3 goroutines)"
@@ -111,6 +134,16 @@ pub fn variant_lines() -> Vec<String> {
         GmpVariant::StealOne => "runqgrab takes one G instead of half (counted)",
         GmpVariant::NoFairness => "no 1-in-61 global queue check (counted)",
         GmpVariant::SingleQueue => "Go 1.0: one global queue under one lock (proven, compared)",
+        GmpVariant::NoSyscallRetake => {
+            "sysmon never retakes a P from a syscall -> syscall-retake (workload syscall)"
+        }
+        GmpVariant::NoAsyncPreemption => {
+            "no SIGURG: a call-free loop ignores sysmon -> preemption (workload hog)"
+        }
+        GmpVariant::RunnextWithoutSysmon => {
+            "runnext kept without sysmon: a ping-pong pair keeps the P -> starvation (workload pair)"
+        }
+    }
     };
     let w = GmpVariant::NAMES.iter().map(|n| n.len()).max().unwrap_or(0);
     GmpVariant::ALL

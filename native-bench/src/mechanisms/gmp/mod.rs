@@ -3,6 +3,7 @@
 //! the same goroutine shapes).
 
 pub mod bench;
+pub mod blocking;
 pub mod check;
 pub mod cli;
 pub mod native;

@@ -16,7 +16,7 @@ use std::sync::{Condvar, Mutex, PoisonError};
 use herdlab_core::machine::steps::Ops;
 use herdlab_core::mechanisms::gmp::machine::{gstatus, MCounts, DONE, LIVE};
 use herdlab_core::mechanisms::gmp::params::MAX_WORDS;
-use herdlab_core::mechanisms::gmp::{GmpActor, GmpParams, Workload};
+use herdlab_core::mechanisms::gmp::{GmpActor, GmpConfig, GmpParams, Workload};
 use herdlab_core::op::{CondId, MutexId, Op, OpResult, SemId, WakeCount, Word};
 
 use crate::platform::native::{NativeError, NativeThread, NativeWorld, WorldSpec};
@@ -58,10 +58,21 @@ pub struct GmpRun {
 }
 
 /// The platform of one M: [`NativeThread`], with the time of the `done = 1` store taken.
+///
+/// Blocking: the table's blocking syscall and sysmon's `usleep` are `work` like a G's
+/// computation (the simulator has no timed sleep). Natively they are real sleeps: every `work`
+/// of sysmon, and an M's first `work` after its `_Psyscall` store (`entersyscall`'s last step;
+/// the next one is the call), which is `nanosleep(2)` here, so the thread blocks in the kernel
+/// while its P is retaken.
 struct MOps<'w> {
     inner: NativeThread<'w>,
     world: &'w NativeWorld,
     end: &'w AtomicU64,
+    cfg: GmpConfig,
+    /// This thread is sysmon.
+    sysmon: bool,
+    /// The next `work` is the blocking syscall.
+    in_syscall: bool,
 }
 
 impl Ops for MOps<'_> {
@@ -72,6 +83,12 @@ impl Ops for MOps<'_> {
     fn store(&mut self, w: Word, v: u32) -> Result<(), NativeError> {
         if w == DONE && v == 1 {
             self.end.store(self.world.now_ns(), SeqCst);
+        }
+        if v == 1
+            && self.cfg.workload.sysmon_world()
+            && (0..self.cfg.procs).any(|p| self.cfg.psys(p) == w)
+        {
+            self.in_syscall = true;
         }
         self.inner.store(w, v)
     }
@@ -115,6 +132,11 @@ impl Ops for MOps<'_> {
         self.inner.cond_notify(c, n)
     }
     fn work(&mut self, ns: u64) -> Result<(), NativeError> {
+        if self.sysmon || self.in_syscall {
+            self.in_syscall = false;
+            std::thread::sleep(std::time::Duration::from_nanos(ns));
+            return Ok(());
+        }
         self.inner.work(ns)
     }
     fn pause(&mut self) -> Result<(), NativeError> {
@@ -212,7 +234,14 @@ pub fn run(p: &GmpParams, work_ns: u64) -> Result<GmpRun, NativeError> {
                         return Err(NativeError::new("another M could not start"));
                     }
                     let inner = inner.inspect_err(|e| world.fail(&e.0))?;
-                    let mut ops = MOps { inner, world, end };
+                    let mut ops = MOps {
+                        inner,
+                        world,
+                        end,
+                        cfg,
+                        sysmon: cfg.sysmon_id() == Some(i as u32),
+                        in_syscall: false,
+                    };
                     let mut m = GmpActor::new(cfg, i as u32);
                     if i == first {
                         start.store(world.now_ns(), SeqCst);
@@ -262,6 +291,14 @@ pub fn run(p: &GmpParams, work_ns: u64) -> Result<GmpRun, NativeError> {
         counts.yields += c.yields;
         counts.gparks += c.gparks;
         counts.readies += c.readies;
+        counts.syscalls += c.syscalls;
+        counts.syscall_oldp += c.syscall_oldp;
+        counts.syscall_pidle += c.syscall_pidle;
+        counts.syscall_stops += c.syscall_stops;
+        counts.retakes += c.retakes;
+        counts.handoffs += c.handoffs;
+        counts.preempt_requests += c.preempt_requests;
+        counts.preemptions += c.preemptions;
     }
     let load = |w: Word| world.load(w).unwrap_or(u32::MAX);
     let finished = (1..=cfg.gs)
@@ -274,7 +311,9 @@ pub fn run(p: &GmpParams, work_ns: u64) -> Result<GmpRun, NativeError> {
         live: load(LIVE),
     };
     let c = &run.counts;
-    let executes = cfg.gs as u64 + c.yields + c.readies;
+    // a G runs once, and once more after each Gosched, goready, preemption and exitsyscall0
+    let exit0 = c.syscalls - c.syscall_oldp - c.syscall_pidle;
+    let executes = cfg.gs as u64 + c.yields + c.readies + c.preemptions + exit0;
     let yields = match cfg.workload {
         Workload::YieldMany => cfg.gs as u64 * cfg.yields as u64,
         _ => 0,

@@ -52,6 +52,13 @@ pub fn render_gmp(r: &SimGmpReport) -> String {
         "steals {}, spins {}, parks {}, M wakeups {}, startm without an M {}, handoffs {}\n",
         p.steals, p.spins, p.parks, p.futex_wakes, p.no_m, p.handoffs
     ));
+    if p.max_wait_ns + p.syscalls + p.preempt_requests + p.retakes > 0 {
+        out.push_str(&format!(
+            "syscalls {} (took oldp back {}, no P: to the global queue {}), retakes {}, preemption requests {}, preemptions {}, longest wait of a runnable G {:.3} ms\n",
+            p.syscalls, p.syscall_oldp, p.syscall_stops, p.retakes, p.preempt_requests, p.preemptions,
+            p.max_wait_ns as f64 / 1e6
+        ));
+    }
     match &p.violation {
         None => out.push_str("invariants: all held\n"),
         Some(v) => out.push_str(&format!("VIOLATION of {}: {}\n", v.invariant, v.message)),

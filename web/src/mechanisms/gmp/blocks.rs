@@ -18,7 +18,7 @@ pub type GmpSimSpec = SimBlock<GmpParams>;
 pub type GmpMainInit = PlaygroundInit<GmpParams>;
 
 /// Core's gmp keys by name (a test holds them equal to `Gmp::KEYS`).
-pub const GMP_KEYS: [&str; 10] = [
+pub const GMP_KEYS: [&str; 13] = [
     "gomaxprocs",
     "threads",
     "cpus",
@@ -28,6 +28,9 @@ pub const GMP_KEYS: [&str; 10] = [
     "yields",
     "ring",
     "variant",
+    "syscall_ns",
+    "hog_ns",
+    "rounds",
     "seed",
 ];
 

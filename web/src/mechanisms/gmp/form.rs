@@ -16,7 +16,7 @@ const fn number(key: &'static str, label: &'static str, range: &'static str) -> 
 
 /// The gmp form's fields, in display order (`input-<key>` / `select-<key>`; a test holds their
 /// keys to be core's `Gmp::KEYS`).
-pub const GMP_FIELDS: [Field; 10] = [
+pub const GMP_FIELDS: [Field; 13] = [
     Field {
         key: "workload",
         label: "workload",
@@ -36,6 +36,9 @@ pub const GMP_FIELDS: [Field; 10] = [
     number("work_ns", "work per goroutine (ns)", "1-100000000"),
     number("yields", "Gosched calls (yield-many)", "0-10000"),
     number("ring", "local ring slots", "2-256"),
+    number("syscall_ns", "syscall time (ns, syscall)", "1-1000000000"),
+    number("hog_ns", "hog's loop (ns, hog)", "1-1000000000"),
+    number("rounds", "round trips (pair)", "1-10000"),
     number("seed", "seed", "0-18446744073709551615"),
 ];
 
@@ -48,6 +51,9 @@ pub fn workload_story(v: &str) -> &'static str {
         "spawn-many" => "a thread outside every P spawns them: each goes to the global queue",
         "yield-many" => "each goroutine calls runtime.Gosched: back to the global queue",
         "ping-pong" => "pairs hand a token back and forth: gopark and goready",
+        "syscall" => "goroutines block in system calls: sysmon hands their Ps to other Ms",
+        "hog" => "a call-free loop holds its P: sysmon preempts it after 10 ms",
+        "pair" => "a ping-pong pair shares one time slice through runnext",
         _ => "",
     }
 }
@@ -62,6 +68,11 @@ pub fn variant_story(v: &str) -> &'static str {
         "steal-one" => "steals one G instead of half",
         "no-fairness" => "no 1-in-61 check of the global queue",
         "single-queue" => "Go 1.0: one global queue under one lock",
+        "no-syscall-retake" => "sysmon never takes a P from a blocked M",
+        "no-async-preemption" => {
+            "no SIGURG (Go before 1.14): a loop without calls is never stopped"
+        }
+        "runnext-without-sysmon" => "runnext kept with no sysmon to end the shared slice",
         _ => "",
     }
 }

@@ -24,7 +24,7 @@ fn p_view(i: usize, p: &PView) -> Html {
     html! {
         <div class={classes!("gmp-p", p.idle.then_some("gmp-idle"))} data-testid={format!("gmp-p-{i}")}
             data-owner={owner.clone()} data-runnext={p.runnext.to_string()} data-ring={gs(&p.ring)}>
-            <h5>{ format!("P{i}") }{ if p.idle { " (idle)" } else { "" } }</h5>
+            <h5>{ format!("P{i}") }{ if p.idle { " (idle)" } else if p.syscall { " (_Psyscall: its M is blocked)" } else { "" } }</h5>
             <p class="gmp-owner">{ format!("held by {owner}") }</p>
             <p class="gmp-runnext">{ "runnext: " }
                 <code>{ if p.runnext == 0 { "empty".to_string() } else { format!("G{}", p.runnext) } }</code>

@@ -32,6 +32,8 @@ pub struct PView {
     pub slots: u32,
     /// On the idle list (`pidle`).
     pub idle: bool,
+    /// `_Psyscall`: its M is blocked in a syscall and sysmon may retake it.
+    pub syscall: bool,
 }
 
 /// The scheduler's shared state.
@@ -84,10 +86,12 @@ fn spawner(cfg: &GmpConfig, i: u32) -> bool {
     i == cfg.threads && cfg.workload.external()
 }
 
-/// The short name of thread `i` ("M2", or "S" for the spawner).
+/// The short name of thread `i` ("M2", "S" for the spawner, "SM" for sysmon).
 pub fn gmp_short(cfg: &GmpConfig, i: u32) -> String {
     if spawner(cfg, i) {
         "S".into()
+    } else if cfg.sysmon_id() == Some(i) {
+        "SM".into()
     } else {
         format!("M{i}")
     }
@@ -101,6 +105,8 @@ pub fn gmp_counters(r: &GmpReport) -> Vec<(&'static str, u64)> {
         ("spins", r.spins),
         ("parks", r.parks),
         ("handoffs", r.handoffs),
+        ("retakes", r.retakes),
+        ("preemptions", r.preemptions),
         ("global_queue_gets", r.global_queue_gets),
         ("context_switches", r.context_switches),
         ("futex_wakes", r.futex_wakes),
@@ -129,6 +135,7 @@ fn ps(sim: &GmpSim, cfg: &GmpConfig) -> Vec<PView> {
                     .collect(),
                 slots: cfg.ring,
                 idle: idle & (1 << p) != 0,
+                syscall: cfg.workload.sysmon_world() && sim.word(cfg.psys(p)) == 1,
             }
         })
         .collect()
@@ -150,6 +157,13 @@ impl GmpSnapshot {
                 let c = &cx.counts;
                 let detail = if spawner(&cfg, i as u32) {
                     "no P: its Gs go to the global queue".to_string()
+                } else if cfg.sysmon_id() == Some(i as u32) {
+                    format!(
+                        "no P · sleeps {} µs · retook {} · preempted {}",
+                        cx.sm.delay_us, c.retakes, c.preempt_requests
+                    )
+                } else if cx.oldp != NONE && cx.p == NONE {
+                    format!("in a syscall (oldp P{}) · G{}", cx.oldp, cx.curg)
                 } else {
                     format!(
                         "{} · {} · ran {} · stole {}",
@@ -171,6 +185,8 @@ impl GmpSnapshot {
                     idx: i as u16,
                     name: if spawner(&cfg, i as u32) {
                         "spawner".into()
+                    } else if cfg.sysmon_id() == Some(i as u32) {
+                        "sysmon".into()
                     } else {
                         format!("M{i}")
                     },
