@@ -277,7 +277,7 @@ pub struct MysqlConfig {
     /// whatever is outstanding); above 0, a closed loop ([`MysqlConfig::closed`]).
     pub think_ns: u64,
     /// Closed loop: the load generator's threads that receive the responses (each connection's
-    /// answers go to thread `c % receivers`), on the server's CPUs ([`Recv`]).
+    /// answers go to thread `c % receivers`), on the server's CPUs ([`Feed::Recv`]).
     pub receivers: u32,
 }
 
