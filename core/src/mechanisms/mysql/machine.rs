@@ -1862,6 +1862,9 @@ impl Clients {
     ) -> Result<(), P::Error> {
         self.client = client % self.cfg.connections.max(1);
         self.connects += 1;
+        if let Some(o) = self.opened.get_mut(self.client as usize) {
+            *o += 1;
+        }
         self.deliver = 1;
         self.step_until(Feed::AddLock, Feed::Pend, p)
     }
