@@ -91,6 +91,7 @@ fn handing_off_on_blocked_greater_than_zero_gives_one_thread_two_connections() {
         p.connections = 32;
         p.queries_per_conn = 4;
         p.queries = 400;
+        p.cache_size = 2;
         p.variant = MysqlVariant::CacheAnyBlocked;
     });
     let (_, r) = p.run(u64::MAX);
@@ -108,6 +109,86 @@ fn handing_off_on_blocked_greater_than_zero_gives_one_thread_two_connections() {
     }
     .run(u64::MAX);
     assert_eq!((r.violation, r.queries_done), (None, 400));
+}
+
+/// The lesson writer's report (#13 §1): open-loop clients that reconnect every 2 queries, no
+/// thread cache, 8 clients, 200 queries: 6 queries were never answered. A client opened its next
+/// connection while its old one still had queries to serve, so several connections of one client
+/// shared its socket word and the thread slots ran out. A client now holds its next queries until
+/// its old connection is gone, and has one connection on the server at a time.
+#[test]
+fn churn_without_a_cache_lost_queries_when_a_client_reconnected_before_its_close() {
+    let p = per_conn(|p| {
+        p.connections = 8;
+        p.cache_size = 0;
+        p.queries_per_conn = 2;
+        p.queries = 200;
+    });
+    let (sim, r) = p.run(u64::MAX);
+    assert_eq!(r.violation, None);
+    assert_eq!((r.queries_sent, r.queries_done), (200, 200));
+    // seed 1: every connection creates a thread (no cache), at most one per client at once
+    assert_eq!((r.connects, r.threads_created, r.cache_hits), (101, 101, 0));
+    assert_eq!(r.os_threads_max, 8);
+    // each client opened ⌈its queries / 2⌉ connections, one after the other
+    let MysqlActor::Clients(c) = sim.threads()[0].machine() else {
+        panic!("thread 0 is the clients")
+    };
+    for (i, (&sent, &opened)) in c.per_client.iter().zip(&c.opened).enumerate() {
+        assert_eq!(opened, sent.div_ceil(2), "client {i}");
+        assert_eq!(c.held[i], 0, "client {i}");
+    }
+    assert_eq!(c.opened.iter().sum::<u32>(), 101);
+    // the same clients as a closed loop
+    let (_, r) = p.run_closed(100_000, u64::MAX);
+    assert_eq!((r.violation, r.queries_done), (None, 200));
+    assert_eq!(r.threads_created, r.connects);
+}
+
+/// Churn over clients, caches and quotas, open and closed loop: every query is answered, the
+/// invariants (`one-connection` among them: one connection per client on the server, a free slot
+/// for every thread to create) hold after every step, and each connection either took a parked
+/// thread or created one.
+#[test]
+fn churn_serves_every_query_over_clients_caches_and_quotas() {
+    for connections in 1..=8 {
+        for cache_size in [0, 1, 4] {
+            for queries_per_conn in [1, 2, 3] {
+                let p = per_conn(|p| {
+                    p.connections = connections;
+                    p.cache_size = cache_size;
+                    p.queries_per_conn = queries_per_conn;
+                    p.queries = 120;
+                });
+                let what = format!(
+                    "{connections} clients, cache {cache_size}, {queries_per_conn} per connection"
+                );
+                for (mode, (_, r)) in [
+                    ("open", p.run(u64::MAX)),
+                    ("closed", p.run_closed(200_000, u64::MAX)),
+                ] {
+                    assert_eq!(r.violation, None, "{what}, {mode} loop");
+                    assert_eq!(r.queries_done, 120, "{what}, {mode} loop");
+                    assert_eq!(
+                        r.threads_created,
+                        r.connects - r.cache_hits,
+                        "{what}, {mode} loop"
+                    );
+                    // one connection per client at a time: ⌈120 / quota⌉ connections at least
+                    assert!(
+                        r.connects >= 120u32.div_ceil(queries_per_conn),
+                        "{what}, {mode} loop: {} connections",
+                        r.connects
+                    );
+                    assert!(
+                        r.os_threads_max <= connections + cache_size,
+                        "{what}, {mode} loop: {} threads",
+                        r.os_threads_max
+                    );
+                }
+            }
+        }
+    }
 }
 
 #[test]

@@ -3,8 +3,8 @@
 //! [`crate::mechanisms::mysql`].
 
 use super::machine::{
-    g, gw, stack, Feed, Mode, MysqlActor, Work, WorkerAt, BLOCKED, CACHE_MTX, HEAD, NUM_WORKERS,
-    TAIL, WAKE,
+    g, gw, stack, Feed, Mode, MysqlActor, Work, WorkerAt, ALIVE, BLOCKED, CACHE_MTX, HEAD,
+    NUM_WORKERS, TAIL, WAKE,
 };
 use super::params::{MysqlParams, MysqlSim, CHECK_DRAIN};
 use crate::check::{CheckConfig, CheckReport, SimModel, Violation};
@@ -179,6 +179,30 @@ fn check_pool(sim: &MysqlSim) -> Option<Violation> {
 
 fn check_cache(sim: &MysqlSim) -> Option<Violation> {
     let c = clients(sim);
+    // one connection per client on the server: it reconnects only once the old one is gone
+    let mut open = 0u32;
+    for (i, &opened) in c.opened.iter().enumerate() {
+        let closed = sim.word(c.cfg.closes(i as u32));
+        if opened < closed || opened - closed > 1 {
+            return v(
+                "one-connection",
+                format!("client {i} opened {opened} connections and {closed} were closed: more than one on the server"),
+            );
+        }
+        open += opened - closed;
+    }
+    let unborn = sim
+        .threads()
+        .iter()
+        .filter(|t| matches!(t.machine(), MysqlActor::Conn(ct) if ct.at == super::machine::Conn::Unborn))
+        .count() as u32;
+    let to_create = sim.sem_count(0);
+    if to_create > unborn {
+        return v(
+            "one-connection",
+            format!("{to_create} threads to create but {unborn} free thread slots: a connection waits for a slot"),
+        );
+    }
     if sim.mutex_owner(CACHE_MTX.0).is_some() {
         return None;
     }
@@ -216,6 +240,16 @@ fn check_cache(sim: &MysqlSim) -> Option<Violation> {
         return v(
             "cache-count",
             format!("blocked_pthread_count {blocked} but {parked} threads are parked"),
+        );
+    }
+    let alive = sim.word(ALIVE);
+    if alive > open + blocked - wake {
+        return v(
+            "one-connection",
+            format!(
+                "{alive} threads alive but {open} connections open + {} unclaimed in the cache",
+                blocked - wake
+            ),
         );
     }
     let channels = sim.word(TAIL).wrapping_sub(sim.word(HEAD));

@@ -44,8 +44,8 @@ pub const MAX_GROUPS: u32 = 7;
 pub const MAX_GROUP_THREADS: u32 = 15;
 /// Most client connections the simulator takes, in both modes. Thread-per-connection sizes its
 /// memory by the scenario ([`MysqlConfig::words`]): the channel ring (one word per thread slot) and
-/// two words per connection (its socket and its query ordinal), at most 12,369 words for 4096
-/// connections.
+/// three words per connection (its socket, its query ordinal and its connections closed), at most
+/// 16,465 words for 4096 connections.
 pub const MAX_CONNECTIONS: u32 = 4096;
 
 /// Offsets of a group's words from its block (`thread_group_t`).
@@ -277,7 +277,7 @@ pub struct MysqlConfig {
     /// whatever is outstanding); above 0, a closed loop ([`MysqlConfig::closed`]).
     pub think_ns: u64,
     /// Closed loop: the load generator's threads that receive the responses (each connection's
-    /// answers go to thread `c % receivers`), on the server's CPUs ([`Recv`]).
+    /// answers go to thread `c % receivers`), on the server's CPUs ([`Feed::Recv`]).
     pub receivers: u32,
 }
 
@@ -297,7 +297,7 @@ impl MysqlConfig {
     fn closed_base(&self) -> u16 {
         match self.mode {
             Mode::Pool => BASE + MAX_GROUPS as u16 * GROUP_WORDS,
-            Mode::PerConnection => BASE + (self.slots() + 2 * self.connections.max(1)) as u16,
+            Mode::PerConnection => BASE + (self.slots() + 3 * self.connections.max(1)) as u16,
         }
     }
     /// Closed loop, pool: the most connections of one group (the ring of a stream's events).
@@ -345,9 +345,12 @@ impl MysqlConfig {
         mix(self.seed ^ id.wrapping_mul(0x2545_F491_4F6C_DD1D)) % 100 < self.lock_pct as u64
     }
     /// Thread-per-connection: the thread slots (every connection's thread, a full cache up to 64,
-    /// and one thread finishing a closed connection: a channel never waits for a free slot
-    /// forever); also the channel ring's size (queued channels never outnumber the threads that
-    /// will take them).
+    /// and one spare); also the channel ring's size. A client has at most one connection on the
+    /// server at a time (it reconnects only once its old connection's thread has parked or
+    /// exited, [`MysqlConfig::closes`]), so OS threads alive ≤ open connections +
+    /// `blocked_pthread_count` − `wake_pthread`: a thread is created only when every parked one
+    /// is claimed, and then at most `connections` slots are taken; the ring holds at most one
+    /// channel per client. The invariant `one-connection` checks both.
     pub fn slots(&self) -> u32 {
         self.connections + self.cache_size.min(64) + 1
     }
@@ -369,8 +372,16 @@ impl MysqlConfig {
         let n = self.connections.max(1);
         Word(BASE + (self.slots() + n + c % n) as u16)
     }
+    /// Thread-per-connection: client `c`'s connections closed on the server's side (the thread
+    /// that served it parked in the cache or exited): the client reconnects only after that
+    /// (one connection per client on the server at a time).
+    #[inline(always)]
+    pub fn closes(&self, c: u32) -> Word {
+        let n = self.connections.max(1);
+        Word(BASE + (self.slots() + 2 * n + c % n) as u16)
+    }
     /// Words of memory the scenario uses: the pool's group blocks, or per-connection the ring and
-    /// two words per connection; a closed loop adds one word per connection
+    /// three words per connection; a closed loop adds one word per connection
     /// ([`MysqlConfig::answered`]) and, pool, the events' rings ([`MysqlConfig::tag`]).
     pub fn words(&self) -> u16 {
         if self.closed() {
@@ -1517,8 +1528,12 @@ crate::steps! {
             b: u32,
         } @ Ln::Park => store(BLOCKED, b + 1) => |()| {
             m.parked = true;
-            Go(Conn::CacheWait)
+            Go(Conn::ParkClosed)
         };
+        /// The connection is gone on the server's side: its client may reconnect.
+        ParkClosed @ Ln::Park => fetch_add(m.cfg.closes(m.client), 1) => |_| Go(Conn::ParkTell);
+        /// The socket's close wakes the client if it waits for it.
+        ParkTell @ Ln::Park => futex_wake(m.cfg.closes(m.client), WakeCount::Up(1)) => |_| Go(Conn::CacheWait);
         /// `cond_wait(COND_thread_cache)` (no timeout).
         CacheWait @ Ln::Park => cond_wait(CACHE_COND, CACHE_MTX) => |()| Go(Conn::WakeCount);
         /// `while !wake_pthread`.
@@ -1537,8 +1552,13 @@ crate::steps! {
         };
         /// Cache full: `unlock`; the thread exits.
         ExitUnlock @ Ln::ThreadExit => mutex_unlock(CACHE_MTX) => |()| Go(Conn::Dead);
-        /// One OS thread fewer; the slot may be created again.
-        Dead @ Ln::ThreadExit => fetch_add(ALIVE, u32::MAX) => |_| Go(Conn::Unborn);
+        /// One OS thread fewer.
+        Dead @ Ln::ThreadExit => fetch_add(ALIVE, u32::MAX) => |_| Go(Conn::Closed);
+        /// The connection is gone on the server's side (its client may reconnect); the slot may be
+        /// created again.
+        Closed @ Ln::ThreadExit => fetch_add(m.cfg.closes(m.client), 1) => |_| Go(Conn::Tell);
+        /// The socket's close wakes the client if it waits for it.
+        Tell @ Ln::ThreadExit => futex_wake(m.cfg.closes(m.client), WakeCount::Up(1)) => |_| Go(Conn::Unborn);
     }
 }
 
@@ -1607,8 +1627,16 @@ crate::steps! {
             m.grp += 1;
             Go(if (m.grp as u32) < m.cfg.groups { Feed::InitConns } else { Feed::Await })
         };
-        /// The next query (or a clock event once all are sent).
-        Await @ Ln::Await => await_event() => |ev| if ev { Go(Feed::Clock) } else { Done(()) };
+        /// The next query (or a clock event once all are sent; once there are no more events, the
+        /// queries clients still hold).
+        Await @ Ln::Await => await_event() => |ev|
+            if ev {
+                Go(Feed::Clock)
+            } else if m.held.iter().any(|&h| h > 0) {
+                Go(m.after_delivery())
+            } else {
+                Done(())
+            };
         /// Its time.
         Clock @ Ln::Await => now() => |t| Go(m.arrive(t));
         /// Closed loop, a load-generator thread ([`Clients::receiver`]): the responses so far.
@@ -1635,6 +1663,15 @@ crate::steps! {
         Seq @ Ln::Deliver => fetch_add(gw(m.grp, g::EPSEQ), 1) => |_| Go(Feed::WakeListener);
         /// Wake the listener if it sleeps in `epoll_wait`.
         WakeListener @ Ln::Deliver => futex_wake(gw(m.grp, g::EPSEQ), WakeCount::Up(1)) => |_| Go(m.after_delivery());
+        /// Per-connection, the client's next connection: is its old one gone on the server's side
+        /// (else the client holds its queries)?
+        Reopen @ Ln::AddConn => load(m.cfg.closes(m.client)) => |n| Go(m.reopen(n));
+        /// Per-connection, every query has arrived and clients still hold some: wait until the
+        /// first such client's old connection is gone (its socket closes).
+        CloseWait {
+            /// The client's connections closed as last seen.
+            closed: u32,
+        } @ Ln::Await => futex_wait(m.cfg.closes(m.client), closed) => |_| Go(m.after_delivery());
         /// Per-connection: `lock(LOCK_thread_cache)`.
         AddLock @ Ln::AddConn => mutex_lock(CACHE_MTX) => |()| Go(Feed::AddBlocked);
         /// `blocked_pthread_count`.
@@ -1685,8 +1722,9 @@ crate::steps! {
             m.threads_created += 1;
             Go(Feed::Pend)
         };
-        /// The query reaches the connection's socket.
-        Pend @ Ln::Deliver => fetch_add(m.cfg.pend(m.client), 1) => |_| Go(Feed::WakeReader);
+        /// The query (or the queries the client held while it reconnected) reaches the
+        /// connection's socket.
+        Pend @ Ln::Deliver => fetch_add(m.cfg.pend(m.client), m.deliver) => |_| Go(Feed::WakeReader);
         /// Wake the thread blocked in `read`.
         WakeReader @ Ln::Deliver => futex_wake(m.cfg.pend(m.client), WakeCount::Up(1)) => |_| Go(m.after_delivery());
         /// Pool: a tick of `thread_pool_stall_limit` for the timer.
@@ -1726,6 +1764,17 @@ pub struct Clients {
     pub handed_off: u32,
     /// Per-connection: connections opened.
     pub connects: u32,
+    /// Per-connection, per client: queries it holds while it reconnects (its old connection is
+    /// still on the server).
+    pub held: Vec<u32>,
+    /// Per-connection, per client: connections it opened.
+    pub opened: Vec<u32>,
+    /// Per-connection: queries [`Feed::Pend`] delivers (1, or the held ones).
+    deliver: u32,
+    /// Per-connection: the next client whose held queries to look at after this event.
+    scan: u32,
+    /// Per-connection: [`Feed::Reopen`] runs for the held queries (not for a new one).
+    flushing: bool,
 }
 
 impl Clients {
@@ -1733,6 +1782,10 @@ impl Clients {
     pub fn new(cfg: MysqlConfig) -> Self {
         let streams = match cfg.mode {
             Mode::Pool => cfg.groups as usize * 2,
+            Mode::PerConnection => cfg.connections as usize,
+        };
+        let per_conn_clients = match cfg.mode {
+            Mode::Pool => 0,
             Mode::PerConnection => cfg.connections as usize,
         };
         Clients {
@@ -1755,6 +1808,11 @@ impl Clients {
             threads_created: 0,
             handed_off: 0,
             connects: 0,
+            held: vec![0; per_conn_clients],
+            opened: vec![0; per_conn_clients],
+            deliver: 1,
+            scan: 0,
+            flushing: false,
         }
     }
 
@@ -1769,6 +1827,8 @@ impl Clients {
             per_client: Vec::new(),
             arrivals: Vec::new(),
             in_txn: Vec::new(),
+            held: Vec::new(),
+            opened: Vec::new(),
             ..Clients::new(MysqlConfig {
                 connections: 1,
                 mode: Mode::PerConnection,
@@ -1802,6 +1862,10 @@ impl Clients {
     ) -> Result<(), P::Error> {
         self.client = client % self.cfg.connections.max(1);
         self.connects += 1;
+        if let Some(o) = self.opened.get_mut(self.client as usize) {
+            *o += 1;
+        }
+        self.deliver = 1;
         self.step_until(Feed::AddLock, Feed::Pend, p)
     }
 
@@ -1863,15 +1927,49 @@ impl Clients {
                 }
             }
             Mode::PerConnection => {
-                self.arrivals[c as usize].push(t);
-                self.in_txn[c as usize].push(in_txn);
-                if k % self.cfg.queries_per_conn.max(1) == 0 {
-                    self.connects += 1;
-                    Feed::AddLock
-                } else {
+                let ci = c as usize;
+                self.arrivals[ci].push(t);
+                self.in_txn[ci].push(in_txn);
+                self.deliver = 1;
+                if self.held[ci] > 0 {
+                    // the client is reconnecting: this query waits behind the held ones
+                    self.held[ci] += 1;
+                    self.after_delivery()
+                } else if k % self.cfg.queries_per_conn.max(1) != 0 {
                     Feed::Pend
+                } else if self.opened[ci] == 0 {
+                    self.open()
+                } else {
+                    self.flushing = false;
+                    Feed::Reopen
                 }
             }
+        }
+    }
+
+    /// Per-connection: the client opens its next connection (`add_connection`).
+    fn open(&mut self) -> Feed {
+        self.opened[self.client as usize] += 1;
+        self.connects += 1;
+        Feed::AddLock
+    }
+
+    /// Per-connection: the chosen client's old connection has been closed `closed` times on the
+    /// server's side: if its last one is gone, it connects again and sends (its next query, or
+    /// the held ones up to its quota); else it holds the query.
+    fn reopen(&mut self, closed: u32) -> Feed {
+        let ci = self.client as usize;
+        if closed >= self.opened[ci] {
+            if self.flushing {
+                self.deliver = self.held[ci].min(self.cfg.queries_per_conn.max(1));
+                self.held[ci] -= self.deliver;
+            }
+            self.open()
+        } else {
+            if !self.flushing {
+                self.held[ci] += 1;
+            }
+            self.after_delivery()
         }
     }
 
@@ -1881,6 +1979,31 @@ impl Clients {
                 self.next_tick += self.cfg.stall_ns.max(1);
             }
             Feed::TickAdd
+        } else if self.cfg.mode == Mode::PerConnection {
+            // the clients that hold queries, each looked at once per event: is its old connection
+            // gone?
+            let n = self.held.len() as u32;
+            while self.scan < n && self.held[self.scan as usize] == 0 {
+                self.scan += 1;
+            }
+            if self.scan < n {
+                self.client = self.scan;
+                self.scan += 1;
+                self.flushing = true;
+                Feed::Reopen
+            } else {
+                self.scan = 0;
+                // no more arrivals will come to look again: wait for a close
+                match self.held.iter().position(|&h| h > 0) {
+                    Some(c) if self.sent >= self.cfg.queries => {
+                        self.client = c as u32;
+                        Feed::CloseWait {
+                            closed: self.opened[c] - 1,
+                        }
+                    }
+                    _ => Feed::Await,
+                }
+            }
         } else {
             Feed::Await
         }
@@ -1957,6 +2080,14 @@ impl Hash for Clients {
             a.len().hash(h);
         }
         (self.threads_created, self.handed_off, self.connects).hash(h);
+        (
+            &self.held,
+            &self.opened,
+            self.deliver,
+            self.scan,
+            self.flushing,
+        )
+            .hash(h);
     }
 }
 

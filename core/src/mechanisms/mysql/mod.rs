@@ -31,16 +31,18 @@
 //! `create_worker` posts the group's semaphore [`spawn`]`(g)` on which unborn slots wait.
 //! Per-connection: `LOCK_thread_cache` [`CACHE_MTX`], `COND_thread_cache` [`CACHE_COND`], each
 //! client's socket [`MysqlConfig::pend`]`(c)` (pending queries; its thread sleeps on it in `read`),
-//! after the channel ring ([`MysqlConfig::ring`], one word per thread slot).
+//! its query ordinal [`MysqlConfig::served`]`(c)` and its connections closed on the server's side
+//! [`MysqlConfig::closes`]`(c)` (the client sleeps on it when it waits to reconnect), after the
+//! channel ring ([`MysqlConfig::ring`], one word per thread slot).
 //!
 //! # Threads (each a [`steps!`](crate::steps) table; [`LISTING`] names their lines)
 //! | table | thread | what |
 //! |---|---|---|
-//! | [`Feed`] | the clients (closed loop: also the load generator's receiving threads, [`Feed::Recv`]) | init the groups; `await_event` (the next query; closed loop: unless the chosen client still waits for its answer, [`MysqlConfig::answered`]), deliver it to its group's epoll set (`id % thread_pool_size`; high priority when the connection is inside a transaction; closed loop: the event names its connection, [`MysqlConfig::tag`]) or, per-connection, to its socket after `add_connection` when the client reconnected; tick the timer every `stall_limit` |
+//! | [`Feed`] | the clients (closed loop: also the load generator's receiving threads, [`Feed::Recv`]) | init the groups; `await_event` (the next query; closed loop: unless the chosen client still waits for its answer, [`MysqlConfig::answered`]), deliver it to its group's epoll set (`id % thread_pool_size`; high priority when the connection is inside a transaction; closed loop: the event names its connection, [`MysqlConfig::tag`]) or, per-connection, to its socket after `add_connection` when the client reconnected (a client holds its queries while its old connection is still on the server, [`Feed::Reopen`]); tick the timer every `stall_limit` |
 //! | [`Work`] | pool worker | `get_event` (`queue_get`, become listener, the 0-timeout poll, sleep on `waiting_threads`), `listener` (harvest, pick event 0 only when both queues are empty, wake when `active == 0`), `handle_event` (row lock with `thd_wait_begin/end`, the query, the response (closed loop: it reaches the client and wakes its receiving thread), `start_io`) |
 //! | [`Woc`] | called by workers and the timer | `wake_or_create_thread`: LIFO `wake_thread`, `thread_count > connection_count`, the 0/50/100/200 ms throttle, `create_worker` and `thread_pool_max_threads` |
 //! | [`Tick`] | the timer | every tick, per group: `check_stall` (no listener and no I/O → wake or create; no dequeue and queued work → `stalled`) |
-//! | [`Conn`] | per-connection thread | take a channel, `do_command` until the client closes (closed loop: each response reaches its client), `block_until_new_connection` (park if the cache has room, no timeout; else exit) |
+//! | [`Conn`] | per-connection thread | take a channel, `do_command` until the client closes (closed loop: each response reaches its client), `block_until_new_connection` (park if the cache has room, no timeout; else exit); once parked or exited, the connection is gone: `closes(c)++` and wake the client |
 //!
 //! The native platform (`herdlab bench mysql`) runs [`Worker::run`], [`Timer::run`] and
 //! [`ConnThread::run`] (the straight-line forms) on real threads, and steps the clients' table only
@@ -57,6 +59,7 @@
 //! | `thread-bound` | `num_worker_threads` = Σ `thread_count` ≤ max(`thread_pool_max_threads`, 2 per group) |
 //! | `idle-with-work` | never, with the group mutex free, work a thread may take (high-priority, or normal while not busy-limited) queued while `active == 0`, a thread sleeps in `waiting_threads` and none is woken or being created |
 //! | `cache-count` | per-connection, with the cache mutex free: `blocked ≤ thread_cache_size`, `wake ≤ blocked`, `blocked` = parked threads, channels queued = `wake` + threads being created |
+//! | `one-connection` | per-connection: each client has at most one connection on the server (opened − closed ∈ {0, 1}); every thread to create has a free slot (`mysql_thread_create`'s posts ≤ unborn slots); with the cache mutex free, OS threads alive ≤ open connections + `blocked − wake` (so at most `connections + thread_cache_size`, within [`MysqlConfig::slots`]) |
 //! | `all-served` (at the end) | every query sent was finished |
 //!
 //! # Broken variants ([`MysqlVariant`])
@@ -96,11 +99,18 @@
 //!   sender's wakeups are not modelled. A connection's thread (per-connection) is created at
 //!   its client's first query, not at connect time. Logins are not modelled (connections start
 //!   logged in);
+//! - Churn (`queries_per_conn`): a client sends its connection's quota of queries, closes it and
+//!   reconnects for the next query; it has one connection on the server at a time. A query that
+//!   needs a new connection while the old one is still on the server (its thread has not yet
+//!   parked in the cache or exited) waits in the client, with every later query of that client,
+//!   and its latency counts the wait. The clients look again at their next event (an arrival),
+//!   so a reconnect can lag its close by up to one arrival gap; after the last arrival they
+//!   sleep until the close wakes them ([`Feed::CloseWait`]).
 //!   `thread_pool_high_prio_tickets` is on/off (no per-connection ticket count).
 //! - The listener reads the epoll set as counts per class; events keep their order per class.
 //! - `trylock` in `check_stall` is a lock; the idle timeout (60 s) and group migration are not
 //!   modelled; the timer ticks on the clients' clock (while queries or clock events arrive).
-//! - Thread-per-connection serves at most [`MAX_CONNECTIONS`] clients (two words each, three in
+//! - Thread-per-connection serves at most [`MAX_CONNECTIONS`] clients (three words each, four in
 //!   a closed loop); the pool up to 4096 connections over at most [`MAX_GROUPS`] groups of
 //!   [`MAX_GROUP_THREADS`] (a closed loop adds three words per connection).
 //! - `rss_bytes` is modelled: 1 MiB of stack (`thread_stack` default in 8.0) per OS thread at the peak.

@@ -403,9 +403,11 @@ impl MysqlParams {
     }
 
     /// The checker's thread-per-connection scenario: 2 clients that reconnect after every query,
-    /// a cache of 1, 3 queries.
+    /// a cache of 1, 3 queries; seed 4 sends them from clients 1, 0, 1 (a client has one
+    /// connection on the server at a time, so two connections in flight need two clients).
     pub fn check_preset_cache() -> Self {
         MysqlParams {
+            seed: 4,
             mode: Mode::PerConnection,
             connections: 2,
             cpus: 1,

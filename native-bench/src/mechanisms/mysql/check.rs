@@ -21,13 +21,14 @@ use herdlab_core::sim::{Actor, StepRecord};
 use crate::check::{self as check_cmd, Replay, Search, SimStep};
 
 /// The invariants checked (core's names, `mysql-threadpool.md` §5).
-pub const INVARIANTS: [&str; 7] = [
+pub const INVARIANTS: [&str; 8] = [
     "one-listener",
     "no-lost-event",
     "active-count",
     "thread-bound",
     "idle-with-work",
     "cache-count",
+    "one-connection",
     "all-served",
 ];
 

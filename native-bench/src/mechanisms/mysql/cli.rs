@@ -69,7 +69,7 @@ Defaults: pool, 64 connections, 2 groups, 2 cpus, 400 queries at 20000/s of 50 u
 const CHECK_ABOUT: &str = "\
 Model-check MySQL's connection handling: every interleaving of the clients, the timer and
 the threads, each operation one atomic step, against one-listener, no-lost-event,
-active-count, thread-bound, idle-with-work, cache-count and all-served.
+active-count, thread-bound, idle-with-work, cache-count, one-connection and all-served.
 Exit 0: every invariant holds and the search was complete; 1: an invariant broke (the
 shortest schedule is printed step by step) or the state limit came first; 2: bad arguments.
 Defaults (core's presets): the pool preset (1 group of at most 2 threads, 2 connections, 2

@@ -608,8 +608,8 @@ mod tests {
             } else {
                 // (step, threads_created, connects, blocked, wake, alive): the third connection
                 // is handed to the one parked thread, promised (wake_pthread 1) before it wakes
-                assert_eq!(first_hit, Some((88, 2, 3, 1, 1, 2)));
-                assert_eq!((most_blocked, m.position()), (2, 365));
+                assert_eq!(first_hit, Some((91, 2, 3, 1, 1, 2)));
+                assert_eq!((most_blocked, m.position()), (2, 384));
             }
         }
     }
