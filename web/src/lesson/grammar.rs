@@ -6,7 +6,7 @@
 //! [`crate::mechanisms::accept::blocks`]). Nothing here panics on any input: every bad key or value becomes an
 //! error message naming the key and the allowed values, and the default stays.
 
-use herdlab_core::mechanism::shown;
+use herdlab_core::mechanism::{shown, Mechanism};
 use herdlab_core::scenario::{query_pairs, ParamError, MECHANISMS, UI_KEYS};
 use herdlab_core::sim::Actor;
 
@@ -220,6 +220,29 @@ impl BlockKeys {
                 fallback_id.to_string()
             }
         }
+    }
+}
+
+/// A block body as one query: its lines are `&`-separated too (a multi-line body reads as one
+/// line), blank lines skipped.
+pub fn one_line(body: &str) -> String {
+    body.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+/// Put back `M`'s defaults when `p` does not hold together as a whole ([`Mechanism::validate`]:
+/// the checks across keys that a key-by-key read cannot make), adding core's messages to `errors`.
+pub fn settle_or_default<M: Mechanism>(p: &mut M::Params, errors: &mut Vec<ParamError>)
+where
+    M::Params: Default,
+{
+    let errs = M::validate(p);
+    if !errs.is_empty() {
+        *p = M::Params::default();
+        errors.extend(errs);
     }
 }
 

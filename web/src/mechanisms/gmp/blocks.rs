@@ -5,11 +5,10 @@
 
 use herdlab_core::mechanism::Mechanism;
 use herdlab_core::mechanisms::gmp::{Gmp, GmpParams};
-use herdlab_core::scenario::ParamError;
 
 use crate::lesson::grammar::{
-    misfit_mechanism, parse_sim_block, read_playground_query, BlockRules, PlaygroundInit, SimBlock,
-    ID_NEEDED,
+    misfit_mechanism, one_line, parse_sim_block, read_playground_query, settle_or_default,
+    BlockRules, PlaygroundInit, SimBlock, ID_NEEDED,
 };
 
 /// A parsed gmp simulation block.
@@ -48,28 +47,14 @@ const SIM_RULES: BlockRules<GmpParams> = BlockRules {
     missing_id: ID_NEEDED,
 };
 
-/// Put back the defaults when the scenario does not hold together (ping-pong with an even
-/// number of goroutines, no more Ms than Ps, an odd ring, too many words), with core's messages.
-fn settle(p: &mut GmpParams, errors: &mut Vec<ParamError>) {
-    let errs = <Gmp as Mechanism>::validate(p);
-    if !errs.is_empty() {
-        *p = GmpParams::default();
-        errors.extend(errs);
-    }
-}
-
-/// A block body as one query: lines are `&`-separated too.
-fn one_line(body: &str) -> String {
-    body.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join("&")
-}
-
 /// Parse a gmp simulation block. `fallback_id` names the widget when `id` is missing.
 pub fn parse_gmp_sim(body: &str, fallback_id: &str) -> GmpSimSpec {
-    parse_sim_block(&one_line(body), fallback_id, &SIM_RULES, settle)
+    parse_sim_block(
+        &one_line(body),
+        fallback_id,
+        &SIM_RULES,
+        settle_or_default::<Gmp>,
+    )
 }
 
 /// Read the page query over the gmp playground's scenario. A bad value keeps the block's value
@@ -82,7 +67,7 @@ pub fn resolve_gmp_main(spec: &GmpSimSpec, query: &str) -> GmpMainInit {
         <Gmp as Mechanism>::set,
         |_, _, _| false,
     );
-    settle(&mut init.params, &mut init.errors);
+    settle_or_default::<Gmp>(&mut init.params, &mut init.errors);
     init
 }
 

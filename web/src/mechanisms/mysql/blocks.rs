@@ -5,11 +5,10 @@
 
 use herdlab_core::mechanism::Mechanism;
 use herdlab_core::mechanisms::mysql::{Mysql, MysqlParams};
-use herdlab_core::scenario::ParamError;
 
 use crate::lesson::grammar::{
-    misfit_mechanism, parse_sim_block, read_playground_query, BlockRules, PlaygroundInit, SimBlock,
-    ID_NEEDED,
+    misfit_mechanism, one_line, parse_sim_block, read_playground_query, settle_or_default,
+    BlockRules, PlaygroundInit, SimBlock, ID_NEEDED,
 };
 
 /// A parsed mysql simulation block.
@@ -55,28 +54,14 @@ const SIM_RULES: BlockRules<MysqlParams> = BlockRules {
     missing_id: ID_NEEDED,
 };
 
-/// Put back the defaults when the scenario does not hold together (more connections than
-/// `max_connections` + 1), with core's messages.
-fn settle(p: &mut MysqlParams, errors: &mut Vec<ParamError>) {
-    let errs = <Mysql as Mechanism>::validate(p);
-    if !errs.is_empty() {
-        *p = MysqlParams::default();
-        errors.extend(errs);
-    }
-}
-
-/// A block body as one query: lines are `&`-separated too.
-fn one_line(body: &str) -> String {
-    body.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join("&")
-}
-
 /// Parse a mysql simulation block. `fallback_id` names the widget when `id` is missing.
 pub fn parse_mysql_sim(body: &str, fallback_id: &str) -> MysqlSimSpec {
-    parse_sim_block(&one_line(body), fallback_id, &SIM_RULES, settle)
+    parse_sim_block(
+        &one_line(body),
+        fallback_id,
+        &SIM_RULES,
+        settle_or_default::<Mysql>,
+    )
 }
 
 /// Read the page query over the mysql playground's scenario. A bad value keeps the block's value
@@ -89,7 +74,7 @@ pub fn resolve_mysql_main(spec: &MysqlSimSpec, query: &str) -> MysqlMainInit {
         <Mysql as Mechanism>::set,
         |_, _, _| false,
     );
-    settle(&mut init.params, &mut init.errors);
+    settle_or_default::<Mysql>(&mut init.params, &mut init.errors);
     init
 }
 

@@ -13,8 +13,8 @@ use crate::check_proto::{BROWSER_MAX_POOL_REQUESTS, BROWSER_MAX_POOL_THREADS};
 use crate::lesson::check::CheckSpec;
 
 use crate::lesson::grammar::{
-    misfit_mechanism, parse_keys, parse_sim_block, read_playground_query, BlockRules, CompareBlock,
-    CompareSides, PlaygroundInit, SimBlock, ID_NEEDED,
+    misfit_mechanism, one_line, parse_keys, parse_sim_block, read_playground_query,
+    settle_or_default, BlockRules, CompareBlock, CompareSides, PlaygroundInit, SimBlock, ID_NEEDED,
 };
 
 /// A parsed pool simulation block.
@@ -137,27 +137,14 @@ const CHECK_RULES: BlockRules<PoolParams> = BlockRules {
     missing_id: ID_NEEDED,
 };
 
-/// Put back the defaults when a field is out of range (only possible for values built in code).
-fn settle(p: &mut PoolParams, errors: &mut Vec<ParamError>) {
-    let errs = <Pool as Mechanism>::validate(p);
-    if !errs.is_empty() {
-        *p = PoolParams::default();
-        errors.extend(errs);
-    }
-}
-
-/// A block body as one query: lines are `&`-separated too (a multi-line body reads as one line).
-fn one_line(body: &str) -> String {
-    body.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join("&")
-}
-
 /// Parse a pool simulation block. `fallback_id` names the widget when `id` is missing.
 pub fn parse_pool_sim(body: &str, fallback_id: &str) -> PoolSimSpec {
-    parse_sim_block(&one_line(body), fallback_id, &SIM_RULES, settle)
+    parse_sim_block(
+        &one_line(body),
+        fallback_id,
+        &SIM_RULES,
+        settle_or_default::<Pool>,
+    )
 }
 
 /// Parse a pool comparison block: `left`/`right` each name one setting ([`Side`]) applied to the
@@ -169,7 +156,7 @@ pub fn parse_pool_compare(body: &str, fallback_id: &str) -> PoolCompareSpec {
     let mut block = parse_keys(&one_line(body), &COMPARE_RULES, &mut p, |k, v, e| {
         sides.take(k, v, e)
     });
-    settle(&mut p, &mut block.perr);
+    settle_or_default::<Pool>(&mut p, &mut block.perr);
     sides.finish(block, &COMPARE_RULES, fallback_id, |side, _, _, _| {
         side.apply(p)
     })
@@ -226,7 +213,7 @@ pub fn resolve_pool_main(spec: &PoolSimSpec, query: &str) -> PoolMainInit {
         <Pool as Mechanism>::set,
         |_, _, _| false,
     );
-    settle(&mut init.params, &mut init.errors);
+    settle_or_default::<Pool>(&mut init.params, &mut init.errors);
     init
 }
 
