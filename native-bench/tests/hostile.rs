@@ -305,21 +305,28 @@ fn unprivileged() -> Option<&'static str> {
     // Not `nobody` (65534) itself: another test run on the same machine (another checkout's, say)
     // may run as nobody at the same time, and its threads would count against this run's limit.
     // A uid of this process's own (no account needs to exist for it) has no other processes.
-    static PREFIX: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    let as_nobody: &'static str = PREFIX.get_or_init(|| {
-        let uid = 40_000 + std::process::id() % 20_000;
-        format!("setpriv --reuid={uid} --regid={uid} --clear-groups")
-    });
-    let works = Command::new("sh")
-        .arg("-c")
-        .arg(format!("{as_nobody} {BIN} --help"))
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !works {
-        println!("root, and this binary cannot run as nobody (setpriv): skipped");
-        return None;
-    }
-    Some(as_nobody)
+    // Probed once, under the lock that keeps runs as this uid apart: the probe is a process of
+    // the uid too, and one alive while another test's command runs under a thread limit counts
+    // against that limit (CI once saw `bench mysql` under `--nproc=2` lose its interrupt watcher
+    // to a probe of a concurrent test).
+    static PREFIX: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    PREFIX
+        .get_or_init(|| {
+            let _one = one_at_a_time();
+            let uid = 40_000 + std::process::id() % 20_000;
+            let as_nobody = format!("setpriv --reuid={uid} --regid={uid} --clear-groups");
+            let works = Command::new("sh")
+                .arg("-c")
+                .arg(format!("{as_nobody} {BIN} --help"))
+                .output()
+                .is_ok_and(|o| o.status.success());
+            if !works {
+                println!("root, and this binary cannot run as nobody (setpriv): skipped");
+                return None;
+            }
+            Some(as_nobody)
+        })
+        .as_deref()
 }
 
 /// The shell prefix that runs a command under a thread limit of `n` (`RLIMIT_NPROC`, which counts
