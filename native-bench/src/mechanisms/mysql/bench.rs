@@ -16,6 +16,7 @@
 
 use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering::SeqCst};
+use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -425,6 +426,11 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
     for (i, s) in client_ends.into_iter().enumerate() {
         parts[i % clients_n].push((i as u32, s));
     }
+    // Each client thread takes its connections from its slot when it starts: a thread that cannot
+    // start leaves them there, open until its error is the row's (were they in the closure, a
+    // failed spawn would close them first, and the server's "closed by the client mid-run" would
+    // hide the cause).
+    let slots: Vec<Mutex<Vec<(u32, TcpStream)>>> = parts.into_iter().map(Mutex::new).collect();
     let sh = Shared {
         budget: AtomicI64::new(rc.queries as i64),
         epoch: Instant::now(),
@@ -492,13 +498,24 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
                 world.fail(&e.to_string());
                 sh.stop.store(true, SeqCst);
             };
-            let hs: Vec<_> = parts
-                .into_iter()
-                .filter_map(|part| {
+            let hs: Vec<_> = slots
+                .iter()
+                .filter_map(|slot| {
                     // a client failure ends the server too
                     std::thread::Builder::new()
-                        .spawn_scoped(s, move || load::run(sh, part, |e| world.fail(e)))
-                        .map_err(|e| start_failed("a client thread", e))
+                        .spawn_scoped(s, move || {
+                            let part = std::mem::take(
+                                &mut *slot.lock().unwrap_or_else(PoisonError::into_inner),
+                            );
+                            load::run(sh, part, |e| world.fail(e))
+                        })
+                        .map_err(|e| {
+                            start_failed("a client thread", e);
+                            // its connections close now, after the row's error is set
+                            drop(std::mem::take(
+                                &mut *slot.lock().unwrap_or_else(PoisonError::into_inner),
+                            ));
+                        })
                         .ok()
                 })
                 .collect();
