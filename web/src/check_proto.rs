@@ -5,7 +5,9 @@
 //!
 //! The request names its mechanism: `locks` (core's `explore` over the checking platform with the
 //! lock invariants) or `herd` (core's `herd::invariants::check`, the simulator as the model; at most
-//! [`BROWSER_MAX_HERD_WORKERS`] workers and [`BROWSER_MAX_HERD_CONNECTIONS`] connections here).
+//! [`BROWSER_MAX_HERD_WORKERS`] workers and [`BROWSER_MAX_HERD_CONNECTIONS`] connections here),
+//! `pool` or `mysql` (core's `mysql::invariants::check`; at most [`BROWSER_MAX_MYSQL_CONNECTIONS`]
+//! connections and [`BROWSER_MAX_MYSQL_QUERIES`] queries).
 
 use herdlab_core::check::CheckReport;
 use serde::{Deserialize, Serialize};
@@ -27,6 +29,13 @@ pub const BROWSER_MAX_POOL_THREADS: u32 = 2;
 
 /// The most pool requests a search in the browser takes.
 pub const BROWSER_MAX_POOL_REQUESTS: u32 = 3;
+
+/// The most mysql client connections a search in the browser takes (`herdlab check mysql`
+/// natively takes more).
+pub const BROWSER_MAX_MYSQL_CONNECTIONS: u32 = 2;
+
+/// The most mysql queries a search in the browser takes.
+pub const BROWSER_MAX_MYSQL_QUERIES: u32 = 3;
 
 /// The mechanism of a request that names none (requests before herd checks existed).
 fn locks() -> String {

@@ -13,11 +13,13 @@ mod check_proto;
 
 use check_proto::{
     CheckReply, CheckRequest, BROWSER_MAX_HERD_CONNECTIONS, BROWSER_MAX_HERD_WORKERS,
-    BROWSER_MAX_POOL_REQUESTS, BROWSER_MAX_POOL_THREADS,
+    BROWSER_MAX_MYSQL_CONNECTIONS, BROWSER_MAX_MYSQL_QUERIES, BROWSER_MAX_POOL_REQUESTS,
+    BROWSER_MAX_POOL_THREADS,
 };
 use herdlab_core::check::CheckConfig;
 use herdlab_core::mechanisms::herd::{invariants as herd_invariants, HerdParams};
 use herdlab_core::mechanisms::locks::LockParams;
+use herdlab_core::mechanisms::mysql::{invariants as mysql_invariants, MysqlParams};
 use herdlab_core::mechanisms::pool::{invariants as pool_invariants, PoolParams};
 use herdlab_core::scenario::Scenario;
 use herdlab_core::sim::arrivals::ArrivalPattern;
@@ -49,12 +51,13 @@ pub fn run(
         ("locks", Scenario::Locks(p)) => run_locks(&p, &cfg, now_ms, progress),
         ("herd", Scenario::Herd(p)) => run_herd(&p, &cfg, now_ms, progress),
         ("pool", Scenario::Pool(p)) => run_pool(&p, &cfg, now_ms, progress),
-        ("locks" | "herd" | "pool", _) => error(format!(
+        ("mysql", Scenario::Mysql(p)) => run_mysql(&p, &cfg, now_ms, progress),
+        ("locks" | "herd" | "pool" | "mysql", _) => error(format!(
             "the request is for mechanism={}, but its query is a scenario of another mechanism",
             req.mechanism
         )),
         (other, _) => error(format!(
-            "the checker takes mechanism locks, herd or pool, not '{other}'"
+            "the checker takes mechanism locks, herd, pool or mysql, not '{other}'"
         )),
     }
 }
@@ -139,6 +142,35 @@ fn run_pool(
     }
 }
 
+/// The mysql invariants over the simulator, as `herdlab check mysql` runs them (every
+/// interleaving of the clients, the server's threads and the arrivals, with core's clock events
+/// after the queries).
+fn run_mysql(
+    p: &MysqlParams,
+    cfg: &CheckConfig,
+    now_ms: &dyn Fn() -> f64,
+    progress: &mut dyn FnMut(u64, f64),
+) -> CheckReply {
+    if p.connections > BROWSER_MAX_MYSQL_CONNECTIONS || p.queries > BROWSER_MAX_MYSQL_QUERIES {
+        return CheckReply::Error {
+            message: format!(
+                "the checker in the browser takes at most {BROWSER_MAX_MYSQL_CONNECTIONS} connections and \
+                 {BROWSER_MAX_MYSQL_QUERIES} queries (asked: {} and {}); run `herdlab check mysql` natively",
+                p.connections, p.queries
+            ),
+        };
+    }
+    let t0 = now_ms();
+    let report = mysql_invariants::check(p, cfg, &mut |states| {
+        progress(states, now_ms() - t0);
+        true
+    });
+    CheckReply::Done {
+        report,
+        ms: now_ms() - t0,
+    }
+}
+
 #[cfg(target_arch = "wasm32")]
 mod worker {
     use super::*;
@@ -184,6 +216,7 @@ mod tests {
     use super::*;
     use herdlab_core::mechanisms::locks::shmtx::ShmtxVariant;
     use herdlab_core::mechanisms::locks::LockParams;
+    use herdlab_core::mechanisms::mysql::{invariants as mysql_invariants, MysqlParams};
 
     fn req(p: LockParams) -> CheckRequest {
         CheckRequest {
@@ -222,6 +255,48 @@ mod tests {
             panic!("{reply:?}")
         };
         assert!(message.contains("at most 2 pool threads"), "{message}");
+    }
+
+    #[test]
+    fn checks_the_mysql_pool_preset_and_refuses_a_big_one() {
+        use herdlab_core::mechanisms::mysql::MysqlVariant;
+        let mysql = |p: MysqlParams| CheckRequest {
+            mechanism: "mysql".into(),
+            query: Scenario::Mysql(p).to_query(),
+            max_states: 1_000_000,
+        };
+        let p = MysqlParams {
+            variant: MysqlVariant::NoStallTimer,
+            ..MysqlParams::check_preset()
+        };
+        let reply = run(&mysql(p), &|| 0.0, &mut |_, _| {});
+        let CheckReply::Done { report, .. } = &reply else {
+            panic!("{reply:?}")
+        };
+        let core = mysql_invariants::check(&p, &CheckConfig::default(), &mut |_| true);
+        assert_eq!(report.states, core.states);
+        assert!(report.complete && report.violation.is_none(), "{report:?}");
+        let big = MysqlParams {
+            queries: 4,
+            ..MysqlParams::check_preset()
+        };
+        let reply = run(&mysql(big), &|| 0.0, &mut |_, _| {});
+        let CheckReply::Error { message } = &reply else {
+            panic!("{reply:?}")
+        };
+        assert!(
+            message.contains("at most 2 connections and 3 queries"),
+            "{message}"
+        );
+        let wrong = CheckRequest {
+            mechanism: "mysql".into(),
+            query: "mechanism=pool".into(),
+            max_states: 10,
+        };
+        assert!(matches!(
+            run(&wrong, &|| 0.0, &mut |_, _| {}),
+            CheckReply::Error { .. }
+        ));
     }
 
     #[test]

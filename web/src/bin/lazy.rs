@@ -102,6 +102,12 @@ pub fn mount(host: web_sys::Element, what: &str, query: &str) -> Result<u32, JsE
                 query,
             },
         )),
+        // a lesson's check block of a lazy-only mechanism (`pages::lazy_widget`)
+        #[cfg(feature = "lazy")]
+        "check" => Ok(keep::<pages::lazy_widget::LazyCheck>(
+            host,
+            pages::lazy_widget::LazyCheckProps { query },
+        )),
         // a widget handed over by "Show the timeline" (`ui::shell::handoff`)
         #[cfg(feature = "lazy")]
         "timeline" => Ok(keep::<pages::sim_handoff::HandedSim>(
@@ -128,6 +134,8 @@ const COMPONENTS: &[&str] = &[
     "sim",
     #[cfg(feature = "lazy")]
     "compare",
+    #[cfg(feature = "lazy")]
+    "check",
     #[cfg(feature = "lazy")]
     "timeline",
     #[cfg(feature = "lazy")]

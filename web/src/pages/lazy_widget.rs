@@ -1,16 +1,20 @@
-//! A lesson's simulation or comparison block of a lazy-only mechanism (`mechanisms::LAZY_ONLY`),
-//! rendered by the lazily loaded bundle: the lesson page (`pages::lesson`) shows
-//! `<Lazy what="sim"|"compare" query=… />` for such a block, and the bundle's `mount` renders
-//! [`LazyWidget`] with that query, which builds the widget through the bundle's registry (where
-//! the lazy-only mechanisms are).
+//! A lesson's simulation, comparison or check block of a lazy-only mechanism
+//! (`mechanisms::LAZY_ONLY`), rendered by the lazily loaded bundle: the lesson page
+//! (`pages::lesson`) shows `<Lazy what="sim"|"compare"|"check" query=… />` for such a block, and
+//! the bundle's `mount` renders [`LazyWidget`] (or [`LazyCheck`]) with that query, which builds
+//! the widget (or the check) through the bundle's registry (where the lazy-only mechanisms are).
 //!
 //! Generic: it names no mechanism. Lazy-only itself (the `lazy` feature).
 
+use std::rc::Rc;
+
 use yew::prelude::*;
 
+use crate::lesson::check::CheckSpec;
 use crate::lesson::grammar::named_mechanism;
 use crate::lesson::parts::{Placing, Widget};
-use crate::mechanisms::{compare_widget, sim_widget, NAMES};
+use crate::mechanisms::{check_block, compare_widget, sim_widget, NAMES};
+use crate::pages::check_widget::CheckWidget;
 
 /// Props of [`LazyWidget`].
 #[derive(Properties, PartialEq)]
@@ -22,31 +26,64 @@ pub struct LazyWidgetProps {
     pub query: AttrValue,
 }
 
-/// The widget of a block, or why there is none (the block names no mechanism this bundle has).
-fn widget(compare: bool, query: &str) -> Result<(Widget, AttrValue), String> {
+/// `pages::lesson::lazy_query`'s text split: the slug, the fallback id and the body; or why the
+/// block is not this bundle's (it names no mechanism this bundle has).
+fn split(query: &str) -> Result<(&str, &str, &str), String> {
     let mut lines = query.splitn(3, '\n');
     let (slug, fallback, body) = (
         lines.next().unwrap_or(""),
         lines.next().unwrap_or("block"),
         lines.next().unwrap_or(""),
     );
-    let named = named_mechanism(body);
-    match named.as_deref() {
-        Some(m) if NAMES.contains(&m) => {
-            let mut place = Placing::default();
-            let w = if compare {
-                compare_widget(None, body, fallback, &mut place, 0)
-            } else {
-                sim_widget(None, body, fallback, "", &mut place, 0)
-            };
-            Ok((w, AttrValue::from(slug.to_string())))
-        }
+    match named_mechanism(body).as_deref() {
+        Some(m) if NAMES.contains(&m) => Ok((slug, fallback, body)),
         other => Err(format!(
             "the lazily loaded bundle has no mechanism '{}'; it has: {}",
             other.unwrap_or(""),
             NAMES.join(", ")
         )),
     }
+}
+
+/// The check of a check block, parsed by the bundle's registry, and the lesson's slug.
+fn check(query: &str) -> Result<(Rc<CheckSpec>, AttrValue), String> {
+    let (slug, fallback, body) = split(query)?;
+    Ok((
+        Rc::new(check_block(body, fallback)),
+        AttrValue::from(slug.to_string()),
+    ))
+}
+
+/// Props of [`LazyCheck`].
+#[derive(Properties, PartialEq)]
+pub struct LazyCheckProps {
+    /// `pages::lesson::lazy_query`'s text, as [`LazyWidgetProps::query`].
+    pub query: AttrValue,
+}
+
+/// A lesson's check block, in the lazily loaded bundle: the check widget (its errors, its run
+/// in the check worker, its replay) over the bundle's registry.
+#[function_component]
+pub fn LazyCheck(p: &LazyCheckProps) -> Html {
+    let c = use_memo(p.query.clone(), |query| check(query));
+    match &*c {
+        Ok((spec, slug)) => html! { <CheckWidget spec={spec.clone()} slug={slug.clone()} /> },
+        Err(e) => html! {
+            <p class="lazy-error" role="alert" data-testid="lazy-widget-error">{ e.clone() }</p>
+        },
+    }
+}
+
+/// The widget of a block, or why there is none (the block names no mechanism this bundle has).
+fn widget(compare: bool, query: &str) -> Result<(Widget, AttrValue), String> {
+    let (slug, fallback, body) = split(query)?;
+    let mut place = Placing::default();
+    let w = if compare {
+        compare_widget(None, body, fallback, &mut place, 0)
+    } else {
+        sim_widget(None, body, fallback, "", &mut place, 0)
+    };
+    Ok((w, AttrValue::from(slug.to_string())))
 }
 
 /// A lesson block's widget, in the lazily loaded bundle.
@@ -83,5 +120,12 @@ mod tests {
         }
         let e = widget(false, &lazy_query("s", "b", "mechanism=nope&id=x")).unwrap_err();
         assert!(e.contains("no mechanism 'nope'; it has: herd"), "{e}");
+        let (k, slug) = check(&lazy_query("s", "block-3", "mechanism=mysql")).expect("a check");
+        assert!(
+            matches!(k.scenario, herdlab_core::scenario::Scenario::Mysql(_)),
+            "{k:?}"
+        );
+        assert_eq!((k.id.as_str(), slug.as_str()), ("block-3", "s"));
+        assert!(check(&lazy_query("s", "b", "mechanism=nope")).is_err());
     }
 }

@@ -41,8 +41,9 @@ enum Part {
     Predict(Rc<PredictSpec>, usize),
     /// A check block.
     Check(Rc<CheckSpec>),
-    /// A simulation or comparison block of a lazy-only mechanism (`mechanisms::LAZY_ONLY`),
-    /// rendered by the lazily loaded bundle: `what` (`sim`, `compare`) and [`lazy_query`]'s
+    /// A simulation, comparison or check block of a lazy-only mechanism
+    /// (`mechanisms::LAZY_ONLY`), rendered by the lazily loaded bundle: `what` (`sim`, `compare`,
+    /// `check`) and [`lazy_query`]'s
     /// text without the slug (the page adds it).
     Lazy(&'static str, String, String),
 }
@@ -90,13 +91,11 @@ fn build(blocks: &[Block], query: &str) -> Page {
         match block {
             // not the main app's: the lazily loaded bundle builds and draws it (it is never the
             // playground, and its id is not checked against the page's)
-            Block::Widget(shape @ (Shape::Sim | Shape::Compare), mechanism, body)
-                if lazy_mechanism(*mechanism, body).is_some() =>
-            {
-                let what = if *shape == Shape::Sim {
-                    "sim"
-                } else {
-                    "compare"
+            Block::Widget(shape, mechanism, body) if lazy_mechanism(*mechanism, body).is_some() => {
+                let what = match shape {
+                    Shape::Sim => "sim",
+                    Shape::Compare => "compare",
+                    Shape::Check => "check",
                 };
                 let body = match mechanism {
                     Some(m) if named_mechanism(body).is_none() => format!("mechanism={m}&{body}"),
@@ -407,6 +406,7 @@ mod tests {
             Block::Widget(Shape::Sim, None, "id=g&mechanism=gmp&gomaxprocs=2".into()),
             Block::Widget(Shape::Compare, Some("gmp"), "id=h".into()),
             Block::Widget(Shape::Sim, None, "id=a&main=true".into()),
+            Block::Widget(Shape::Check, None, "id=k&mechanism=mysql".into()),
         ];
         let page = build(&blocks, "workers=3");
         match &page.parts[0] {
@@ -420,6 +420,7 @@ mod tests {
             _ => panic!("part 0 is not lazy"),
         }
         assert!(matches!(&page.parts[1], Part::Lazy("compare", _, b) if b == "mechanism=gmp&id=h"));
+        assert!(matches!(&page.parts[3], Part::Lazy("check", _, b) if b == "id=k&mechanism=mysql"));
         let (w, keys) = widget(&page, 2);
         assert!(
             keys && w.main && w.mechanism == "herd",

@@ -1,18 +1,26 @@
 //! The MySQL blocks (docs/site-contract.md, "MySQL"): ```` ```herdlab-sim ```` with
-//! `mechanism=mysql` (one simulation; `main=true` for the playground) and the page query of a
-//! mysql playground. Nothing here panics on any input: every bad key or value becomes a message
-//! naming the key and the allowed values, and the default is used instead.
+//! `mechanism=mysql` (one simulation; `main=true` for the playground), ```` ```herdlab-compare ````
+//! with `mechanism=mysql` (two settings of one scenario, same seed), ```` ```herdlab-check ````
+//! with `mechanism=mysql` (core's small check presets, explored in the browser's worker) and the
+//! page query of a mysql playground. Nothing here panics on any input: every bad key or value
+//! becomes a message naming the key and the allowed values, and the default is used instead.
 
 use herdlab_core::mechanism::Mechanism;
-use herdlab_core::mechanisms::mysql::{Mysql, MysqlParams};
+use herdlab_core::mechanisms::mysql::{Mode, Mysql, MysqlParams, MysqlVariant};
+use herdlab_core::scenario::{ParamError, Scenario};
+use herdlab_core::sim::Actor;
 
+use crate::check_proto::{BROWSER_MAX_MYSQL_CONNECTIONS, BROWSER_MAX_MYSQL_QUERIES};
+use crate::lesson::check::CheckSpec;
 use crate::lesson::grammar::{
-    misfit_mechanism, one_line, parse_sim_block, read_playground_query, settle_or_default,
-    BlockRules, PlaygroundInit, SimBlock, ID_NEEDED,
+    misfit_mechanism, one_line, parse_keys, parse_sim_block, read_playground_query,
+    settle_or_default, BlockRules, CompareBlock, CompareSides, PlaygroundInit, SimBlock, ID_NEEDED,
 };
 
 /// A parsed mysql simulation block.
 pub type MysqlSimSpec = SimBlock<MysqlParams>;
+/// A parsed mysql comparison block.
+pub type MysqlCompareSpec = CompareBlock<MysqlParams>;
 /// What a mysql playground starts from: its block's scenario with the page query on top.
 pub type MysqlMainInit = PlaygroundInit<MysqlParams>;
 
@@ -53,6 +61,205 @@ const SIM_RULES: BlockRules<MysqlParams> = BlockRules {
     mechanism: mysql_mechanism,
     missing_id: ID_NEEDED,
 };
+
+const COMPARE_RULES: BlockRules<MysqlParams> = BlockRules {
+    block: "herdlab-compare",
+    own: "id, left, right, stop, caption, mechanism",
+    keys: &MYSQL_KEYS,
+    set: <Mysql as Mechanism>::set,
+    mechanism: mysql_mechanism,
+    missing_id: ID_NEEDED,
+};
+
+const CHECK_RULES: BlockRules<MysqlParams> = BlockRules {
+    block: "herdlab-check",
+    own: "id, caption, mechanism",
+    keys: &MYSQL_KEYS,
+    set: <Mysql as Mechanism>::set,
+    mechanism: mysql_mechanism,
+    missing_id: ID_NEEDED,
+};
+
+/// One side of a mysql comparison: the one setting it changes in the shared scenario.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// `mode=per-connection` (`per-connection`).
+    Mode(Mode),
+    /// `cache_size=N` (`cache-N`).
+    Cache(u32),
+    /// `variant=<name>`: the real code or a broken variant.
+    Variant(MysqlVariant),
+}
+
+impl Side {
+    /// The side named `s`: a mode, `cache-N` or a variant.
+    pub fn from_name(s: &str) -> Option<Side> {
+        if let Some(m) = Mode::from_name(s) {
+            return Some(Side::Mode(m));
+        }
+        if let Some(n) = s.strip_prefix("cache-") {
+            return n.parse().ok().map(Side::Cache);
+        }
+        MysqlVariant::from_name(s).map(Side::Variant)
+    }
+
+    /// Every side name, for the messages.
+    pub fn allowed() -> String {
+        Mode::NAMES
+            .iter()
+            .copied()
+            .chain(["cache-N (thread_cache_size N)"])
+            .chain(MysqlVariant::NAMES.iter().copied())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// The shared scenario `p` with this side's setting (a cache size out of range is core's
+    /// message, under the side's name).
+    pub fn apply(self, p: MysqlParams, name: &str) -> Result<MysqlParams, ParamError> {
+        let mut q = p;
+        match self {
+            Side::Mode(mode) => q.mode = mode,
+            Side::Variant(variant) => q.variant = variant,
+            Side::Cache(n) => <Mysql as Mechanism>::set(&mut q, "cache_size", &n.to_string())
+                .map_err(|e| ParamError {
+                    field: name.into(),
+                    message: format!("cache-{n}: {}", e.message),
+                })?,
+        }
+        Ok(q)
+    }
+}
+
+/// Parse a mysql comparison block: `left`/`right` each name one setting ([`Side`]) applied to the
+/// shared scenario keys; a missing or bad side is reported and falls back on `per-connection`
+/// (left) and `pool` (right), as does a side whose scenario does not hold together.
+pub fn parse_mysql_compare(body: &str, fallback_id: &str) -> MysqlCompareSpec {
+    let mut p = MysqlParams::default();
+    let mut sides = CompareSides::new(
+        Side::from_name,
+        Side::allowed(),
+        [Side::Mode(Mode::PerConnection), Side::Mode(Mode::Pool)],
+    );
+    let mut block = parse_keys(&one_line(body), &COMPARE_RULES, &mut p, |k, v, e| {
+        sides.take(k, v, e)
+    });
+    settle_or_default::<Mysql>(&mut p, &mut block.perr);
+    sides.finish(
+        block,
+        &COMPARE_RULES,
+        fallback_id,
+        |side, fallback, name, perr| {
+            let fall = || fallback.apply(p, name).unwrap_or(p);
+            match side.apply(p, name) {
+                Ok(q) => {
+                    let errs = <Mysql as Mechanism>::validate(&q);
+                    if errs.is_empty() {
+                        q
+                    } else {
+                        perr.extend(errs.into_iter().map(|e| ParamError {
+                            field: format!("{name} ({})", e.field),
+                            message: e.message,
+                        }));
+                        fall()
+                    }
+                }
+                Err(e) => {
+                    perr.push(e);
+                    fall()
+                }
+            }
+        },
+    )
+}
+
+/// The preset a mysql check block starts from: the thread cache's ([`browser_cache_preset`]) when
+/// it asks for `mode=per-connection` or `variant=cache-any-blocked`, else the pool's (core's
+/// [`MysqlParams::check_preset`]), as `herdlab check mysql` picks them.
+pub fn mysql_check_preset(body: &str) -> MysqlParams {
+    let line = one_line(body);
+    let cache = line.split('&').any(|kv| {
+        matches!(
+            kv.split_once('='),
+            Some(("mode", "per-connection")) | Some(("variant", "cache-any-blocked"))
+        )
+    });
+    if cache {
+        browser_cache_preset()
+    } else {
+        MysqlParams::check_preset()
+    }
+}
+
+/// The thread cache's check scenario in the browser: core's `check_preset_cache` (2 clients
+/// reconnecting after every query, a cache of 1, 3 queries) on seed [`BROWSER_CACHE_SEED`]
+/// instead of 4: the queries come from the clients in another order, and `cache-any-blocked`'s
+/// search visits 467,301 states instead of 1,481,431 (the same 57-step counterexample length),
+/// which the worker explores in seconds.
+pub fn browser_cache_preset() -> MysqlParams {
+    MysqlParams {
+        seed: BROWSER_CACHE_SEED,
+        ..MysqlParams::check_preset_cache()
+    }
+}
+
+/// The seed of [`browser_cache_preset`].
+pub const BROWSER_CACHE_SEED: u64 = 12;
+
+/// Parse a mysql ```` ```herdlab-check ```` body (`mechanism=mysql` and the mysql keys, over
+/// [`mysql_check_preset`]). The browser's checker takes at most [`BROWSER_MAX_MYSQL_CONNECTIONS`]
+/// connections and [`BROWSER_MAX_MYSQL_QUERIES`] queries: more is reported and capped.
+pub fn parse_mysql_check(body: &str, fallback_id: &str) -> CheckSpec {
+    let base = mysql_check_preset(body);
+    let mut p = base;
+    let mut block = parse_keys(&one_line(body), &CHECK_RULES, &mut p, |_, _, _| false);
+    for (field, v, max) in [
+        (
+            "connections",
+            &mut p.connections,
+            BROWSER_MAX_MYSQL_CONNECTIONS,
+        ),
+        ("queries", &mut p.queries, BROWSER_MAX_MYSQL_QUERIES),
+    ] {
+        if *v > max {
+            block.perr.push(ParamError {
+                field: field.into(),
+                message: format!(
+                    "{v} is too many for the checker in the browser, which takes at most {max}; it checks {max} (run `herdlab check mysql` natively for more)"
+                ),
+            });
+            *v = max;
+        }
+    }
+    let errs = <Mysql as Mechanism>::validate(&p);
+    if !errs.is_empty() {
+        p = base;
+        block.perr.extend(errs);
+    }
+    let id = block.finish(&CHECK_RULES, fallback_id);
+    CheckSpec {
+        id,
+        scenario: Scenario::Mysql(p),
+        caption: block.caption,
+        errors: block.errors,
+    }
+}
+
+/// A mysql counterexample (checker indices: the threads, then the network) as the actors the
+/// widget steps.
+pub fn mysql_actors(p: &MysqlParams, schedule: &[u16]) -> Vec<Actor> {
+    let n = p.threads().len();
+    schedule
+        .iter()
+        .map(|&t| {
+            if (t as usize) < n {
+                Actor::Thread(t)
+            } else {
+                Actor::Network
+            }
+        })
+        .collect()
+}
 
 /// Parse a mysql simulation block. `fallback_id` names the widget when `id` is missing.
 pub fn parse_mysql_sim(body: &str, fallback_id: &str) -> MysqlSimSpec {

@@ -5,6 +5,7 @@
 //! lesson block naming `mysql` is handed to `ui::lazy::Lazy` by the lesson page.
 
 pub mod blocks;
+pub mod compare;
 pub mod form;
 pub mod model;
 pub mod panel;

@@ -1,20 +1,42 @@
 //! MySQL's connection handling in the registry ([`Mysql`]): its simulation blocks become mysql
-//! widgets. It has no comparison widget and no check in the browser yet (`herdlab check mysql`
-//! checks it natively).
+//! widgets, its comparison blocks two of them stepped together, and its check blocks explore
+//! core's small presets in the check worker (the thread cache's in the browser's size,
+//! `blocks::browser_cache_preset`; the pool's `MysqlParams::check_preset`); a counterexample
+//! replays as picks (every step one thread, or the network) in the mysql widget.
 
+use std::rc::Rc;
+
+use herdlab_core::check::Counterexample;
 use herdlab_core::mechanism::Mechanism;
-use herdlab_core::mechanisms::mysql::Mysql;
+use herdlab_core::mechanisms::mysql::{Mode, Mysql, MysqlParams};
+use yew::prelude::*;
 
+use crate::lesson::check::CheckSpec;
+use crate::lesson::grammar::{Controls, SimBlock};
 use crate::lesson::parts::{Placing, Widget};
+use crate::lesson::picks::{format_picks, script_picks};
 use crate::live::form::Field;
-use crate::mechanisms::mysql::blocks::{parse_mysql_sim, resolve_mysql_main};
+use crate::mechanisms::mysql::blocks::{
+    mysql_actors, parse_mysql_check, parse_mysql_compare, parse_mysql_sim, resolve_mysql_main,
+};
+use crate::mechanisms::mysql::compare::MysqlCompare;
 use crate::mechanisms::mysql::form::MYSQL_FIELDS;
 use crate::mechanisms::mysql::widget::MysqlSim;
 use crate::mechanisms::SiteMechanism;
-use crate::ui::shell::sim_shell::sim_part;
+use crate::ui::shell::compare_shell::compare_part;
+use crate::ui::shell::sim_shell::{sim_html, sim_part, SimProps};
 
-/// What a comparison block of mysql says (it is shown as the simulation of its keys).
-pub const NO_COMPARE: &str = "herdlab-compare: MySQL's connection handling has no comparison widget yet; this shows one simulation of the block's keys (use herdlab-sim)";
+/// The invariants core's `mysql::invariants` checks (as `herdlab check mysql` lists them).
+pub const INVARIANTS: [&str; 8] = [
+    "one-listener",
+    "no-lost-event",
+    "active-count",
+    "thread-bound",
+    "idle-with-work",
+    "cache-count",
+    "one-connection",
+    "all-served",
+];
 
 impl SiteMechanism for Mysql {
     const FIELDS: &'static [Field] = &MYSQL_FIELDS;
@@ -34,10 +56,79 @@ impl SiteMechanism for Mysql {
     }
 
     fn compare_widget(body: &str, fallback_id: &str, place: &mut Placing, at: usize) -> Widget {
-        let mut spec = parse_mysql_sim(body, fallback_id);
-        spec.errors.insert(0, NO_COMPARE.to_string());
-        sim_part::<MysqlSim>(<Self as Mechanism>::NAME, spec, place, at, |s| {
-            resolve_mysql_main(s, "")
-        })
+        let mut spec = parse_mysql_compare(body, fallback_id);
+        place.widget(&mut spec.id, &mut spec.errors, at);
+        compare_part::<MysqlCompare>(
+            <Self as Mechanism>::NAME,
+            spec.id.clone(),
+            spec.errors.clone(),
+            spec,
+        )
+    }
+
+    fn check_block(body: &str, fallback_id: &str) -> Option<CheckSpec> {
+        Some(parse_mysql_check(body, fallback_id))
+    }
+
+    fn check_invariants(_p: &MysqlParams) -> Vec<&'static str> {
+        INVARIANTS.to_vec()
+    }
+
+    fn check_caption(p: &MysqlParams) -> String {
+        let shape = match p.mode {
+            Mode::PerConnection => format!(
+                "{} client{} reconnecting after every {} quer{}, a thread cache of {}",
+                p.connections,
+                if p.connections == 1 { "" } else { "s" },
+                p.queries_per_conn,
+                if p.queries_per_conn == 1 { "y" } else { "ies" },
+                p.cache_size
+            ),
+            Mode::Pool => format!(
+                "{} group{} of at most {} threads, {} connection{}",
+                p.groups,
+                if p.groups == 1 { "" } else { "s" },
+                p.group_threads,
+                p.connections,
+                if p.connections == 1 { "" } else { "s" }
+            ),
+        };
+        format!(
+            "{} ({}): every interleaving of the clients, the server's threads and the arrivals; {shape}, {} quer{}",
+            Mysql::TITLE,
+            p.variant.name(),
+            p.queries,
+            if p.queries == 1 { "y" } else { "ies" }
+        )
+    }
+
+    /// Its picks (every step one thread: `t0` the clients, then the timer and the pool's workers
+    /// or the connection threads; `n` an arrival) and the mysql widget stepping through it from
+    /// step 0 (no link: the mysql lessons have no playground to open it in).
+    fn check_replay(p: MysqlParams, c: &Counterexample, id: &str, slug: &AttrValue) -> Html {
+        let actors = mysql_actors(&p, &c.schedule);
+        let picks = format_picks(&script_picks(&actors));
+        let spec = Rc::new(SimBlock {
+            id: format!("{id}-replay"),
+            main: false,
+            controls: Controls::Step,
+            stop: Some(0),
+            caption: Some(format!(
+                "The shortest schedule that breaks {}: step forward to its last step ({} steps).",
+                c.violation.invariant,
+                actors.len()
+            )),
+            params: p,
+            errors: Vec::new(),
+        });
+        html! {
+            <>
+                <p class="check-schedule">
+                    { "Schedule (who takes each step; t0 is the clients, t1… the server's threads, n an arrival): " }
+                    <code data-testid="check-schedule">{ picks }</code>
+                </p>
+                { sim_html::<MysqlSim>(SimProps { spec, init: None, counterexample: Some(Rc::new(actors)) }, slug.clone()) }
+            </>
+        }
     }
 }

@@ -12,6 +12,7 @@ use crate::mechanisms::mysql::blocks::MysqlMainInit;
 use crate::mechanisms::mysql::model::MysqlSimModel;
 use crate::mechanisms::mysql::panel::{mysql_invariant, mysql_panel, MysqlPanelProps};
 use crate::mechanisms::mysql::snapshot::MysqlSnapshot;
+use crate::ui::replay_progress::replay_progress;
 use crate::ui::shell::sim_frame::{kicker, SimFrame};
 use crate::ui::shell::sim_shell::{SimKind, SimProps};
 use crate::ui::sim_board::SimBoard;
@@ -51,12 +52,20 @@ pub fn mysql_caption(p: &MysqlParams) -> String {
 impl SimKind for MysqlSim {
     type Params = MysqlParams;
     type Init = MysqlMainInit;
-    /// Unused: the browser does not check mysql yet (no replays).
+    /// A check block's counterexample: who takes each step.
     type Counterexample = Vec<Actor>;
     type Model = MysqlSimModel;
 
     fn open(props: &SimProps<Self>) -> Opening<MysqlSimModel> {
-        Start::of(&props.spec, props.init.as_deref()).replayed()
+        let start = Start::of(&props.spec, props.init.as_deref());
+        match &props.counterexample {
+            Some(script) => Opening {
+                model: MysqlSimModel::scripted(start.params, script.to_vec()),
+                replay_error: None,
+                autoplay: start.step.is_none(),
+            },
+            None => start.replayed(),
+        }
     }
 
     fn frame(props: &SimProps<Self>, live: &Live, m: &MysqlSimModel, _: &Callback<()>) -> SimFrame {
@@ -65,6 +74,25 @@ impl SimKind for MysqlSim {
         let main = props.main();
         let mut controls = live.controls(&spec.id, main);
         controls.run_to_end = true;
+        let progress = m.script().map(|script| {
+            let pos = m.position();
+            let text = if m.script_done() {
+                format!(
+                    "counterexample replayed: step {pos} of {}{}",
+                    script.len(),
+                    if snap.invariant.name.is_empty() {
+                        String::new()
+                    } else {
+                        format!(", and {} is broken", snap.invariant.name)
+                    }
+                )
+            } else if m.on_script() {
+                format!("counterexample: step {pos} of {}", script.len())
+            } else {
+                format!("off the counterexample: you stepped by hand (step {pos}); reset to follow it again")
+            };
+            replay_progress(pos, script.len(), Some(m.on_script()), text)
+        });
         SimFrame {
             mechanism: Some(("mysql-sim", "mysql")),
             strategy: None,
@@ -74,7 +102,7 @@ impl SimKind for MysqlSim {
                 .clone()
                 .unwrap_or_else(|| mysql_caption(m.params())),
             controls,
-            before_form: Html::default(),
+            before_form: progress.unwrap_or_default(),
             after_announce: Html::default(),
             status: snap.status.clone(),
             after_status: mysql_invariant(&snap.invariant),
