@@ -288,7 +288,6 @@ pub fn resolve_mysql_main(spec: &MysqlSimSpec, query: &str) -> MysqlMainInit {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use herdlab_core::mechanisms::mysql::{Mode, MysqlVariant};
 
     #[test]
     fn the_key_list_is_cores() {
@@ -332,6 +331,138 @@ mod tests {
             "{:?}",
             over.errors
         );
+    }
+
+    #[test]
+    fn mysql_compare_blocks() {
+        let c = parse_mysql_compare(
+            "id=cmp&mechanism=mysql&left=per-connection&right=pool&connections=16&queries=200&seed=3",
+            "x",
+        );
+        assert!(c.errors.is_empty(), "{:?}", c.errors);
+        assert_eq!(
+            (c.left.mode, c.right.mode),
+            (Mode::PerConnection, Mode::Pool)
+        );
+        assert_eq!(
+            MysqlParams {
+                mode: Mode::Pool,
+                ..c.left
+            },
+            c.right,
+            "only the side's setting differs"
+        );
+        assert_eq!(
+            (c.left.connections, c.left.queries, c.left.seed),
+            (16, 200, 3)
+        );
+        let c = parse_mysql_compare("id=k&mode=per-connection&left=cache-0&right=cache-2", "x");
+        assert!(c.errors.is_empty(), "{:?}", c.errors);
+        assert_eq!((c.left.cache_size, c.right.cache_size), (0, 2));
+        let c = parse_mysql_compare("id=v&mode=pool&left=correct&right=fifo-waiters", "x");
+        assert_eq!(c.right.variant, MysqlVariant::FifoWaiters);
+        assert_eq!(c.left.variant, MysqlVariant::Correct);
+        let c = parse_mysql_compare("id=m&left=loud&right=cache-x", "x");
+        assert_eq!(
+            c.errors,
+            [
+                format!("left: 'loud' is not allowed; allowed: {}", Side::allowed()),
+                format!(
+                    "right: 'cache-x' is not allowed; allowed: {}",
+                    Side::allowed()
+                ),
+            ]
+        );
+        assert_eq!(
+            (c.left.mode, c.right.mode),
+            (Mode::PerConnection, Mode::Pool),
+            "the fallbacks"
+        );
+        let c = parse_mysql_compare("id=big&left=cache-0&right=cache-999999", "x");
+        assert_eq!(c.errors.len(), 1, "{:?}", c.errors);
+        assert!(
+            c.errors[0].starts_with("right: cache-999999: "),
+            "{:?}",
+            c.errors
+        );
+        assert_eq!(c.right.mode, Mode::Pool, "the right fallback");
+    }
+
+    #[test]
+    fn mysql_check_blocks() {
+        let k = parse_mysql_check("id=find&mechanism=mysql&variant=cache-any-blocked", "x");
+        assert!(k.errors.is_empty(), "{:?}", k.errors);
+        let Scenario::Mysql(p) = k.scenario else {
+            panic!("{k:?}")
+        };
+        assert_eq!(
+            p,
+            MysqlParams {
+                variant: MysqlVariant::CacheAnyBlocked,
+                seed: 12,
+                ..MysqlParams::check_preset_cache()
+            }
+        );
+        let k = parse_mysql_check("id=pool&mechanism=mysql&variant=no-stall-timer", "x");
+        assert!(k.errors.is_empty(), "{:?}", k.errors);
+        assert_eq!(
+            k.scenario,
+            Scenario::Mysql(MysqlParams {
+                variant: MysqlVariant::NoStallTimer,
+                ..MysqlParams::check_preset()
+            })
+        );
+        let k = parse_mysql_check("id=big&mechanism=mysql&connections=4&queries=9&stop=2", "x");
+        let Scenario::Mysql(p) = k.scenario else {
+            panic!("{k:?}")
+        };
+        assert_eq!((p.connections, p.queries), (2, 3), "capped");
+        assert_eq!(k.errors.len(), 3, "{:?}", k.errors);
+        assert!(k.errors[0].starts_with("stop: not a herdlab-check key"));
+        assert!(k.errors[1].contains("connections: 4 is too many"));
+        assert!(k.errors[2].contains("queries: 9 is too many"));
+        let p = MysqlParams::check_preset();
+        let n = p.threads().len() as u16;
+        assert_eq!(
+            mysql_actors(&p, &[0, n, 1]),
+            [Actor::Thread(0), Actor::Network, Actor::Thread(1)]
+        );
+    }
+
+    /// The shortest schedule the checker finds for `cache-any-blocked` on the browser's thread
+    /// cache preset (as core's `mysql::invariants::check` returns it: 467,301 states, 57 steps;
+    /// natively `cargo run --release -p herdlab-core --example mysql_check -- preset=cache
+    /// variant=cache-any-blocked seed=12`; the browser test checks the search itself, which takes
+    /// minutes in a debug build).
+    const CACHE_SCHEDULE: [u16; 57] = [
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+        1, 1, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ];
+
+    /// The counterexample steps in the site's widget model (the simulation without the
+    /// checker's clock events) to the same broken invariant: what the lesson's replay shows.
+    #[test]
+    fn the_cache_counterexample_replays_in_the_widget() {
+        use crate::live::model::LiveModel;
+        use crate::live::sim_model::Action;
+        use crate::mechanisms::mysql::model::MysqlSimModel;
+        use crate::mechanisms::mysql::snapshot::MysqlSnapshot;
+
+        let k = parse_mysql_check("mechanism=mysql&variant=cache-any-blocked", "x");
+        let Scenario::Mysql(p) = k.scenario else {
+            panic!("a mysql check")
+        };
+        let actors = mysql_actors(&p, &CACHE_SCHEDULE);
+        let mut m = MysqlSimModel::scripted(p, actors.clone());
+        for i in 0..actors.len() {
+            assert!(
+                MysqlSnapshot::of(&m).invariant.name.is_empty(),
+                "broken before step {i}"
+            );
+            assert!(m.apply(Action::Step));
+        }
+        assert!(m.script_done(), "every step as the schedule says");
+        assert_eq!(MysqlSnapshot::of(&m).invariant.name, "cache-count");
     }
 
     #[test]
