@@ -97,10 +97,11 @@ impl Side {
         if let Some(m) = Mode::from_name(s) {
             return Some(Side::Mode(m));
         }
-        if let Some(n) = s.strip_prefix("cache-") {
-            return n.parse().ok().map(Side::Cache);
+        // a variant first: `cache-any-blocked` is one
+        if let Some(v) = MysqlVariant::from_name(s) {
+            return Some(Side::Variant(v));
         }
-        MysqlVariant::from_name(s).map(Side::Variant)
+        s.strip_prefix("cache-")?.parse().ok().map(Side::Cache)
     }
 
     /// Every side name, for the messages.
@@ -359,6 +360,12 @@ mod tests {
         let c = parse_mysql_compare("id=k&mode=per-connection&left=cache-0&right=cache-2", "x");
         assert!(c.errors.is_empty(), "{:?}", c.errors);
         assert_eq!((c.left.cache_size, c.right.cache_size), (0, 2));
+        let c = parse_mysql_compare(
+            "id=b&mode=per-connection&left=correct&right=cache-any-blocked",
+            "x",
+        );
+        assert!(c.errors.is_empty(), "{:?}", c.errors);
+        assert_eq!(c.right.variant, MysqlVariant::CacheAnyBlocked);
         let c = parse_mysql_compare("id=v&mode=pool&left=correct&right=fifo-waiters", "x");
         assert_eq!(c.right.variant, MysqlVariant::FifoWaiters);
         assert_eq!(c.left.variant, MysqlVariant::Correct);

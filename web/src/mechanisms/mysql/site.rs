@@ -132,3 +132,57 @@ impl SiteMechanism for Mysql {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mechanisms::{check_block, compare_widget};
+    use herdlab_core::scenario::Scenario;
+
+    const LESSONS: [&str; 2] = [
+        include_str!("../../../../lessons/mysql-thread-per-connection.md"),
+        include_str!("../../../../lessons/mysql-thread-pool.md"),
+    ];
+
+    /// The bodies of the lessons' `fence` blocks (one line each).
+    fn bodies(fence: &str) -> Vec<&'static str> {
+        LESSONS
+            .iter()
+            .flat_map(|l| {
+                let lines: Vec<&str> = l.lines().collect();
+                (0..lines.len())
+                    .filter(|&i| lines[i] == fence)
+                    .map(|i| lines[i + 1])
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
+
+    /// Every comparison and check block of the mysql lessons parses without a message, into the
+    /// mysql widgets and the presets the browser checks.
+    #[test]
+    fn the_lessons_blocks_parse() {
+        let compares = bodies("```herdlab-compare");
+        assert_eq!(compares.len(), 7, "{compares:?}");
+        for b in compares {
+            let mut place = Placing::default();
+            let w = compare_widget(None, b, "x", &mut place, 0);
+            assert_eq!(w.mechanism, "mysql", "{b}");
+            assert!(w.errors.is_empty(), "{b}: {:?}", w.errors);
+        }
+        let checks = bodies("```herdlab-check");
+        assert_eq!(checks.len(), 2, "{checks:?}");
+        for b in checks {
+            let k = check_block(b, "x");
+            assert!(k.errors.is_empty(), "{b}: {:?}", k.errors);
+            let Scenario::Mysql(p) = k.scenario else {
+                panic!("{b}: {k:?}")
+            };
+            assert_eq!(
+                p.mode == Mode::PerConnection,
+                b.contains("cache-any-blocked"),
+                "{b}"
+            );
+        }
+    }
+}
