@@ -48,7 +48,7 @@ enum Part {
     Lazy(&'static str, String, String),
 }
 
-/// The query of a lazy block (`<Lazy what="sim"|"compare" query=… />`, read by the bundle's
+/// The query of a lazy block (`<Lazy what="sim"|"compare"|"check" query=… />`, read by the bundle's
 /// `pages::lazy_widget`): the lesson's slug, the block's fallback id and its body, one per line
 /// (the body may span lines).
 pub(crate) fn lazy_query(slug: &str, fallback_id: &str, body: &str) -> String {
