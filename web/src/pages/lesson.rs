@@ -48,9 +48,9 @@ enum Part {
     Lazy(&'static str, String, String),
 }
 
-/// The query of a lazy block (`<Lazy what="sim"|"compare"|"check" query=… />`, read by the bundle's
-/// `pages::lazy_widget`): the lesson's slug, the block's fallback id and its body, one per line
-/// (the body may span lines).
+/// The query of a lazy block (`<Lazy what="sim"|"compare"|"check" query=… />`, read by the
+/// bundle's `pages::lazy_widget`): the lesson's slug, the block's fallback id and its body, one
+/// per line (the body may span lines).
 pub(crate) fn lazy_query(slug: &str, fallback_id: &str, body: &str) -> String {
     format!("{slug}\n{fallback_id}\n{body}")
 }
