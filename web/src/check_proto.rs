@@ -31,10 +31,12 @@ pub const BROWSER_MAX_POOL_THREADS: u32 = 2;
 pub const BROWSER_MAX_POOL_REQUESTS: u32 = 3;
 
 /// The most mysql client connections a search in the browser takes (`herdlab check mysql`
-/// natively takes more).
+/// natively takes more). Mysql is lazy-only: the main app does not read it.
+#[allow(dead_code)]
 pub const BROWSER_MAX_MYSQL_CONNECTIONS: u32 = 2;
 
 /// The most mysql queries a search in the browser takes.
+#[allow(dead_code)]
 pub const BROWSER_MAX_MYSQL_QUERIES: u32 = 3;
 
 /// The mechanism of a request that names none (requests before herd checks existed).
