@@ -27,7 +27,7 @@ const POOL_LESSON = `${BASE}/#/lesson/mysql-thread-pool`;
 const IDS = ['mysql-nocache', 'mysql-cache', 'mysql-pool'];
 const COMPARES = ['mysql-cmp-cache', 'mysql-cmp-mode', 'mysql-break'];
 const POOL_IDS = ['mysql-tp-listener'];
-const POOL_COMPARES = ['mysql-tp-fifo', 'mysql-tp-wait', 'mysql-tp-stall', 'mysql-tp-tickets'];
+const POOL_COMPARES = ['mysql-tp-fifo', 'mysql-tp-wait', 'mysql-tp-stall', 'mysql-tp-tickets', 'mysql-tp-hurts'];
 // the thread cache's check in the browser (blocks.rs `CACHE_SCHEDULE`): t0 the clients, t1 the
 // first connection thread
 const CACHE_CHECK = {
@@ -347,6 +347,15 @@ test('mysql-thread-pool: the listener serves the first event itself, the compari
   assert.equal(await cell(page, w, 'left-threads_created'), '8');
   assert.equal(await cell(page, w, 'right-threads_created'), '2');
   assert.equal(await cell(page, w, 'diff-threads_created'), '-6');
+
+  // where a pool hurts: one long query holds its group, so the short queries queued behind it wait
+  const h = 'mysql-tp-hurts';
+  await runToEnd(page, h);
+  assert.equal(await cell(page, h, 'left-queries_done'), '400');
+  assert.equal(await cell(page, h, 'right-queries_done'), '400');
+  const [lp95, rp95] = [Number(await cell(page, h, 'left-p95_ns')), Number(await cell(page, h, 'right-p95_ns'))];
+  assert.ok(rp95 > 100 * lp95, `the pool's p95 (${rp95} ns) is far above one thread per connection's (${lp95} ns)`);
+  assert.equal(await page.locator(sel('diff-p95_ns', h)).getAttribute('class'), 'more');
 
   // the pool's check in the worker: nothing broken in every reachable state
   const block = page.locator(`[data-testid="check-${POOL_CHECK.id}"]`);

@@ -163,7 +163,7 @@ mod tests {
     #[test]
     fn the_lessons_blocks_parse() {
         let compares = bodies("```herdlab-compare");
-        assert_eq!(compares.len(), 7, "{compares:?}");
+        assert_eq!(compares.len(), 8, "{compares:?}");
         for b in compares {
             let mut place = Placing::default();
             let w = compare_widget(None, b, "x", &mut place, 0);
