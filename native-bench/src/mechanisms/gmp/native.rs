@@ -10,15 +10,17 @@
 //! `MAX_GOROUTINES`, in a world of at most 65,535 words, each on its own 128-byte line: 10,000
 //! Gs on 8 Ps of 256 slots take 22,108 words, 2.8 MB), with Go's 256-slot rings ([`ring_for`]).
 
-use std::sync::atomic::{AtomicU64, Ordering::SeqCst};
+use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
+use std::sync::atomic::{AtomicU32, AtomicU64};
 use std::sync::{Condvar, Mutex, PoisonError};
 
 use herdlab_core::machine::steps::Ops;
-use herdlab_core::mechanisms::gmp::machine::{gstatus, MCounts, DONE, LIVE};
+use herdlab_core::mechanisms::gmp::machine::{gstatus, MCounts, DONE, LIVE, SCHED_LOCK};
 use herdlab_core::mechanisms::gmp::params::MAX_WORDS;
 use herdlab_core::mechanisms::gmp::{GmpActor, GmpConfig, GmpParams, Workload};
 use herdlab_core::op::{CondId, MutexId, Op, OpResult, SemId, WakeCount, Word};
 
+use super::layout::{GoMemory, IN_WORLD};
 use crate::platform::native::{NativeError, NativeThread, NativeWorld, WorldSpec};
 
 /// The largest even ring (Go's 256 whenever it fits) that fits `gs` Gs, `procs` Ps and `threads`
@@ -57,7 +59,9 @@ pub struct GmpRun {
     pub live: u32,
 }
 
-/// The platform of one M: [`NativeThread`], with the time of the `done = 1` store taken.
+/// The platform of one M: [`NativeThread`] for the Ms' futex words and the kernel, the table's
+/// other words in Go's layout and orderings ([`GoMemory`]), `sched.lock` as Go's futex lock
+/// ([`MOps::mutex_lock`]), and the time of the `done = 1` store taken.
 ///
 /// Blocking: the table's blocking syscall and sysmon's `usleep` are `work` like a G's
 /// computation (the simulator has no timed sleep). Natively they are real sleeps: every `work`
@@ -67,6 +71,12 @@ pub struct GmpRun {
 struct MOps<'w> {
     inner: NativeThread<'w>,
     world: &'w NativeWorld,
+    mem: &'w GoMemory,
+    /// `sched.lock`'s futex word (a word of the world, after the table's).
+    lock: &'w AtomicU32,
+    lock_word: Word,
+    /// This M holds `sched.lock`.
+    held: bool,
     end: &'w AtomicU64,
     cfg: GmpConfig,
     /// This thread is sysmon.
@@ -75,11 +85,68 @@ struct MOps<'w> {
     in_syscall: bool,
 }
 
+/// `sched.lock`'s word: free.
+const UNLOCKED: u32 = 0;
+/// Held, nobody asleep on it.
+const LOCKED: u32 = 1;
+/// Held, and a thread may be asleep on it (the unlocker must wake one).
+const SLEEPING: u32 = 2;
+/// Go's `lock2`: rounds of busy waiting (`active_spin`), each of this many pauses
+/// (`active_spin_cnt`), then one `osyield` (`passive_spin`), then sleep on the word.
+const ACTIVE_SPIN: u32 = 4;
+const ACTIVE_SPIN_CNT: u32 = 30;
+
+impl MOps<'_> {
+    /// The word's entry in [`GoMemory`], or `None` when it lives in the world.
+    #[inline(always)]
+    fn here(&self, w: Word) -> Option<u32> {
+        self.mem.entry(w).filter(|e| e & IN_WORLD == 0)
+    }
+
+    /// `lock2`'s contended path: spin, yield once, then sleep on the word as a waiter (the
+    /// platform's `futex_wait`: bounded, and left when the run fails).
+    #[cold]
+    #[inline(never)]
+    fn lock_slow(&mut self) -> Result<(), NativeError> {
+        for _ in 0..ACTIVE_SPIN {
+            for _ in 0..ACTIVE_SPIN_CNT {
+                std::hint::spin_loop();
+            }
+            if self.lock.load(Relaxed) == UNLOCKED
+                && self
+                    .lock
+                    .compare_exchange(UNLOCKED, LOCKED, Acquire, Relaxed)
+                    .is_ok()
+            {
+                return Ok(());
+            }
+        }
+        std::thread::yield_now();
+        while self.lock.swap(SLEEPING, Acquire) != UNLOCKED {
+            self.inner.futex_wait(self.lock_word, SLEEPING)?;
+        }
+        Ok(())
+    }
+
+    /// Let go of `sched.lock` if this M still holds it (its run stopped on an error).
+    fn release(&mut self) {
+        if std::mem::take(&mut self.held) && self.lock.swap(UNLOCKED, Release) == SLEEPING {
+            let _ = self.inner.futex_wake(self.lock_word, WakeCount::All);
+        }
+        self.inner.release();
+    }
+}
+
 impl Ops for MOps<'_> {
     type Error = NativeError;
+    #[inline(always)]
     fn load(&mut self, w: Word) -> Result<u32, NativeError> {
-        self.inner.load(w)
+        match self.here(w) {
+            Some(e) => Ok(self.mem.at(e).load(SeqCst)),
+            None => self.inner.load(w),
+        }
     }
+    #[inline(always)]
     fn store(&mut self, w: Word, v: u32) -> Result<(), NativeError> {
         if w == DONE && v == 1 {
             self.end.store(self.world.now_ns(), SeqCst);
@@ -90,16 +157,38 @@ impl Ops for MOps<'_> {
         {
             self.in_syscall = true;
         }
-        self.inner.store(w, v)
+        match self.here(w) {
+            Some(e) => {
+                self.mem.store(e, v);
+                Ok(())
+            }
+            None => self.inner.store(w, v),
+        }
     }
+    #[inline(always)]
     fn cas(&mut self, w: Word, e: u32, n: u32) -> Result<bool, NativeError> {
-        self.inner.cas(w, e, n)
+        match self.here(w) {
+            Some(x) => Ok(self
+                .mem
+                .at(x)
+                .compare_exchange(e, n, SeqCst, SeqCst)
+                .is_ok()),
+            None => self.inner.cas(w, e, n),
+        }
     }
+    #[inline(always)]
     fn fetch_add(&mut self, w: Word, d: u32) -> Result<u32, NativeError> {
-        self.inner.fetch_add(w, d)
+        match self.here(w) {
+            Some(e) => Ok(self.mem.at(e).fetch_add(d, SeqCst)),
+            None => self.inner.fetch_add(w, d),
+        }
     }
+    #[inline(always)]
     fn swap(&mut self, w: Word, v: u32) -> Result<u32, NativeError> {
-        self.inner.swap(w, v)
+        match self.here(w) {
+            Some(e) => Ok(self.mem.at(e).swap(v, SeqCst)),
+            None => self.inner.swap(w, v),
+        }
     }
     fn sem_wait(&mut self, s: SemId) -> Result<(), NativeError> {
         self.inner.sem_wait(s)
@@ -108,7 +197,8 @@ impl Ops for MOps<'_> {
         self.inner.sem_post(s)
     }
     fn futex_wait(&mut self, w: Word, e: u32) -> Result<bool, NativeError> {
-        // an M sleeps on its note only to park (Go's stopm → notesleep)
+        // an M sleeps on its note only to park (Go's stopm → notesleep); the notes live in the
+        // world (`GoMemory` leaves them there)
         self.inner
             .record(herdlab_core::trace::Kind::Park, Some(u32::from(w.0)));
         self.inner.futex_wait(w, e)
@@ -119,11 +209,49 @@ impl Ops for MOps<'_> {
             .record(herdlab_core::trace::Kind::Unpark, Some(u32::from(w.0)));
         self.inner.futex_wake(w, n)
     }
+    /// `sched.lock` as Go's `lock2`: one CAS when free; else spin, yield, sleep on the word.
+    #[inline(always)]
     fn mutex_lock(&mut self, m: MutexId) -> Result<(), NativeError> {
-        self.inner.mutex_lock(m)
+        if m != SCHED_LOCK || self.held {
+            return Err(NativeError::new(format!(
+                "an M locked mutex {} (the table has only sched.lock, {}, which it {})",
+                m.0,
+                SCHED_LOCK.0,
+                if self.held {
+                    "already holds"
+                } else {
+                    "does not hold"
+                }
+            )));
+        }
+        if self
+            .lock
+            .compare_exchange(UNLOCKED, LOCKED, Acquire, Relaxed)
+            .is_err()
+        {
+            self.lock_slow()?;
+        }
+        self.held = true;
+        self.inner
+            .record(herdlab_core::trace::Kind::Lock, Some(u32::from(m.0)));
+        Ok(())
     }
+    /// `unlock2`: one swap; a futex wake only when a waiter may sleep.
+    #[inline(always)]
     fn mutex_unlock(&mut self, m: MutexId) -> Result<(), NativeError> {
-        self.inner.mutex_unlock(m)
+        if m != SCHED_LOCK || !self.held {
+            return Err(NativeError::new(format!(
+                "an M unlocked mutex {} it does not hold (the table has only sched.lock, {})",
+                m.0, SCHED_LOCK.0
+            )));
+        }
+        self.held = false;
+        self.inner
+            .record(herdlab_core::trace::Kind::Unlock, Some(u32::from(m.0)));
+        if self.lock.swap(UNLOCKED, Release) == SLEEPING {
+            self.inner.futex_wake(self.lock_word, WakeCount::Up(1))?;
+        }
+        Ok(())
     }
     fn cond_wait(&mut self, c: CondId, m: MutexId) -> Result<(), NativeError> {
         self.inner.cond_wait(c, m)
@@ -131,6 +259,7 @@ impl Ops for MOps<'_> {
     fn cond_notify(&mut self, c: CondId, n: WakeCount) -> Result<(), NativeError> {
         self.inner.cond_notify(c, n)
     }
+    #[inline(always)]
     fn work(&mut self, ns: u64) -> Result<(), NativeError> {
         if self.sysmon || self.in_syscall {
             self.in_syscall = false;
@@ -209,18 +338,22 @@ pub fn run(p: &GmpParams, work_ns: u64) -> Result<GmpRun, NativeError> {
     } else {
         0
     };
-    let world = NativeWorld::new(WorldSpec {
-        words: words as u16,
-        mutexes: 1,
+    let mem = GoMemory::new(&cfg);
+    let lock_word = mem.lock_word();
+    let spec = WorldSpec {
+        words: 0,
+        mutexes: 0,
         condvars: 0,
         sems: 0,
         listener: false,
         threads,
         packed: false,
-    })?;
+    };
+    let world = NativeWorld::with_words(spec, lock_word.0 as usize + 1)?;
+    let lock = world.word(lock_word)?;
     let (start, end) = (AtomicU64::new(0), AtomicU64::new(0));
     let ready = StartGate::new(threads);
-    let (world, start, end, ready) = (&world, &start, &end, &ready);
+    let (world, mem, start, end, ready) = (&world, &mem, &start, &end, &ready);
     let results: Vec<Result<MCounts, NativeError>> = std::thread::scope(|s| {
         let mut handles = Vec::with_capacity(threads);
         for i in 0..threads {
@@ -237,6 +370,10 @@ pub fn run(p: &GmpParams, work_ns: u64) -> Result<GmpRun, NativeError> {
                     let mut ops = MOps {
                         inner,
                         world,
+                        mem,
+                        lock,
+                        lock_word,
+                        held: false,
                         end,
                         cfg,
                         sysmon: cfg.sysmon_id() == Some(i as u32),
@@ -247,7 +384,7 @@ pub fn run(p: &GmpParams, work_ns: u64) -> Result<GmpRun, NativeError> {
                         start.store(world.now_ns(), SeqCst);
                     }
                     let r = m.run(&mut ops);
-                    ops.inner.release();
+                    ops.release();
                     if let Err(e) = r {
                         world.fail(&e.0);
                         return Err(e);
@@ -300,7 +437,7 @@ pub fn run(p: &GmpParams, work_ns: u64) -> Result<GmpRun, NativeError> {
         counts.preempt_requests += c.preempt_requests;
         counts.preemptions += c.preemptions;
     }
-    let load = |w: Word| world.load(w).unwrap_or(u32::MAX);
+    let load = |w: Word| mem.load(w).unwrap_or(u32::MAX);
     let finished = (1..=cfg.gs)
         .filter(|&g| load(cfg.status(g)) == gstatus::DEAD)
         .count() as u32;
