@@ -47,7 +47,7 @@ use std::sync::atomic::AtomicU32;
 use std::sync::atomic::Ordering::{Release, SeqCst};
 
 use herdlab_core::mechanisms::gmp::machine::{
-    DONE, GHEAD, GSIZE, GTAIL, G_WORDS, LIVE, MIDLE, NEEDSPIN, NMSPINNING, NPIDLE, PIDLE, X_WORDS,
+    DONE, GHEAD, GSIZE, GTAIL, LIVE, MIDLE, NEEDSPIN, NMSPINNING, NPIDLE, PIDLE,
 };
 use herdlab_core::mechanisms::gmp::GmpConfig;
 use herdlab_core::op::Word;
@@ -55,33 +55,32 @@ use herdlab_core::op::Word;
 use crate::platform::mem::Padded;
 
 /// 32-bit words in one 128-byte line.
-const LINE: u32 = 32;
+pub const LINE: u32 = 32;
 /// Words of one G's block (64 bytes).
 const G_BLOCK: u32 = 16;
+/// An entry's bit: a store to the word is `Release` (else `SeqCst`).
+pub const REL: u32 = 1 << 31;
 /// An entry's bit: the word lives in the platform's world, not here.
 pub const IN_WORLD: u32 = 1 << 30;
-/// An entry's bit: a store to the word is `Release` (else `SeqCst`).
-const REL: u32 = 1 << 31;
+/// An entry's bit: the harness watches stores to the word (`done`, a P's `_Psyscall` word).
+pub const WATCH: u32 = 1 << 29;
 /// An entry's slot (word index into [`GoMemory`]'s lines).
-const SLOT: u32 = IN_WORLD - 1;
+pub const SLOT: u32 = WATCH - 1;
 
-/// The table's words in Go's layout (module docs). Made once per run, before the Ms start.
+/// One 128-byte line of words.
+pub type Line = Padded<[AtomicU32; LINE as usize]>;
+
+/// The table's words in Go's layout (module docs), and where each word is: one entry per word
+/// (its slot here and its bits: [`REL`], [`IN_WORLD`], [`WATCH`]), so that an operation finds
+/// its word with one load from a small table. Made once per run, before the Ms start.
 #[derive(Debug)]
 pub struct GoMemory {
-    lines: Box<[Padded<[AtomicU32; LINE as usize]>]>,
-    /// The entry of every word below the first G's.
-    low: Box<[u32]>,
-    /// The first G's first word, and the slot of its block.
+    /// The words.
+    pub lines: Box<[Line]>,
+    /// The entry of every word of the table.
+    pub map: Box<[u32]>,
+    /// The first word of the Gs (the world keeps `sched.lock`'s futex word at this index).
     g_lo: u32,
-    g_slot: u32,
-    /// Per word of a G's four: [`REL`] or 0.
-    g_rel: [u32; G_WORDS as usize],
-    /// The first syscall/preemption word (the end of the words when the workload has none).
-    x_lo: u32,
-    /// Per P: the slot of its syscall and preemption words (in its header line).
-    x_slot: Box<[u32]>,
-    /// The words of the table.
-    words: u32,
 }
 
 impl GoMemory {
@@ -93,130 +92,99 @@ impl GoMemory {
             .map(|w| u32::from(w.0))
             .min()
             .unwrap_or(words);
-        let x_lo = if cfg.workload.sysmon_world() {
-            u32::from(cfg.psys(0).0)
-        } else {
-            words
-        };
-        let mut low = vec![IN_WORLD; g_lo as usize];
-        let mut set = |w: Word, slot: u32, rel: bool| {
-            if let Some(e) = low.get_mut(w.0 as usize) {
-                *e = slot | if rel { REL } else { 0 };
+        // unknown words (the Ms' park and nextp) stay in the world
+        let mut map = vec![IN_WORLD; words as usize];
+        let mut set = |w: Word, slot: u32, bits: u32| {
+            if let Some(e) = map.get_mut(w.0 as usize) {
+                *e = slot | bits;
             }
         };
         // Go's schedt, then the harness's two words on the next line
-        for (i, (w, rel)) in [
-            (NMSPINNING, false),
-            (NPIDLE, false),
-            (PIDLE, true),
-            (MIDLE, true),
-            (GHEAD, true),
-            (GTAIL, true),
-            (GSIZE, false),
-            (NEEDSPIN, false),
+        for (i, (w, bits)) in [
+            (NMSPINNING, 0),
+            (NPIDLE, 0),
+            (PIDLE, REL),
+            (MIDLE, REL),
+            (GHEAD, REL),
+            (GTAIL, REL),
+            (GSIZE, 0),
+            (NEEDSPIN, 0),
         ]
         .into_iter()
         .enumerate()
         {
-            set(w, i as u32, rel);
+            set(w, i as u32, bits);
         }
-        set(LIVE, LINE, false);
-        set(DONE, LINE + 1, false);
+        set(LIVE, LINE, 0);
+        set(DONE, LINE + 1, WATCH);
         let mut next = 2 * LINE;
-        let mut x_slot = Vec::with_capacity(cfg.procs as usize);
+        let sysmon = cfg.workload.sysmon_world();
         for p in 0..cfg.procs {
-            set(cfg.head(p), next, false);
-            set(cfg.tail(p), next + 1, true);
-            set(cfg.runnext(p), next + 2, false);
-            set(cfg.owner(p), next + 3, true);
-            x_slot.push(next + 4);
+            set(cfg.head(p), next, 0);
+            set(cfg.tail(p), next + 1, REL);
+            set(cfg.runnext(p), next + 2, 0);
+            set(cfg.owner(p), next + 3, REL);
+            if sysmon {
+                set(cfg.psys(p), next + 4, WATCH);
+                set(cfg.pschedtick(p), next + 5, 0);
+                set(cfg.psyscalltick(p), next + 6, 0);
+                set(cfg.ppreempt(p), next + 7, 0);
+            }
             next += LINE;
             for i in 0..cfg.ring {
-                set(cfg.slot(p, i), next + i, true);
+                set(cfg.slot(p, i), next + i, REL);
             }
             next += cfg.ring.div_ceil(LINE) * LINE;
         }
-        // (the Ms' words stay IN_WORLD)
-        let mut g_rel = [0; G_WORDS as usize];
-        for (w, rel) in [
-            (cfg.status(1), false),
-            (cfg.link(1), true),
-            (cfg.wait(1), false),
-            (cfg.sched(1), true),
-        ] {
-            if let Some(r) = g_rel.get_mut((u32::from(w.0) - g_lo) as usize) {
-                *r = if rel { REL } else { 0 };
-            }
+        for g in 1..=cfg.gs {
+            set(cfg.status(g), next, 0);
+            set(cfg.link(g), next + 1, REL);
+            set(cfg.wait(g), next + 2, 0);
+            set(cfg.sched(g), next + 3, REL);
+            next += G_BLOCK;
         }
-        let g_slot = next;
-        next += cfg.gs * G_BLOCK;
         let lines = next.div_ceil(LINE) as usize;
         GoMemory {
             lines: (0..lines).map(|_| Padded::default()).collect(),
-            low: low.into_boxed_slice(),
+            map: map.into_boxed_slice(),
             g_lo,
-            g_slot,
-            g_rel,
-            x_lo,
-            x_slot: x_slot.into_boxed_slice(),
-            words,
         }
     }
 
-    /// Where `w` lives: its entry ([`IN_WORLD`] set: the platform's world), or `None` when the
-    /// table has no such word.
+    /// Where `w` lives: its entry, or `None` when the table has no such word.
     #[inline(always)]
     pub fn entry(&self, w: Word) -> Option<u32> {
-        let w = u32::from(w.0);
-        if w < self.g_lo {
-            self.low.get(w as usize).copied()
-        } else if w < self.x_lo {
-            let i = w - self.g_lo;
-            let k = i % G_WORDS;
-            Some((self.g_slot + (i / G_WORDS) * G_BLOCK + k) | self.g_rel[k as usize])
-        } else if w < self.words {
-            let i = w - self.x_lo;
-            self.x_slot
-                .get((i / X_WORDS) as usize)
-                .map(|s| s + i % X_WORDS)
-        } else {
-            None
-        }
+        self.map.get(w.0 as usize).copied()
     }
 
     /// The word at an entry that is not [`IN_WORLD`].
     #[inline(always)]
-    pub fn at(&self, e: u32) -> &AtomicU32 {
+    pub fn at(lines: &[Line], e: u32) -> &AtomicU32 {
         let s = e & SLOT;
-        &self.lines[(s / LINE) as usize].0[(s % LINE) as usize]
+        &lines[(s / LINE) as usize].0[(s % LINE) as usize]
     }
 
     /// Store `v` at an entry that is not [`IN_WORLD`], with its ordering.
     #[inline(always)]
-    pub fn store(&self, e: u32, v: u32) {
+    pub fn store(lines: &[Line], e: u32, v: u32) {
         if e & REL != 0 {
-            self.at(e).store(v, Release);
+            Self::at(lines, e).store(v, Release);
         } else {
-            self.at(e).store(v, SeqCst);
+            Self::at(lines, e).store(v, SeqCst);
         }
     }
 
-    /// The word after the last one below the first G's: where the world keeps `sched.lock`'s
+    /// The index after the last word below the first G's: where the world keeps `sched.lock`'s
     /// futex word (the world holds the words below it, of which the table uses the Ms').
     pub fn lock_word(&self) -> Word {
         Word(self.g_lo as u16)
-    }
-
-    /// Whether a store to this entry is `Release`.
-    pub fn relaxed_store(e: u32) -> bool {
-        e & REL != 0
     }
 
     /// `w`'s value if it lives here (`None`: in the world, or no such word).
     pub fn load(&self, w: Word) -> Option<u32> {
         self.entry(w)
             .filter(|e| e & IN_WORLD == 0)
-            .map(|e| self.at(e).load(SeqCst))
+            .map(|e| Self::at(&self.lines, e).load(SeqCst))
     }
 }
 
@@ -261,10 +229,20 @@ mod tests {
             }
             // a store, then a load, through the layout
             let e = mem.entry(cfg.link(9)).unwrap();
-            assert!(GoMemory::relaxed_store(e));
-            mem.store(e, 7);
+            assert_ne!(e & REL, 0);
+            GoMemory::store(&mem.lines, e, 7);
             assert_eq!(mem.load(cfg.link(9)), Some(7));
-            assert!(!GoMemory::relaxed_store(mem.entry(cfg.status(9)).unwrap()));
+            assert_eq!(mem.entry(cfg.status(9)).unwrap() & REL, 0);
+            // the harness watches `done` and (with sysmon) each P's syscall word, only those
+            let watched = (0..cfg.words_needed())
+                .filter(|&w| mem.entry(Word(w as u16)).unwrap() & WATCH != 0)
+                .count() as u32;
+            let psys = if workload.sysmon_world() {
+                cfg.procs
+            } else {
+                0
+            };
+            assert_eq!(watched, 1 + psys, "{workload:?}");
         }
     }
 }

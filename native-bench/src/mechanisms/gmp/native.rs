@@ -1,14 +1,17 @@
 //! Core's G/M/P table on real threads: each M an OS thread running [`GmpActor::run`] (the
 //! straight-line form of core's `Sched` table) on [`NativeThread`]: the Ps' rings, `runnext`,
-//! the idle masks and `nmspinning` are real atomics, `sched.lock` a real mutex, a parked M
-//! sleeps on its `m.park` futex word, and a G's work is a busy spin. Nothing of the algorithm is
-//! written here: this file starts the Ms, times the run, and checks what it left in memory.
+//! the idle masks and `nmspinning` are real atomics laid out and ordered as Go's own
+//! ([`GoMemory`]: `schedt` on one line, a P's ring contiguous, a G in 64 bytes, plain stores where
+//! Go stores plainly), `sched.lock` is Go's futex lock (one CAS in, one swap out, a futex wake only
+//! when a waiter sleeps), a parked M sleeps on its `m.park` futex word, and a G's work is a busy
+//! spin. Nothing of the algorithm is written here: this file starts the Ms, times the run, and
+//! checks what it left in memory.
 //!
 //! A G here is what the model's workload makes it (`fan-out`: main spawns the others; `chain`:
 //! each spawns the next; `spawn-many` and `yield-many`: core's spawner thread, outside every P,
-//! makes them; `ping-pong`: pairs parking and readying each other), not a Rust future: the model's Gs are memory words (core's
-//! `MAX_GOROUTINES`, in a world of at most 65,535 words, each on its own 128-byte line: 10,000
-//! Gs on 8 Ps of 256 slots take 22,108 words, 2.8 MB), with Go's 256-slot rings ([`ring_for`]).
+//! makes them; `ping-pong`: pairs parking and readying each other), not a Rust future: the
+//! model's Gs are memory words (core's `MAX_GOROUTINES`, in a table of at most 65,535 words:
+//! 10,000 Gs on 8 Ps of 256 slots take 22,108), with Go's 256-slot rings ([`ring_for`]).
 
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
 use std::sync::atomic::{AtomicU32, AtomicU64};
@@ -17,10 +20,10 @@ use std::sync::{Condvar, Mutex, PoisonError};
 use herdlab_core::machine::steps::Ops;
 use herdlab_core::mechanisms::gmp::machine::{gstatus, MCounts, DONE, LIVE, SCHED_LOCK};
 use herdlab_core::mechanisms::gmp::params::MAX_WORDS;
-use herdlab_core::mechanisms::gmp::{GmpActor, GmpConfig, GmpParams, Workload};
+use herdlab_core::mechanisms::gmp::{GmpActor, GmpParams, Workload};
 use herdlab_core::op::{CondId, MutexId, Op, OpResult, SemId, WakeCount, Word};
 
-use super::layout::{GoMemory, IN_WORLD};
+use super::layout::{GoMemory, Line, IN_WORLD, WATCH};
 use crate::platform::native::{NativeError, NativeThread, NativeWorld, WorldSpec};
 
 /// The largest even ring (Go's 256 whenever it fits) that fits `gs` Gs, `procs` Ps and `threads`
@@ -71,14 +74,15 @@ pub struct GmpRun {
 struct MOps<'w> {
     inner: NativeThread<'w>,
     world: &'w NativeWorld,
-    mem: &'w GoMemory,
+    /// [`GoMemory`]'s entries and words, at hand.
+    map: &'w [u32],
+    lines: &'w [Line],
     /// `sched.lock`'s futex word (a word of the world, after the table's).
     lock: &'w AtomicU32,
     lock_word: Word,
     /// This M holds `sched.lock`.
     held: bool,
     end: &'w AtomicU64,
-    cfg: GmpConfig,
     /// This thread is sysmon.
     sysmon: bool,
     /// The next `work` is the blocking syscall.
@@ -97,10 +101,30 @@ const ACTIVE_SPIN: u32 = 4;
 const ACTIVE_SPIN_CNT: u32 = 30;
 
 impl MOps<'_> {
-    /// The word's entry in [`GoMemory`], or `None` when it lives in the world.
+    /// The word's entry in [`GoMemory`] (an unknown word: [`IN_WORLD`], where the world says
+    /// it does not exist).
     #[inline(always)]
-    fn here(&self, w: Word) -> Option<u32> {
-        self.mem.entry(w).filter(|e| e & IN_WORLD == 0)
+    fn entry(&self, w: Word) -> u32 {
+        self.map.get(w.0 as usize).copied().unwrap_or(IN_WORLD)
+    }
+
+    /// A store to a word in the world or one the harness watches: `done = 1` takes the end's
+    /// time; a P's `_Psyscall` store makes the M's next `work` the blocking call.
+    #[cold]
+    #[inline(never)]
+    fn store_slow(&mut self, w: Word, v: u32, e: u32) -> Result<(), NativeError> {
+        if e & WATCH != 0 && v == 1 {
+            if w == DONE {
+                self.end.store(self.world.now_ns(), SeqCst);
+            } else {
+                self.in_syscall = true;
+            }
+        }
+        if e & IN_WORLD != 0 {
+            return self.inner.store(w, v);
+        }
+        GoMemory::store(self.lines, e, v);
+        Ok(())
     }
 
     /// `lock2`'s contended path: spin, yield once, then sleep on the word as a waiter (the
@@ -141,54 +165,46 @@ impl Ops for MOps<'_> {
     type Error = NativeError;
     #[inline(always)]
     fn load(&mut self, w: Word) -> Result<u32, NativeError> {
-        match self.here(w) {
-            Some(e) => Ok(self.mem.at(e).load(SeqCst)),
-            None => self.inner.load(w),
+        let e = self.entry(w);
+        if e & IN_WORLD != 0 {
+            return self.inner.load(w);
         }
+        Ok(GoMemory::at(self.lines, e).load(SeqCst))
     }
     #[inline(always)]
     fn store(&mut self, w: Word, v: u32) -> Result<(), NativeError> {
-        if w == DONE && v == 1 {
-            self.end.store(self.world.now_ns(), SeqCst);
+        let e = self.entry(w);
+        if e & (IN_WORLD | WATCH) != 0 {
+            return self.store_slow(w, v, e);
         }
-        if v == 1
-            && self.cfg.workload.sysmon_world()
-            && (0..self.cfg.procs).any(|p| self.cfg.psys(p) == w)
-        {
-            self.in_syscall = true;
-        }
-        match self.here(w) {
-            Some(e) => {
-                self.mem.store(e, v);
-                Ok(())
-            }
-            None => self.inner.store(w, v),
-        }
+        GoMemory::store(self.lines, e, v);
+        Ok(())
     }
     #[inline(always)]
-    fn cas(&mut self, w: Word, e: u32, n: u32) -> Result<bool, NativeError> {
-        match self.here(w) {
-            Some(x) => Ok(self
-                .mem
-                .at(x)
-                .compare_exchange(e, n, SeqCst, SeqCst)
-                .is_ok()),
-            None => self.inner.cas(w, e, n),
+    fn cas(&mut self, w: Word, old: u32, new: u32) -> Result<bool, NativeError> {
+        let e = self.entry(w);
+        if e & IN_WORLD != 0 {
+            return self.inner.cas(w, old, new);
         }
+        Ok(GoMemory::at(self.lines, e)
+            .compare_exchange(old, new, SeqCst, SeqCst)
+            .is_ok())
     }
     #[inline(always)]
     fn fetch_add(&mut self, w: Word, d: u32) -> Result<u32, NativeError> {
-        match self.here(w) {
-            Some(e) => Ok(self.mem.at(e).fetch_add(d, SeqCst)),
-            None => self.inner.fetch_add(w, d),
+        let e = self.entry(w);
+        if e & IN_WORLD != 0 {
+            return self.inner.fetch_add(w, d);
         }
+        Ok(GoMemory::at(self.lines, e).fetch_add(d, SeqCst))
     }
     #[inline(always)]
     fn swap(&mut self, w: Word, v: u32) -> Result<u32, NativeError> {
-        match self.here(w) {
-            Some(e) => Ok(self.mem.at(e).swap(v, SeqCst)),
-            None => self.inner.swap(w, v),
+        let e = self.entry(w);
+        if e & IN_WORLD != 0 {
+            return self.inner.swap(w, v);
         }
+        Ok(GoMemory::at(self.lines, e).swap(v, SeqCst))
     }
     fn sem_wait(&mut self, s: SemId) -> Result<(), NativeError> {
         self.inner.sem_wait(s)
@@ -370,12 +386,12 @@ pub fn run(p: &GmpParams, work_ns: u64) -> Result<GmpRun, NativeError> {
                     let mut ops = MOps {
                         inner,
                         world,
-                        mem,
+                        map: &mem.map,
+                        lines: &mem.lines,
                         lock,
                         lock_word,
                         held: false,
                         end,
-                        cfg,
                         sysmon: cfg.sysmon_id() == Some(i as u32),
                         in_syscall: false,
                     };
