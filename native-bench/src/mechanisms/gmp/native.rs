@@ -24,7 +24,9 @@ use herdlab_core::mechanisms::gmp::{GmpActor, GmpParams, Workload};
 use herdlab_core::op::{CondId, MutexId, Op, OpResult, SemId, WakeCount, Word};
 
 use super::layout::{GoMemory, Line, IN_WORLD, WATCH};
+use crate::platform::futex::{futex_wait, futex_wake, WaitOutcome};
 use crate::platform::native::{NativeError, NativeThread, NativeWorld, WorldSpec};
+use crate::platform::WAIT_TIMEOUT;
 
 /// The largest even ring (Go's 256 whenever it fits) that fits `gs` Gs, `procs` Ps and `threads`
 /// Ms in a world's words (`None`: not even a ring of 2 fits).
@@ -77,9 +79,9 @@ struct MOps<'w> {
     /// [`GoMemory`]'s entries and words, at hand.
     map: &'w [u32],
     lines: &'w [Line],
-    /// `sched.lock`'s futex word (a word of the world, after the table's).
+    /// `sched.lock`'s futex word (a word of the world, after the table's: what
+    /// `NativeWorld::fail` wakes).
     lock: &'w AtomicU32,
-    lock_word: Word,
     /// This M holds `sched.lock`.
     held: bool,
     end: &'w AtomicU64,
@@ -127,8 +129,9 @@ impl MOps<'_> {
         Ok(())
     }
 
-    /// `lock2`'s contended path: spin, yield once, then sleep on the word as a waiter (the
-    /// platform's `futex_wait`: bounded, and left when the run fails).
+    /// `lock2`'s contended path: spin, yield once, then sleep on the word as a waiter
+    /// (`futex(2)`, bounded by [`WAIT_TIMEOUT`], and left when the run fails: `NativeWorld::fail`
+    /// wakes the word).
     #[cold]
     #[inline(never)]
     fn lock_slow(&mut self) -> Result<(), NativeError> {
@@ -146,8 +149,23 @@ impl MOps<'_> {
             }
         }
         std::thread::yield_now();
+        let t0 = std::time::Instant::now();
         while self.lock.swap(SLEEPING, Acquire) != UNLOCKED {
-            self.inner.futex_wait(self.lock_word, SLEEPING)?;
+            if self.world.aborted() {
+                return Err(NativeError::new(
+                    "an M stopped waiting for sched.lock: the run failed",
+                ));
+            }
+            // a plain futex sleep, as Go's `futexsleep`: not a park of the M (the trace's
+            // `park`/`sleep` pairs are the table's notes), so not the platform's recorded wait
+            if let WaitOutcome::TimedOut = futex_wait(self.lock, SLEEPING, WAIT_TIMEOUT)? {
+                if t0.elapsed() >= WAIT_TIMEOUT {
+                    return Err(NativeError::new(format!(
+                        "an M waited for sched.lock past {} s",
+                        WAIT_TIMEOUT.as_secs()
+                    )));
+                }
+            }
         }
         Ok(())
     }
@@ -155,7 +173,7 @@ impl MOps<'_> {
     /// Let go of `sched.lock` if this M still holds it (its run stopped on an error).
     fn release(&mut self) {
         if std::mem::take(&mut self.held) && self.lock.swap(UNLOCKED, Release) == SLEEPING {
-            let _ = self.inner.futex_wake(self.lock_word, WakeCount::All);
+            let _ = futex_wake(self.lock, i32::MAX);
         }
         self.inner.release();
     }
@@ -265,7 +283,7 @@ impl Ops for MOps<'_> {
         self.inner
             .record(herdlab_core::trace::Kind::Unlock, Some(u32::from(m.0)));
         if self.lock.swap(UNLOCKED, Release) == SLEEPING {
-            self.inner.futex_wake(self.lock_word, WakeCount::Up(1))?;
+            futex_wake(self.lock, 1)?;
         }
         Ok(())
     }
@@ -389,7 +407,6 @@ pub fn run(p: &GmpParams, work_ns: u64) -> Result<GmpRun, NativeError> {
                         map: &mem.map,
                         lines: &mem.lines,
                         lock,
-                        lock_word,
                         held: false,
                         end,
                         sysmon: cfg.sysmon_id() == Some(i as u32),
