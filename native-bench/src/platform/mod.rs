@@ -14,7 +14,7 @@
 //!
 //! Generic: names no mechanism.
 
-mod futex;
+pub(crate) mod futex;
 #[cfg(unix)]
 pub mod interrupt;
 #[cfg(unix)]

@@ -684,8 +684,9 @@ pub fn render(rows: &[GmpRow]) -> String {
 
 const ABOUT: &str = "\
 Run core's G/M/P table (the straight-line form of its Sched table) on real threads:
-each M an OS thread, the Ps' rings, runnext, idle masks and nmspinning real atomics,
-sched.lock a mutex, parked Ms on their futex words (runtime herdlab); the same table
+each M an OS thread, the Ps' rings, runnext, idle masks and nmspinning real atomics
+in Go's layout and orderings, sched.lock Go's futex lock, parked Ms on their futex
+words (runtime herdlab); the same table
 as Go 1.0's one global queue (herdlab-2012); and tokio's multi-thread runtime with
 the same worker count (tokio). Shapes, tokio's rt_multi_threaded benches at their
 sizes (divided by --shrink): spawn_many (10,000 tasks spawned from outside the

@@ -6,6 +6,7 @@ pub mod bench;
 pub mod blocking;
 pub mod check;
 pub mod cli;
+pub mod layout;
 pub mod native;
 pub mod sim;
 

@@ -1,25 +1,32 @@
 //! Core's G/M/P table on real threads: each M an OS thread running [`GmpActor::run`] (the
 //! straight-line form of core's `Sched` table) on [`NativeThread`]: the Ps' rings, `runnext`,
-//! the idle masks and `nmspinning` are real atomics, `sched.lock` a real mutex, a parked M
-//! sleeps on its `m.park` futex word, and a G's work is a busy spin. Nothing of the algorithm is
-//! written here: this file starts the Ms, times the run, and checks what it left in memory.
+//! the idle masks and `nmspinning` are real atomics laid out and ordered as Go's own
+//! ([`GoMemory`]: `schedt` on one line, a P's ring contiguous, a G in 64 bytes, plain stores where
+//! Go stores plainly), `sched.lock` is Go's futex lock (one CAS in, one swap out, a futex wake only
+//! when a waiter sleeps), a parked M sleeps on its `m.park` futex word, and a G's work is a busy
+//! spin. Nothing of the algorithm is written here: this file starts the Ms, times the run, and
+//! checks what it left in memory.
 //!
 //! A G here is what the model's workload makes it (`fan-out`: main spawns the others; `chain`:
 //! each spawns the next; `spawn-many` and `yield-many`: core's spawner thread, outside every P,
-//! makes them; `ping-pong`: pairs parking and readying each other), not a Rust future: the model's Gs are memory words (core's
-//! `MAX_GOROUTINES`, in a world of at most 65,535 words, each on its own 128-byte line: 10,000
-//! Gs on 8 Ps of 256 slots take 22,108 words, 2.8 MB), with Go's 256-slot rings ([`ring_for`]).
+//! makes them; `ping-pong`: pairs parking and readying each other), not a Rust future: the
+//! model's Gs are memory words (core's `MAX_GOROUTINES`, in a table of at most 65,535 words:
+//! 10,000 Gs on 8 Ps of 256 slots take 22,108), with Go's 256-slot rings ([`ring_for`]).
 
-use std::sync::atomic::{AtomicU64, Ordering::SeqCst};
+use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
+use std::sync::atomic::{AtomicU32, AtomicU64};
 use std::sync::{Condvar, Mutex, PoisonError};
 
 use herdlab_core::machine::steps::Ops;
-use herdlab_core::mechanisms::gmp::machine::{gstatus, MCounts, DONE, LIVE};
+use herdlab_core::mechanisms::gmp::machine::{gstatus, MCounts, DONE, LIVE, SCHED_LOCK};
 use herdlab_core::mechanisms::gmp::params::MAX_WORDS;
-use herdlab_core::mechanisms::gmp::{GmpActor, GmpConfig, GmpParams, Workload};
+use herdlab_core::mechanisms::gmp::{GmpActor, GmpParams, Workload};
 use herdlab_core::op::{CondId, MutexId, Op, OpResult, SemId, WakeCount, Word};
 
+use super::layout::{GoMemory, Line, IN_WORLD, WATCH};
+use crate::platform::futex::{futex_wait, futex_wake, WaitOutcome};
 use crate::platform::native::{NativeError, NativeThread, NativeWorld, WorldSpec};
+use crate::platform::WAIT_TIMEOUT;
 
 /// The largest even ring (Go's 256 whenever it fits) that fits `gs` Gs, `procs` Ps and `threads`
 /// Ms in a world's words (`None`: not even a ring of 2 fits).
@@ -57,7 +64,9 @@ pub struct GmpRun {
     pub live: u32,
 }
 
-/// The platform of one M: [`NativeThread`], with the time of the `done = 1` store taken.
+/// The platform of one M: [`NativeThread`] for the Ms' futex words and the kernel, the table's
+/// other words in Go's layout and orderings ([`GoMemory`]), `sched.lock` as Go's futex lock
+/// ([`MOps::mutex_lock`]), and the time of the `done = 1` store taken.
 ///
 /// Blocking: the table's blocking syscall and sysmon's `usleep` are `work` like a G's
 /// computation (the simulator has no timed sleep). Natively they are real sleeps: every `work`
@@ -67,39 +76,153 @@ pub struct GmpRun {
 struct MOps<'w> {
     inner: NativeThread<'w>,
     world: &'w NativeWorld,
+    /// [`GoMemory`]'s entries and words, at hand.
+    map: &'w [u32],
+    lines: &'w [Line],
+    /// `sched.lock`'s futex word (a word of the world, after the table's: what
+    /// `NativeWorld::fail` wakes).
+    lock: &'w AtomicU32,
+    /// This M holds `sched.lock`.
+    held: bool,
     end: &'w AtomicU64,
-    cfg: GmpConfig,
     /// This thread is sysmon.
     sysmon: bool,
     /// The next `work` is the blocking syscall.
     in_syscall: bool,
 }
 
+/// `sched.lock`'s word: free.
+const UNLOCKED: u32 = 0;
+/// Held, nobody asleep on it.
+const LOCKED: u32 = 1;
+/// Held, and a thread may be asleep on it (the unlocker must wake one).
+const SLEEPING: u32 = 2;
+/// Go's `lock2`: rounds of busy waiting (`active_spin`), each of this many pauses
+/// (`active_spin_cnt`), then one `osyield` (`passive_spin`), then sleep on the word.
+const ACTIVE_SPIN: u32 = 4;
+const ACTIVE_SPIN_CNT: u32 = 30;
+
+impl MOps<'_> {
+    /// The word's entry in [`GoMemory`] (an unknown word: [`IN_WORLD`], where the world says
+    /// it does not exist).
+    #[inline(always)]
+    fn entry(&self, w: Word) -> u32 {
+        self.map.get(w.0 as usize).copied().unwrap_or(IN_WORLD)
+    }
+
+    /// A store to a word in the world or one the harness watches: `done = 1` takes the end's
+    /// time; a P's `_Psyscall` store makes the M's next `work` the blocking call.
+    #[cold]
+    #[inline(never)]
+    fn store_slow(&mut self, w: Word, v: u32, e: u32) -> Result<(), NativeError> {
+        if e & WATCH != 0 && v == 1 {
+            if w == DONE {
+                self.end.store(self.world.now_ns(), SeqCst);
+            } else {
+                self.in_syscall = true;
+            }
+        }
+        if e & IN_WORLD != 0 {
+            return self.inner.store(w, v);
+        }
+        GoMemory::store(self.lines, e, v);
+        Ok(())
+    }
+
+    /// `lock2`'s contended path: spin, yield once, then sleep on the word as a waiter
+    /// (`futex(2)`, bounded by [`WAIT_TIMEOUT`], and left when the run fails: `NativeWorld::fail`
+    /// wakes the word).
+    #[cold]
+    #[inline(never)]
+    fn lock_slow(&mut self) -> Result<(), NativeError> {
+        for _ in 0..ACTIVE_SPIN {
+            for _ in 0..ACTIVE_SPIN_CNT {
+                std::hint::spin_loop();
+            }
+            if self.lock.load(Relaxed) == UNLOCKED
+                && self
+                    .lock
+                    .compare_exchange(UNLOCKED, LOCKED, Acquire, Relaxed)
+                    .is_ok()
+            {
+                return Ok(());
+            }
+        }
+        std::thread::yield_now();
+        let t0 = std::time::Instant::now();
+        while self.lock.swap(SLEEPING, Acquire) != UNLOCKED {
+            if self.world.aborted() {
+                return Err(NativeError::new(
+                    "an M stopped waiting for sched.lock: the run failed",
+                ));
+            }
+            // a plain futex sleep, as Go's `futexsleep`: not a park of the M (the trace's
+            // `park`/`sleep` pairs are the table's notes), so not the platform's recorded wait
+            if let WaitOutcome::TimedOut = futex_wait(self.lock, SLEEPING, WAIT_TIMEOUT)? {
+                if t0.elapsed() >= WAIT_TIMEOUT {
+                    return Err(NativeError::new(format!(
+                        "an M waited for sched.lock past {} s",
+                        WAIT_TIMEOUT.as_secs()
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Let go of `sched.lock` if this M still holds it (its run stopped on an error).
+    fn release(&mut self) {
+        if std::mem::take(&mut self.held) && self.lock.swap(UNLOCKED, Release) == SLEEPING {
+            let _ = futex_wake(self.lock, i32::MAX);
+        }
+        self.inner.release();
+    }
+}
+
 impl Ops for MOps<'_> {
     type Error = NativeError;
+    #[inline(always)]
     fn load(&mut self, w: Word) -> Result<u32, NativeError> {
-        self.inner.load(w)
+        let e = self.entry(w);
+        if e & IN_WORLD != 0 {
+            return self.inner.load(w);
+        }
+        Ok(GoMemory::at(self.lines, e).load(SeqCst))
     }
+    #[inline(always)]
     fn store(&mut self, w: Word, v: u32) -> Result<(), NativeError> {
-        if w == DONE && v == 1 {
-            self.end.store(self.world.now_ns(), SeqCst);
+        let e = self.entry(w);
+        if e & (IN_WORLD | WATCH) != 0 {
+            return self.store_slow(w, v, e);
         }
-        if v == 1
-            && self.cfg.workload.sysmon_world()
-            && (0..self.cfg.procs).any(|p| self.cfg.psys(p) == w)
-        {
-            self.in_syscall = true;
+        GoMemory::store(self.lines, e, v);
+        Ok(())
+    }
+    #[inline(always)]
+    fn cas(&mut self, w: Word, old: u32, new: u32) -> Result<bool, NativeError> {
+        let e = self.entry(w);
+        if e & IN_WORLD != 0 {
+            return self.inner.cas(w, old, new);
         }
-        self.inner.store(w, v)
+        Ok(GoMemory::at(self.lines, e)
+            .compare_exchange(old, new, SeqCst, SeqCst)
+            .is_ok())
     }
-    fn cas(&mut self, w: Word, e: u32, n: u32) -> Result<bool, NativeError> {
-        self.inner.cas(w, e, n)
-    }
+    #[inline(always)]
     fn fetch_add(&mut self, w: Word, d: u32) -> Result<u32, NativeError> {
-        self.inner.fetch_add(w, d)
+        let e = self.entry(w);
+        if e & IN_WORLD != 0 {
+            return self.inner.fetch_add(w, d);
+        }
+        Ok(GoMemory::at(self.lines, e).fetch_add(d, SeqCst))
     }
+    #[inline(always)]
     fn swap(&mut self, w: Word, v: u32) -> Result<u32, NativeError> {
-        self.inner.swap(w, v)
+        let e = self.entry(w);
+        if e & IN_WORLD != 0 {
+            return self.inner.swap(w, v);
+        }
+        Ok(GoMemory::at(self.lines, e).swap(v, SeqCst))
     }
     fn sem_wait(&mut self, s: SemId) -> Result<(), NativeError> {
         self.inner.sem_wait(s)
@@ -108,7 +231,8 @@ impl Ops for MOps<'_> {
         self.inner.sem_post(s)
     }
     fn futex_wait(&mut self, w: Word, e: u32) -> Result<bool, NativeError> {
-        // an M sleeps on its note only to park (Go's stopm → notesleep)
+        // an M sleeps on its note only to park (Go's stopm → notesleep); the notes live in the
+        // world (`GoMemory` leaves them there)
         self.inner
             .record(herdlab_core::trace::Kind::Park, Some(u32::from(w.0)));
         self.inner.futex_wait(w, e)
@@ -119,11 +243,49 @@ impl Ops for MOps<'_> {
             .record(herdlab_core::trace::Kind::Unpark, Some(u32::from(w.0)));
         self.inner.futex_wake(w, n)
     }
+    /// `sched.lock` as Go's `lock2`: one CAS when free; else spin, yield, sleep on the word.
+    #[inline(always)]
     fn mutex_lock(&mut self, m: MutexId) -> Result<(), NativeError> {
-        self.inner.mutex_lock(m)
+        if m != SCHED_LOCK || self.held {
+            return Err(NativeError::new(format!(
+                "an M locked mutex {} (the table has only sched.lock, {}, which it {})",
+                m.0,
+                SCHED_LOCK.0,
+                if self.held {
+                    "already holds"
+                } else {
+                    "does not hold"
+                }
+            )));
+        }
+        if self
+            .lock
+            .compare_exchange(UNLOCKED, LOCKED, Acquire, Relaxed)
+            .is_err()
+        {
+            self.lock_slow()?;
+        }
+        self.held = true;
+        self.inner
+            .record(herdlab_core::trace::Kind::Lock, Some(u32::from(m.0)));
+        Ok(())
     }
+    /// `unlock2`: one swap; a futex wake only when a waiter may sleep.
+    #[inline(always)]
     fn mutex_unlock(&mut self, m: MutexId) -> Result<(), NativeError> {
-        self.inner.mutex_unlock(m)
+        if m != SCHED_LOCK || !self.held {
+            return Err(NativeError::new(format!(
+                "an M unlocked mutex {} it does not hold (the table has only sched.lock, {})",
+                m.0, SCHED_LOCK.0
+            )));
+        }
+        self.held = false;
+        self.inner
+            .record(herdlab_core::trace::Kind::Unlock, Some(u32::from(m.0)));
+        if self.lock.swap(UNLOCKED, Release) == SLEEPING {
+            futex_wake(self.lock, 1)?;
+        }
+        Ok(())
     }
     fn cond_wait(&mut self, c: CondId, m: MutexId) -> Result<(), NativeError> {
         self.inner.cond_wait(c, m)
@@ -131,6 +293,7 @@ impl Ops for MOps<'_> {
     fn cond_notify(&mut self, c: CondId, n: WakeCount) -> Result<(), NativeError> {
         self.inner.cond_notify(c, n)
     }
+    #[inline(always)]
     fn work(&mut self, ns: u64) -> Result<(), NativeError> {
         if self.sysmon || self.in_syscall {
             self.in_syscall = false;
@@ -209,18 +372,22 @@ pub fn run(p: &GmpParams, work_ns: u64) -> Result<GmpRun, NativeError> {
     } else {
         0
     };
-    let world = NativeWorld::new(WorldSpec {
-        words: words as u16,
-        mutexes: 1,
+    let mem = GoMemory::new(&cfg);
+    let lock_word = mem.lock_word();
+    let spec = WorldSpec {
+        words: 0,
+        mutexes: 0,
         condvars: 0,
         sems: 0,
         listener: false,
         threads,
         packed: false,
-    })?;
+    };
+    let world = NativeWorld::with_words(spec, lock_word.0 as usize + 1)?;
+    let lock = world.word(lock_word)?;
     let (start, end) = (AtomicU64::new(0), AtomicU64::new(0));
     let ready = StartGate::new(threads);
-    let (world, start, end, ready) = (&world, &start, &end, &ready);
+    let (world, mem, start, end, ready) = (&world, &mem, &start, &end, &ready);
     let results: Vec<Result<MCounts, NativeError>> = std::thread::scope(|s| {
         let mut handles = Vec::with_capacity(threads);
         for i in 0..threads {
@@ -237,8 +404,11 @@ pub fn run(p: &GmpParams, work_ns: u64) -> Result<GmpRun, NativeError> {
                     let mut ops = MOps {
                         inner,
                         world,
+                        map: &mem.map,
+                        lines: &mem.lines,
+                        lock,
+                        held: false,
                         end,
-                        cfg,
                         sysmon: cfg.sysmon_id() == Some(i as u32),
                         in_syscall: false,
                     };
@@ -247,7 +417,7 @@ pub fn run(p: &GmpParams, work_ns: u64) -> Result<GmpRun, NativeError> {
                         start.store(world.now_ns(), SeqCst);
                     }
                     let r = m.run(&mut ops);
-                    ops.inner.release();
+                    ops.release();
                     if let Err(e) = r {
                         world.fail(&e.0);
                         return Err(e);
@@ -300,7 +470,7 @@ pub fn run(p: &GmpParams, work_ns: u64) -> Result<GmpRun, NativeError> {
         counts.preempt_requests += c.preempt_requests;
         counts.preemptions += c.preemptions;
     }
-    let load = |w: Word| world.load(w).unwrap_or(u32::MAX);
+    let load = |w: Word| mem.load(w).unwrap_or(u32::MAX);
     let finished = (1..=cfg.gs)
         .filter(|&g| load(cfg.status(g)) == gstatus::DEAD)
         .count() as u32;

@@ -1,0 +1,248 @@
+//! The scheduler's memory laid out as Go lays its own out, for the native runtime
+//! ([`super::native`]).
+//!
+//! The native platform's world puts every word alone on a 128-byte line and makes every store
+//! `SeqCst` (an `xchg` on x86): right for the lock benchmarks, where each word is a lock or a
+//! counter that threads fight over, but not what Go's scheduler pays. Go's `schedt` keeps
+//! `sched.lock`, `midle`, `pidle`, `npidle`, `nmspinning`, `needspinning` and the global queue's
+//! head, tail and size within a line or two; a P's `runqhead` and `runqtail` sit side by side and
+//! its `runq` is one array of 256 slots; a G is one struct. And Go writes most of these with plain
+//! stores (under `sched.lock`: the global queue, `pidle`, `midle`; `gp.schedlink`, `gp.sched`,
+//! `pp.m`, `mp.nextp`; a ring slot) or `StoreRel` (`runqtail`), keeping a locked instruction for
+//! its atomic read-modify-writes (`casgstatus`, `runnext`, `runqhead`, `nmspinning`, `npidle`)
+//! and its `atomic.Store`s (`needspinning`, a note).
+//!
+//! [`GoMemory`] holds the table's words that way, and nothing of the algorithm: the table issues
+//! the same operations on the same word numbers, in the same order; only where a word lives and how
+//! strongly a store to it is ordered differ from the world's.
+//!
+//! # Layout (128-byte lines of 32 words)
+//! - line 0: `nmspinning`, `npidle`, `pidle`, `midle`, the global queue's head, tail and size,
+//!   `needspinning` (Go's `schedt`);
+//! - line 1: the harness's own `live` and `done` (Go has neither: they end the program);
+//! - each P: a line of `runqhead`, `runqtail`, `runnext`, `pp.m` and (the workloads with sysmon)
+//!   its syscall and preemption words, then its ring, 32 slots to a line;
+//! - each G: its four words at the start of its own 64 bytes (Go's `g` is one struct; two Gs never
+//!   share a 64-byte line);
+//! - the Ms' `park` and `nextp` words stay in the platform's world (a futex word each, on its own
+//!   line: what `NativeWorld::fail` wakes when a run fails), as does `sched.lock`'s futex word
+//!   ([`super::native`]).
+//!
+//! # Orderings
+//! Loads and read-modify-writes are `SeqCst` everywhere (on x86 a plain `mov` and a locked
+//! instruction, as Go's `atomic.Load` and its `Cas`/`Xadd`). A store is `Release` (a plain `mov`
+//! on x86) to the words Go writes with a plain store or `StoreRel`: `pidle`, `midle`, the global
+//! queue's head and tail, a ring slot, `runqtail`, `pp.m`, `gp.schedlink` and `gp.sched`; every
+//! other store stays `SeqCst`. None of the table's protocols needs a store-load order after one of
+//! these: each way a G becomes visible to a spinning M ends in a read-modify-write before the
+//! submitter reads `nmspinning` (`globrunqput` adds to the queue's size under the lock, `runqput`
+//! and `goready` swap the G into `runnext` with a CAS; the G a `runnext` CAS kicks into the ring is
+//! published with a release store, as Go's `runqput` does, while the new G in `runnext` is what
+//! keeps the spinner from parking), and a spinning M drops `nmspinning` with a read-modify-write
+//! before it re-checks the queues; the other relaxed words are written and read under
+//! `sched.lock`, or are read outside it only as a hint that is checked again under it (`pidle` in
+//! `exitsyscall`), as Go reads them.
+
+use std::sync::atomic::AtomicU32;
+use std::sync::atomic::Ordering::{Release, SeqCst};
+
+use herdlab_core::mechanisms::gmp::machine::{
+    DONE, GHEAD, GSIZE, GTAIL, LIVE, MIDLE, NEEDSPIN, NMSPINNING, NPIDLE, PIDLE,
+};
+use herdlab_core::mechanisms::gmp::GmpConfig;
+use herdlab_core::op::Word;
+
+use crate::platform::mem::Padded;
+
+/// 32-bit words in one 128-byte line.
+pub const LINE: u32 = 32;
+/// Words of one G's block (64 bytes).
+const G_BLOCK: u32 = 16;
+/// An entry's bit: a store to the word is `Release` (else `SeqCst`).
+pub const REL: u32 = 1 << 31;
+/// An entry's bit: the word lives in the platform's world, not here.
+pub const IN_WORLD: u32 = 1 << 30;
+/// An entry's bit: the harness watches stores to the word (`done`, a P's `_Psyscall` word).
+pub const WATCH: u32 = 1 << 29;
+/// An entry's slot (word index into [`GoMemory`]'s lines).
+pub const SLOT: u32 = WATCH - 1;
+
+/// One 128-byte line of words.
+pub type Line = Padded<[AtomicU32; LINE as usize]>;
+
+/// The table's words in Go's layout (module docs), and where each word is: one entry per word
+/// (its slot here and its bits: [`REL`], [`IN_WORLD`], [`WATCH`]), so that an operation finds
+/// its word with one load from a small table. Made once per run, before the Ms start.
+#[derive(Debug)]
+pub struct GoMemory {
+    /// The words.
+    pub lines: Box<[Line]>,
+    /// The entry of every word of the table.
+    pub map: Box<[u32]>,
+    /// The first word of the Gs (the world keeps `sched.lock`'s futex word at this index).
+    g_lo: u32,
+}
+
+impl GoMemory {
+    /// The memory of `cfg`'s table, zeroed.
+    pub fn new(cfg: &GmpConfig) -> Self {
+        let words = cfg.words_needed();
+        let g_lo = [cfg.status(1), cfg.link(1), cfg.wait(1), cfg.sched(1)]
+            .iter()
+            .map(|w| u32::from(w.0))
+            .min()
+            .unwrap_or(words);
+        // unknown words (the Ms' park and nextp) stay in the world
+        let mut map = vec![IN_WORLD; words as usize];
+        let mut set = |w: Word, slot: u32, bits: u32| {
+            if let Some(e) = map.get_mut(w.0 as usize) {
+                *e = slot | bits;
+            }
+        };
+        // Go's schedt, then the harness's two words on the next line
+        for (i, (w, bits)) in [
+            (NMSPINNING, 0),
+            (NPIDLE, 0),
+            (PIDLE, REL),
+            (MIDLE, REL),
+            (GHEAD, REL),
+            (GTAIL, REL),
+            (GSIZE, 0),
+            (NEEDSPIN, 0),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            set(w, i as u32, bits);
+        }
+        set(LIVE, LINE, 0);
+        set(DONE, LINE + 1, WATCH);
+        let mut next = 2 * LINE;
+        let sysmon = cfg.workload.sysmon_world();
+        for p in 0..cfg.procs {
+            set(cfg.head(p), next, 0);
+            set(cfg.tail(p), next + 1, REL);
+            set(cfg.runnext(p), next + 2, 0);
+            set(cfg.owner(p), next + 3, REL);
+            if sysmon {
+                set(cfg.psys(p), next + 4, WATCH);
+                set(cfg.pschedtick(p), next + 5, 0);
+                set(cfg.psyscalltick(p), next + 6, 0);
+                set(cfg.ppreempt(p), next + 7, 0);
+            }
+            next += LINE;
+            for i in 0..cfg.ring {
+                set(cfg.slot(p, i), next + i, REL);
+            }
+            next += cfg.ring.div_ceil(LINE) * LINE;
+        }
+        for g in 1..=cfg.gs {
+            set(cfg.status(g), next, 0);
+            set(cfg.link(g), next + 1, REL);
+            set(cfg.wait(g), next + 2, 0);
+            set(cfg.sched(g), next + 3, REL);
+            next += G_BLOCK;
+        }
+        let lines = next.div_ceil(LINE) as usize;
+        GoMemory {
+            lines: (0..lines).map(|_| Padded::default()).collect(),
+            map: map.into_boxed_slice(),
+            g_lo,
+        }
+    }
+
+    /// Where `w` lives: its entry, or `None` when the table has no such word.
+    #[inline(always)]
+    pub fn entry(&self, w: Word) -> Option<u32> {
+        self.map.get(w.0 as usize).copied()
+    }
+
+    /// The word at an entry that is not [`IN_WORLD`].
+    #[inline(always)]
+    pub fn at(lines: &[Line], e: u32) -> &AtomicU32 {
+        let s = e & SLOT;
+        &lines[(s / LINE) as usize].0[(s % LINE) as usize]
+    }
+
+    /// Store `v` at an entry that is not [`IN_WORLD`], with its ordering.
+    #[inline(always)]
+    pub fn store(lines: &[Line], e: u32, v: u32) {
+        if e & REL != 0 {
+            Self::at(lines, e).store(v, Release);
+        } else {
+            Self::at(lines, e).store(v, SeqCst);
+        }
+    }
+
+    /// The index after the last word below the first G's: where the world keeps `sched.lock`'s
+    /// futex word (the world holds the words below it, of which the table uses the Ms').
+    pub fn lock_word(&self) -> Word {
+        Word(self.g_lo as u16)
+    }
+
+    /// `w`'s value if it lives here (`None`: in the world, or no such word).
+    pub fn load(&self, w: Word) -> Option<u32> {
+        self.entry(w)
+            .filter(|e| e & IN_WORLD == 0)
+            .map(|e| Self::at(&self.lines, e).load(SeqCst))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use herdlab_core::mechanisms::gmp::{GmpParams, Workload};
+
+    /// Every word of the table has its own place: no two words share a slot, and every slot is
+    /// inside the memory.
+    #[test]
+    fn every_word_has_its_own_slot() {
+        for workload in [Workload::FanOut, Workload::Syscall, Workload::YieldMany] {
+            let cfg = GmpParams {
+                gomaxprocs: 3,
+                threads: 4,
+                goroutines: 9,
+                ring: 40,
+                workload,
+                ..GmpParams::default()
+            }
+            .config();
+            let mem = GoMemory::new(&cfg);
+            let mut seen = std::collections::HashSet::new();
+            let mut here = 0;
+            for w in 0..cfg.words_needed() {
+                let e = mem.entry(Word(w as u16)).expect("every word has an entry");
+                if e & IN_WORLD != 0 {
+                    continue;
+                }
+                here += 1;
+                assert!(seen.insert(e & SLOT), "word {w} shares slot {}", e & SLOT);
+                assert!(((e & SLOT) / LINE) < mem.lines.len() as u32);
+            }
+            // only the Ms' park and nextp words (and none of the others) stay in the world
+            let ms = cfg.threads + 1;
+            assert_eq!(here, cfg.words_needed() - 2 * ms, "{workload:?}");
+            assert!(mem.entry(Word(cfg.words_needed() as u16)).is_none());
+            for m in 0..ms {
+                assert_ne!(mem.entry(cfg.park(m)).unwrap() & IN_WORLD, 0);
+                assert_ne!(mem.entry(cfg.nextp(m)).unwrap() & IN_WORLD, 0);
+            }
+            // a store, then a load, through the layout
+            let e = mem.entry(cfg.link(9)).unwrap();
+            assert_ne!(e & REL, 0);
+            GoMemory::store(&mem.lines, e, 7);
+            assert_eq!(mem.load(cfg.link(9)), Some(7));
+            assert_eq!(mem.entry(cfg.status(9)).unwrap() & REL, 0);
+            // the harness watches `done` and (with sysmon) each P's syscall word, only those
+            let watched = (0..cfg.words_needed())
+                .filter(|&w| mem.entry(Word(w as u16)).unwrap() & WATCH != 0)
+                .count() as u32;
+            let psys = if workload.sysmon_world() {
+                cfg.procs
+            } else {
+                0
+            };
+            assert_eq!(watched, 1 + psys, "{workload:?}");
+        }
+    }
+}
