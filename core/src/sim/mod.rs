@@ -163,6 +163,8 @@ pub struct Simulation<M> {
     wakeup_gran_ns: u64,
     /// The CPU the producer has to itself ([`Simulation::producer_on_own_cpu`]), if any.
     harness_cpu: Option<u8>,
+    /// Threads asleep on a timer ([`crate::op::Op::Sleep`]): 0 skips the search for the earliest.
+    timers: u16,
 }
 impl<M: Machine> Simulation<M> {
     /// Hash the *logical* state: what the threads and the kernel model hold, leaving out time (CPU
@@ -186,6 +188,10 @@ impl<M: Machine> Simulation<M> {
             };
             (sched, t.task, t.sleep, kpath, t.woken_since_work).hash(h);
             (&t.harvest, t.deadline.is_some(), t.timed_out, t.resumed).hash(h);
+            if t.timer.is_some() {
+                // a timed sleep: the checker has no time, only that it may end
+                true.hash(h);
+            }
         }
         if let Some(n) = &self.net {
             for l in &self.k.listeners {
@@ -260,6 +266,7 @@ impl<M> Simulation<M> {
             policy,
             wakeup_gran_ns,
             harness_cpu,
+            timers,
         } = self;
         Simulation {
             threads: threads.into_iter().map(|t| t.map_machine(&mut f)).collect(),
@@ -297,6 +304,7 @@ impl<M> Simulation<M> {
             policy,
             wakeup_gran_ns,
             harness_cpu,
+            timers,
         }
     }
 }
@@ -396,6 +404,7 @@ impl<M: Machine> Simulation<M> {
                 deadline: None,
                 timed_out: false,
                 resumed: false,
+                timer: None,
             });
         }
         let workers = sim_threads
@@ -463,6 +472,7 @@ impl<M: Machine> Simulation<M> {
             policy: world.sched,
             wakeup_gran_ns: wakeup_granularity_ns(ncpu as u8),
             harness_cpu: None,
+            timers: 0,
         }
     }
 
@@ -616,7 +626,7 @@ impl<M: Machine> Simulation<M> {
             .threads
             .iter()
             .enumerate()
-            .filter(|(_, t)| matches!(t.sched, Sched::OnCpu | Sched::Queued))
+            .filter(|(_, t)| matches!(t.sched, Sched::OnCpu | Sched::Queued) || t.timer.is_some())
             .map(|(i, _)| Actor::Thread(i as u16))
             .collect();
         if let Some((p, _)) = self.due_producer() {
@@ -672,10 +682,9 @@ impl<M: Machine> Simulation<M> {
     pub fn can_step(&self, actor: Actor) -> bool {
         match actor {
             Actor::Thread(i) => {
-                self.threads
-                    .get(i as usize)
-                    .is_some_and(|t| matches!(t.sched, Sched::OnCpu | Sched::Queued))
-                    || self.due_producer().is_some_and(|(p, _)| p == i)
+                self.threads.get(i as usize).is_some_and(|t| {
+                    matches!(t.sched, Sched::OnCpu | Sched::Queued) || t.timer.is_some()
+                }) || self.due_producer().is_some_and(|(p, _)| p == i)
             }
             Actor::Network => self.network_can_step(),
         }
@@ -702,6 +711,12 @@ impl<M: Machine> Simulation<M> {
         self.debug_check_run_at();
         let mut best: Option<(u64, Actor)> =
             self.due_producer().map(|(p, t)| (t, Actor::Thread(p)));
+        // a timer that fires before every running CPU's clock (ties: the timer)
+        if let Some((t, tid)) = self.earliest_timer() {
+            if best.is_none_or(|(bt, _)| t < bt) {
+                best = Some((t, Actor::Thread(tid)));
+            }
+        }
         // the running CPU with the earliest clock (ties: the lowest), unless the producer is due
         // no later
         if let Some((ct, ci)) = self.run_at.earliest() {
@@ -745,7 +760,7 @@ impl<M: Machine> Simulation<M> {
     pub fn step_actor(&mut self, actor: Actor) -> Result<StepRecord, StepError> {
         self.last_walk.clear();
         self.last_walk_end = None;
-        let mut rec = match actor {
+        let rec = match actor {
             Actor::Network => {
                 if !self.network_can_step() {
                     return Err(StepError::NoArrival);
@@ -764,6 +779,11 @@ impl<M: Machine> Simulation<M> {
                 match t.sched {
                     Sched::OnCpu => {}
                     Sched::Queued => self.switch_in(i),
+                    // its timed sleep ends (now, when the learner or the checker chose it early)
+                    Sched::Asleep if t.timer.is_some() => {
+                        let rec = self.end_sleep(i);
+                        return Ok(self.finish_step(rec));
+                    }
                     Sched::Asleep => match self.due_producer() {
                         // the producer's timer fires: it wakes and takes its step at once
                         Some((p, at)) if p == i => {
@@ -780,6 +800,12 @@ impl<M: Machine> Simulation<M> {
                 self.step_thread(i)
             }
         };
+        Ok(self.finish_step(rec))
+    }
+
+    /// After a step: the tree of clocks, the count, the trace, the invariants and the status.
+    #[inline]
+    fn finish_step(&mut self, mut rec: StepRecord) -> StepRecord {
         self.run_at.flush();
         self.metrics.steps += 1;
         rec.step = self.metrics.steps;
@@ -787,7 +813,7 @@ impl<M: Machine> Simulation<M> {
         self.check_invariants();
         self.last = Some(rec);
         self.settle_status();
-        Ok(rec)
+        rec
     }
 
     /// Bring `status` up to date after a step (or a refused one). Inline, so that the common
@@ -796,6 +822,7 @@ impl<M: Machine> Simulation<M> {
     fn settle_status(&mut self) {
         let any_cpu = self.run_at.earliest().is_some();
         let can_run = any_cpu
+            || self.timers > 0
             || self.due_producer().is_some()
             || (self.network && self.network_due().is_some());
         if can_run {
