@@ -16,7 +16,7 @@ use std::sync::{Condvar, Mutex, PoisonError};
 use herdlab_core::machine::steps::Ops;
 use herdlab_core::mechanisms::gmp::machine::{gstatus, MCounts, DONE, LIVE};
 use herdlab_core::mechanisms::gmp::params::MAX_WORDS;
-use herdlab_core::mechanisms::gmp::{GmpActor, GmpConfig, GmpParams, Workload};
+use herdlab_core::mechanisms::gmp::{GmpActor, GmpParams, Workload};
 use herdlab_core::op::{CondId, MutexId, Op, OpResult, SemId, WakeCount, Word};
 
 use crate::platform::native::{NativeError, NativeThread, NativeWorld, WorldSpec};
@@ -59,20 +59,12 @@ pub struct GmpRun {
 
 /// The platform of one M: [`NativeThread`], with the time of the `done = 1` store taken.
 ///
-/// Blocking: the table's blocking syscall and sysmon's `usleep` are `work` like a G's
-/// computation (the simulator has no timed sleep). Natively they are real sleeps: every `work`
-/// of sysmon, and an M's first `work` after its `_Psyscall` store (`entersyscall`'s last step;
-/// the next one is the call), which is `nanosleep(2)` here, so the thread blocks in the kernel
-/// while its P is retaken.
+/// Blocking: the table's blocking syscall and sysmon's `usleep` are `Op::Sleep`, a real
+/// `clock_nanosleep(2)` here, so the thread blocks in the kernel while its P is retaken.
 struct MOps<'w> {
     inner: NativeThread<'w>,
     world: &'w NativeWorld,
     end: &'w AtomicU64,
-    cfg: GmpConfig,
-    /// This thread is sysmon.
-    sysmon: bool,
-    /// The next `work` is the blocking syscall.
-    in_syscall: bool,
 }
 
 impl Ops for MOps<'_> {
@@ -83,12 +75,6 @@ impl Ops for MOps<'_> {
     fn store(&mut self, w: Word, v: u32) -> Result<(), NativeError> {
         if w == DONE && v == 1 {
             self.end.store(self.world.now_ns(), SeqCst);
-        }
-        if v == 1
-            && self.cfg.workload.sysmon_world()
-            && (0..self.cfg.procs).any(|p| self.cfg.psys(p) == w)
-        {
-            self.in_syscall = true;
         }
         self.inner.store(w, v)
     }
@@ -108,7 +94,8 @@ impl Ops for MOps<'_> {
         self.inner.sem_post(s)
     }
     fn futex_wait(&mut self, w: Word, e: u32) -> Result<bool, NativeError> {
-        // an M sleeps on its note only to park (Go's stopm → notesleep)
+        // an M sleeps on its note only to park (Go's stopm → notesleep); sysmon on its
+        // `sysmonnote` only in its deep sleep
         self.inner
             .record(herdlab_core::trace::Kind::Park, Some(u32::from(w.0)));
         self.inner.futex_wait(w, e)
@@ -132,12 +119,10 @@ impl Ops for MOps<'_> {
         self.inner.cond_notify(c, n)
     }
     fn work(&mut self, ns: u64) -> Result<(), NativeError> {
-        if self.sysmon || self.in_syscall {
-            self.in_syscall = false;
-            std::thread::sleep(std::time::Duration::from_nanos(ns));
-            return Ok(());
-        }
         self.inner.work(ns)
+    }
+    fn sleep(&mut self, ns: u64) -> Result<(), NativeError> {
+        self.inner.sleep(ns)
     }
     fn pause(&mut self) -> Result<(), NativeError> {
         self.inner.pause()
@@ -234,14 +219,7 @@ pub fn run(p: &GmpParams, work_ns: u64) -> Result<GmpRun, NativeError> {
                         return Err(NativeError::new("another M could not start"));
                     }
                     let inner = inner.inspect_err(|e| world.fail(&e.0))?;
-                    let mut ops = MOps {
-                        inner,
-                        world,
-                        end,
-                        cfg,
-                        sysmon: cfg.sysmon_id() == Some(i as u32),
-                        in_syscall: false,
-                    };
+                    let mut ops = MOps { inner, world, end };
                     let mut m = GmpActor::new(cfg, i as u32);
                     if i == first {
                         start.store(world.now_ns(), SeqCst);
