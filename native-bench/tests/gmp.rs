@@ -633,7 +633,7 @@ fn check_gmp_finds_the_stuck_syscall_p_and_proves_the_runtime_on_its_preset() {
     let v = json_of(&out);
     assert_eq!(
         (&v["complete"], &v["states"]),
-        (&true.into(), &127_317.into())
+        (&true.into(), &268_393.into())
     );
 }
 
