@@ -19,17 +19,19 @@
 //!   herd's wins over the workers on a real kernel. A context switch costs `context_switch_ns`.
 //! - **Kernel model.** Words of memory, a futex queue per word, sleeping mutexes, condition variables,
 //!   one listening socket with its accept queue and its wait queue ([`WaitQueue`]), and the arrival
-//!   stream ([`arrivals::Arrivals`]) whose connections the *network* actor delivers. For the accept
+//!   stream ([`arrivals::Arrivals`]) whose connections the *network* actor delivers, and a timer per
+//!   thread in a timed sleep ([`crate::op::Op::Sleep`], `kernel/timer.rs`). For the accept
 //!   strategies, the event-driven network ([`net`]): several listeners (`SO_REUSEPORT`), epoll
 //!   instances, connections and the clients that send requests on them; the network actor then also
 //!   delivers the clients' requests and closes, and the `epoll_wait` timeouts.
 //!
 //! # Choosing the next step
 //! [`Simulation::step`] runs the actor whose next action is earliest in simulated time: each CPU's
-//! running thread at its CPU's clock, the network at its next arrival. Ties go to the lowest CPU, then
-//! the network. [`Simulation::step_actor`] lets the learner choose instead: any running or runnable
-//! thread (a runnable one is switched onto its CPU first, which costs a context switch), or the network
-//! (forcing the next arrival now). The result is deterministic for a given scenario and seed.
+//! running thread at its CPU's clock, a sleeping thread's timer at its deadline (the firing is a
+//! step of that thread: it becomes runnable), the network at its next arrival. Ties go to the
+//! timer, then the lowest CPU, then the network. [`Simulation::step_actor`] lets the learner choose instead: any running or runnable
+//! thread (a runnable one is switched onto its CPU first, which costs a context switch), a thread
+//! in a timed sleep (its timer fires now), or the network (forcing the next arrival now). The result is deterministic for a given scenario and seed.
 //!
 //! # Invariants checked on every step
 //! - **No lost wakeup** (accept path): never is a connection waiting in the accept queue while every
@@ -53,6 +55,7 @@
 //! | `kernel/mem.rs` | words of memory: [`Words`], the one semantics of the memory operations, and [`BusyTime`] |
 //! | `kernel/{futex,sem,mutex}.rs` | futexes, semaphores, sleeping mutexes and condition variables |
 //! | `kernel/accept.rs` | the blocking accept path ([`accept`]) and the plain network actor |
+//! | `kernel/timer.rs` | timed sleeps ([`crate::op::Op::Sleep`]): the timer, its firing |
 //! | `kernel/net.rs` | the event-driven network ([`net`]): listeners, epoll, connections, clients |
 //! | `invariants.rs` | the checks run after every step |
 //! | `arrivals.rs`, `stepper.rs` | the arrival stream; stepping back |
