@@ -160,7 +160,8 @@
 //! queue under one lock, every G through it), correct and proven like the runtime, for comparison.
 //! `no-syscall-retake` → `syscall-retake` (main spawns G2 and blocks: 35 steps);
 //! `no-async-preemption` → `preemption` (the hog passes its safe point with the request pending:
-//! 318 steps, sysmon must sleep 10 ms of its clock first); `runnext-without-sysmon` →
+//! a few hundred steps, sysmon must sleep 10 ms of its clock first: 318 before the timed sleep,
+//! not re-measured since); `runnext-without-sysmon` →
 //! `starvation` (the pair runs 5 Gs from runnext on one slice while G2 waits: 183 steps). The
 //! last two are starvation bounds written as state invariants: the checker has no time, so
 //! `preemption` says "a request pending at a preemption point is honoured there" and

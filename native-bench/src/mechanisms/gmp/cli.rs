@@ -73,10 +73,11 @@ dance's counterexample: --variant reversed-dance (--preemption-bound 5 finds it 
 190,000 states). The sysmon variants start from their own preset (1 P, 2 Ms and sysmon):
 --variant no-syscall-retake (workload syscall), no-async-preemption (hog), runnext-without-sysmon
 (pair); the runtime on the same: --workload syscall|hog|pair. The checker has no clock: a
-timed sleep (sysmon's usleep, a blocking syscall) is a yield point that may end at any moment.
-sysmon's clock (the sum of its sleeps, in its registers) makes these searches large: give --preemption-bound 2 (the runtime proven in seconds; no-syscall-retake
-and runnext-without-sysmon broken in seconds; no-async-preemption in about 2 minutes of a
-release build, 318 steps, as sysmon must first sleep 10 ms of its clock). --list-variants
+timed sleep (sysmon's usleep, a blocking syscall) is a yield point that may end at any moment;
+sysmon's own clock (the sum of its sleeps, in its registers) makes these searches large: give
+--preemption-bound 2 (the runtime's presets proven in 214,163 to 453,517 states; no-syscall-retake
+and runnext-without-sysmon broken in seconds; no-async-preemption takes minutes of a release
+build, as sysmon must first sleep 10 ms of its clock, a few hundred steps). --list-variants
 prints the variants, correct first.";
 
 /// `sim gmp`, parsed.
