@@ -17,6 +17,7 @@
 //! | `EpollWait` | the kernel model of `ep_poll` and `ep_send_events` (LIFO sleepers, re-poll, level-triggered re-queue) | `epoll_wait(2)` |
 //! | `ReadNext`, `Recv`, `Respond` | a connection's modelled request stream from the simulated client | `read(2)` / `write(2)` on a real loopback TCP socket |
 //! | `Work` | advances the CPU's clock | spins for that long |
+//! | `Sleep` | a timer in the kernel model: the thread leaves its CPU and is runnable again when the simulated clock reaches its deadline | `clock_nanosleep(2)` (`CLOCK_MONOTONIC`, relative) |
 //! | `AwaitEvent` | the scenario's arrival pattern | the benchmark's load gate |
 //! | `Pause`, `Yield`, `Now` | cost model and simulated clock | `spin_loop`, `sched_yield`, a monotonic clock |
 //!
@@ -193,6 +194,12 @@ pub enum Op {
     Respond(u32),
     /// Useful work for this many nanoseconds (handling a request, a critical section).
     Work(u64),
+    /// `nanosleep` / `usleep`: leave the CPU for this many nanoseconds. One system call and one
+    /// voluntary context switch; the thread is runnable again when the clock reaches the
+    /// deadline (it then waits for a CPU like any woken thread). The simulator arms a timer in
+    /// its kernel model; the checker, which has no time, treats it as a yield point that may end
+    /// at once; the native platform calls `clock_nanosleep`. Result: [`OpResult::Done`].
+    Sleep(u64),
     /// Wait until the scenario delivers its next event (a job, a connection). Result:
     /// [`OpResult::Done`] for an event, [`OpResult::Closed`] when there are no more.
     AwaitEvent,
@@ -235,6 +242,7 @@ impl Op {
             | Op::Recv(_)
             | Op::Respond(_)
             | Op::Yield
+            | Op::Sleep(_)
             | Op::CondWait(..)
             | Op::CondNotify(..)
             | Op::SemPost(_) => Syscall::Always,

@@ -12,7 +12,8 @@ use herdlab_core::mechanisms::gmp::invariants::{check, check_state, replay};
 use herdlab_core::mechanisms::gmp::params::all_exited;
 use herdlab_core::mechanisms::gmp::{Gmp, GmpParams, GmpReport, GmpVariant, Workload};
 
-/// One P, 6 Ms (sysmon on a CPU of its own), 8 Gs.
+/// One P, 6 Ms, 8 Gs, 7 CPUs (the lesson's scenario; a blocked M and sysmon sleep off every
+/// CPU, so fewer CPUs change little: [`one_p_on_two_cpus_runs_the_same_hand_offs`]).
 fn one_p(workload: Workload, variant: GmpVariant) -> GmpParams {
     GmpParams {
         gomaxprocs: 1,
@@ -42,7 +43,9 @@ fn sysmon_retakes_the_p_of_each_blocked_m_and_hands_it_to_a_parked_m() {
     // main spawns 7 Gs and blocks: sysmon's first look at P0 sees the same syscalltick it
     // recorded (0), the queue is full, so it retakes P0 and handoffp starts M1 on it. Each even G
     // blocks too (3 more), each is retaken the same way; the 5 syscalls end with the P elsewhere:
-    // 2 find no idle P (the G goes to the global queue, the M stops), 3 find P0 idle.
+    // 1 finds no idle P (the G goes to the global queue, the M stops), 4 find P0 idle. Twice
+    // P0 idles while Ms sleep in syscalls: sysmon sleeps deep, and the M that comes back to the
+    // idle P wakes it.
     let r = run(&one_p(Workload::Syscall, GmpVariant::Correct));
     assert_eq!(r.violation, None);
     assert_eq!(
@@ -53,11 +56,13 @@ fn sysmon_retakes_the_p_of_each_blocked_m_and_hands_it_to_a_parked_m() {
             r.syscall_oldp,
             r.syscall_stops
         ),
-        (5, 5, 5, 0, 2)
+        (5, 5, 5, 0, 1)
     );
+    assert_eq!(r.syscall_pidle, 4);
+    assert_eq!((r.sysmon_deep_sleeps, r.sysmon_wakes), (2, 2));
     assert_eq!((r.preempt_requests, r.preemptions), (0, 0));
-    assert_eq!(r.sim_time_ns, 1_522_003);
-    assert_eq!(r.max_wait_ns, 387_813);
+    assert_eq!(r.sim_time_ns, 1_495_227);
+    assert_eq!(r.max_wait_ns, 408_227);
     // without the retake every syscall keeps P0: each G waits for the one before it
     let broken = run(&one_p(Workload::Syscall, GmpVariant::NoSyscallRetake));
     assert_eq!(broken.violation.unwrap().invariant, "syscall-retake");
@@ -70,8 +75,44 @@ fn sysmon_retakes_the_p_of_each_blocked_m_and_hands_it_to_a_parked_m() {
         ),
         (5, 0, 0, 5)
     );
-    assert_eq!(broken.sim_time_ns, 6_100_229);
-    assert_eq!(broken.max_wait_ns, 5_600_669);
+    assert_eq!(broken.sim_time_ns, 6_489_218);
+    assert_eq!(broken.max_wait_ns, 5_634_216);
+}
+
+#[test]
+fn one_p_on_two_cpus_runs_the_same_hand_offs() {
+    // a blocked M and sysmon sleep off every CPU: 6 Ms and sysmon share 2 CPUs (1 and 1 P would
+    // do) and the hand-offs are the same; the run ends within 1% of the 7-CPU one
+    let wide = run(&one_p(Workload::Syscall, GmpVariant::Correct));
+    for cpus in [1, 2] {
+        let r = run(&GmpParams {
+            cpus,
+            ..one_p(Workload::Syscall, GmpVariant::Correct)
+        });
+        assert_eq!(r.violation, None);
+        assert_eq!(
+            (r.syscalls, r.retakes, r.handoffs, r.syscall_oldp),
+            (5, 5, 5, 0),
+            "{cpus} CPUs"
+        );
+        assert_eq!(r.syscall_stops + r.syscall_pidle, 5);
+        assert!(
+            r.sim_time_ns.abs_diff(wide.sim_time_ns) * 100 < wide.sim_time_ns,
+            "{cpus} CPUs: {} ns against {} ns",
+            r.sim_time_ns,
+            wide.sim_time_ns
+        );
+        // 5 syscalls of 1 ms on 1 P overlap: far below their 5 ms in a row
+        assert!(r.sim_time_ns < 2_000_000, "{}", r.sim_time_ns);
+    }
+    let two = run(&GmpParams {
+        cpus: 2,
+        ..one_p(Workload::Syscall, GmpVariant::Correct)
+    });
+    assert_eq!(
+        (two.sim_time_ns, two.max_wait_ns, two.sysmon_deep_sleeps),
+        (1_501_307, 414_140, 3)
+    );
 }
 
 #[test]
@@ -84,13 +125,13 @@ fn sysmon_preempts_a_hog_after_10_ms_and_its_victims_run() {
     assert_eq!(r.violation, None);
     assert_eq!((r.preempt_requests, r.preemptions), (1, 1));
     assert_eq!(r.context_switches, 9, "8 Gs, the hog twice");
-    assert_eq!(r.max_wait_ns, 11_700_698);
+    assert_eq!(r.max_wait_ns, 12_100_722);
     // without async preemption the call-free loop ignores the request: the victims wait 30 ms
     let broken = run(&one_p(Workload::Hog, GmpVariant::NoAsyncPreemption));
     assert_eq!(broken.violation.unwrap().invariant, "preemption");
     assert_eq!((broken.preempt_requests, broken.preemptions), (2, 0));
     assert_eq!(broken.context_switches, 8);
-    assert_eq!(broken.max_wait_ns, 30_500_505);
+    assert_eq!(broken.max_wait_ns, 30_500_509);
 }
 
 #[test]
@@ -102,7 +143,7 @@ fn a_ping_pong_pair_shares_one_slice_until_sysmon_ends_it() {
     assert_eq!(r.violation, None);
     assert_eq!((r.preempt_requests, r.preemptions), (1, 1));
     assert_eq!((r.gparks, r.readies), (199, 199));
-    assert_eq!(r.max_wait_ns, 11_614_955);
+    assert_eq!(r.max_wait_ns, 12_015_301);
     let broken = run(&one_p(Workload::Pair, GmpVariant::RunnextWithoutSysmon));
     assert_eq!(broken.violation.unwrap().invariant, "starvation");
     assert_eq!((broken.preempt_requests, broken.preemptions), (0, 0));
@@ -151,9 +192,9 @@ fn bounded() -> CheckConfig {
 #[test]
 fn the_checker_proves_the_sysmon_presets_up_to_two_preemptions() {
     for (workload, states) in [
-        (Workload::Syscall, 127_317),
-        (Workload::Hog, 142_744),
-        (Workload::Pair, 314_266),
+        (Workload::Syscall, 268_393),
+        (Workload::Hog, 214_163),
+        (Workload::Pair, 453_517),
     ] {
         let p = GmpParams::action_preset(workload, GmpVariant::Correct);
         let r = check(&p, &bounded(), &mut |_| true);
@@ -166,7 +207,7 @@ fn the_checker_proves_the_sysmon_presets_up_to_two_preemptions() {
 #[test]
 fn the_checker_finds_a_stuck_syscall_p_and_a_starving_pair() {
     for (variant, invariant, len) in [
-        (GmpVariant::NoSyscallRetake, "syscall-retake", 32),
+        (GmpVariant::NoSyscallRetake, "syscall-retake", 35),
         (GmpVariant::RunnextWithoutSysmon, "starvation", 183),
     ] {
         let p = GmpParams::variant_preset(variant);
@@ -192,7 +233,7 @@ fn an_empty_ps_syscall_is_left_for_10_ms_while_another_p_idles() {
     // no work, but P0 would be the last running P (npidle = GOMAXPROCS - 1: someone must poll
     // the network), so it still starts an M for it.
     use herdlab_core::mechanisms::gmp::machine::Sched;
-    use herdlab_core::sim::Actor;
+    use herdlab_core::sim::{Actor, Note};
     let p = GmpParams {
         gomaxprocs: 2,
         threads: 4,
@@ -210,7 +251,10 @@ fn an_empty_ps_syscall_is_left_for_10_ms_while_another_p_idles() {
             continue;
         };
         match sim.threads()[a as usize].machine().at {
-            Some(Sched::SysBlock) => entered.push(rec.time_ns),
+            // the M goes to sleep in the syscall (the step that fires its timer is another)
+            Some(Sched::SysBlock) if rec.note == Note::Slept { wasted: false } => {
+                entered.push(rec.time_ns)
+            }
             Some(Sched::SmSysInc { .. }) => retaken.push(rec.time_ns),
             _ => {}
         }
@@ -224,4 +268,80 @@ fn an_empty_ps_syscall_is_left_for_10_ms_while_another_p_idles() {
     let (_, r) = p.run(10_000_000);
     assert_eq!(r.violation, None);
     assert_eq!((r.syscalls, r.retakes, r.handoffs), (2, 2, 2));
+}
+
+#[test]
+fn sysmon_sleeps_deep_while_every_p_idles_and_wakes_when_an_m_comes_back() {
+    // 1 P: main starts G2 and blocks 1 ms in a syscall; sysmon hands P0 to M1, G2 blocks too
+    // (its queue empty, nobody spinning or idle: retaken anyway), handoffp's spinning M finds
+    // nothing and P0 idles. Every P idle: sysmon sets sysmonwait and sleeps on sysmonnote (no
+    // step of its own) until main's exitsyscall takes the idle P and wakes it. main exits, P0
+    // idles again while G2 is still in its syscall: a second deep sleep, ended by G2's M.
+    use herdlab_core::mechanisms::gmp::machine::{Sched, NONE, NPIDLE};
+    use herdlab_core::sim::{Actor, Note};
+    let p = GmpParams {
+        gomaxprocs: 1,
+        threads: 3,
+        cpus: 1,
+        goroutines: 2,
+        work_ns: 100_000,
+        syscall_ns: 1_000_000,
+        workload: Workload::Syscall,
+        ..GmpParams::default()
+    };
+    let cfg = p.config();
+    let sm = cfg.sysmon_id().unwrap() as u16;
+    let mut sim = p.simulate();
+    // (when sysmon fell asleep, when it was woken, by whom)
+    let mut slept: Vec<u64> = Vec::new();
+    let mut woken: Vec<(u64, u16)> = Vec::new();
+    let mut asleep = false;
+    while let Some(rec) = sim.step() {
+        assert_eq!(check_state(&sim), None);
+        let Actor::Thread(a) = rec.actor else {
+            continue;
+        };
+        let m = sim.threads()[a as usize].machine();
+        if a == sm {
+            assert!(
+                !asleep,
+                "sysmon stepped in its deep sleep at {}",
+                rec.time_ns
+            );
+            if m.at == Some(Sched::SmNoteSleep) && rec.note == Note::FutexSlept {
+                // every P idle, and an M in a syscall (its G will come back)
+                assert_eq!(sim.word(NPIDLE), cfg.procs);
+                assert_eq!(sim.word(cfg.sysmonwait()), 1);
+                slept.push(rec.time_ns);
+                asleep = true;
+            }
+        } else if matches!(m.at, Some(Sched::EnterSmUnlock | Sched::ExitUnlock))
+            && matches!(rec.note, Note::Woke { woken: 1 })
+            && asleep
+        {
+            // an M's notewakeup: it holds the P it came back to (or enters a syscall)
+            assert!(m.cx.p != NONE || m.cx.oldp != NONE);
+            woken.push((rec.time_ns, a));
+            asleep = false;
+        }
+    }
+    let (_, r) = p.run(10_000_000);
+    assert_eq!(r.violation, None);
+    assert_eq!(r.finished, 2);
+    assert_eq!(slept.len() as u64, r.sysmon_deep_sleeps);
+    assert_eq!(woken.len() as u64, r.sysmon_wakes);
+    assert_eq!(
+        (r.sysmon_deep_sleeps, r.sysmon_wakes),
+        (2, 2),
+        "{slept:?} {woken:?}"
+    );
+    // main (M0) entered its syscall first, so its exitsyscall wakes sysmon first, then M1's
+    assert_eq!(woken.iter().map(|w| w.1).collect::<Vec<_>>(), [0, 1]);
+    assert_eq!(slept, [112_714, 1_035_792]);
+    assert_eq!(
+        woken.iter().map(|w| w.0).collect::<Vec<_>>(),
+        [1_006_865, 1_037_526]
+    );
+    // the first deep sleep lasts most of main's 1 ms syscall, with no step of sysmon
+    assert!(woken[0].0 - slept[0] > 800_000);
 }

@@ -208,6 +208,12 @@ pub trait Ops {
         decode::respond(self.other(Op::Respond(c))?, "Ops::respond");
         Ok(())
     }
+    /// [`Op::Sleep`]. By default through [`Ops::other`].
+    #[inline(always)]
+    fn sleep(&mut self, ns: u64) -> Result<(), Self::Error> {
+        decode::sleep(self.other(Op::Sleep(ns))?, "Ops::sleep");
+        Ok(())
+    }
     /// [`Op::AwaitEvent`]: true for an event, false when there are no more. By default through
     /// [`Ops::other`].
     #[inline(always)]
@@ -289,6 +295,10 @@ pub fn exec<P: Ops + ?Sized>(p: &mut P, op: Op) -> Result<OpResult, P::Error> {
             OpResult::Done
         }
         Op::Now => OpResult::Time(p.now()?),
+        Op::Sleep(ns) => {
+            p.sleep(ns)?;
+            OpResult::Done
+        }
         other => p.other(other)?,
     })
 }
@@ -371,6 +381,11 @@ pub mod prim {
     #[inline(always)]
     pub fn work(ns: u64) -> Op {
         Op::Work(ns)
+    }
+    /// `sleep(ns)`.
+    #[inline(always)]
+    pub fn sleep(ns: u64) -> Op {
+        Op::Sleep(ns)
     }
     /// `pause()`.
     #[inline(always)]
@@ -562,6 +577,14 @@ pub mod decode {
         match r {
             OpResult::Done => {}
             ref r => wrong(state, "work", r),
+        }
+    }
+    /// `sleep`.
+    #[inline(always)]
+    pub fn sleep(r: OpResult, state: &str) {
+        match r {
+            OpResult::Done => {}
+            ref r => wrong(state, "sleep", r),
         }
     }
     /// `pause`.

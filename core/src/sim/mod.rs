@@ -19,17 +19,19 @@
 //!   herd's wins over the workers on a real kernel. A context switch costs `context_switch_ns`.
 //! - **Kernel model.** Words of memory, a futex queue per word, sleeping mutexes, condition variables,
 //!   one listening socket with its accept queue and its wait queue ([`WaitQueue`]), and the arrival
-//!   stream ([`arrivals::Arrivals`]) whose connections the *network* actor delivers. For the accept
+//!   stream ([`arrivals::Arrivals`]) whose connections the *network* actor delivers, and a timer per
+//!   thread in a timed sleep ([`crate::op::Op::Sleep`], `kernel/timer.rs`). For the accept
 //!   strategies, the event-driven network ([`net`]): several listeners (`SO_REUSEPORT`), epoll
 //!   instances, connections and the clients that send requests on them; the network actor then also
 //!   delivers the clients' requests and closes, and the `epoll_wait` timeouts.
 //!
 //! # Choosing the next step
 //! [`Simulation::step`] runs the actor whose next action is earliest in simulated time: each CPU's
-//! running thread at its CPU's clock, the network at its next arrival. Ties go to the lowest CPU, then
-//! the network. [`Simulation::step_actor`] lets the learner choose instead: any running or runnable
-//! thread (a runnable one is switched onto its CPU first, which costs a context switch), or the network
-//! (forcing the next arrival now). The result is deterministic for a given scenario and seed.
+//! running thread at its CPU's clock, a sleeping thread's timer at its deadline (the firing is a
+//! step of that thread: it becomes runnable), the network at its next arrival. Ties go to the
+//! timer, then the lowest CPU, then the network. [`Simulation::step_actor`] lets the learner choose instead: any running or runnable
+//! thread (a runnable one is switched onto its CPU first, which costs a context switch), a thread
+//! in a timed sleep (its timer fires now), or the network (forcing the next arrival now). The result is deterministic for a given scenario and seed.
 //!
 //! # Invariants checked on every step
 //! - **No lost wakeup** (accept path): never is a connection waiting in the accept queue while every
@@ -53,6 +55,7 @@
 //! | `kernel/mem.rs` | words of memory: [`Words`], the one semantics of the memory operations, and [`BusyTime`] |
 //! | `kernel/{futex,sem,mutex}.rs` | futexes, semaphores, sleeping mutexes and condition variables |
 //! | `kernel/accept.rs` | the blocking accept path ([`accept`]) and the plain network actor |
+//! | `kernel/timer.rs` | timed sleeps ([`crate::op::Op::Sleep`]): the timer, its firing |
 //! | `kernel/net.rs` | the event-driven network ([`net`]): listeners, epoll, connections, clients |
 //! | `invariants.rs` | the checks run after every step |
 //! | `arrivals.rs`, `stepper.rs` | the arrival stream; stepping back |
@@ -163,6 +166,8 @@ pub struct Simulation<M> {
     wakeup_gran_ns: u64,
     /// The CPU the producer has to itself ([`Simulation::producer_on_own_cpu`]), if any.
     harness_cpu: Option<u8>,
+    /// Threads asleep on a timer ([`crate::op::Op::Sleep`]): 0 skips the search for the earliest.
+    timers: u16,
 }
 impl<M: Machine> Simulation<M> {
     /// Hash the *logical* state: what the threads and the kernel model hold, leaving out time (CPU
@@ -186,6 +191,10 @@ impl<M: Machine> Simulation<M> {
             };
             (sched, t.task, t.sleep, kpath, t.woken_since_work).hash(h);
             (&t.harvest, t.deadline.is_some(), t.timed_out, t.resumed).hash(h);
+            if t.timer.is_some() {
+                // a timed sleep: the checker has no time, only that it may end
+                true.hash(h);
+            }
         }
         if let Some(n) = &self.net {
             for l in &self.k.listeners {
@@ -260,6 +269,7 @@ impl<M> Simulation<M> {
             policy,
             wakeup_gran_ns,
             harness_cpu,
+            timers,
         } = self;
         Simulation {
             threads: threads.into_iter().map(|t| t.map_machine(&mut f)).collect(),
@@ -297,6 +307,7 @@ impl<M> Simulation<M> {
             policy,
             wakeup_gran_ns,
             harness_cpu,
+            timers,
         }
     }
 }
@@ -396,6 +407,7 @@ impl<M: Machine> Simulation<M> {
                 deadline: None,
                 timed_out: false,
                 resumed: false,
+                timer: None,
             });
         }
         let workers = sim_threads
@@ -463,6 +475,7 @@ impl<M: Machine> Simulation<M> {
             policy: world.sched,
             wakeup_gran_ns: wakeup_granularity_ns(ncpu as u8),
             harness_cpu: None,
+            timers: 0,
         }
     }
 
@@ -616,7 +629,7 @@ impl<M: Machine> Simulation<M> {
             .threads
             .iter()
             .enumerate()
-            .filter(|(_, t)| matches!(t.sched, Sched::OnCpu | Sched::Queued))
+            .filter(|(_, t)| matches!(t.sched, Sched::OnCpu | Sched::Queued) || t.timer.is_some())
             .map(|(i, _)| Actor::Thread(i as u16))
             .collect();
         if let Some((p, _)) = self.due_producer() {
@@ -672,10 +685,9 @@ impl<M: Machine> Simulation<M> {
     pub fn can_step(&self, actor: Actor) -> bool {
         match actor {
             Actor::Thread(i) => {
-                self.threads
-                    .get(i as usize)
-                    .is_some_and(|t| matches!(t.sched, Sched::OnCpu | Sched::Queued))
-                    || self.due_producer().is_some_and(|(p, _)| p == i)
+                self.threads.get(i as usize).is_some_and(|t| {
+                    matches!(t.sched, Sched::OnCpu | Sched::Queued) || t.timer.is_some()
+                }) || self.due_producer().is_some_and(|(p, _)| p == i)
             }
             Actor::Network => self.network_can_step(),
         }
@@ -702,6 +714,12 @@ impl<M: Machine> Simulation<M> {
         self.debug_check_run_at();
         let mut best: Option<(u64, Actor)> =
             self.due_producer().map(|(p, t)| (t, Actor::Thread(p)));
+        // a timer that fires before every running CPU's clock (ties: the timer)
+        if let Some((t, tid)) = self.earliest_timer() {
+            if best.is_none_or(|(bt, _)| t < bt) {
+                best = Some((t, Actor::Thread(tid)));
+            }
+        }
         // the running CPU with the earliest clock (ties: the lowest), unless the producer is due
         // no later
         if let Some((ct, ci)) = self.run_at.earliest() {
@@ -745,7 +763,7 @@ impl<M: Machine> Simulation<M> {
     pub fn step_actor(&mut self, actor: Actor) -> Result<StepRecord, StepError> {
         self.last_walk.clear();
         self.last_walk_end = None;
-        let mut rec = match actor {
+        let rec = match actor {
             Actor::Network => {
                 if !self.network_can_step() {
                     return Err(StepError::NoArrival);
@@ -764,6 +782,11 @@ impl<M: Machine> Simulation<M> {
                 match t.sched {
                     Sched::OnCpu => {}
                     Sched::Queued => self.switch_in(i),
+                    // its timed sleep ends (now, when the learner or the checker chose it early)
+                    Sched::Asleep if t.timer.is_some() => {
+                        let rec = self.end_sleep(i);
+                        return Ok(self.finish_step(rec));
+                    }
                     Sched::Asleep => match self.due_producer() {
                         // the producer's timer fires: it wakes and takes its step at once
                         Some((p, at)) if p == i => {
@@ -780,6 +803,12 @@ impl<M: Machine> Simulation<M> {
                 self.step_thread(i)
             }
         };
+        Ok(self.finish_step(rec))
+    }
+
+    /// After a step: the tree of clocks, the count, the trace, the invariants and the status.
+    #[inline]
+    fn finish_step(&mut self, mut rec: StepRecord) -> StepRecord {
         self.run_at.flush();
         self.metrics.steps += 1;
         rec.step = self.metrics.steps;
@@ -787,7 +816,7 @@ impl<M: Machine> Simulation<M> {
         self.check_invariants();
         self.last = Some(rec);
         self.settle_status();
-        Ok(rec)
+        rec
     }
 
     /// Bring `status` up to date after a step (or a refused one). Inline, so that the common
@@ -796,6 +825,7 @@ impl<M: Machine> Simulation<M> {
     fn settle_status(&mut self) {
         let any_cpu = self.run_at.earliest().is_some();
         let can_run = any_cpu
+            || self.timers > 0
             || self.due_producer().is_some()
             || (self.network && self.network_due().is_some());
         if can_run {

@@ -182,7 +182,8 @@ pub enum Note {
         /// Threads woken.
         woken: u16,
     },
-    /// A thread's `epoll_wait` timeout expired and woke it.
+    /// A thread's timer expired and woke it: its `epoll_wait` timeout, or the end of its timed
+    /// sleep ([`crate::op::Op::Sleep`]).
     TimerFired {
         /// The thread.
         thread: u16,

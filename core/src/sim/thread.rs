@@ -43,6 +43,8 @@ pub enum SleepKind {
     Lock,
     /// The arrival pattern's next event (the producer's harness wait; not counted as a wakeup).
     Event,
+    /// A timed sleep ([`crate::op::Op::Sleep`]) until its timer fires (not counted as a wakeup).
+    Timer,
 }
 
 /// A thread's role, which decides whether it counts as a worker for idleness and the invariants.
@@ -89,6 +91,8 @@ pub struct SimThread<M> {
     pub(super) timed_out: bool,
     /// It was woken inside a blocking call that it now resumes (not a new system call).
     pub(super) resumed: bool,
+    /// The deadline of its timed sleep ([`crate::op::Op::Sleep`]), while it sleeps in one.
+    pub(super) timer: Option<u64>,
 }
 
 impl<M> SimThread<M> {
@@ -109,6 +113,7 @@ impl<M> SimThread<M> {
             deadline: self.deadline,
             timed_out: self.timed_out,
             resumed: self.resumed,
+            timer: self.timer,
         }
     }
 }
@@ -161,6 +166,10 @@ impl<M: Machine> SimThread<M> {
     /// Its pending `epoll_wait` timeout, if it sleeps with one.
     pub fn deadline(&self) -> Option<u64> {
         self.deadline
+    }
+    /// The deadline of its timed sleep ([`crate::op::Op::Sleep`]), while it sleeps in one.
+    pub fn timer(&self) -> Option<u64> {
+        self.timer
     }
     /// Whether it is inside the modelled kernel's accept path, and where.
     pub fn accept_phase(&self) -> Option<AcceptPhase> {

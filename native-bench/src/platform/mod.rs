@@ -3,7 +3,8 @@
 //! The simulated platform lives in `herdlab_core::sim`; this crate adds the native one
 //! ([`native`]), which runs the very same [`herdlab_core::machine::Machine`] values on real OS
 //! threads: every [`herdlab_core::op::Op`] becomes the real thing (an atomic word, `futex(2)`, a
-//! `std::sync::Mutex`/`Condvar`, a blocking `accept(2)`, a spin on the monotonic clock), and the
+//! `std::sync::Mutex`/`Condvar`, a blocking `accept(2)`, a spin on the monotonic clock,
+//! `clock_nanosleep(2)`), and the
 //! event world ([`net`], Linux only), where the event-driven operations run on real loopback TCP
 //! sockets and real epoll instances.
 //!
@@ -25,9 +26,12 @@ pub mod native;
 pub mod net;
 pub mod scratch;
 mod sem;
+mod sleep;
 
 /// The one executor of the stepped form on this platform: core's, over a thread's `Ops`.
 pub use herdlab_core::machine::steps::exec;
+
+pub use sleep::sleep_ns;
 
 pub use native::{
     drive, supported, thread_nvcsw, thread_state, EventGate, NativeError, NativeWorld,

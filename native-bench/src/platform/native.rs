@@ -370,6 +370,8 @@ pub struct OpCounters {
     pub sem_posts: u64,
     /// `FutexWait`s that slept and were woken (not `EAGAIN`).
     pub futex_sleeps: u64,
+    /// `Sleep`s (`clock_nanosleep`).
+    pub sleeps: u64,
 }
 
 impl OpCounters {
@@ -382,6 +384,7 @@ impl OpCounters {
         self.sem_sleeps += o.sem_sleeps;
         self.sem_posts += o.sem_posts;
         self.futex_sleeps += o.futex_sleeps;
+        self.sleeps += o.sleeps;
     }
 }
 
@@ -570,6 +573,11 @@ impl herdlab_core::machine::steps::Ops for NativeThread<'_> {
     fn now(&mut self) -> Result<u64, NativeError> {
         self.counters.ops += 1;
         Ok(self.world.now_ns())
+    }
+    fn sleep(&mut self, ns: u64) -> Result<(), NativeError> {
+        self.counters.ops += 1;
+        self.counters.sleeps += 1;
+        super::sleep_ns(ns)
     }
     fn other(&mut self, op: Op) -> Result<OpResult, NativeError> {
         self.counters.ops += 1;
@@ -979,6 +987,11 @@ impl<'w> NativeThread<'w> {
                     )))
                 }
             },
+            Op::Sleep(ns) => {
+                self.counters.sleeps += 1;
+                super::sleep_ns(ns)?;
+                OpResult::Done
+            }
             Op::Exit => OpResult::Done,
             _ => {
                 return Err(NativeError::new(format!(

@@ -566,10 +566,20 @@ impl GmpConfig {
     pub fn sched(&self, g: u32) -> Word {
         w(self.g_base(g).wrapping_add(3))
     }
+    /// `sched.sysmonwait`: 1 while sysmon sleeps deep on [`GmpConfig::sysmonnote`] (under
+    /// `sched.lock`). Sysmon worlds only, after the Ps' syscall words.
+    pub fn sysmonwait(&self) -> Word {
+        w(self.x_base(self.procs))
+    }
+    /// `sched.sysmonnote`: the note (a futex word) sysmon's deep sleep waits on; `notewakeup`
+    /// sets it to 1, sysmon clears it when it wakes.
+    pub fn sysmonnote(&self) -> Word {
+        w(self.x_base(self.procs).wrapping_add(1))
+    }
     /// Words the layout needs.
     pub fn words_needed(&self) -> u32 {
         if self.workload.sysmon_world() {
-            self.x_base(self.procs)
+            self.x_base(self.procs).wrapping_add(2)
         } else {
             self.g_base(self.gs + 1)
         }
@@ -628,6 +638,8 @@ pub const LISTING: &[&str] = &[
     "handoffp(pp): local or global work -> startm(pp, false); no spinning or idle P and cas(nmspinning, 0, 1) -> startm(pp, true)",
     "  lock; global work or the last running P -> startm(pp, false); else pidleput(pp); unlock",
     "startm(pp, spinning): mp = mget(); mp.nextp = pp; unlock; notewakeup(&mp.park)   // no M (Go: newm): pidleput(pp)",
+    "sysmon: if npidle == gomaxprocs: lock; recheck; sysmonwait = true; unlock; notetsleep(&sysmonnote); lock; sysmonwait = false; noteclear; idle = 0; delay = 20 us; unlock",
+    "sysmonwake (entersyscall; exitsyscallfast_pidle and exitsyscall0 with a P; under sched.lock): if sysmonwait: sysmonwait = false; notewakeup(&sysmonnote)",
 ];
 
 /// Line numbers (1-based) into [`LISTING`].
@@ -714,6 +726,10 @@ pub mod ln {
     pub const HANDOFF_LOCK: u16 = 40;
     /// `handoffp`'s `startm`.
     pub const HANDOFF_STARTM: u16 = 41;
+    /// sysmon's deep sleep (every P idle).
+    pub const SYSMON_DEEP: u16 = 42;
+    /// Waking sysmon from its deep sleep.
+    pub const SYSMON_WAKE: u16 = 43;
 }
 
 /// Where `runqput` returns to.
@@ -793,6 +809,10 @@ pub struct MCounts {
     pub preempt_requests: u64,
     /// Gs preempted at a safe point (`gopreempt_m`: to the global queue).
     pub preemptions: u64,
+    /// sysmon's deep sleeps: every P idle, it set `sysmonwait` and slept on `sysmonnote`.
+    pub sysmon_deep_sleeps: u64,
+    /// `notewakeup(&sysmonnote)`s by an M (entering a syscall, or leaving one onto an idle P).
+    pub sysmon_wakes: u64,
 }
 
 /// sysmon's registers (empty for an M): its sleep, its idle rounds and its `sysmontick` per P.
@@ -1252,14 +1272,34 @@ impl Mcx {
     }
 
     fn end_wake_next(&mut self) -> Next<Sched, ()> {
-        if self.mask == 0 && self.is_spawner() {
-            Next::Done(())
+        if self.mask == 0 && self.cfg.sysmon() {
+            Next::Go(Sched::EndSmNote)
         } else if self.mask == 0 {
-            self.top()
+            self.end_finish()
         } else {
             let m2 = self.mask.trailing_zeros();
             self.mask &= !(1 << m2);
             Next::Go(Sched::EndPark { m2 })
+        }
+    }
+}
+
+impl Mcx {
+    /// After the end's wakeups: the spawner exits, an M schedules (and finds `done`).
+    fn end_finish(&mut self) -> Next<Sched, ()> {
+        if self.is_spawner() {
+            Next::Done(())
+        } else {
+            self.top()
+        }
+    }
+
+    /// After `sysmonwake`: back to `entersyscall` (to unlock) or to `exitsyscall`'s unlock.
+    fn sw_done(&mut self, enter: bool) -> Next<Sched, ()> {
+        if enter {
+            Next::Go(Sched::EnterSmUnlock)
+        } else {
+            Next::Go(Sched::ExitUnlock)
         }
     }
 }
@@ -1851,6 +1891,10 @@ crate::steps! {
             /// The M.
             m2: u32,
         } @ ln::END => futex_wake(m.cfg.park(m2), WakeCount::Up(1)) => |_| m.end_wake_next();
+        /// The program exits: sysmon stops wherever it sleeps (the model sets its note…
+        EndSmNote @ ln::END => store(m.cfg.sysmonnote(), 1) => |()| Go(Sched::EndSmWake);
+        /// …and wakes it, so that it sees `done`).
+        EndSmWake @ ln::END => futex_wake(m.cfg.sysmonnote(), WakeCount::Up(1)) => |_| m.end_finish();
 
         // ----- Gosched (goschedImpl) -----
         /// Save where the G resumes (`gp.sched`).
@@ -2084,7 +2128,39 @@ crate::steps! {
 
         // ----- blocking system calls (Go <= 1.25's _Psyscall) -----
         /// `entersyscall`: `casgstatus(gp, _Grunning, _Gsyscall)`.
-        EnterStatus @ ln::SYSCALL_ENTER => store(m.cfg.status(m.curg), gstatus::SYSCALL) => |()| Go(Sched::EnterOwner);
+        EnterStatus @ ln::SYSCALL_ENTER => store(m.cfg.status(m.curg), gstatus::SYSCALL) => |()|
+            if m.cfg.sysmon() { Go(Sched::EnterSmPeek) } else { Go(Sched::EnterOwner) };
+        /// `if sched.sysmonwait.Load()`: sysmon sleeps deep, wake it (`entersyscall_sysmon`).
+        EnterSmPeek @ ln::SYSMON_WAKE => load(m.cfg.sysmonwait()) => |v|
+            if v != 0 { Go(Sched::EnterSmLock) } else { Go(Sched::EnterOwner) };
+        /// `lock(&sched.lock)`.
+        EnterSmLock @ ln::SYSMON_WAKE => mutex_lock(SCHED_LOCK) => |()| Go(Sched::SwCheck { enter: true });
+        /// `unlock(&sched.lock)`, then the rest of `entersyscall`.
+        EnterSmUnlock @ ln::SYSMON_WAKE => mutex_unlock(SCHED_LOCK) => |()| Go(Sched::EnterOwner);
+        /// `sysmonwake` under the lock: `sched.sysmonwait`?
+        SwCheck {
+            /// Called from `entersyscall` (else from `exitsyscall` with a P).
+            enter: bool,
+        } @ ln::SYSMON_WAKE => load(m.cfg.sysmonwait()) => |v|
+            if v != 0 { Go(Sched::SwClear { enter }) } else { m.sw_done(enter) };
+        /// `sched.sysmonwait.Store(false)`.
+        SwClear {
+            /// Called from `entersyscall`.
+            enter: bool,
+        } @ ln::SYSMON_WAKE => store(m.cfg.sysmonwait(), 0) => |()| Go(Sched::SwNote { enter });
+        /// `notewakeup(&sched.sysmonnote)`: set the note…
+        SwNote {
+            /// Called from `entersyscall`.
+            enter: bool,
+        } @ ln::SYSMON_WAKE => store(m.cfg.sysmonnote(), 1) => |()| Go(Sched::SwWake { enter });
+        /// …and wake sysmon.
+        SwWake {
+            /// Called from `entersyscall`.
+            enter: bool,
+        } @ ln::SYSMON_WAKE => futex_wake(m.cfg.sysmonnote(), WakeCount::Up(1)) => |_| {
+            m.counts.sysmon_wakes += 1;
+            m.sw_done(enter)
+        };
         /// `pp.m = 0; m.oldp = pp; m.p = 0`.
         EnterOwner @ ln::SYSCALL_ENTER => store(m.cfg.owner(m.p), 0) => |()| {
             m.inherits = 0;
@@ -2097,9 +2173,9 @@ crate::steps! {
             m.counts.syscalls += 1;
             Go(Sched::SysBlock)
         };
-        /// The syscall blocks the thread (the simulator has no timed sleep: the M is busy on its CPU
-        /// for the syscall's time, and the scenario gives every thread a CPU).
-        SysBlock @ ln::SYSCALL_BLOCK => work(m.work_ns()) => |()| Go(Sched::ExitFastCas);
+        /// The syscall blocks the thread: the M sleeps in the kernel for the syscall's time, off
+        /// every CPU ([`Op::Sleep`]).
+        SysBlock @ ln::SYSCALL_BLOCK => sleep(m.work_ns()) => |()| Go(Sched::ExitFastCas);
         /// `exitsyscallfast`: `cas(oldp.status, _Psyscall, _Pidle)`.
         ExitFastCas @ ln::EXIT_FAST => cas(m.cfg.psys(m.oldp), 1, 0) => |ok|
             if ok {
@@ -2143,7 +2219,8 @@ crate::steps! {
         /// …`acquirep`.
         ExitOwner @ ln::EXIT_PIDLE => store(m.cfg.owner(m.tp), m.id + 1) => |()| {
             m.p = m.tp;
-            Go(Sched::ExitUnlock)
+            // with a P: `if sched.sysmonwait.Load()`, wake sysmon (still under the lock)
+            if m.cfg.sysmon() { Go(Sched::SwCheck { enter: false }) } else { Go(Sched::ExitUnlock) }
         };
         /// `unlock`; `exitsyscall0` runs the G on the P (`execute`), the fast path goes on.
         ExitUnlock @ ln::EXIT_PIDLE => mutex_unlock(SCHED_LOCK) => |()|
@@ -2224,16 +2301,51 @@ crate::steps! {
         };
 
         // ----- sysmon (its own M, no P) -----
-        /// `usleep(delay)` (a busy CPU of its own in the simulator, which has no timed sleep).
-        SmSleep @ ln::SYSMON => work(m.sm.delay_us as u64 * 1_000) => |()| Go(Sched::SmDone);
+        /// `usleep(delay)`: a timed sleep, off every CPU.
+        SmSleep @ ln::SYSMON => sleep(m.sm.delay_us as u64 * 1_000) => |()| Go(Sched::SmDone);
         /// The program ended: sysmon stops too.
         SmDone @ ln::SYSMON => load(DONE) => |d|
             if d != 0 {
                 Done(())
             } else {
                 m.sm_tick();
-                Go(Sched::SmFlag { p: 0 })
+                Go(Sched::SmIdle)
             };
+        /// `sched.npidle.Load() == gomaxprocs`: every P idle → the deep sleep.
+        SmIdle @ ln::SYSMON_DEEP => load(NPIDLE) => |n|
+            if n == m.cfg.procs { Go(Sched::SmDeepLock) } else { Go(Sched::SmFlag { p: 0 }) };
+        /// `lock(&sched.lock)`.
+        SmDeepLock @ ln::SYSMON_DEEP => mutex_lock(SCHED_LOCK) => |()| Go(Sched::SmDeepCheck);
+        /// The same test under the lock.
+        SmDeepCheck @ ln::SYSMON_DEEP => load(NPIDLE) => |n|
+            if n == m.cfg.procs { Go(Sched::SmWaitSet) } else { Go(Sched::SmDeepUnlock) };
+        /// Not idle after all: `unlock`, then `retake`.
+        SmDeepUnlock @ ln::SYSMON_DEEP => mutex_unlock(SCHED_LOCK) => |()| Go(Sched::SmFlag { p: 0 });
+        /// `sched.sysmonwait.Store(true)`.
+        SmWaitSet @ ln::SYSMON_DEEP => store(m.cfg.sysmonwait(), 1) => |()| {
+            m.counts.sysmon_deep_sleeps += 1;
+            Go(Sched::SmWaitUnlock)
+        };
+        /// `unlock(&sched.lock)`.
+        SmWaitUnlock @ ln::SYSMON_DEEP => mutex_unlock(SCHED_LOCK) => |()| Go(Sched::SmNoteSleep);
+        /// `notetsleep(&sched.sysmonnote, …)`: sleep on the note's futex word until an M's
+        /// `notewakeup` (Go also wakes at the next timer or after 60 s; the model has no timers).
+        SmNoteSleep @ ln::SYSMON_DEEP => futex_wait(m.cfg.sysmonnote(), 0) => |_| Go(Sched::SmWokeLock);
+        /// `lock(&sched.lock)`.
+        SmWokeLock @ ln::SYSMON_DEEP => mutex_lock(SCHED_LOCK) => |()| Go(Sched::SmWaitClear);
+        /// `sched.sysmonwait.Store(false)`.
+        SmWaitClear @ ln::SYSMON_DEEP => store(m.cfg.sysmonwait(), 0) => |()| Go(Sched::SmNoteClear);
+        /// `noteclear(&sched.sysmonnote)`; woken by a syscall: `idle = 0`, `delay = 20`.
+        SmNoteClear @ ln::SYSMON_DEEP => store(m.cfg.sysmonnote(), 0) => |()| {
+            m.sm.idle = 0;
+            m.sm.delay_us = SYSMON_MIN_US;
+            Go(Sched::SmWokeUnlock)
+        };
+        /// `unlock(&sched.lock)`.
+        SmWokeUnlock @ ln::SYSMON_DEEP => mutex_unlock(SCHED_LOCK) => |()| Go(Sched::SmWokeDone);
+        /// Woken by the program's end? Else `retake`.
+        SmWokeDone @ ln::SYSMON_DEEP => load(DONE) => |d|
+            if d != 0 { Done(()) } else { Go(Sched::SmFlag { p: 0 }) };
         /// `s := pp.status`: `_Psyscall`?
         SmFlag {
             /// The P.

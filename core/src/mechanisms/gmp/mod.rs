@@ -10,8 +10,8 @@
 //! the re-check under the lock with `needspinning`, `releasep` + `pidleput`, the delicate dance
 //! (drop spinning, then re-check every queue) and `stopm` (§3.4-3.6); `wakep` / `startm` (§3.7);
 //! `Gosched`, `gopark` and `goready` (§3.3, §3.8); `injectglist` with no P (§3.12);
-//! `entersyscall` / `exitsyscall`, `sysmon`, `retake`, `handoffp`, `preemptone` (§3.9-3.11,
-//! below, in Go 1.25's form).
+//! `entersyscall` / `exitsyscall`, `sysmon` with its deep sleep, `retake`, `handoffp`,
+//! `preemptone` (§3.9-3.11, below, in Go 1.25's form).
 //!
 //! ```
 //! use herdlab_core::mechanisms::gmp::{GmpParams, Workload};
@@ -59,15 +59,18 @@
 //! These follow Go ≤ 1.25's `proc.go` (the fact sheet's §3.9-3.11 and the source of
 //! `reentersyscall`, `exitsyscall`, `exitsyscallfast`, `exitsyscall0`, `handoffp`, `sysmon`,
 //! `retake`, `preemptone`): `entersyscall` sets the G `_Gsyscall`, unwires the P (`pp.m = 0`,
-//! `m.oldp = pp`, `m.p = 0`) and stores `_Psyscall` ([`GmpConfig::psys`]); `exitsyscall` CASes
+//! `m.oldp = pp`, `m.p = 0`) and stores `_Psyscall` ([`GmpConfig::psys`]); the call itself is
+//! the M asleep in the kernel for `syscall_ns` ([`Op::Sleep`](crate::op::Op::Sleep)), off every
+//! CPU; `exitsyscall` CASes
 //! `oldp` back from `_Psyscall` (fast path, `syscalltick++`), else takes an idle P, else
 //! (`exitsyscall0`) puts the G on the global queue and the M in `stopm`. Go 1.26 keeps the P
 //! `_Prunning` and wired during the syscall and has sysmon freeze the G with its `_Gscan` bit
 //! (`setBlockOnExitSyscall`) before `takeP`; the hand-off seen from outside is the same, the
 //! model keeps the older, simpler CAS on the P's status.
 //!
-//! sysmon is its own thread (no P, not an M of `threads`): it sleeps 20 µs, doubling the sleep
-//! after 50 rounds in a row that retook nothing, up to 10 ms; each round it runs `retake` over
+//! sysmon is its own thread (no P, not an M of `threads`): it sleeps 20 µs (`usleep`, a timed
+//! [`Op::Sleep`](crate::op::Op::Sleep) off every CPU), doubling the sleep after 50 rounds in a row
+//! that retook nothing, up to 10 ms; each round it runs `retake` over
 //! every P: a P whose `schedtick` has not moved for 10 ms (`forcePreemptNS`) gets a preemption
 //! request ([`GmpConfig::ppreempt`]: the slice's tick, so a stale request is ignored); a P in
 //! `_Psyscall` whose `syscalltick` is new is only recorded (each syscall gets a tick), else it is
@@ -75,8 +78,38 @@
 //! 10 ms; otherwise sysmon CASes it `_Psyscall → _Pidle`, bumps `syscalltick` and `handoffp`s it:
 //! local or global work → `startm(pp, false)`; nobody spinning or idle → `startm(pp, true)`;
 //! under the lock global work or the last running P → `startm`; else `pidleput`. sysmon's clock
-//! is the sum of its sleeps (so the checker's states stay finite: ages saturate at 10 ms); it has
-//! no deep sleep (it keeps ticking when every P idles) and stops when the program ends.
+//! is the sum of its sleeps (so the checker's states stay finite: ages saturate at 10 ms; a deep
+//! sleep adds nothing to it) and it stops when the program ends.
+//!
+//! **Deep sleep** (`sysmon` in `proc.go`): after its `usleep`, when `npidle == gomaxprocs` (every
+//! P idle; Go also when a stop-the-world waits, which the model has not) sysmon takes
+//! `sched.lock`, tests again, sets `sched.sysmonwait` ([`GmpConfig::sysmonwait`]), unlocks and
+//! sleeps on `sched.sysmonnote` ([`GmpConfig::sysmonnote`], a futex word: `notetsleep`). It does
+//! not look at any P until an M wakes it: `entersyscall` (`entersyscall_sysmon`), and
+//! `exitsyscallfast_pidle` / `exitsyscall0` when they got an idle P, each under `sched.lock`:
+//! `if sysmonwait { sysmonwait = false; notewakeup(&sysmonnote) }` (`sysmon_wakes`). `startm` and
+//! `wakep` do not wake it (as in Go: a G started on an idle P then runs up to sysmon's next
+//! wake before any preemption). Woken, sysmon locks, clears `sysmonwait` and the note, resets its
+//! backoff (`idle = 0`, 20 µs: the wake came from a syscall) and runs `retake`. Go's
+//! `notetsleep` also ends at the next timer or after 60 s (`forcegcperiod / 2`); the model has
+//! no timers and no such timeout. When the program ends, the last G's M sets the note and wakes
+//! it (the model's stand-in for the process exit), so it sees `done` and stops. Counted in
+//! `sysmon_deep_sleeps`.
+//!
+//! | sysmon state | what it does | next |
+//! |---|---|---|
+//! | `SmSleep` | `usleep(delay)` ([`Op::Sleep`](crate::op::Op::Sleep)) | `SmDone` |
+//! | `SmDone` | `done`? stop; else every age grows by the sleep | `SmIdle` |
+//! | `SmIdle`, `SmDeepLock`, `SmDeepCheck` | `npidle == gomaxprocs`, then again under the lock | `SmWaitSet`, else `retake` (`SmFlag`) |
+//! | `SmWaitSet`, `SmWaitUnlock` | `sysmonwait = 1`; unlock | `SmNoteSleep` |
+//! | `SmNoteSleep` | `futex_wait(sysmonnote, 0)` | `SmWokeLock` |
+//! | `SmWokeLock` … `SmWokeUnlock` | lock; `sysmonwait = 0`; `sysmonnote = 0`; backoff reset; unlock | `SmWokeDone` |
+//! | `SmWokeDone` | `done`? stop; else `retake` | `SmFlag` |
+//! | `SmFlag` … | `retake` over every P (above) | `SmSleep` |
+//!
+//! Invariants of the deep sleep (what the tests check): sysmon takes no step between its
+//! `futex_wait` on the note and an M's `notewakeup`; it sleeps deep only with every P idle and
+//! `sysmonwait = 1`; every deep sleep is ended by one `notewakeup` (an M's, or the end's).
 //!
 //! A long computation runs in slices (`hog`: [`machine::HOG_SLICE_NS`]); after each slice comes a
 //! preemption point: the `hog` is a call-free loop, so only the async signal (`SIGURG`, Go 1.14)
@@ -84,9 +117,13 @@
 //! request for its slice runs `gopreempt_m` (`goschedImpl`: the global queue, `wakep`,
 //! `schedule`).
 //!
-//! The simulator has no timed sleep: a blocked M and sleeping sysmon are busy on a CPU, so these
-//! workloads need a CPU per thread (`cpus > threads`, checked). `startm` with no parked M (Go
-//! would create one) puts the P back idle (`no_m`).
+//! A blocked M and a sleeping sysmon hold no CPU (timed sleeps in the simulated kernel), so any
+//! number of CPUs will do: 1 P on 2 CPUs makes the same hand-offs as on one CPU per thread.
+//! `startm` with no parked M (Go would create one) puts the P back idle (`no_m`).
+//!
+//! The checker has no time: a timed sleep (sysmon's `usleep`, a blocking syscall) is a yield
+//! point that may end at any moment, so every order of a sleeper's wakeup against the other
+//! threads' steps is explored (sysmon's own clock, the sum of its sleeps, still bounds its ages).
 //!
 //! # Invariants ([`invariants`], §5 of the fact sheet)
 //! `conservation`, `ownership`, `queue-bounds`, `spinning`, `lost-wakeup`, the bounded-liveness
@@ -94,10 +131,10 @@
 //! end; the table is in [`invariants`].
 //!
 //! The sysmon presets ([`GmpParams::action_preset`] of `syscall`, `hog`, `pair`: 1 P, 2 Ms,
-//! sysmon) are proven up to 2 preemptions of the schedule (127,317, 142,744 and 314,266 states,
-//! seconds of a debug build) and up to 4 (4,811,200, 2,106,454 and 4,516,008 states, a release
-//! build: `herdlab check gmp --workload syscall --preemption-bound 4`); unbounded, sysmon's
-//! clock and the Ms' steps multiply past 3 million states before the search ends.
+//! sysmon) are proven up to 2 preemptions of the schedule (268,393, 214,163 and 453,517 states
+//! with the deep sleep, a debug build in about a minute and a half: `herdlab check gmp
+//! --workload syscall --preemption-bound 2`); unbounded, sysmon's clock and the Ms' steps
+//! multiply past 3 million states before the search ends.
 //!
 //! The checker proves each G action on a tiny preset ([`GmpParams::action_preset`]: ping-pong
 //! 638 states, spawn-many 63,461, yield-many 47,043), and the scheduler for 2 Ps, 3 Ms and 3 Gs
@@ -121,9 +158,10 @@
 //! 1-in-61 check: the global queue waits for an empty local one) are counted, not caught: they
 //! waste, they do not lose. `single-queue` is the Go 1.0 design the 2012 doc replaced (one global
 //! queue under one lock, every G through it), correct and proven like the runtime, for comparison.
-//! `no-syscall-retake` → `syscall-retake` (main spawns G2 and blocks: 32 steps);
+//! `no-syscall-retake` → `syscall-retake` (main spawns G2 and blocks: 35 steps);
 //! `no-async-preemption` → `preemption` (the hog passes its safe point with the request pending:
-//! 318 steps, sysmon must sleep 10 ms of its clock first); `runnext-without-sysmon` →
+//! a few hundred steps, sysmon must sleep 10 ms of its clock first: 318 before the timed sleep,
+//! not re-measured since); `runnext-without-sysmon` →
 //! `starvation` (the pair runs 5 Gs from runnext on one slice while G2 waits: 183 steps). The
 //! last two are starvation bounds written as state invariants: the checker has no time, so
 //! `preemption` says "a request pending at a preemption point is honoured there" and
@@ -142,7 +180,8 @@
 //!
 //! # Model limits (not modelled yet)
 //! The netpoller, timers, `LockOSThread`, `checkdead`'s report, `entersyscallblock`, sysmon's
-//! deep sleep and netpoll, Go 1.26's scan-bit retake (above). sysmon runs only in the `syscall`,
+//! netpoll and its deep sleep's timeout (the next timer, 60 s), a stop-the-world (`gcwaiting`),
+//! Go 1.26's scan-bit retake (above). sysmon runs only in the `syscall`,
 //! `hog` and `pair` worlds (the other workloads' Gs never run 10 ms nor block, so it would only
 //! tick; their figures are as pinned before it existed). A G's channel is one token on its wait word (a oneshot),
 //! not Go's `hchan` with its lock and wait queues. The ring is a parameter (Go: 256, the bench

@@ -329,15 +329,6 @@ impl Mechanism for Gmp {
                 ),
             ));
         }
-        if p.workload.sysmon_world() && p.cpus <= p.threads {
-            errs.push(err(
-                "cpus",
-                format!(
-                    "{} CPUs for {} Ms and sysmon; {} needs at least {} (threads + 1): the simulator has no timed sleep, so a thread blocked in a syscall or sysmon's sleep holds a CPU",
-                    p.cpus, p.threads, p.workload.name(), p.threads + 1
-                ),
-            ));
-        }
         if p.threads <= p.gomaxprocs {
             errs.push(err(
                 "threads",
@@ -458,7 +449,7 @@ impl GmpParams {
             }
             if waits {
                 // the stepping thread's clock (the simulator's `now` is the furthest CPU's, which
-                // a sleeping sysmon or a blocked M runs ahead)
+                // a CPU that runs ahead of the others may have moved)
                 let now = rec.time_ns;
                 for g in 1..=cfg.gs {
                     let runnable = sim.word(cfg.status(g)) == super::machine::gstatus::RUNNABLE;
@@ -611,6 +602,10 @@ pub struct GmpReport {
     pub preempt_requests: u64,
     /// Gs preempted at a preemption point (to the global queue).
     pub preemptions: u64,
+    /// sysmon's deep sleeps (every P idle: `sysmonwait`, asleep on `sysmonnote`).
+    pub sysmon_deep_sleeps: u64,
+    /// Ms that woke sysmon from its deep sleep (`notewakeup(&sched.sysmonnote)`).
+    pub sysmon_wakes: u64,
     /// `syscall`, `hog`, `pair` runs of [`GmpParams::run`]: the longest time a G stayed runnable
     /// before it ran (0 elsewhere).
     pub max_wait_ns: u64,
@@ -644,6 +639,8 @@ impl GmpReport {
             c.handoffs += m.handoffs;
             c.preempt_requests += m.preempt_requests;
             c.preemptions += m.preemptions;
+            c.sysmon_deep_sleeps += m.sysmon_deep_sleeps;
+            c.sysmon_wakes += m.sysmon_wakes;
         }
         let cfg = sim.threads()[0].machine().cx.cfg;
         let finished = (1..=cfg.gs)
@@ -670,6 +667,8 @@ impl GmpReport {
             retakes: c.retakes,
             preempt_requests: c.preempt_requests,
             preemptions: c.preemptions,
+            sysmon_deep_sleeps: c.sysmon_deep_sleeps,
+            sysmon_wakes: c.sysmon_wakes,
             max_wait_ns: 0,
             finished,
             violation,

@@ -2,8 +2,8 @@
 //!
 //! One file per part of the kernel: [`mem`] (words of memory, the one semantics of the memory
 //! operations), [`futex`], [`sem`], [`mutex`] (sleeping mutexes and condition variables),
-//! [`accept`] (the blocking accept path and the arrivals it serves) and [`net`] (the event-driven
-//! network). This file holds the kernel's state, the wait-queue plumbing they share and the
+//! [`accept`] (the blocking accept path and the arrivals it serves), [`net`] (the event-driven
+//! network) and [`timer`] (timed sleeps). This file holds the kernel's state, the wait-queue plumbing they share and the
 //! dispatch of a thread's step.
 
 pub mod accept;
@@ -12,6 +12,7 @@ pub mod mem;
 pub mod mutex;
 pub mod net;
 pub mod sem;
+pub mod timer;
 
 use super::{Actor, KPath, Note, Role, Sched, Simulation, SleepKind, StepRecord, TaskState};
 use crate::machine::Machine;
@@ -236,6 +237,7 @@ impl<M: Machine> Simulation<M> {
                     }
                 }
             }
+            Op::Sleep(ns) => self.step_sleep(tid, cpu, ns),
             Op::Pause => {
                 let c = self.jittered(self.cost.pause_ns);
                 self.charge(cpu, c);

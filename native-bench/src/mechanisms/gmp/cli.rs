@@ -52,7 +52,7 @@ syscall of --syscall-ns, each even G blocks the same, then computes; hog: the la
 call-free loop of --hog-ns, the others wait behind it; pair: two Gs pass a token --rounds
 times while the others wait), each computing --work-ns, on --gomaxprocs Ps and --threads Ms
 over --cpus CPUs, each P with a --ring slot local queue and runnext. syscall, hog and pair run
-sysmon (retake, preemption) and need --cpus above --threads (a blocked M holds a CPU here).
+sysmon (retake, preemption; a blocked M and sysmon sleep off every CPU, so any --cpus will do).
 Prints steps, steals, parks, spins, handoffs (Ps sysmon retook from a syscall and gave to
 another M), global queue gets, context switches, simulated time, retakes, preemptions, and
 the first invariant broken. Defaults: gomaxprocs 4, threads 6, cpus 4, fan-out, 40 goroutines
@@ -72,10 +72,12 @@ ping-pong --gomaxprocs 1 --threads 2 --goroutines 3; --workload spawn-many --gor
 dance's counterexample: --variant reversed-dance (--preemption-bound 5 finds it in about
 190,000 states). The sysmon variants start from their own preset (1 P, 2 Ms and sysmon):
 --variant no-syscall-retake (workload syscall), no-async-preemption (hog), runnext-without-sysmon
-(pair); the runtime on the same: --workload syscall|hog|pair. sysmon's clock makes these
-searches large: give --preemption-bound 2 (the runtime proven in seconds; no-syscall-retake
-and runnext-without-sysmon broken in seconds; no-async-preemption in about 2 minutes of a
-release build, 318 steps, as sysmon must first sleep 10 ms of its clock). --list-variants
+(pair); the runtime on the same: --workload syscall|hog|pair. The checker has no clock: a
+timed sleep (sysmon's usleep, a blocking syscall) is a yield point that may end at any moment;
+sysmon's own clock (the sum of its sleeps, in its registers) makes these searches large: give
+--preemption-bound 2 (the runtime's presets proven in 214,163 to 453,517 states; no-syscall-retake
+and runnext-without-sysmon broken in seconds; no-async-preemption takes minutes of a release
+build, as sysmon must first sleep 10 ms of its clock, a few hundred steps). --list-variants
 prints the variants, correct first.";
 
 /// `sim gmp`, parsed.

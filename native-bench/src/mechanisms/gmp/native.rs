@@ -68,11 +68,8 @@ pub struct GmpRun {
 /// other words in Go's layout and orderings ([`GoMemory`]), `sched.lock` as Go's futex lock
 /// ([`MOps::mutex_lock`]), and the time of the `done = 1` store taken.
 ///
-/// Blocking: the table's blocking syscall and sysmon's `usleep` are `work` like a G's
-/// computation (the simulator has no timed sleep). Natively they are real sleeps: every `work`
-/// of sysmon, and an M's first `work` after its `_Psyscall` store (`entersyscall`'s last step;
-/// the next one is the call), which is `nanosleep(2)` here, so the thread blocks in the kernel
-/// while its P is retaken.
+/// Blocking: the table's blocking syscall and sysmon's `usleep` are `Op::Sleep`, a real
+/// `clock_nanosleep(2)` here, so the thread blocks in the kernel while its P is retaken.
 struct MOps<'w> {
     inner: NativeThread<'w>,
     world: &'w NativeWorld,
@@ -85,10 +82,6 @@ struct MOps<'w> {
     /// This M holds `sched.lock`.
     held: bool,
     end: &'w AtomicU64,
-    /// This thread is sysmon.
-    sysmon: bool,
-    /// The next `work` is the blocking syscall.
-    in_syscall: bool,
 }
 
 /// `sched.lock`'s word: free.
@@ -111,16 +104,12 @@ impl MOps<'_> {
     }
 
     /// A store to a word in the world or one the harness watches: `done = 1` takes the end's
-    /// time; a P's `_Psyscall` store makes the M's next `work` the blocking call.
+    /// time.
     #[cold]
     #[inline(never)]
     fn store_slow(&mut self, w: Word, v: u32, e: u32) -> Result<(), NativeError> {
-        if e & WATCH != 0 && v == 1 {
-            if w == DONE {
-                self.end.store(self.world.now_ns(), SeqCst);
-            } else {
-                self.in_syscall = true;
-            }
+        if e & WATCH != 0 && v == 1 && w == DONE {
+            self.end.store(self.world.now_ns(), SeqCst);
         }
         if e & IN_WORLD != 0 {
             return self.inner.store(w, v);
@@ -231,8 +220,9 @@ impl Ops for MOps<'_> {
         self.inner.sem_post(s)
     }
     fn futex_wait(&mut self, w: Word, e: u32) -> Result<bool, NativeError> {
-        // an M sleeps on its note only to park (Go's stopm → notesleep); the notes live in the
-        // world (`GoMemory` leaves them there)
+        // an M sleeps on its note only to park (Go's stopm → notesleep), sysmon on its
+        // `sysmonnote` only in its deep sleep; the notes live in the world (`GoMemory` leaves
+        // them there)
         self.inner
             .record(herdlab_core::trace::Kind::Park, Some(u32::from(w.0)));
         self.inner.futex_wait(w, e)
@@ -295,12 +285,14 @@ impl Ops for MOps<'_> {
     }
     #[inline(always)]
     fn work(&mut self, ns: u64) -> Result<(), NativeError> {
-        if self.sysmon || self.in_syscall {
-            self.in_syscall = false;
-            std::thread::sleep(std::time::Duration::from_nanos(ns));
-            return Ok(());
-        }
         self.inner.work(ns)
+    }
+    fn sleep(&mut self, ns: u64) -> Result<(), NativeError> {
+        // sysmon sleeps in a loop that only `done` ends: a failed run ends it too
+        if self.world.aborted() {
+            return Err(NativeError::new("an M stopped sleeping: the run failed"));
+        }
+        self.inner.sleep(ns)
     }
     fn pause(&mut self) -> Result<(), NativeError> {
         self.inner.pause()
@@ -383,7 +375,15 @@ pub fn run(p: &GmpParams, work_ns: u64) -> Result<GmpRun, NativeError> {
         threads,
         packed: false,
     };
-    let world = NativeWorld::with_words(spec, lock_word.0 as usize + 1)?;
+    // The world holds the Ms' words, `sched.lock`'s and, in sysmon's worlds, sysmon's deep-sleep
+    // words (`sysmonwait`, `sysmonnote`: after every P's, so the world reaches them; those
+    // workloads have few Gs, so the unused G words between cost little).
+    let world_words = if cfg.workload.sysmon_world() {
+        (lock_word.0 as usize + 1).max(cfg.words_needed() as usize)
+    } else {
+        lock_word.0 as usize + 1
+    };
+    let world = NativeWorld::with_words(spec, world_words)?;
     let lock = world.word(lock_word)?;
     let (start, end) = (AtomicU64::new(0), AtomicU64::new(0));
     let ready = StartGate::new(threads);
@@ -409,8 +409,6 @@ pub fn run(p: &GmpParams, work_ns: u64) -> Result<GmpRun, NativeError> {
                         lock,
                         held: false,
                         end,
-                        sysmon: cfg.sysmon_id() == Some(i as u32),
-                        in_syscall: false,
                     };
                     let mut m = GmpActor::new(cfg, i as u32);
                     if i == first {

@@ -1,0 +1,71 @@
+//! `clock_nanosleep(2)` on `CLOCK_MONOTONIC`: what `Op::Sleep` runs on. The deadline is taken
+//! once and the call made absolute (`TIMER_ABSTIME`), so a sleep a signal interrupts (`EINTR`)
+//! resumes to the same deadline rather than sleeping its whole length again.
+
+use crate::platform::NativeError;
+
+/// Sleep `ns` nanoseconds (0 still enters the kernel once, as `nanosleep` with a zero time does).
+#[cfg(target_os = "linux")]
+pub fn sleep_ns(ns: u64) -> Result<(), NativeError> {
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `now` is a valid, writable timespec on this stack frame; CLOCK_MONOTONIC exists on
+    // every Linux.
+    if unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut now) } != 0 {
+        return Err(NativeError::new(format!(
+            "clock_gettime(CLOCK_MONOTONIC) failed: {}",
+            std::io::Error::last_os_error()
+        )));
+    }
+    let total = now.tv_nsec as u64 + ns % 1_000_000_000;
+    let deadline = libc::timespec {
+        tv_sec: now.tv_sec + (ns / 1_000_000_000 + total / 1_000_000_000) as libc::time_t,
+        tv_nsec: (total % 1_000_000_000) as libc::c_long,
+    };
+    loop {
+        // SAFETY: `deadline` is a valid timespec on this stack frame for the whole call; with
+        // TIMER_ABSTIME the remaining-time argument is unused, so null is allowed.
+        let r = unsafe {
+            libc::clock_nanosleep(
+                libc::CLOCK_MONOTONIC,
+                libc::TIMER_ABSTIME,
+                &deadline,
+                std::ptr::null_mut(),
+            )
+        };
+        match r {
+            0 => return Ok(()),
+            libc::EINTR => continue,
+            e => {
+                return Err(NativeError::new(format!(
+                    "clock_nanosleep failed: {}",
+                    std::io::Error::from_raw_os_error(e)
+                )))
+            }
+        }
+    }
+}
+
+/// Sleep `ns` nanoseconds (`std::thread::sleep`, which is `nanosleep` on other Unixes).
+#[cfg(not(target_os = "linux"))]
+pub fn sleep_ns(ns: u64) -> Result<(), NativeError> {
+    std::thread::sleep(std::time::Duration::from_nanos(ns));
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sleep_ns;
+    use std::time::Instant;
+
+    #[test]
+    fn sleeps_at_least_its_time() {
+        let t = Instant::now();
+        sleep_ns(2_000_000).unwrap();
+        // a lower bound only: a loaded machine may sleep longer, never shorter
+        assert!(t.elapsed().as_nanos() >= 2_000_000);
+        sleep_ns(0).unwrap();
+    }
+}
