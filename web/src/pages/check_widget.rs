@@ -370,10 +370,25 @@ fn result(props: &CheckProps, r: &CheckReport, ms: f64, wall_ms: f64) -> Html {
             </p>
         },
     };
-    let replay = r
-        .violation
-        .as_ref()
-        .map(|c| mechanisms::check_replay(&spec.scenario, c, &spec.id, &props.slug));
+    // the replay is told its counterexample, so that "Show the timeline" hands it over as one
+    let replay = r.violation.as_ref().map(|c| {
+        let told = crate::ui::shell::handoff::Replayed {
+            check: spec.id.clone(),
+            schedule: c
+                .schedule
+                .iter()
+                .map(u16::to_string)
+                .collect::<Vec<_>>()
+                .join(","),
+            invariant: c.violation.invariant.clone(),
+            message: c.violation.message.clone(),
+        };
+        html! {
+            <ContextProvider<crate::ui::shell::handoff::Replayed> context={told}>
+                { mechanisms::check_replay(&spec.scenario, c, &spec.id, &props.slug) }
+            </ContextProvider<crate::ui::shell::handoff::Replayed>>
+        }
+    });
     html! {
         <div class="check-result" data-testid="check-result"
             data-complete={r.complete.to_string()} data-ms={format!("{ms:.0}")}

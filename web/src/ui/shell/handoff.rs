@@ -4,16 +4,58 @@
 //! query (parameters, step, picks) and the block's own keys below. The lazy bundle reads it back
 //! ([`parse`]) and opens the same widget there at that state with its timeline open
 //! (`crate::pages::sim_handoff`), so the stepper and the timeline are one cursor.
+//!
+//! A check block's counterexample replay is handed over as a replay: its check block tells it
+//! (a [`Replayed`] context) the counterexample, which the query carries (`replay`, `check`,
+//! `invariant`, `message`), and the bundle makes the same replay again (the registry's
+//! `replay_widget`) and steps it to the handed state ([`restore`]).
+//!
+//! "Hide the timeline" hands the widget back: the bundle sends its state (the same "copy link"
+//! query) up to the main bundle's `Lazy` ([`BACK_EVENT`]), and the main widget opens its own
+//! block again and [`restore`]s that state (parameters, step, picks; a replay stays a replay).
 
 #[cfg(any(test, feature = "lazy"))]
 use herdlab_core::scenario::url_decode;
 use herdlab_core::scenario::url_encode;
+use herdlab_core::sim::Actor;
 
 use crate::lesson::grammar::Controls;
+use crate::lesson::picks::parse_picks;
+use crate::live::model::LiveModel;
+use crate::live::sim_model::Action;
 
 /// The block's keys added to the state's query (no scenario has a parameter of these names).
 #[cfg(any(test, feature = "lazy"))]
-const KEYS: &[&str] = &["widget", "controls", "caption", "slug", "main", "keyboard"];
+const KEYS: &[&str] = &[
+    "widget",
+    "controls",
+    "caption",
+    "slug",
+    "main",
+    "keyboard",
+    "replay",
+    "check",
+    "invariant",
+    "message",
+];
+
+/// The name of the DOM event (a `CustomEvent`, bubbling, its `detail` the widget's state query)
+/// by which the lazily loaded bundle hands a widget back to the main bundle's `Lazy`.
+pub const BACK_EVENT: &str = "herdlab-lazy";
+
+/// A check block's counterexample, told (a Yew context) to the replay widget under it, so that
+/// "Show the timeline" hands it over as the same replay.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Replayed {
+    /// The check block's id (the replay is `sim-<id>-replay`).
+    pub check: String,
+    /// The checker's schedule: the thread of each checker step, comma-separated.
+    pub schedule: String,
+    /// The broken invariant.
+    pub invariant: String,
+    /// What the checker saw.
+    pub message: String,
+}
 
 /// What the lazy bundle opens: the widget's block and place, and its state.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32,6 +74,8 @@ pub struct Handed {
     pub main: bool,
     /// Whether the page's keyboard shortcuts drive it.
     pub keyboard: bool,
+    /// A check block's replay: its counterexample.
+    pub replay: Option<Replayed>,
 }
 
 /// `h` as the query of `<Lazy what="timeline">`.
@@ -40,7 +84,7 @@ pub fn query(h: &Handed) -> String {
         Controls::Full => "full",
         Controls::Step => "step",
     };
-    format!(
+    let mut q = format!(
         "{}&widget={}&controls={controls}&caption={}&slug={}&main={}&keyboard={}",
         h.state,
         url_encode(&h.id),
@@ -48,7 +92,55 @@ pub fn query(h: &Handed) -> String {
         url_encode(&h.slug),
         h.main,
         h.keyboard
-    )
+    );
+    if let Some(r) = &h.replay {
+        q.push_str(&format!(
+            "&replay={}&check={}&invariant={}&message={}",
+            url_encode(&r.schedule),
+            url_encode(&r.check),
+            url_encode(&r.invariant),
+            url_encode(&r.message)
+        ));
+    }
+    q
+}
+
+/// Step `m` (just opened from its block) to `state`, a "copy link" query of the same widget:
+/// its parameters (each form field whose value differs, through the form), then from step 0 its
+/// `step` steps, taking `picks` by hand and the model's own default (a replay's next scripted
+/// actor) otherwise. Returns the step it reached.
+pub fn restore(m: &mut dyn LiveModel, state: &str) -> u64 {
+    let pairs: Vec<(&str, &str)> = state
+        .split('&')
+        .map(|kv| kv.split_once('=').unwrap_or((kv, "")))
+        .collect();
+    let get = |k: &str| pairs.iter().find(|p| p.0 == k).map(|p| p.1);
+    let now = m.link_query();
+    let mut form = m.form();
+    for &(k, v) in &pairs {
+        if m.fields().iter().any(|f| f.key == k) && !now.split('&').any(|p| p == format!("{k}={v}"))
+        {
+            m.edit(&mut form, k, v);
+        }
+    }
+    m.apply(Action::Reset);
+    let step: u64 = get("step").and_then(|s| s.parse().ok()).unwrap_or(0);
+    let picks = parse_picks(get("picks").unwrap_or("")).unwrap_or_default();
+    let mut pi = 0;
+    for i in 0..step {
+        let a: Option<Actor> = match picks.get(pi) {
+            Some(&(k, a)) if k == i => {
+                pi += 1;
+                Some(a)
+            }
+            _ => None,
+        };
+        let moved = m.apply(a.map_or(Action::Step, Action::StepActor));
+        if !moved {
+            break;
+        }
+    }
+    m.position()
 }
 
 /// [`query`]'s text read back (keys it does not know stay in the state).
@@ -62,6 +154,13 @@ pub fn parse(q: &str) -> Handed {
         slug: String::new(),
         main: false,
         keyboard: false,
+        replay: None,
+    };
+    let mut replay = Replayed {
+        check: String::new(),
+        schedule: String::new(),
+        invariant: String::new(),
+        message: String::new(),
     };
     let mut state = Vec::new();
     for pair in q.split('&').filter(|p| !p.is_empty()) {
@@ -83,10 +182,17 @@ pub fn parse(q: &str) -> Handed {
             "caption" => h.caption = v,
             "slug" => h.slug = v,
             "main" => h.main = v == "true",
-            _ => h.keyboard = v == "true",
+            "keyboard" => h.keyboard = v == "true",
+            "replay" => replay.schedule = v,
+            "check" => replay.check = v,
+            "invariant" => replay.invariant = v,
+            _ => replay.message = v,
         }
     }
     h.state = state.join("&");
+    if !replay.schedule.is_empty() {
+        h.replay = Some(replay);
+    }
     h
 }
 
@@ -104,8 +210,20 @@ mod tests {
             slug: "thundering-herd".into(),
             main: true,
             keyboard: true,
+            replay: None,
         };
         assert_eq!(parse(&query(&h)), h);
+        let r = Handed {
+            id: "check-1-replay".into(),
+            replay: Some(Replayed {
+                check: "check-1".into(),
+                schedule: "0,1,1,0".into(),
+                invariant: "lost-wakeup".into(),
+                message: "thread 1 sleeps & nobody wakes it".into(),
+            }),
+            ..h.clone()
+        };
+        assert_eq!(parse(&query(&r)), r);
         let h = Handed {
             id: "second one".into(),
             controls: Controls::Step,
