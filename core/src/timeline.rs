@@ -932,6 +932,28 @@ impl Builder {
     /// The timeline so far, every open span closed at the latest step.
     pub fn timeline(&self) -> Timeline {
         let mut tl = self.tl.clone();
+        self.close(&mut tl);
+        tl
+    }
+
+    /// The finished timeline (moved out, not copied: a long run's spans are megabytes).
+    pub fn finish(mut self) -> Timeline {
+        let mut tl = core::mem::replace(
+            &mut self.tl,
+            Timeline {
+                lanes: Vec::new(),
+                arrows: Vec::new(),
+                overlaps: Vec::new(),
+                steps: Vec::new(),
+                end: Point::default(),
+            },
+        );
+        self.close(&mut tl);
+        tl
+    }
+
+    /// Close `tl`'s open spans, holds and overlaps at the latest step.
+    fn close(&self, tl: &mut Timeline) {
         let now = self.now;
         tl.end = now;
         for (i, s) in self.seen.iter().enumerate() {
@@ -987,12 +1009,6 @@ impl Builder {
                 a.until = now;
             }
         }
-        tl
-    }
-
-    /// The finished timeline.
-    pub fn finish(self) -> Timeline {
-        self.timeline()
     }
 }
 

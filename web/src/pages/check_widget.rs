@@ -372,7 +372,7 @@ fn result(props: &CheckProps, r: &CheckReport, ms: f64, wall_ms: f64) -> Html {
     };
     // the replay is told its counterexample, so that "Show the timeline" hands it over as one
     let replay = r.violation.as_ref().map(|c| {
-        let told = crate::ui::shell::handoff::Replayed {
+        crate::ui::shell::handoff::tell(crate::ui::shell::handoff::Replayed {
             check: spec.id.clone(),
             schedule: c
                 .schedule
@@ -382,12 +382,8 @@ fn result(props: &CheckProps, r: &CheckReport, ms: f64, wall_ms: f64) -> Html {
                 .join(","),
             invariant: c.violation.invariant.clone(),
             message: c.violation.message.clone(),
-        };
-        html! {
-            <ContextProvider<crate::ui::shell::handoff::Replayed> context={told}>
-                { mechanisms::check_replay(&spec.scenario, c, &spec.id, &props.slug) }
-            </ContextProvider<crate::ui::shell::handoff::Replayed>>
-        }
+        });
+        mechanisms::check_replay(&spec.scenario, c, &spec.id, &props.slug)
     });
     html! {
         <div class="check-result" data-testid="check-result"

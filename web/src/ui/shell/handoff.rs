@@ -43,8 +43,8 @@ const KEYS: &[&str] = &[
 /// by which the lazily loaded bundle hands a widget back to the main bundle's `Lazy`.
 pub const BACK_EVENT: &str = "herdlab-lazy";
 
-/// A check block's counterexample, told (a Yew context) to the replay widget under it, so that
-/// "Show the timeline" hands it over as the same replay.
+/// A check block's counterexample, told ([`tell`]) to the replay widget under it
+/// (`sim-<check>-replay`), so that "Show the timeline" hands it over as the same replay.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Replayed {
     /// The check block's id (the replay is `sim-<id>-replay`).
@@ -55,6 +55,32 @@ pub struct Replayed {
     pub invariant: String,
     /// What the checker saw.
     pub message: String,
+}
+
+thread_local! {
+    /// The counterexamples the page's check blocks found, the newest last.
+    static TOLD: std::cell::RefCell<Vec<Replayed>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// A check block found `r`: its replay widget hands it over as a replay ([`told`]). A plain
+/// list rather than a Yew context, which would cost the main wasm a component.
+pub fn tell(r: Replayed) {
+    TOLD.with(|t| {
+        let mut t = t.borrow_mut();
+        t.retain(|o| o.check != r.check);
+        t.push(r);
+    });
+}
+
+/// The counterexample replayed by the widget `sim-<id>`, if it is a check block's replay.
+pub fn told(id: &str) -> Option<Replayed> {
+    TOLD.with(|t| {
+        t.borrow()
+            .iter()
+            .rev()
+            .find(|r| id.strip_suffix("-replay") == Some(r.check.as_str()))
+            .cloned()
+    })
 }
 
 /// What the lazy bundle opens: the widget's block and place, and its state.

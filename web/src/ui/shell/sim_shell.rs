@@ -81,6 +81,8 @@ pub trait SimWidget {
     fn head(&self) -> BlockHead<'_>;
     /// Whether it is the lesson's playground.
     fn main(&self) -> bool;
+    /// Whether it steps through a counterexample (a check block's replay).
+    fn counterexample(&self) -> bool;
     /// Whether `other` is the same block (same kind, equal props).
     fn same(&self, other: &dyn SimWidget) -> bool;
     /// Itself, for [`SimWidget::same`].
@@ -113,6 +115,9 @@ impl<K: SimKind> SimWidget for Kinded<K> {
     }
     fn main(&self) -> bool {
         self.0.main()
+    }
+    fn counterexample(&self) -> bool {
+        self.0.counterexample.is_some()
     }
     fn same(&self, other: &dyn SimWidget) -> bool {
         other
@@ -332,9 +337,8 @@ impl SimShell {
     }
 
     /// The widget's block, place and state, for the lazily loaded bundle (a check block's replay
-    /// with its counterexample, which its check block tells it).
+    /// with its counterexample, which its check block told).
     fn handoff_query(&self, ctx: &Context<Self>) -> String {
-        use crate::ui::shell::handoff::Replayed;
         let props = ctx.props();
         let w = &*props.widget;
         let head = w.head();
@@ -346,10 +350,11 @@ impl SimShell {
             slug: props.slug.to_string(),
             main: head.main,
             keyboard: props.keyboard,
-            replay: ctx
-                .link()
-                .context::<Replayed>(Callback::noop())
-                .map(|(r, _)| r),
+            replay: if w.counterexample() {
+                crate::ui::shell::handoff::told(head.id)
+            } else {
+                None
+            },
         })
     }
 
@@ -368,7 +373,9 @@ impl SimShell {
                 model.link_query()
             ));
         }
-        self.live = Live::new(ctx, model, false, props.keyboard);
+        self.live.form = model.form();
+        self.live.model = model;
+        self.live.link = None;
         self.handed = None;
         self.focus_toggle = true;
     }
