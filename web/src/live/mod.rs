@@ -156,7 +156,7 @@ impl Live {
     }
 
     /// Write the state into the address (main simulation only; throttled while playing).
-    fn write_url(&mut self, at: &Place, force: bool) {
+    pub fn write_url(&mut self, at: &Place, force: bool) {
         if !at.main {
             return;
         }

@@ -372,17 +372,7 @@ fn result(props: &CheckProps, r: &CheckReport, ms: f64, wall_ms: f64) -> Html {
     };
     // the replay is told its counterexample, so that "Show the timeline" hands it over as one
     let replay = r.violation.as_ref().map(|c| {
-        crate::ui::shell::handoff::tell(crate::ui::shell::handoff::Replayed {
-            check: spec.id.clone(),
-            schedule: c
-                .schedule
-                .iter()
-                .map(u16::to_string)
-                .collect::<Vec<_>>()
-                .join(","),
-            invariant: c.violation.invariant.clone(),
-            message: c.violation.message.clone(),
-        });
+        crate::ui::shell::handoff::tell(&spec.id, c);
         mechanisms::check_replay(&spec.scenario, c, &spec.id, &props.slug)
     });
     html! {

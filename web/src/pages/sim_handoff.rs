@@ -71,7 +71,7 @@ pub fn HandedSim(p: &HandedProps) -> Html {
 /// counterexample, the same widget. `None` when `h` is no replay (or it cannot be read: the plain
 /// widget opens then).
 fn replay(h: &crate::ui::shell::handoff::Handed) -> Option<Html> {
-    let r = h.replay.as_ref()?;
+    let r = crate::ui::shell::handoff::Replayed::of(h.replay.as_deref()?);
     let scenario: Vec<&str> = h
         .state
         .split('&')

@@ -188,10 +188,9 @@ impl Component for Lazy {
                     let detail = Reflect::get(e, &"detail".into())
                         .ok()
                         .and_then(|d| d.as_string());
+                    // the bundle sends it from a task of its own, so this may unmount it
                     if let Some(d) = detail {
-                        // after the bundle's own update has returned
-                        let cb = cb.clone();
-                        wasm_bindgen_futures::spawn_local(async move { cb.emit(d) });
+                        cb.emit(d);
                     }
                 },
             ));

@@ -5,10 +5,10 @@
 //! ([`parse`]) and opens the same widget there at that state with its timeline open
 //! (`crate::pages::sim_handoff`), so the stepper and the timeline are one cursor.
 //!
-//! A check block's counterexample replay is handed over as a replay: its check block tells it
-//! (a [`Replayed`] context) the counterexample, which the query carries (`replay`, `check`,
-//! `invariant`, `message`), and the bundle makes the same replay again (the registry's
-//! `replay_widget`) and steps it to the handed state ([`restore`]).
+//! A check block's counterexample replay is handed over as a replay: its check block tells
+//! ([`tell`]) the counterexample, which the query carries (`replay`, `check`, `invariant`,
+//! `message`; read back as a `Replayed`), and the bundle makes the same replay again (the
+//! registry's `replay_widget`) and steps it to the handed state ([`restore`]).
 //!
 //! "Hide the timeline" hands the widget back: the bundle sends its state (the same "copy link"
 //! query) up to the main bundle's `Lazy` ([`BACK_EVENT`]), and the main widget opens its own
@@ -16,8 +16,7 @@
 
 #[cfg(any(test, feature = "lazy"))]
 use herdlab_core::scenario::url_decode;
-use herdlab_core::scenario::url_encode;
-use herdlab_core::sim::Actor;
+use herdlab_core::scenario::{query_pairs, url_encode};
 
 use crate::lesson::grammar::Controls;
 use crate::lesson::picks::parse_picks;
@@ -43,8 +42,9 @@ const KEYS: &[&str] = &[
 /// by which the lazily loaded bundle hands a widget back to the main bundle's `Lazy`.
 pub const BACK_EVENT: &str = "herdlab-lazy";
 
-/// A check block's counterexample, told ([`tell`]) to the replay widget under it
-/// (`sim-<check>-replay`), so that "Show the timeline" hands it over as the same replay.
+/// A check block's counterexample, as the lazily loaded bundle reads it from the handed query
+/// ([`Replayed::of`]).
+#[cfg(any(test, feature = "lazy"))]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Replayed {
     /// The check block's id (the replay is `sim-<id>-replay`).
@@ -57,29 +57,66 @@ pub struct Replayed {
     pub message: String,
 }
 
-thread_local! {
-    /// The counterexamples the page's check blocks found, the newest last.
-    static TOLD: std::cell::RefCell<Vec<Replayed>> = const { std::cell::RefCell::new(Vec::new()) };
+#[cfg(any(test, feature = "lazy"))]
+impl Replayed {
+    /// The counterexample of a handed query's `replay` part ([`Handed::replay`]).
+    pub fn of(part: &str) -> Replayed {
+        let mut r = Replayed {
+            check: String::new(),
+            schedule: String::new(),
+            invariant: String::new(),
+            message: String::new(),
+        };
+        for pair in part.split('&').filter(|p| !p.is_empty()) {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            let v = url_decode(v);
+            match k {
+                "replay" => r.schedule = v,
+                "check" => r.check = v,
+                "invariant" => r.invariant = v,
+                _ => r.message = v,
+            }
+        }
+        r
+    }
 }
 
-/// A check block found `r`: its replay widget hands it over as a replay ([`told`]). A plain
-/// list rather than a Yew context, which would cost the main wasm a component.
-pub fn tell(r: Replayed) {
+thread_local! {
+    /// The counterexamples the page's check blocks found: the check block's id, and the
+    /// counterexample as [`query`] adds it (`&replay=…&check=…&invariant=…&message=…`).
+    static TOLD: std::cell::RefCell<Vec<(String, String)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Check block `check` found `c`: its replay widget (`sim-<check>-replay`) hands it over as a
+/// replay ([`told`]). A plain list rather than a Yew context, which would cost the main wasm a
+/// component.
+// not inlined: the check block's result stays small enough to be inlined itself (main wasm size)
+#[inline(never)]
+pub fn tell(check: &str, c: &herdlab_core::check::Counterexample) {
+    let schedule: Vec<String> = c.schedule.iter().map(u16::to_string).collect();
+    let q = format!(
+        "&replay={}&check={}&invariant={}&message={}",
+        schedule.join(","),
+        url_encode(check),
+        url_encode(&c.violation.invariant),
+        url_encode(&c.violation.message)
+    );
     TOLD.with(|t| {
         let mut t = t.borrow_mut();
-        t.retain(|o| o.check != r.check);
-        t.push(r);
+        t.retain(|o| o.0 != check);
+        t.push((check.to_string(), q));
     });
 }
 
-/// The counterexample replayed by the widget `sim-<id>`, if it is a check block's replay.
-pub fn told(id: &str) -> Option<Replayed> {
+/// The counterexample replayed by the widget `sim-<id>` as [`query`] adds it, if it is a check
+/// block's replay.
+pub fn told(id: &str) -> Option<String> {
+    let check = id.strip_suffix("-replay")?;
     TOLD.with(|t| {
         t.borrow()
             .iter()
-            .rev()
-            .find(|r| id.strip_suffix("-replay") == Some(r.check.as_str()))
-            .cloned()
+            .find(|o| o.0 == check)
+            .map(|o| o.1.clone())
     })
 }
 
@@ -100,8 +137,9 @@ pub struct Handed {
     pub main: bool,
     /// Whether the page's keyboard shortcuts drive it.
     pub keyboard: bool,
-    /// A check block's replay: its counterexample.
-    pub replay: Option<Replayed>,
+    /// A check block's replay: its counterexample (read back by [`parse`]), as [`told`] gives
+    /// it to [`query`].
+    pub replay: Option<String>,
 }
 
 /// `h` as the query of `<Lazy what="timeline">`.
@@ -120,53 +158,37 @@ pub fn query(h: &Handed) -> String {
         h.keyboard
     );
     if let Some(r) = &h.replay {
-        q.push_str(&format!(
-            "&replay={}&check={}&invariant={}&message={}",
-            url_encode(&r.schedule),
-            url_encode(&r.check),
-            url_encode(&r.invariant),
-            url_encode(&r.message)
-        ));
+        q.push_str(r);
     }
     q
 }
 
 /// Step `m` (just opened from its block) to `state`, a "copy link" query of the same widget:
-/// its parameters (each form field whose value differs, through the form), then from step 0 its
-/// `step` steps, taking `picks` by hand and the model's own default (a replay's next scripted
-/// actor) otherwise. Returns the step it reached.
-pub fn restore(m: &mut dyn LiveModel, state: &str) -> u64 {
-    let pairs: Vec<(&str, &str)> = state
-        .split('&')
-        .map(|kv| kv.split_once('=').unwrap_or((kv, "")))
-        .collect();
-    let get = |k: &str| pairs.iter().find(|p| p.0 == k).map(|p| p.1);
-    let now = m.link_query();
+/// its parameters (each through the form: an edit to the value a field has changes nothing),
+/// then from step 0 its `step` steps, taking `picks` by hand and the model's own default (a
+/// replay's next scripted actor) otherwise.
+pub fn restore(m: &mut dyn LiveModel, state: &str) {
     let mut form = m.form();
-    for &(k, v) in &pairs {
-        if m.fields().iter().any(|f| f.key == k) && !now.split('&').any(|p| p == format!("{k}={v}"))
-        {
-            m.edit(&mut form, k, v);
+    let (mut step, mut picks) = (0u64, Vec::new());
+    for (k, v) in query_pairs(state) {
+        match k.as_str() {
+            "step" => step = v.parse().unwrap_or(0),
+            "picks" => picks = parse_picks(&v).unwrap_or_default(),
+            _ => {
+                m.edit(&mut form, &k, &v);
+            }
         }
     }
     m.apply(Action::Reset);
-    let step: u64 = get("step").and_then(|s| s.parse().ok()).unwrap_or(0);
-    let picks = parse_picks(get("picks").unwrap_or("")).unwrap_or_default();
-    let mut pi = 0;
+    let mut picks = picks.into_iter().peekable();
     for i in 0..step {
-        let a: Option<Actor> = match picks.get(pi) {
-            Some(&(k, a)) if k == i => {
-                pi += 1;
-                Some(a)
-            }
-            _ => None,
-        };
-        let moved = m.apply(a.map_or(Action::Step, Action::StepActor));
-        if !moved {
+        let a = picks
+            .next_if(|p| p.0 == i)
+            .map_or(Action::Step, |p| Action::StepActor(p.1));
+        if !m.apply(a) {
             break;
         }
     }
-    m.position()
 }
 
 /// [`query`]'s text read back (keys it does not know stay in the state).
@@ -182,17 +204,17 @@ pub fn parse(q: &str) -> Handed {
         keyboard: false,
         replay: None,
     };
-    let mut replay = Replayed {
-        check: String::new(),
-        schedule: String::new(),
-        invariant: String::new(),
-        message: String::new(),
-    };
+    let mut replay = String::new();
     let mut state = Vec::new();
     for pair in q.split('&').filter(|p| !p.is_empty()) {
         let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
         if !KEYS.contains(&k) {
             state.push(pair);
+            continue;
+        }
+        if matches!(k, "replay" | "check" | "invariant" | "message") {
+            replay.push('&');
+            replay.push_str(pair);
             continue;
         }
         let v = url_decode(v);
@@ -208,15 +230,11 @@ pub fn parse(q: &str) -> Handed {
             "caption" => h.caption = v,
             "slug" => h.slug = v,
             "main" => h.main = v == "true",
-            "keyboard" => h.keyboard = v == "true",
-            "replay" => replay.schedule = v,
-            "check" => replay.check = v,
-            "invariant" => replay.invariant = v,
-            _ => replay.message = v,
+            _ => h.keyboard = v == "true",
         }
     }
     h.state = state.join("&");
-    if !replay.schedule.is_empty() {
+    if !replay.is_empty() {
         h.replay = Some(replay);
     }
     h
@@ -239,17 +257,36 @@ mod tests {
             replay: None,
         };
         assert_eq!(parse(&query(&h)), h);
+        // a check block's replay: its counterexample told, carried, and read back
+        use herdlab_core::check::{Counterexample, Violation};
+        tell(
+            "check-1",
+            &Counterexample {
+                violation: Violation {
+                    invariant: "lost-wakeup".into(),
+                    message: "thread 1 sleeps & nobody wakes it".into(),
+                },
+                schedule: vec![0, 1, 1, 0],
+            },
+        );
+        assert_eq!(told("check-1"), None, "only the replay widget is told");
         let r = Handed {
             id: "check-1-replay".into(),
-            replay: Some(Replayed {
+            replay: told("check-1-replay"),
+            ..h.clone()
+        };
+        assert!(r.replay.is_some());
+        let back = parse(&query(&r));
+        assert_eq!(back, r);
+        assert_eq!(
+            Replayed::of(back.replay.as_deref().unwrap()),
+            Replayed {
                 check: "check-1".into(),
                 schedule: "0,1,1,0".into(),
                 invariant: "lost-wakeup".into(),
                 message: "thread 1 sleeps & nobody wakes it".into(),
-            }),
-            ..h.clone()
-        };
-        assert_eq!(parse(&query(&r)), r);
+            }
+        );
         let h = Handed {
             id: "second one".into(),
             controls: Controls::Step,

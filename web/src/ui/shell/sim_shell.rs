@@ -81,8 +81,6 @@ pub trait SimWidget {
     fn head(&self) -> BlockHead<'_>;
     /// Whether it is the lesson's playground.
     fn main(&self) -> bool;
-    /// Whether it steps through a counterexample (a check block's replay).
-    fn counterexample(&self) -> bool;
     /// Whether `other` is the same block (same kind, equal props).
     fn same(&self, other: &dyn SimWidget) -> bool;
     /// Itself, for [`SimWidget::same`].
@@ -115,9 +113,6 @@ impl<K: SimKind> SimWidget for Kinded<K> {
     }
     fn main(&self) -> bool {
         self.0.main()
-    }
-    fn counterexample(&self) -> bool {
-        self.0.counterexample.is_some()
     }
     fn same(&self, other: &dyn SimWidget) -> bool {
         other
@@ -350,11 +345,7 @@ impl SimShell {
             slug: props.slug.to_string(),
             main: head.main,
             keyboard: props.keyboard,
-            replay: if w.counterexample() {
-                crate::ui::shell::handoff::told(head.id)
-            } else {
-                None
-            },
+            replay: crate::ui::shell::handoff::told(head.id),
         })
     }
 
@@ -365,17 +356,10 @@ impl SimShell {
         let props = ctx.props();
         let mut model = props.widget.open().model;
         crate::ui::shell::handoff::restore(&mut *model, state);
-        if at.main {
-            crate::dom::replace_url(&format!(
-                "{}#/lesson/{}?{}",
-                crate::dom::page_base(),
-                at.slug,
-                model.link_query()
-            ));
-        }
         self.live.form = model.form();
         self.live.model = model;
         self.live.link = None;
+        self.live.write_url(at, true);
         self.handed = None;
         self.focus_toggle = true;
     }
@@ -383,19 +367,12 @@ impl SimShell {
     /// Focus "Show the timeline" (a widget just handed back: the timeline that had the focus is
     /// gone).
     fn focus_toggle(&self) {
-        use wasm_bindgen::JsCast;
-        if let Some(b) = self
-            .live
-            .root
-            .cast::<web_sys::Element>()
-            .and_then(|r| {
-                r.query_selector("[data-testid=timeline-toggle]")
-                    .ok()
-                    .flatten()
-            })
-            .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
-        {
-            let _ = b.focus();
+        if let Some(r) = self.live.root.get() {
+            let _ = js_sys::Function::new_with_args(
+                "r",
+                "r.querySelector('[data-testid=timeline-toggle]')?.focus()",
+            )
+            .call1(&wasm_bindgen::JsValue::NULL, &r);
         }
     }
 }
@@ -408,16 +385,20 @@ impl SimShell {
         let Some(root) = self.live.root.cast::<web_sys::Element>() else {
             return;
         };
-        let send = js_sys::Function::new_with_args(
-            "el,name,q",
-            "el.dispatchEvent(new CustomEvent(name, {bubbles: true, detail: q}))",
-        );
-        let _ = send.call3(
-            &wasm_bindgen::JsValue::NULL,
-            &root,
-            &crate::ui::shell::handoff::BACK_EVENT.into(),
-            &self.live.model.link_query().into(),
-        );
+        let state = self.live.model.link_query();
+        // from a task of its own: the main bundle unmounts this app when it takes the widget back
+        wasm_bindgen_futures::spawn_local(async move {
+            let send = js_sys::Function::new_with_args(
+                "el,name,q",
+                "el.dispatchEvent(new CustomEvent(name, {bubbles: true, detail: q}))",
+            );
+            let _ = send.call3(
+                &wasm_bindgen::JsValue::NULL,
+                &root,
+                &crate::ui::shell::handoff::BACK_EVENT.into(),
+                &state.into(),
+            );
+        });
     }
 
     /// Focus the timeline (a widget just handed over: its button, which had the focus, is gone).
