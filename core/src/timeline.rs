@@ -7,6 +7,11 @@
 //! marked, lock holds as spans on the lock's lane and system calls, accepts and `EAGAIN`s as
 //! [`Tick`]s. Every mark carries its step index and its time ([`Point`]).
 //!
+//! Invariants: a lane's spans are in time order and never overlap (a thread's tile its life); a
+//! lock lane's span is one holder's. A word lock that two or more threads hold at once (a broken
+//! lock) keeps the lowest-numbered holder's span and adds an [`Overlap`] naming every holder, so
+//! the drawing ([`Drawing::overlaps`]) and the words ([`describe`]) show them all.
+//!
 //! Two sources build the same [`Timeline`]:
 //! - a simulation, observed after each step ([`Builder::observe`]): the states come from the
 //!   scheduler's view of each thread ([`crate::sim::Sched`]), the arrows and the wasted marks from
@@ -117,8 +122,8 @@ pub enum LaneKind {
     Lock(u32),
     /// A lock built on an atomic word (`ngx_shmtx`, a spin or ticket lock, the accept mutex), by
     /// its word: its holder is the thread whose machine says it holds it
-    /// ([`crate::machine::Machine::holds_word_lock`]). Two holders at once (a broken lock) show as
-    /// the lower-numbered one; the invariant check names both.
+    /// ([`crate::machine::Machine::holds_word_lock`]). Its spans are the lowest-numbered holder's;
+    /// two or more holders at once (a broken lock) are also an [`Overlap`] on the lane.
     WordLock(u16),
     /// A CPU.
     Cpu(u8),
@@ -237,6 +242,34 @@ pub struct Lane {
     pub ticks: Vec<Tick>,
 }
 
+/// Two or more threads holding one word lock at once (a broken lock: mutual exclusion lost),
+/// on the lock's lane, from the step that made the set of holders to the step that changed it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Overlap {
+    /// The lock's lane (an index into [`Timeline::lanes`]).
+    pub lane: usize,
+    /// Where it starts.
+    pub from: Point,
+    /// Where it ends.
+    pub to: Point,
+    /// The holders, in thread order (at least two).
+    pub holders: Vec<u16>,
+}
+
+impl Overlap {
+    /// The holders in words: `threads 0 and 2`, `threads 0, 1 and 3`.
+    pub fn holders_in_words(&self) -> String {
+        let names: Vec<String> = self.holders.iter().map(u16::to_string).collect();
+        match names.split_last() {
+            Some((last, rest)) if !rest.is_empty() => {
+                format!("threads {} and {last}", rest.join(", "))
+            }
+            Some((last, _)) => format!("thread {last}"),
+            None => String::new(),
+        }
+    }
+}
+
 /// The totals of a timeline, to hold against the run's own counters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Counts {
@@ -256,6 +289,8 @@ pub struct Counts {
     pub holds: u64,
     /// Word-lock holds (spans on [`LaneKind::WordLock`] lanes).
     pub word_lock_holds: u64,
+    /// Times a word lock had two or more holders at once ([`Timeline::overlaps`]).
+    pub overlaps: u64,
     /// Spans on thread lanes.
     pub thread_spans: u64,
 }
@@ -268,6 +303,9 @@ pub struct Timeline {
     pub lanes: Vec<Lane>,
     /// The wakeups, in time order.
     pub arrows: Vec<Arrow>,
+    /// Word locks held by two or more threads at once, in the order they ended (a correct lock
+    /// has none).
+    pub overlaps: Vec<Overlap>,
     /// Each step's time: `steps[k - 1]` is step `k`'s.
     pub steps: Vec<u64>,
     /// The run's end.
@@ -281,6 +319,7 @@ impl Timeline {
             wakeups: self.arrows.iter().filter(|a| a.counted).count() as u64,
             other_wakeups: self.arrows.iter().filter(|a| !a.counted).count() as u64,
             wasted: self.arrows.iter().filter(|a| a.wasted).count() as u64,
+            overlaps: self.overlaps.len() as u64,
             ..Counts::default()
         };
         for l in &self.lanes {
@@ -487,6 +526,7 @@ impl Timeline {
         Timeline {
             lanes,
             arrows,
+            overlaps: Vec::new(),
             steps,
             end: now,
         }
@@ -533,14 +573,17 @@ fn mark_wasted(lane: &mut Lane, open: &mut Option<(State, Point)>, arrow: &mut A
 }
 
 /// A word lock's lane as the builder keeps it.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct WordLock {
     word: u16,
     lane: usize,
     held: Option<u16>,
     from: Point,
-    /// Its holder after the step being observed (the lowest-numbered thread that holds it).
-    next: Option<u16>,
+    /// Its holders after the step being observed, in thread order (the first is the one its
+    /// spans show).
+    next: Vec<u16>,
+    /// Two or more holders since when (an [`Overlap`] being drawn).
+    overlap: Option<(Vec<u16>, Point)>,
 }
 
 /// What the builder remembers of a thread between steps.
@@ -548,6 +591,10 @@ struct WordLock {
 struct Seen {
     state: Option<State>,
     from: Point,
+    /// Its scheduler state after the last step it was looked at (`None` before the first).
+    sched: Option<Sched>,
+    /// The word lock it held then.
+    holds: Option<u16>,
     wakeups: u64,
     wasted: u64,
     eagain: u64,
@@ -566,6 +613,8 @@ pub struct Builder {
     /// Word locks seen so far: the word, its lane, its holder and since when (lanes are added as
     /// a lock is first held, after the mutexes' lanes, before the CPUs').
     word_locks: Vec<WordLock>,
+    /// Look at every thread on every step (see [`Builder::exhaustive`]).
+    exhaustive: bool,
     /// Index of the first CPU lane, and of the first lock lane.
     cpu_lane: usize,
     lock_lane: usize,
@@ -635,6 +684,8 @@ impl Builder {
             .map(|t| Seen {
                 state: state_of(t.sched(), t.machine()),
                 from: now,
+                sched: None,
+                holds: None,
                 wakeups: t.metrics().wakeups,
                 wasted: t.metrics().wasted_wakeups,
                 eagain: t.metrics().eagain,
@@ -646,6 +697,7 @@ impl Builder {
             tl: Timeline {
                 lanes,
                 arrows: Vec::new(),
+                overlaps: Vec::new(),
                 steps: Vec::new(),
                 end: now,
             },
@@ -655,6 +707,7 @@ impl Builder {
                 .map(|m| (sim.mutex_owner(m), now))
                 .collect(),
             word_locks: Vec::new(),
+            exhaustive: false,
             cpu_lane,
             lock_lane,
             network_lane,
@@ -664,7 +717,17 @@ impl Builder {
         }
     }
 
-    /// Take in step `rec`, which `sim` has just taken.
+    /// Look at every thread on every step, not only those the step may have changed (the
+    /// step's actor and the threads whose scheduler state or counters changed): slower, the
+    /// same timeline; for tests of that shortcut.
+    pub fn exhaustive(mut self) -> Builder {
+        self.exhaustive = true;
+        self
+    }
+
+    /// Take in step `rec`, which `sim` has just taken. A thread's machine changes only when it
+    /// steps or is woken, so a thread that is not the step's actor and whose scheduler state and
+    /// counters did not change is skipped (64 threads × 100,000 steps: most of the work).
     pub fn observe<M: Machine>(&mut self, sim: &Simulation<M>, rec: &StepRecord) {
         let now = Point {
             step: rec.step,
@@ -705,10 +768,32 @@ impl Builder {
         }
         self.arrivals = m.connections_arrived;
         // threads
+        let actor = match rec.actor {
+            Actor::Thread(i) => Some(i as usize),
+            Actor::Network => None,
+        };
+        let mut holds_changed = false;
         for (i, t) in sim.threads().iter().enumerate() {
             let tm = t.metrics();
-            let state = state_of(t.sched(), t.machine());
+            let sched = t.sched();
             let s = &mut self.seen[i];
+            if !self.exhaustive
+                && actor != Some(i)
+                && s.sched == Some(sched)
+                && tm.wakeups == s.wakeups
+                && tm.wasted_wakeups == s.wasted
+                && tm.eagain == s.eagain
+                && tm.accepted == s.accepted
+            {
+                continue;
+            }
+            s.sched = Some(sched);
+            let holds = t.machine().holds_word_lock().map(|w| w.0);
+            if holds != s.holds {
+                s.holds = holds;
+                holds_changed = true;
+            }
+            let state = state_of(sched, t.machine());
             let lane = &mut self.tl.lanes[i];
             for _ in s.eagain..tm.eagain {
                 lane.ticks.push(Tick {
@@ -817,47 +902,49 @@ impl Builder {
                 self.mutexes[m] = (cur, now);
             }
         }
-        self.observe_word_locks(sim, now);
+        if holds_changed {
+            self.observe_word_locks(now);
+        }
     }
 
-    /// Word locks: each thread's machine says which it holds; a lock first held gets its lane.
-    fn observe_word_locks<M: Machine>(&mut self, sim: &Simulation<M>, now: Point) {
+    /// Word locks, after a step that changed who holds one: each thread's machine says which it
+    /// holds (kept in `seen`); a lock first held gets its lane.
+    fn observe_word_locks(&mut self, now: Point) {
         for w in &mut self.word_locks {
-            w.next = None;
+            w.next.clear();
         }
-        for (i, t) in sim.threads().iter().enumerate() {
-            let Some(word) = t.machine().holds_word_lock() else {
+        for i in 0..self.seen.len() {
+            let Some(word) = self.seen[i].holds else {
                 continue;
             };
-            let k = match self.word_locks.iter().position(|w| w.word == word.0) {
+            let k = match self.word_locks.iter().position(|w| w.word == word) {
                 Some(k) => k,
                 None => {
                     self.tl.lanes.insert(
                         self.cpu_lane,
                         Lane {
-                            kind: LaneKind::WordLock(word.0),
+                            kind: LaneKind::WordLock(word),
                             spans: Vec::new(),
                             ticks: Vec::new(),
                         },
                     );
                     self.word_locks.push(WordLock {
-                        word: word.0,
+                        word,
                         lane: self.cpu_lane,
                         held: None,
                         from: now,
-                        next: None,
+                        next: Vec::new(),
+                        overlap: None,
                     });
                     self.cpu_lane += 1;
                     self.word_locks.len() - 1
                 }
             };
-            let w = &mut self.word_locks[k];
-            if w.next.is_none() {
-                w.next = Some(i as u16);
-            }
+            self.word_locks[k].next.push(i as u16);
         }
         for w in &mut self.word_locks {
-            if w.next != w.held {
+            let first = w.next.first().copied();
+            if first != w.held {
                 if let Some(h) = w.held {
                     self.tl.lanes[w.lane].spans.push(Span {
                         state: State::Held,
@@ -866,8 +953,22 @@ impl Builder {
                         who: h,
                     });
                 }
-                w.held = w.next;
+                w.held = first;
                 w.from = now;
+            }
+            let same = matches!(&w.overlap, Some((h, _)) if *h == w.next);
+            if !same {
+                if let Some((holders, from)) = w.overlap.take() {
+                    self.tl.overlaps.push(Overlap {
+                        lane: w.lane,
+                        from,
+                        to: now,
+                        holders,
+                    });
+                }
+                if w.next.len() >= 2 {
+                    w.overlap = Some((w.next.clone(), now));
+                }
             }
         }
     }
@@ -875,6 +976,28 @@ impl Builder {
     /// The timeline so far, every open span closed at the latest step.
     pub fn timeline(&self) -> Timeline {
         let mut tl = self.tl.clone();
+        self.close(&mut tl);
+        tl
+    }
+
+    /// The finished timeline (moved out, not copied: a long run's spans are megabytes).
+    pub fn finish(mut self) -> Timeline {
+        let mut tl = core::mem::replace(
+            &mut self.tl,
+            Timeline {
+                lanes: Vec::new(),
+                arrows: Vec::new(),
+                overlaps: Vec::new(),
+                steps: Vec::new(),
+                end: Point::default(),
+            },
+        );
+        self.close(&mut tl);
+        tl
+    }
+
+    /// Close `tl`'s open spans, holds and overlaps at the latest step.
+    fn close(&self, tl: &mut Timeline) {
         let now = self.now;
         tl.end = now;
         for (i, s) in self.seen.iter().enumerate() {
@@ -916,18 +1039,20 @@ impl Builder {
                     who: h,
                 });
             }
+            if let Some((holders, from)) = &w.overlap {
+                tl.overlaps.push(Overlap {
+                    lane: w.lane,
+                    from: *from,
+                    to: now,
+                    holders: holders.clone(),
+                });
+            }
         }
         for a in &mut tl.arrows {
             if a.until == a.at && !a.wasted {
                 a.until = now;
             }
         }
-        tl
-    }
-
-    /// The finished timeline.
-    pub fn finish(self) -> Timeline {
-        self.timeline()
     }
 }
 
@@ -1042,11 +1167,30 @@ pub struct DrawTick {
     pub kind: TickKind,
 }
 
+/// A word lock held by two or more threads at once ([`Overlap`]), to draw over pixels `x0..x1`
+/// of its lane.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DrawOverlap {
+    /// The lock's lane.
+    pub lane: u32,
+    /// Left pixel.
+    pub x0: f32,
+    /// Right pixel (at least one pixel right of `x0`).
+    pub x1: f32,
+    /// The most holders at once among the overlaps it stands for.
+    pub holders: u16,
+    /// Its first overlap (an index into [`Timeline::overlaps`]).
+    pub first: u32,
+}
+
 /// What to draw for one view (see [`layout`]).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Drawing {
     /// The state rectangles, lane by lane, left to right.
     pub rects: Vec<Rect>,
+    /// Word locks with two or more holders at once, each at least a pixel wide (overlaps that
+    /// meet in one pixel of a lane merged).
+    pub overlaps: Vec<DrawOverlap>,
     /// The arrows, at most one per pixel and wakee lane.
     pub arrows: Vec<DrawArrow>,
     /// The ticks, at most one per pixel, lane and kind.
@@ -1203,6 +1347,34 @@ pub fn layout(tl: &Timeline, view: &View) -> Drawing {
             wasted: a.wasted,
         });
     }
+    // broken locks: every overlap in the window, at least a pixel wide, neighbours merged
+    for (k, o) in tl.overlaps.iter().enumerate() {
+        if o.to.ns < view.from_ns || o.from.ns > view.to_ns {
+            continue;
+        }
+        let x0 = view.x(o.from.ns).max(-1.0) as f32;
+        let x1 = (view.x(o.to.ns).min(f64::from(view.width) + 1.0) as f32).max(x0 + 1.0);
+        let holders = o.holders.len() as u16;
+        let lane = o.lane as u32;
+        if let Some(last) = d
+            .overlaps
+            .iter_mut()
+            .rev()
+            .find(|m| m.lane == lane && m.x1 >= x0 && m.x0 <= x1)
+        {
+            last.x0 = last.x0.min(x0);
+            last.x1 = last.x1.max(x1);
+            last.holders = last.holders.max(holders);
+            continue;
+        }
+        d.overlaps.push(DrawOverlap {
+            lane,
+            x0,
+            x1,
+            holders,
+            first: k as u32,
+        });
+    }
     let _ = ns_per_px;
     d
 }
@@ -1302,6 +1474,22 @@ pub fn describe(tl: &Timeline, lane: usize, ns: u64) -> Option<String> {
             } else {
                 "held by"
             };
+            let both = tl
+                .overlaps
+                .iter()
+                .find(|o| o.lane == lane && o.from.ns <= ns && ns < o.to.ns.max(o.from.ns + 1));
+            if let Some(o) = both {
+                let _ = write!(
+                    out,
+                    "{name} {verb} {} at once ({} holders: the lock is broken) from {} for {}",
+                    o.holders_in_words(),
+                    o.holders.len(),
+                    fmt_ns(o.from.ns),
+                    fmt_ns(o.to.ns - o.from.ns)
+                );
+                let _ = write!(out, " (steps {}-{})", o.from.step, o.to.step);
+                return Some(out);
+            }
             let _ = write!(
                 out,
                 "{name} {verb} thread {} from {} for {}",

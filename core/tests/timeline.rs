@@ -6,6 +6,7 @@
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
+use herdlab_core::machine::Machine;
 use herdlab_core::metrics::Metrics;
 use herdlab_core::scenario::{Registered, Scenario, Visit};
 use herdlab_core::sim::{Note, Status};
@@ -534,5 +535,166 @@ fn accept_mutex_holds_are_the_won_trylocks() {
             300_000,
         );
         assert_eq!(r.tl.counts().word_lock_holds, 0, "{s}");
+    }
+}
+
+/// A broken lock (shmtx's `plain-load-store`: a load then a store, not a CAS) lets two threads
+/// in at once: the lock's lane keeps one holder's spans and marks each time both held it as an
+/// overlap naming both, exactly where the machines say so after each step.
+#[test]
+fn two_holders_of_a_broken_word_lock_are_overlaps_naming_both() {
+    let q = "mechanism=locks&lock=shmtx&variant=plain-load-store&threads=4&cpus=4&rounds=20";
+    let Ok(Scenario::Locks(p)) = Scenario::from_query(q) else {
+        panic!("{q} is a locks scenario")
+    };
+    let mut sim = p.simulate();
+    let mut b = Builder::new(&sim);
+    // from the step records: the holders after each step, and each run of steps with the same
+    // two or more holders (what the timeline must mark)
+    let mut expected: Vec<(u64, u64, Vec<u16>)> = Vec::new();
+    let mut open: Option<(u64, Vec<u16>)> = None;
+    let mut steps_with_two = 0u64;
+    let mut last = 0;
+    while let Some(rec) = sim.step() {
+        b.observe(&sim, &rec);
+        last = rec.step;
+        let holders: Vec<u16> = sim
+            .threads()
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.machine().holds_word_lock().is_some())
+            .map(|(i, _)| i as u16)
+            .collect();
+        if holders.len() >= 2 {
+            steps_with_two += 1;
+        }
+        if open.as_ref().map(|(_, h)| h) != Some(&holders) {
+            if let Some((from, h)) = open.take() {
+                expected.push((from, rec.step, h));
+            }
+            if holders.len() >= 2 {
+                open = Some((rec.step, holders));
+            }
+        }
+        if rec.step >= 200_000 {
+            break;
+        }
+    }
+    if let Some((from, h)) = open.take() {
+        expected.push((from, last, h));
+    }
+    let tl = b.finish();
+    assert!(
+        !expected.is_empty(),
+        "{q}: the broken lock never had two holders"
+    );
+    let got: Vec<(u64, u64, Vec<u16>)> = tl
+        .overlaps
+        .iter()
+        .map(|o| (o.from.step, o.to.step, o.holders.clone()))
+        .collect();
+    assert_eq!(got, expected, "{q}: overlaps");
+    assert_eq!(tl.counts().overlaps, expected.len() as u64);
+    // every overlap lasts the steps the records say (the last one runs to the end)
+    let covered: u64 = got.iter().map(|(f, t, _)| t - f).sum();
+    assert_eq!(covered + u64::from(open.is_some()), steps_with_two);
+    let lane = tl
+        .lanes
+        .iter()
+        .position(|l| l.kind == LaneKind::WordLock(0))
+        .expect("the lock's lane");
+    for o in &tl.overlaps {
+        assert_eq!(o.lane, lane);
+        assert!(o.holders.len() >= 2 && o.holders.windows(2).all(|w| w[0] < w[1]));
+        // the lane's span there is the lowest-numbered holder's
+        let sp = tl.lanes[lane]
+            .spans
+            .iter()
+            .find(|s| s.from <= o.from && o.from < s.to)
+            .expect("a hold under the overlap");
+        assert_eq!(sp.who, o.holders[0]);
+    }
+    // the words name both holders
+    let o = &tl.overlaps[0];
+    let text = describe(&tl, lane, o.from.ns).unwrap();
+    assert!(
+        text.starts_with(&format!(
+            "the lock at word 0 held by {} at once ({} holders",
+            o.holders_in_words(),
+            o.holders.len()
+        )),
+        "{text}"
+    );
+    if o.holders.len() == 2 {
+        assert_eq!(
+            o.holders_in_words(),
+            format!("threads {} and {}", o.holders[0], o.holders[1])
+        );
+    }
+    // pinned: this seeded run lets two threads in 7 times, each for one step
+    assert_eq!((expected.len(), steps_with_two), (7, 7), "{q}");
+    // the drawing marks them, each at least a pixel wide, on the lock's lane
+    let all = View {
+        from_ns: 0,
+        to_ns: tl.end.ns.max(1),
+        width: 800,
+    };
+    let d = layout(&tl, &all);
+    assert!(!d.overlaps.is_empty() && d.overlaps.len() <= tl.overlaps.len());
+    assert!(d.overlaps.len() <= 800);
+    for m in &d.overlaps {
+        assert_eq!(m.lane as usize, lane);
+        assert!(m.x1 - m.x0 >= 1.0 && m.holders >= 2);
+    }
+    // zoomed onto the first: exactly one mark, over its span
+    let near = View {
+        from_ns: o.from.ns.saturating_sub(1),
+        to_ns: o.to.ns.max(o.from.ns + 2) + 1,
+        width: 100,
+    };
+    let d = layout(&tl, &near);
+    assert_eq!(d.overlaps.iter().filter(|m| m.first == 0).count(), 1);
+    // a correct lock has none
+    let r = run(
+        "mechanism=locks&lock=shmtx&threads=4&cpus=4&rounds=20",
+        200_000,
+    );
+    assert_eq!(r.tl.counts().overlaps, 0);
+}
+
+/// The builder skips the threads a step cannot have changed (not its actor, same scheduler
+/// state and counters): the timeline is the same as looking at every thread on every step, for
+/// every mechanism, a broken lock's overlaps included.
+#[test]
+fn skipping_unchanged_threads_gives_the_same_timeline() {
+    struct Both(u64);
+    impl Visit for Both {
+        type Output = (Timeline, Timeline);
+        fn visit<M: Registered>(self, p: &M::Params) -> (Timeline, Timeline) {
+            let mut sim = M::simulate(p);
+            let mut fast = Builder::new(&sim);
+            let mut all = Builder::new(&sim).exhaustive();
+            for _ in 0..self.0 {
+                let Some(rec) = sim.step() else { break };
+                fast.observe(&sim, &rec);
+                all.observe(&sim, &rec);
+            }
+            (fast.finish(), all.finish())
+        }
+    }
+    for q in [
+        "mechanism=herd&workers=16&cpus=4&mode=wake-all&connections=40",
+        "mechanism=herd&workers=8&mode=exclusive&connections=30&primitive=futex",
+        "mechanism=locks&lock=shmtx&threads=4&cpus=2",
+        "mechanism=locks&lock=shmtx&variant=plain-load-store&threads=4&cpus=4&rounds=20",
+        "mechanism=locks&lock=ticket&threads=4&cpus=2",
+        "mechanism=accept&strategy=accept-mutex&workers=4&connections=30",
+        "mechanism=pool",
+        "mechanism=gmp",
+        "mechanism=mysql",
+    ] {
+        let (fast, all) = Scenario::from_query(q).unwrap().visit(Both(50_000));
+        assert!(!all.steps.is_empty(), "{q}");
+        assert_eq!(fast, all, "{q}");
     }
 }

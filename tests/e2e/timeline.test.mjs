@@ -12,7 +12,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
-import { BASE, useBrowser, openPage, waitForSim, sel } from './support.mjs';
+import { BASE, useBrowser, openPage, waitForSim, waitForSteps, sel } from './support.mjs';
 
 const require = createRequire(import.meta.url);
 const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
@@ -84,6 +84,116 @@ test('the hand-off keeps the state: step, picks, parameters; focus on the timeli
   assert.equal(Number(await page.locator(sel('timeline', 'main')).getAttribute('data-cursor')), before + 1);
   assert.equal(urlStep(page), before + 1, 'the address keeps the step');
   assert.equal(await page.locator('[data-testid="sim-main"]').count(), 1, 'one playground on the page');
+  assertNoPageErrors();
+});
+
+const lazyTimeline = (sim) => `[data-testid="lazy"][data-what="timeline"] ${sel('timeline', sim)} canvas[data-draw-ms]`;
+const stepsOf = async (page, sim) => Number((await page.locator(sel('counter-steps', sim)).textContent()).trim());
+const waitStepsOf = (page, sim, n) =>
+  page.waitForFunction(
+    ([sim, want]) => Number(document.querySelector(`[data-testid="sim-${sim}"] [data-testid="counter-steps"]`)?.textContent.trim()) === want,
+    [sim, n],
+  );
+/** The focused element's test id, and whether it is inside widget `sim-<sim>`. */
+const focusedIn = (page, sim) =>
+  page.evaluate((sim) => {
+    const el = document.activeElement;
+    return { id: el?.getAttribute('data-testid'), inside: !!el?.closest(`[data-testid="sim-${sim}"]`) };
+  }, sim);
+/** Waits until the widget is back in the main bundle (no lazy timeline on the page). */
+const waitHandedBack = (page) => page.waitForFunction(() => !document.querySelector('[data-testid="lazy"][data-what="timeline"]'));
+
+test('"Hide the timeline" hands the playground back at its state: step, picks, parameters, the address, the focus', { timeout: 120_000 }, async (t) => {
+  const { page, assertNoPageErrors } = await openPage(t);
+  await openTimeline(page, 'workers=3&cpus=2&mode=wake-all&connections=6');
+  // in the lazy bundle: a parameter, steps, a pick by hand, a default step
+  await page.locator(sel('input-workers', 'main')).fill('4');
+  await page.locator(sel('input-workers', 'main')).dispatchEvent('change');
+  await page.waitForFunction(() => /workers=4/.test(location.hash));
+  const fwd = page.locator(sel('step-forward', 'main'));
+  for (let i = 0; i < 4; i++) await fwd.click();
+  await page.locator('[data-testid="sim-main"] .lane-step:enabled').last().click();
+  await fwd.click();
+  await waitForSteps(page, 'main', 6);
+  assert.match(page.url(), /&picks=/, 'the pick is in the address');
+  const urlThere = page.url();
+  const lanesThere = await page.locator('[data-testid="sim-main"] .lanes').evaluate((e) => e.textContent);
+  const hide = page.locator(sel('timeline-toggle', 'main'));
+  assert.equal(await hide.textContent(), 'Hide the timeline');
+  await hide.click();
+  await waitHandedBack(page);
+  await waitForSim(page);
+  assert.equal(await steps(page), 6, 'handed back at the same step');
+  assert.equal(await page.locator('[data-testid="sim-main"] .lanes').evaluate((e) => e.textContent), lanesThere, 'the same state (parameters and picks)');
+  assert.equal(await page.locator(sel('input-workers', 'main')).inputValue(), '4', 'the parameter set there');
+  assert.equal(page.url(), urlThere, 'the address keeps the step and the picks');
+  const toggle = page.locator(sel('timeline-toggle', 'main'));
+  assert.equal(await toggle.textContent(), 'Show the timeline');
+  assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
+  assert.deepEqual(await focusedIn(page, 'main'), { id: 'timeline-toggle', inside: true }, 'the focus is on "Show the timeline"');
+  // the main bundle's widget drives the address again, and hands over again
+  await page.locator(sel('step-forward', 'main')).click();
+  await waitForSteps(page, 'main', 7);
+  assert.equal(urlStep(page), 7);
+  await toggle.click();
+  await page.waitForSelector(lazyTimeline('main'));
+  assert.equal(await steps(page), 7);
+  assert.equal(Number(await page.locator(sel('timeline', 'main')).getAttribute('data-cursor')), 7);
+  assert.equal(await page.locator('[data-testid="sim-main"]').count(), 1, 'one playground on the page');
+  assertNoPageErrors();
+});
+
+test('a counterexample replay is handed over as the same replay, its timeline the replay, and back', { timeout: 150_000 }, async (t) => {
+  const REPLAY = 'find-lost-wakeup-replay';
+  const { page, assertNoPageErrors } = await openPage(t);
+  await page.goto(`${BASE}/#/lesson/thundering-herd`);
+  await waitForSim(page);
+  const block = page.locator('[data-testid="check-find-lost-wakeup"]');
+  await block.scrollIntoViewIfNeeded();
+  await block.locator('[data-testid="find-bug"]').click();
+  await block.locator('[data-testid="check-result"]').waitFor({ timeout: 60_000 });
+  await page.waitForSelector(sel('counter-steps', REPLAY));
+  for (let i = 1; i <= 4; i++) {
+    await page.locator(sel('step-forward', REPLAY)).click();
+    await waitStepsOf(page, REPLAY, i);
+  }
+  const progress = () => page.locator(sel('replay-progress', REPLAY));
+  assert.equal(await progress().textContent(), 'counterexample: step 4 of 9');
+  const url = page.url();
+  await page.locator(sel('timeline-toggle', REPLAY)).click();
+  await page.waitForSelector(lazyTimeline(REPLAY));
+  // the same replay, at the same step, with its progress
+  assert.equal(await stepsOf(page, REPLAY), 4, 'the replay opens at the step it was at');
+  assert.equal(await progress().textContent(), 'counterexample: step 4 of 9');
+  assert.equal(await progress().getAttribute('data-total'), '9');
+  assert.equal(await progress().getAttribute('data-on-script'), 'true');
+  const tl = page.locator(sel('timeline', REPLAY));
+  assert.equal(Number(await tl.getAttribute('data-cursor')), 4);
+  assert.equal(Number(await tl.getAttribute('data-steps')), 9, 'the timeline is the counterexample, to its end');
+  assert.equal(await page.locator(`[data-testid="sim-${REPLAY}"]`).count(), 1);
+  assert.equal(await page.locator('[data-testid="check-schedule"]').count(), 1, 'the schedule is not shown twice');
+  // the forced schedule: on to its end, where it stops with the lost wakeup
+  for (let i = 5; i <= 9; i++) {
+    await page.locator(sel('step-forward', REPLAY)).click();
+    await waitStepsOf(page, REPLAY, i);
+  }
+  assert.match(await progress().textContent(), /replayed: step 9 of 9, and a wakeup is lost/);
+  assert.ok(await page.locator(sel('step-forward', REPLAY)).isDisabled(), 'the replay stops at its end');
+  await page.locator(sel('step-back', REPLAY)).click();
+  await waitStepsOf(page, REPLAY, 8);
+  assert.equal(page.url(), url, 'a replay is not the playground: the address is unchanged');
+  // back to the main bundle: the same replay at step 8
+  await page.locator(sel('timeline-toggle', REPLAY)).click();
+  await waitHandedBack(page);
+  await page.waitForSelector(sel('counter-steps', REPLAY));
+  assert.equal(await stepsOf(page, REPLAY), 8, 'handed back at step 8');
+  assert.equal(await progress().textContent(), 'counterexample: step 8 of 9');
+  assert.deepEqual(await focusedIn(page, REPLAY), { id: 'timeline-toggle', inside: true });
+  await page.locator(sel('step-forward', REPLAY)).click();
+  await waitStepsOf(page, REPLAY, 9);
+  assert.match(await progress().textContent(), /replayed: step 9 of 9, and a wakeup is lost/, 'still the replay');
+  assert.ok(await page.locator(sel('step-forward', REPLAY)).isDisabled());
+  assert.equal(page.url(), url);
   assertNoPageErrors();
 });
 

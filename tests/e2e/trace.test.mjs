@@ -87,6 +87,61 @@ test('a trace file opens beside its simulation, counters side by side', { timeou
   assertNoPageErrors();
 });
 
+test('the two timelines are linked: one window, zoomed or panned from either; unlinked they move apart', { timeout: 120_000 }, async (t) => {
+  const { page, assertNoPageErrors } = await openPage(t);
+  await openTrace(page);
+  await page.locator('[data-testid="trace-file"]').setInputFiles(traceFile);
+  await page.waitForSelector('[data-testid="trace-sim-timeline"] canvas[data-draw-ms]');
+  const link = page.locator('[data-testid="trace-link"]');
+  assert.equal(await link.count(), 1, 'a "link the two timelines" checkbox');
+  assert.ok(await link.isChecked(), 'linked by default');
+  const view = async (id) => (await page.locator(`[data-testid="${id}"]`).getAttribute('data-view')).split('-').map(Number);
+  const both = async () => [await view('trace-timeline'), await view('trace-sim-timeline')];
+  let [n, s] = await both();
+  assert.deepEqual(n, s, 'one window for both from the start');
+  assert.equal(n[0], 0, 'both start at 0 ns');
+  const nativeCanvas = page.locator('[data-testid="trace-timeline"] [data-testid="timeline-canvas"]');
+  const simCanvas = page.locator('[data-testid="trace-sim-timeline"] [data-testid="timeline-canvas"]');
+  // a zoom key on your run's timeline moves both
+  await nativeCanvas.focus();
+  await page.keyboard.press(']');
+  const [n1, s1] = await both();
+  assert.ok(n1[1] - n1[0] < n[1] - n[0], `] zooms in: ${n} -> ${n1}`);
+  assert.deepEqual(s1, n1, 'the simulation follows the zoom');
+  await page.keyboard.press('Shift+ArrowRight');
+  const [n2, s2] = await both();
+  assert.ok(n2[0] > n1[0], 'Shift+→ pans');
+  assert.deepEqual(s2, n2, 'the simulation follows the pan');
+  // and the other way
+  await simCanvas.focus();
+  await page.keyboard.press(']');
+  const [n3, s3] = await both();
+  assert.ok(s3[1] - s3[0] < s2[1] - s2[0]);
+  assert.deepEqual(n3, s3, 'your run follows the simulation');
+  // the wheel, too
+  const box = await simCanvas.boundingBox();
+  await page.mouse.move(box.x + box.width / 2, box.y + 20);
+  await page.mouse.wheel(0, 200);
+  await page.waitForFunction(
+    (w) => document.querySelector('[data-testid="trace-sim-timeline"]').dataset.view !== w,
+    s3.join('-'),
+  );
+  const [n4, s4] = await both();
+  assert.deepEqual(n4, s4, 'the wheel moves both');
+  // unlinked: each moves alone
+  await link.uncheck();
+  await nativeCanvas.focus();
+  await page.keyboard.press(']');
+  const [n5, s5] = await both();
+  assert.ok(n5[1] - n5[0] < n4[1] - n4[0]);
+  assert.deepEqual(s5, s4, 'unlinked, the simulation stays');
+  // linked again: one window
+  await link.check();
+  const [n6, s6] = await both();
+  assert.deepEqual(n6, s6);
+  assertNoPageErrors();
+});
+
 // The lazy-only mechanisms (gmp, mysql) simulate on #/trace too: their traces, recorded here
 // when a herdlab binary is at hand, open beside the simulation of their scenario.
 test('gmp and mysql traces open beside their simulation', { timeout: 180_000 }, async (t) => {

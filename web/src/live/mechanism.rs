@@ -63,4 +63,15 @@ pub trait SiteMechanism: Registered<Params: Copy> {
     fn check_replay(_p: Self::Params, _c: &Counterexample, _id: &str, _slug: &AttrValue) -> Html {
         Html::default()
     }
+    /// The widget of [`SiteMechanism::check_replay`] alone (`sim-<id>-replay`, at step 0,
+    /// following the counterexample): what "Show the timeline" hands to the lazily loaded
+    /// bundle makes again. None where the mechanism has no replay.
+    fn replay_widget(
+        _p: Self::Params,
+        _c: &Counterexample,
+        _id: &str,
+        _slug: &AttrValue,
+    ) -> Option<Html> {
+        None
+    }
 }

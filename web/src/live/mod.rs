@@ -53,6 +53,10 @@ pub enum LiveMsg {
     /// Show or hide the timeline (in a build without it, showing it hands the widget to the lazily
     /// loaded bundle: `crate::ui::shell::sim_shell`).
     Timeline(bool),
+    /// The lazily loaded bundle handed the widget back at this state (its "copy link" query):
+    /// `crate::ui::shell::handoff`.
+    #[cfg(not(feature = "timeline"))]
+    HandBack(String),
 }
 
 /// Where a widget is: its lesson, and whether it is the page's main simulation.
@@ -152,7 +156,7 @@ impl Live {
     }
 
     /// Write the state into the address (main simulation only; throttled while playing).
-    fn write_url(&mut self, at: &Place, force: bool) {
+    pub fn write_url(&mut self, at: &Place, force: bool) {
         if !at.main {
             return;
         }
@@ -209,7 +213,7 @@ impl Live {
                 true
             }
             #[cfg(not(feature = "timeline"))]
-            LiveMsg::Timeline(_) => false,
+            LiveMsg::Timeline(_) | LiveMsg::HandBack(_) => false,
             LiveMsg::Copy => {
                 let link = self.link_for(at);
                 dom::copy_to_clipboard(&link);

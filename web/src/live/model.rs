@@ -51,11 +51,14 @@ pub trait LiveModel: 'static {
     }
 }
 
-/// What the timeline replays: the simulation at step 0 and the steps taken by hand.
+/// What the timeline replays: the simulation at step 0, the steps taken by hand (for a replay
+/// that follows its counterexample, every step of the counterexample) and, for a replay, the
+/// step it stops at (the counterexample's end).
 #[cfg(feature = "timeline")]
 pub type TimelineSource<'a> = (
     &'a herdlab_core::sim::Simulation<herdlab_web_engine::AnyMachine>,
-    &'a [(u64, herdlab_core::sim::Actor)],
+    std::borrow::Cow<'a, [(u64, herdlab_core::sim::Actor)]>,
+    Option<u64>,
 );
 
 /// The model a mechanism's view was given: `m` as its concrete type. The shell hands every view

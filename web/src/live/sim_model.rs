@@ -213,10 +213,19 @@ impl SimRun {
         self.revision += 1;
     }
 
-    /// What the timeline replays: the simulation at step 0 and the steps taken by hand.
+    /// What the timeline replays: the simulation at step 0 and the steps taken by hand; while
+    /// the history follows a counterexample, the whole counterexample, where the run stops.
     #[cfg(feature = "timeline")]
-    pub fn timeline_source(&self) -> (&Simulation<AnyMachine>, &[(u64, Actor)]) {
-        (&self.fresh, self.stepper.picks())
+    pub fn timeline_source(&self) -> crate::live::model::TimelineSource<'_> {
+        use std::borrow::Cow;
+        match &self.script {
+            Some(script) if self.on_script() => (
+                &self.fresh,
+                Cow::Owned(crate::lesson::picks::script_picks(script)),
+                Some(script.len() as u64),
+            ),
+            _ => (&self.fresh, Cow::Borrowed(self.stepper.picks()), None),
+        }
     }
 
     /// The counterexample this model steps through, if any.

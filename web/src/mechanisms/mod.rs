@@ -126,6 +126,21 @@ macro_rules! registry {
             Html::default()
         }
 
+        /// The replay widget alone of a counterexample of `s` found by check block `id` (see
+        /// [`SiteMechanism::replay_widget`]). Only the lazily loaded bundle makes it alone.
+        #[cfg(feature = "timeline")]
+        pub fn replay_widget(
+            s: &Scenario,
+            c: &Counterexample,
+            id: &str,
+            slug: &AttrValue,
+        ) -> Option<Html> {
+            $($(#[$a])* if let Some(p) = <$m>::unwrap(s) {
+                return <$m>::replay_widget(*p, c, id, slug);
+            })+
+            None
+        }
+
         /// The query of the scenario the `#/bench` page measures (the first mechanism's that has
         /// one).
         pub fn bench_query() -> String {

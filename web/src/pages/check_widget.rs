@@ -370,10 +370,11 @@ fn result(props: &CheckProps, r: &CheckReport, ms: f64, wall_ms: f64) -> Html {
             </p>
         },
     };
-    let replay = r
-        .violation
-        .as_ref()
-        .map(|c| mechanisms::check_replay(&spec.scenario, c, &spec.id, &props.slug));
+    // the replay is told its counterexample, so that "Show the timeline" hands it over as one
+    let replay = r.violation.as_ref().map(|c| {
+        crate::ui::shell::handoff::tell(&spec.id, c);
+        mechanisms::check_replay(&spec.scenario, c, &spec.id, &props.slug)
+    });
     html! {
         <div class="check-result" data-testid="check-result"
             data-complete={r.complete.to_string()} data-ms={format!("{ms:.0}")}

@@ -3,9 +3,12 @@
 //! block is made again from the handed keys (`id`, `main`, `controls`, `caption`) with the state's
 //! query resolved over it as a playground's page query (so the step and picks replay), through
 //! the one registry ([`crate::mechanisms::sim_widget`]); a [`Handoff`] context tells its shell
-//! whether it keeps the page address. Names no mechanism.
+//! whether it keeps the page address. A check block's replay is made again as the same replay
+//! ([`crate::mechanisms::replay_widget`], from the handed counterexample) and stepped to the
+//! handed state. Names no mechanism.
 
-use herdlab_core::scenario::url_encode;
+use herdlab_core::check::{Counterexample, Violation};
+use herdlab_core::scenario::{url_encode, Scenario};
 use yew::prelude::*;
 
 use crate::lesson::grammar::{named_mechanism, Controls};
@@ -25,6 +28,13 @@ pub struct HandedProps {
 pub fn HandedSim(p: &HandedProps) -> Html {
     let view = use_memo(p.query.clone(), |q| {
         let h = parse(q);
+        if let Some(html) = replay(&h) {
+            let ctx = Handoff {
+                main: false,
+                restore: Some(h.state.clone().into()),
+            };
+            return (ctx, html);
+        }
         let controls = match h.controls {
             Controls::Full => "full",
             Controls::Step => "step",
@@ -43,10 +53,45 @@ pub fn HandedSim(p: &HandedProps) -> Html {
             0,
         );
         let html = (w.view)(h.id.clone(), h.slug.clone().into(), h.keyboard);
-        (Handoff { main: h.main }, html)
+        (
+            Handoff {
+                main: h.main,
+                restore: None,
+            },
+            html,
+        )
     });
     let (ctx, html) = (*view).clone();
     html! {
         <ContextProvider<Handoff> context={ctx}>{ html }</ContextProvider<Handoff>>
     }
+}
+
+/// A handed replay made again: its scenario (the state without its step and picks), its
+/// counterexample, the same widget. `None` when `h` is no replay (or it cannot be read: the plain
+/// widget opens then).
+fn replay(h: &crate::ui::shell::handoff::Handed) -> Option<Html> {
+    let r = crate::ui::shell::handoff::Replayed::of(h.replay.as_deref()?);
+    let scenario: Vec<&str> = h
+        .state
+        .split('&')
+        .filter(|kv| {
+            let k = kv.split('=').next().unwrap_or("");
+            !matches!(k, "step" | "picks" | "schedule")
+        })
+        .collect();
+    let s = Scenario::from_query(&scenario.join("&")).ok()?;
+    let schedule = r
+        .schedule
+        .split(',')
+        .map(|t| t.trim().parse::<u16>().ok())
+        .collect::<Option<Vec<u16>>>()?;
+    let c = Counterexample {
+        violation: Violation {
+            invariant: r.invariant.clone(),
+            message: r.message.clone(),
+        },
+        schedule,
+    };
+    crate::mechanisms::replay_widget(&s, &c, &r.check, &h.slug.clone().into())
 }

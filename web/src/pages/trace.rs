@@ -30,6 +30,10 @@ pub enum Msg {
     Read(String, Result<Vec<u8>, String>),
     /// A run was chosen.
     Run(usize),
+    /// One of the two timelines moved to this window (`from ns`, `to ns`).
+    Window((u64, u64)),
+    /// "Link the two timelines" was checked or unchecked.
+    Link(bool),
 }
 
 /// One run as the page shows it: the native run's timeline and the simulation's.
@@ -44,6 +48,19 @@ pub struct TracePage {
     trace: Option<Result<Trace, String>>,
     run: usize,
     shown: Option<Shown>,
+    /// The two timelines share one window (both start at 0 ns): zooming or panning either moves
+    /// both. On by default.
+    linked: bool,
+    /// The shared window (`from ns`, `to ns`).
+    window: (u64, u64),
+}
+
+impl Shown {
+    /// The window that shows both runs whole.
+    fn whole(&self) -> (u64, u64) {
+        let sim = self.sim.as_ref().map_or(0, |(tl, _)| tl.end.ns);
+        (0, self.native.end.ns.max(sim).max(1))
+    }
 }
 
 fn show(run: &trace::Run) -> Shown {
@@ -122,6 +139,8 @@ impl Component for TracePage {
             trace: None,
             run: 0,
             shown: None,
+            linked: true,
+            window: (0, 1),
         }
     }
 
@@ -157,15 +176,29 @@ impl Component for TracePage {
                     Some(Ok(t)) if !t.runs.is_empty() => Some(show(&t.runs[0])),
                     _ => None,
                 };
+                if let Some(s) = &self.shown {
+                    self.window = s.whole();
+                }
                 true
             }
             Msg::Run(i) => {
                 if let Some(Ok(t)) = &self.trace {
                     if let Some(r) = t.runs.get(i) {
                         self.run = i;
-                        self.shown = Some(show(r));
+                        let shown = show(r);
+                        self.window = shown.whole();
+                        self.shown = Some(shown);
                     }
                 }
+                true
+            }
+            Msg::Window(w) => {
+                let moved = self.linked && self.window != w;
+                self.window = w;
+                moved
+            }
+            Msg::Link(on) => {
+                self.linked = on;
                 true
             }
         }
@@ -234,6 +267,28 @@ impl TracePage {
             return head;
         };
         let n = shown.native.counts();
+        // linked: both views show `window` and tell the page every move
+        let (window, on_window) = if self.linked {
+            (Some(self.window), Some(ctx.link().callback(Msg::Window)))
+        } else {
+            (None, None)
+        };
+        let on_link = ctx.link().batch_callback(|e: Event| {
+            let input = e.target()?.dyn_into::<HtmlInputElement>().ok()?;
+            Some(Msg::Link(input.checked()))
+        });
+        let link_box = if shown.sim.is_ok() {
+            html! {
+                <p class="trace-link">
+                    <label>
+                        <input type="checkbox" data-testid="trace-link" checked={self.linked} onchange={on_link} />
+                        { " Link the two timelines (one time window for both: zooming or panning either moves both)" }
+                    </label>
+                </p>
+            }
+        } else {
+            Html::default()
+        };
         let sim_part = match &shown.sim {
             Err(e) => {
                 html! { <p data-testid="trace-sim-missing">{ format!("No simulation beside it: {e}.") }</p> }
@@ -261,7 +316,8 @@ impl TracePage {
                             </tbody>
                         </table>
                         <h2>{ format!("The simulation ({} steps, {})", tl.steps.len(), fmt_ns(tl.end.ns)) }</h2>
-                        <TimelineView timeline={tl.clone()} cursor={0} testid="trace-sim-timeline" />
+                        <TimelineView timeline={tl.clone()} cursor={0} testid="trace-sim-timeline"
+                            window={window} on_window={on_window.clone()} />
                     </>
                 }
             }
@@ -281,7 +337,9 @@ impl TracePage {
                     { run.truncated.map(|k| format!(" ({k} events were cut to keep the file small)")).unwrap_or_default() }
                 </p>
                 <h2>{ format!("Your run ({} events, {})", run.events.len(), fmt_ns(shown.native.end.ns)) }</h2>
-                <TimelineView timeline={shown.native.clone()} cursor={0} testid="trace-timeline" />
+                { link_box }
+                <TimelineView timeline={shown.native.clone()} cursor={0} testid="trace-timeline"
+                    window={window} on_window={on_window.clone()} />
                 { sim_part }
             </>
         }

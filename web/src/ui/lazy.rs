@@ -10,6 +10,10 @@
 //! it goes or its props change. Until then it says "loading…"; a failure (the bundle missing, the
 //! network, an unknown `what`) is a message with a "try again" button, never a blank area.
 //!
+//! A mounted component may send a message back: a bubbling `CustomEvent` named
+//! `crate::ui::shell::handoff::BACK_EVENT` whose `detail` is a string, given to `on_message`
+//! (a simulation widget handed back by "Hide the timeline").
+//!
 //! Generic: it knows no component; `what` is looked up by the bundle (its `mount`).
 
 use js_sys::{Function, Promise, Reflect};
@@ -79,6 +83,9 @@ pub struct LazyProps {
     /// Its query (the text after `?` in the address), as the component reads it.
     #[prop_or_default]
     pub query: AttrValue,
+    /// Told each message the mounted component sends back (see the module docs).
+    #[prop_or_default]
+    pub on_message: Option<Callback<String>>,
 }
 
 /// Messages of [`Lazy`].
@@ -103,6 +110,8 @@ pub struct Lazy {
     state: State,
     /// The bundle's handle of what is mounted in `host`.
     mounted: Option<JsValue>,
+    /// Listens on `host` for the component's messages.
+    listener: Option<gloo_events::EventListener>,
 }
 
 impl Lazy {
@@ -130,6 +139,7 @@ impl Component for Lazy {
             host: NodeRef::default(),
             state: State::Loading,
             mounted: None,
+            listener: None,
         }
     }
 
@@ -152,8 +162,12 @@ impl Component for Lazy {
         true
     }
 
-    fn changed(&mut self, _ctx: &Context<Self>, _old: &LazyProps) -> bool {
-        self.unmount();
+    fn changed(&mut self, ctx: &Context<Self>, old: &LazyProps) -> bool {
+        let p = ctx.props();
+        if p.what != old.what || p.query != old.query {
+            self.unmount();
+        }
+        self.listener = None;
         true
     }
 
@@ -161,13 +175,29 @@ impl Component for Lazy {
         let State::Ready(b) = &self.state else {
             return;
         };
-        if self.mounted.is_some() {
-            return;
-        }
         let Some(el) = self.host.cast::<web_sys::Element>() else {
             return;
         };
         let p = ctx.props();
+        if let (None, Some(cb)) = (&self.listener, &p.on_message) {
+            let cb = cb.clone();
+            self.listener = Some(gloo_events::EventListener::new(
+                &el,
+                crate::ui::shell::handoff::BACK_EVENT,
+                move |e| {
+                    let detail = Reflect::get(e, &"detail".into())
+                        .ok()
+                        .and_then(|d| d.as_string());
+                    // the bundle sends it from a task of its own, so this may unmount it
+                    if let Some(d) = detail {
+                        cb.emit(d);
+                    }
+                },
+            ));
+        }
+        if self.mounted.is_some() {
+            return;
+        }
         match call(
             b,
             "mount",

@@ -95,19 +95,6 @@ impl SiteMechanism for Herd {
     fn check_replay(p: HerdParams, c: &Counterexample, id: &str, slug: &AttrValue) -> Html {
         let actors = herd_actors(&p, &c.schedule);
         let picks = format_picks(&script_picks(&actors));
-        let rspec = Rc::new(SimSpec {
-            id: format!("{id}-replay"),
-            main: false,
-            controls: Controls::Step,
-            stop: Some(0),
-            caption: Some(format!(
-                "The shortest schedule that breaks {}: step forward to its last step ({} steps).",
-                c.violation.invariant,
-                actors.len()
-            )),
-            params: p,
-            errors: Vec::new(),
-        });
         let href = format!(
             "#/lesson/{slug}?{}&step={}&picks={picks}",
             Scenario::Herd(p).to_query(),
@@ -121,8 +108,39 @@ impl SiteMechanism for Herd {
                     { " · " }
                     <a data-testid="check-link" href={href}>{ "open it in the playground" }</a>
                 </p>
-                { sim_html::<HerdSim>(SimProps { spec: rspec, init: None, counterexample: Some(Rc::new(actors)) }, slug.clone()) }
+                { Self::replay_widget(p, c, id, slug).unwrap_or_default() }
             </>
         }
+    }
+
+    /// The herd widget stepping through the counterexample from step 0.
+    fn replay_widget(
+        p: HerdParams,
+        c: &Counterexample,
+        id: &str,
+        slug: &AttrValue,
+    ) -> Option<Html> {
+        let actors = herd_actors(&p, &c.schedule);
+        let rspec = Rc::new(SimSpec {
+            id: format!("{id}-replay"),
+            main: false,
+            controls: Controls::Step,
+            stop: Some(0),
+            caption: Some(format!(
+                "The shortest schedule that breaks {}: step forward to its last step ({} steps).",
+                c.violation.invariant,
+                actors.len()
+            )),
+            params: p,
+            errors: Vec::new(),
+        });
+        Some(sim_html::<HerdSim>(
+            SimProps {
+                spec: rspec,
+                init: None,
+                counterexample: Some(Rc::new(actors)),
+            },
+            slug.clone(),
+        ))
     }
 }

@@ -566,7 +566,22 @@ impl LiveModel for LockModel {
     }
     #[cfg(feature = "timeline")]
     fn timeline_source(&self) -> Option<crate::live::model::TimelineSource<'_>> {
-        Some((&self.fresh, self.stepper.picks()))
+        use std::borrow::Cow;
+        // following its schedule: the whole schedule (a replay stops at its end)
+        Some(match &self.script {
+            Some(s) if self.deviated.is_none() => (
+                &self.fresh,
+                Cow::Owned(
+                    s.steps
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &t)| (i as u64, Actor::Thread(t)))
+                        .collect(),
+                ),
+                (!s.free_after).then_some(s.steps.len() as u64),
+            ),
+            _ => (&self.fresh, Cow::Borrowed(self.stepper.picks()), None),
+        })
     }
 }
 

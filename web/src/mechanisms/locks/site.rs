@@ -77,18 +77,6 @@ impl SiteMechanism for Locks {
 
     /// Its schedule, a link, and the lock widget stepping through it.
     fn check_replay(p: LockParams, c: &Counterexample, id: &str, slug: &AttrValue) -> Html {
-        let rspec = Rc::new(LockSimSpec {
-            id: format!("{id}-replay"),
-            main: false,
-            controls: Controls::Step,
-            stop: Some(0),
-            caption: Some(format!(
-                "The shortest schedule that breaks {}: step forward (pauses included) to its last step.",
-                c.violation.invariant
-            )),
-            params: p,
-            errors: Vec::new(),
-        });
         let href = format!(
             "#/lesson/{slug}?{}&schedule={}",
             Scenario::Locks(p).to_query(),
@@ -102,8 +90,37 @@ impl SiteMechanism for Locks {
                     { " · " }
                     <a data-testid="check-link" href={href}>{ "open it in the playground" }</a>
                 </p>
-                { sim_html::<LockSim>(SimProps { spec: rspec, init: None, counterexample: Some(Rc::new(c.schedule.clone())) }, slug.clone()) }
+                { Self::replay_widget(p, c, id, slug).unwrap_or_default() }
             </>
         }
+    }
+
+    /// The lock widget stepping through the counterexample from step 0.
+    fn replay_widget(
+        p: LockParams,
+        c: &Counterexample,
+        id: &str,
+        slug: &AttrValue,
+    ) -> Option<Html> {
+        let rspec = Rc::new(LockSimSpec {
+            id: format!("{id}-replay"),
+            main: false,
+            controls: Controls::Step,
+            stop: Some(0),
+            caption: Some(format!(
+                "The shortest schedule that breaks {}: step forward (pauses included) to its last step.",
+                c.violation.invariant
+            )),
+            params: p,
+            errors: Vec::new(),
+        });
+        Some(sim_html::<LockSim>(
+            SimProps {
+                spec: rspec,
+                init: None,
+                counterexample: Some(Rc::new(c.schedule.clone())),
+            },
+            slug.clone(),
+        ))
     }
 }

@@ -77,19 +77,6 @@ impl SiteMechanism for Pool {
     fn check_replay(p: PoolParams, c: &Counterexample, id: &str, slug: &AttrValue) -> Html {
         let actors = pool_actors(&c.schedule);
         let picks = format_picks(&script_picks(&actors));
-        let spec = Rc::new(SimBlock {
-            id: format!("{id}-replay"),
-            main: false,
-            controls: Controls::Step,
-            stop: Some(0),
-            caption: Some(format!(
-                "The shortest schedule that breaks {}: step forward to its last step ({} steps).",
-                c.violation.invariant,
-                actors.len()
-            )),
-            params: p,
-            errors: Vec::new(),
-        });
         let href = format!(
             "#/lesson/{slug}?{}&step={}&picks={picks}",
             Scenario::Pool(p).to_query(),
@@ -103,9 +90,40 @@ impl SiteMechanism for Pool {
                     { " · " }
                     <a data-testid="check-link" href={href}>{ "open it in the playground" }</a>
                 </p>
-                { sim_html::<PoolSim>(SimProps { spec, init: None, counterexample: Some(Rc::new(actors)) }, slug.clone()) }
+                { Self::replay_widget(p, c, id, slug).unwrap_or_default() }
             </>
         }
+    }
+
+    /// The pool widget stepping through the counterexample from step 0.
+    fn replay_widget(
+        p: PoolParams,
+        c: &Counterexample,
+        id: &str,
+        slug: &AttrValue,
+    ) -> Option<Html> {
+        let actors = pool_actors(&c.schedule);
+        let spec = Rc::new(SimBlock {
+            id: format!("{id}-replay"),
+            main: false,
+            controls: Controls::Step,
+            stop: Some(0),
+            caption: Some(format!(
+                "The shortest schedule that breaks {}: step forward to its last step ({} steps).",
+                c.violation.invariant,
+                actors.len()
+            )),
+            params: p,
+            errors: Vec::new(),
+        });
+        Some(sim_html::<PoolSim>(
+            SimProps {
+                spec,
+                init: None,
+                counterexample: Some(Rc::new(actors)),
+            },
+            slug.clone(),
+        ))
     }
 
     fn check_caption(p: &PoolParams) -> String {

@@ -147,12 +147,16 @@ impl PartialEq for SimShellProps {
 
 /// In the lazily loaded bundle, what a widget handed over by the main bundle
 /// ([`crate::ui::shell::handoff`]) tells its shell (a Yew context around it): whether it was the
-/// lesson's playground (only then does it keep the page address). Its timeline opens at once.
+/// lesson's playground (only then does it keep the page address), and for a replay the state to
+/// step it to. Its timeline opens at once; "Hide the timeline" hands it back.
 #[cfg(feature = "timeline")]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Handoff {
     /// It was the lesson's playground.
     pub main: bool,
+    /// The state to [`crate::ui::shell::handoff::restore`] once opened (a replay, which opens
+    /// at step 0).
+    pub restore: Option<AttrValue>,
 }
 
 /// A live simulation widget, of any kind.
@@ -167,6 +171,13 @@ pub struct SimShell {
     /// bundle opens this widget at.
     #[cfg(not(feature = "timeline"))]
     handed: Option<AttrValue>,
+    /// Without the timeline: how the lazily loaded bundle hands the widget back (one callback,
+    /// so that `Lazy`'s props stay equal).
+    #[cfg(not(feature = "timeline"))]
+    on_back: Callback<String>,
+    /// Without the timeline: just handed back, the focus goes to "Show the timeline".
+    #[cfg(not(feature = "timeline"))]
+    focus_toggle: bool,
 }
 
 impl Component for SimShell {
@@ -175,8 +186,9 @@ impl Component for SimShell {
 
     fn create(ctx: &Context<Self>) -> Self {
         let props = ctx.props();
+        #[allow(unused_mut)]
         let Opening {
-            model,
+            mut model,
             replay_error,
             autoplay,
         } = props.widget.open();
@@ -185,6 +197,10 @@ impl Component for SimShell {
             .link()
             .context::<Handoff>(Callback::noop())
             .map(|(h, _)| h);
+        #[cfg(feature = "timeline")]
+        if let Some(q) = handoff.as_ref().and_then(|h| h.restore.as_ref()) {
+            crate::ui::shell::handoff::restore(&mut *model, q);
+        }
         #[allow(unused_mut)]
         let mut live = Live::new(ctx, model, autoplay, props.keyboard);
         #[cfg(feature = "timeline")]
@@ -201,6 +217,10 @@ impl Component for SimShell {
             handoff,
             #[cfg(not(feature = "timeline"))]
             handed: None,
+            #[cfg(not(feature = "timeline"))]
+            on_back: ctx.link().callback(LiveMsg::HandBack),
+            #[cfg(not(feature = "timeline"))]
+            focus_toggle: false,
         }
     }
 
@@ -212,6 +232,10 @@ impl Component for SimShell {
         };
         #[cfg(not(feature = "timeline"))]
         {
+            if let LiveMsg::HandBack(state) = msg {
+                self.hand_back(ctx, &at, &state);
+                return true;
+            }
             if self.handed.is_some() {
                 // handed over: the lazy bundle's widget has the keys, the frames and the address
                 return false;
@@ -225,6 +249,18 @@ impl Component for SimShell {
                 return true;
             }
         }
+        #[cfg(feature = "timeline")]
+        if self.handoff.is_some() {
+            if let LiveMsg::Timeline(false) = msg {
+                // handed over: "Hide the timeline" hands the widget back at its state
+                if self.live.model.play().playing {
+                    self.live
+                        .update(ctx.link(), &at, LiveMsg::Act(Action::Pause));
+                }
+                self.hand_back();
+                return false;
+            }
+        }
         self.live.update(ctx.link(), &at, msg)
     }
 
@@ -235,7 +271,12 @@ impl Component for SimShell {
             self.focus_timeline();
         }
         #[cfg(not(feature = "timeline"))]
-        let _ = first;
+        {
+            let _ = first;
+            if std::mem::take(&mut self.focus_toggle) {
+                self.focus_toggle();
+            }
+        }
     }
 
     fn view(&self, ctx: &Context<Self>) -> Html {
@@ -243,7 +284,7 @@ impl Component for SimShell {
         let w = &*props.widget;
         #[cfg(not(feature = "timeline"))]
         if let Some(q) = &self.handed {
-            return html! { <crate::ui::lazy::Lazy what="timeline" query={q.clone()} /> };
+            return html! { <crate::ui::lazy::Lazy what="timeline" query={q.clone()} on_message={self.on_back.clone()} /> };
         }
         let mut frame = w.frame(&self.live, &self.on_network);
         let after = std::mem::take(&mut frame.after_board);
@@ -267,7 +308,7 @@ impl SimShell {
     /// Whether it is the lesson's playground (the page address follows it).
     fn main(&self, props: &SimShellProps) -> bool {
         #[cfg(feature = "timeline")]
-        if let Some(h) = self.handoff {
+        if let Some(h) = &self.handoff {
             return props.widget.main() && h.main;
         }
         props.widget.main()
@@ -290,7 +331,8 @@ impl SimShell {
         }
     }
 
-    /// The widget's block, place and state, for the lazily loaded bundle.
+    /// The widget's block, place and state, for the lazily loaded bundle (a check block's replay
+    /// with its counterexample, which its check block told).
     fn handoff_query(&self, ctx: &Context<Self>) -> String {
         let props = ctx.props();
         let w = &*props.widget;
@@ -303,12 +345,62 @@ impl SimShell {
             slug: props.slug.to_string(),
             main: head.main,
             keyboard: props.keyboard,
+            replay: crate::ui::shell::handoff::told(head.id),
         })
+    }
+
+    /// The lazily loaded bundle handed the widget back at `state`: open the block again, step it
+    /// there, and show it with the focus on "Show the timeline" (the page address, for the
+    /// playground, keeps the step).
+    fn hand_back(&mut self, ctx: &Context<Self>, at: &crate::live::Place, state: &str) {
+        let props = ctx.props();
+        let mut model = props.widget.open().model;
+        crate::ui::shell::handoff::restore(&mut *model, state);
+        self.live.form = model.form();
+        self.live.model = model;
+        self.live.link = None;
+        self.live.write_url(at, true);
+        self.handed = None;
+        self.focus_toggle = true;
+    }
+
+    /// Focus "Show the timeline" (a widget just handed back: the timeline that had the focus is
+    /// gone).
+    fn focus_toggle(&self) {
+        if let Some(r) = self.live.root.get() {
+            let _ = js_sys::Function::new_with_args(
+                "r",
+                "r.querySelector('[data-testid=timeline-toggle]')?.focus()",
+            )
+            .call1(&wasm_bindgen::JsValue::NULL, &r);
+        }
     }
 }
 
 #[cfg(feature = "timeline")]
 impl SimShell {
+    /// "Hide the timeline" in a widget handed over: send its state up to the main bundle's
+    /// `Lazy` ([`crate::ui::shell::handoff::BACK_EVENT`]), which shows the plain widget again.
+    fn hand_back(&self) {
+        let Some(root) = self.live.root.cast::<web_sys::Element>() else {
+            return;
+        };
+        let state = self.live.model.link_query();
+        // from a task of its own: the main bundle unmounts this app when it takes the widget back
+        wasm_bindgen_futures::spawn_local(async move {
+            let send = js_sys::Function::new_with_args(
+                "el,name,q",
+                "el.dispatchEvent(new CustomEvent(name, {bubbles: true, detail: q}))",
+            );
+            let _ = send.call3(
+                &wasm_bindgen::JsValue::NULL,
+                &root,
+                &crate::ui::shell::handoff::BACK_EVENT.into(),
+                &state.into(),
+            );
+        });
+    }
+
     /// Focus the timeline (a widget just handed over: its button, which had the focus, is gone).
     fn focus_timeline(&self) {
         use wasm_bindgen::JsCast;

@@ -38,11 +38,11 @@ pub struct Cache {
 impl Cache {
     /// The timeline of `model`'s run (built if needed), `None` for a model without one.
     pub fn get(&self, model: &dyn LiveModel) -> Option<Rc<Timeline>> {
-        let (fresh, picks) = model.timeline_source()?;
+        let (fresh, picks, end) = model.timeline_source()?;
         let pos = model.position();
-        let key = format!("{}|{:?}", model.link_query_without_step(), picks);
+        let key = format!("{}|{:?}|{end:?}", model.link_query_without_step(), picks);
         if let Some((k, tl)) = &*self.built.borrow() {
-            if *k == key && (tl.steps.len() as u64 >= pos) {
+            if *k == key && (tl.steps.len() as u64 >= pos || end.is_some()) {
                 return Some(tl.clone());
             }
         }
@@ -54,7 +54,8 @@ impl Cache {
             HORIZON
         } else {
             pos + HORIZON / 2
-        };
+        }
+        .min(end.unwrap_or(u64::MAX));
         let mut pi = 0;
         for i in 0..until {
             while pi < picks.len() && picks[pi].0 < i {

@@ -26,6 +26,14 @@ pub struct TimelineProps {
     /// The test id of the section (`timeline`, `trace-timeline`).
     #[prop_or(AttrValue::Static("timeline"))]
     pub testid: AttrValue,
+    /// A time window (`from ns`, `to ns`) shared with other views: shown whenever it changes
+    /// (`#/trace` links its two timelines so).
+    #[prop_or_default]
+    pub window: Option<(u64, u64)>,
+    /// Told every window this view moves to (a zoom, a pan, a reset), for the views it is linked
+    /// with.
+    #[prop_or_default]
+    pub on_window: Option<Callback<(u64, u64)>>,
 }
 
 impl PartialEq for TimelineProps {
@@ -34,6 +42,8 @@ impl PartialEq for TimelineProps {
             && self.cursor == o.cursor
             && self.on_seek == o.on_seek
             && self.testid == o.testid
+            && self.window == o.window
+            && self.on_window == o.on_window
     }
 }
 
@@ -97,6 +107,10 @@ fn colour(s: State) -> &'static str {
         State::Held => "#6b5b95",
     }
 }
+
+/// The warning colour of a lock held by two or more threads at once (drawn boxed, with the
+/// count of holders, so it reads without colour).
+const OVERLAP: &str = "#ffd400";
 
 /// The height of a state's bar as a share of the lane (the shape tells the state without colour).
 fn height(s: State) -> f64 {
@@ -281,6 +295,27 @@ impl TimelineView {
             }
         }
         c.stroke();
+        // broken locks: two or more holders at once, a boxed warning band saying how many
+        for o in &d.overlaps {
+            let y = AXIS_PX + lp * f64::from(o.lane);
+            let x0 = LABEL_PX + f64::from(o.x0).max(0.0);
+            let x1 = LABEL_PX + f64::from(o.x1).min(f64::from(v.width));
+            if x1 <= x0 {
+                continue;
+            }
+            let w = (x1 - x0).max(2.0);
+            c.set_fill_style_str(OVERLAP);
+            c.fill_rect(x0, y + 1.0, w, lp - 2.0);
+            c.set_stroke_style_str("#000");
+            c.stroke_rect(x0, y + 1.0, w, lp - 2.0);
+            c.set_fill_style_str("#000");
+            let text = format!("{} holders", o.holders);
+            if w >= 8.0 * text.len() as f64 * 0.6 {
+                let _ = c.fill_text(&text, x0 + 2.0, y + lp - 3.0);
+            } else if w >= 5.0 {
+                let _ = c.fill_text("!", x0 + 1.0, y + lp - 3.0);
+            }
+        }
         // ticks
         c.set_line_width(1.0);
         for kind in [
@@ -401,7 +436,7 @@ impl Component for TimelineView {
             canvas: NodeRef::default(),
             overlay: NodeRef::default(),
             drawn: None,
-            view: None,
+            view: ctx.props().window.map(shared),
             lane: 0,
             hover: None,
             drag: None,
@@ -426,11 +461,50 @@ impl Component for TimelineView {
         if ctx.props().cursor != old.cursor {
             self.last_seek = None;
         }
+        if let Some(w) = ctx.props().window {
+            if ctx.props().window != old.window || !Rc::ptr_eq(tl, &old.timeline) {
+                self.view = Some(shared(w));
+            }
+        }
         true
     }
 
     fn update(&mut self, ctx: &Context<Self>, msg: Msg) -> bool {
         let tl = ctx.props().timeline.clone();
+        let before = self.view.map(|v| (v.from_ns, v.to_ns));
+        let render = self.handle(ctx, &tl, msg);
+        let after = self.view.map(|v| (v.from_ns, v.to_ns));
+        if after != before {
+            if let Some(cb) = &ctx.props().on_window {
+                cb.emit(after.unwrap_or((0, tl.end.ns.max(1))));
+            }
+        }
+        render
+    }
+
+    fn rendered(&mut self, ctx: &Context<Self>, _first: bool) {
+        self.draw_base(ctx);
+        self.draw_cursor(ctx);
+    }
+
+    fn view(&self, ctx: &Context<Self>) -> Html {
+        self.html(ctx)
+    }
+}
+
+/// A shared window as a view (its width is the canvas's, set when drawn).
+fn shared((from_ns, to_ns): (u64, u64)) -> View {
+    View {
+        from_ns,
+        to_ns: to_ns.max(from_ns + 1),
+        width: 1,
+    }
+}
+
+impl TimelineView {
+    /// A message: whether to render.
+    fn handle(&mut self, ctx: &Context<Self>, tl: &Rc<Timeline>, msg: Msg) -> bool {
+        let tl = tl.clone();
         match msg {
             Msg::Down(x, y, shift) => {
                 if shift || y < AXIS_PX {
@@ -529,12 +603,7 @@ impl Component for TimelineView {
         }
     }
 
-    fn rendered(&mut self, ctx: &Context<Self>, _first: bool) {
-        self.draw_base(ctx);
-        self.draw_cursor(ctx);
-    }
-
-    fn view(&self, ctx: &Context<Self>) -> Html {
+    fn html(&self, ctx: &Context<Self>) -> Html {
         let p = ctx.props();
         let tl = &p.timeline;
         let link = ctx.link();
@@ -549,8 +618,15 @@ impl Component for TimelineView {
             format!("{name}: nothing at step {cursor}")
         });
         let counts = tl.counts();
+        let broken = match counts.overlaps {
+            0 => String::new(),
+            n => format!(
+                " A lock was held by two or more threads at once {n} time{} (a broken lock).",
+                if n == 1 { "" } else { "s" }
+            ),
+        };
         let label = format!(
-            "Timeline of {} lanes over {} ({} steps): {} wakeups ({} wasted), cursor at step {cursor}. \
+            "Timeline of {} lanes over {} ({} steps): {} wakeups ({} wasted), cursor at step {cursor}.{broken} \
              ] and [ zoom, Shift with the arrows pans, up and down choose a lane; the lane's state is told below.",
             tl.lanes.len(),
             fmt_ns(tl.end.ns),
@@ -582,7 +658,7 @@ impl Component for TimelineView {
         html! {
             <div class="timeline" data-testid={p.testid.clone()} data-cursor={cursor.to_string()}
                 data-steps={tl.steps.len().to_string()} data-lanes={tl.lanes.len().to_string()}
-                data-wakeups={(counts.wakeups + counts.other_wakeups).to_string()} data-wasted={counts.wasted.to_string()}
+                data-wakeups={(counts.wakeups + counts.other_wakeups).to_string()} data-wasted={counts.wasted.to_string()} data-overlaps={counts.overlaps.to_string()}
                 data-view={format!("{}-{}", v.from_ns, v.to_ns)}>
                 <div style="position:relative">
                     <canvas ref={self.canvas.clone()} class="timeline-canvas" aria-hidden="true"
@@ -614,6 +690,10 @@ fn legend() -> Html {
                     </li>
                 }
             }) }
+            <li>
+                <span aria-hidden="true" style={format!("display:inline-block;width:14px;height:10px;background:{OVERLAP};border:1px solid #000;margin-right:3px;vertical-align:middle")}></span>
+                { "“2 holders” (!): a lock held by two or more threads at once, a broken lock" }
+            </li>
             <li>{ "↓ arrow: a wakeup, from the waker's lane to the woken thread's; dashed: wasted" }</li>
             <li>{ "ticks: system calls (short), EAGAIN (half), accepts and arrivals (tall)" }</li>
             <li>{ "click or drag: go to that step; wheel or [ ]: zoom; Shift+wheel, Shift+drag or Shift+←/→: pan" }</li>
