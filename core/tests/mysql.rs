@@ -47,6 +47,29 @@ fn without_a_thread_cache_every_connection_creates_a_thread() {
     assert_eq!(r.mode, "per-connection");
 }
 
+/// Bug: the simulator created a connection's thread at its first query, not at connect
+/// (`--compare-sim` at 1024 connections: 1022 threads against the native 1024). MySQL's acceptor
+/// calls `add_connection` when it accepts the socket; the thread exists before any query.
+#[test]
+fn thread_created_at_first_query_not_at_connect() {
+    for n in [1, 16, 1024] {
+        let p = per_conn(|p| {
+            p.connections = n;
+            p.cache_size = 0;
+            p.queries = 1;
+        });
+        let (_, r) = p.run(u64::MAX);
+        assert_eq!(r.violation, None, "{n} connections");
+        assert_eq!(r.queries_done, 1);
+        // every client connected (one thread each, no cache) though only one query was sent
+        assert_eq!(
+            (r.connects, r.threads_created, r.cache_hits),
+            (n, n, 0),
+            "{n} connections"
+        );
+    }
+}
+
 #[test]
 fn the_thread_cache_hands_connections_to_parked_threads() {
     for cache in [1, 4, 9, 16] {

@@ -1716,11 +1716,11 @@ crate::steps! {
             /// Whether a thread must be created.
             create: bool,
         } @ Ln::AddConn => mutex_unlock(CACHE_MTX) => |()|
-            Go(if create { Feed::Create } else { Feed::Pend });
+            Go(if create { Feed::Create } else { m.after_connect() });
         /// `mysql_thread_create`; `Threads_created++`.
         Create @ Ln::CreateThread => sem_post(CONN_SPAWN) => |()| {
             m.threads_created += 1;
-            Go(Feed::Pend)
+            Go(m.after_connect())
         };
         /// The query (or the queries the client held while it reconnected) reaches the
         /// connection's socket.
@@ -1775,6 +1775,9 @@ pub struct Clients {
     scan: u32,
     /// Per-connection: [`Feed::Reopen`] runs for the held queries (not for a new one).
     flushing: bool,
+    /// Per-connection: the clients are connecting at the start (each client's first connection
+    /// is accepted before any query: `add_connection` creates or hands off its thread then).
+    connecting: bool,
 }
 
 impl Clients {
@@ -1813,6 +1816,44 @@ impl Clients {
             deliver: 1,
             scan: 0,
             flushing: false,
+            connecting: false,
+        }
+    }
+
+    /// The simulator's clients, per-connection: every client connects at the start, before its
+    /// first query, as MySQL's acceptor calls `add_connection` when it accepts the socket (the
+    /// thread is created, or taken from the cache, then; [`Feed::AddLock`] for client 0, then
+    /// each next one); the clients then wait for their first query. The pool's connections are
+    /// counted at init ([`Feed::InitConns`]): unchanged. (The native platform accepts real
+    /// sockets and calls [`Clients::add_connection`] itself.)
+    pub fn connect_at_start(mut self) -> Self {
+        if self.cfg.mode == Mode::PerConnection && !self.opened.is_empty() {
+            self.client = 0;
+            self.connecting = true;
+            self.opened[0] = 1;
+            self.connects = 1;
+            self.deliver = 0;
+            self.at = Feed::AddLock;
+        }
+        self
+    }
+
+    /// Per-connection, after `add_connection`: at the start, the next client connects (the
+    /// last one: the clients wait for their first query); later, the query that reconnected
+    /// reaches the new connection's socket.
+    fn after_connect(&mut self) -> Feed {
+        if !self.connecting {
+            return Feed::Pend;
+        }
+        let next = self.client + 1;
+        if (next as usize) < self.opened.len() {
+            self.client = next;
+            self.opened[next as usize] += 1;
+            self.connects += 1;
+            Feed::AddLock
+        } else {
+            self.connecting = false;
+            Feed::Await
         }
     }
 
@@ -1935,10 +1976,9 @@ impl Clients {
                     // the client is reconnecting: this query waits behind the held ones
                     self.held[ci] += 1;
                     self.after_delivery()
-                } else if k % self.cfg.queries_per_conn.max(1) != 0 {
+                } else if k % self.cfg.queries_per_conn.max(1) != 0 || k == 0 {
+                    // the first query goes on the connection opened at the start
                     Feed::Pend
-                } else if self.opened[ci] == 0 {
-                    self.open()
                 } else {
                     self.flushing = false;
                     Feed::Reopen

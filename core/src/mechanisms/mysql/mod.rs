@@ -96,9 +96,10 @@
 //!   ([`Clients::receiver`], [`Feed::Recv`]) sleep until a response reaches one of their
 //!   connections, and a woken one may preempt a server thread (on a busy machine, the pool's
 //!   workers' switches are mostly these preemptions). Their CPU time beyond the wakeup and the
-//!   sender's wakeups are not modelled. A connection's thread (per-connection) is created at
-//!   its client's first query, not at connect time. Logins are not modelled (connections start
-//!   logged in);
+//!   sender's wakeups are not modelled. Per-connection, every client connects at the start
+//!   (`add_connection` creates its thread, or hands the connection to a cached one, before any
+//!   query: [`Clients::connect_at_start`]), as MySQL's acceptor does when it accepts the socket.
+//!   Logins are not modelled (connections start logged in);
 //! - Churn (`queries_per_conn`): a client sends its connection's quota of queries, closes it and
 //!   reconnects for the next query; it has one connection on the server at a time. A query that
 //!   needs a new connection while the old one is still on the server (its thread has not yet

@@ -485,7 +485,10 @@ impl MysqlParams {
     }
 
     fn threads_of(cfg: MysqlConfig) -> Vec<(MysqlActor, Role)> {
-        let mut v = vec![(MysqlActor::Clients(Clients::new(cfg)), Role::Producer)];
+        let mut v = vec![(
+            MysqlActor::Clients(Clients::new(cfg).connect_at_start()),
+            Role::Producer,
+        )];
         match cfg.mode {
             Mode::Pool => {
                 v.push((MysqlActor::Timer(Timer::new(cfg)), Role::Peer));
