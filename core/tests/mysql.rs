@@ -554,7 +554,7 @@ fn the_key_table_round_trips_and_explains_bad_values() {
     assert_eq!(Mysql::NAME, "mysql");
     assert_eq!(
         Mysql::KEYS.iter().map(|k| k.name).collect::<Vec<_>>().len(),
-        20
+        21
     );
 }
 

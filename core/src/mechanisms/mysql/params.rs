@@ -432,8 +432,10 @@ impl MysqlParams {
     }
 
     /// The checker's thread-per-connection scenario: 2 clients that reconnect after every query,
-    /// a cache of 1, 3 queries; seed 4 sends them from clients 1, 0, 1 (a client has one
-    /// connection on the server at a time, so two connections in flight need two clients).
+    /// a cache of 1, 4 queries; seed 4 sends them from clients 1, 0, 1, 0. Both clients connect
+    /// at the start (a thread each, the cache still empty), so two connections handed to the
+    /// cache at once need two reconnections, one per client (a client has one connection on the
+    /// server at a time): 4 queries at least.
     pub fn check_preset_cache() -> Self {
         MysqlParams {
             seed: 4,
@@ -442,7 +444,7 @@ impl MysqlParams {
             cpus: 1,
             cache_size: 1,
             queries_per_conn: 1,
-            queries: 3,
+            queries: 4,
             rate: 1_000_000,
             cpu_us: 1,
             ..Default::default()
