@@ -18,7 +18,7 @@ use herdlab_core::op::Op;
 
 /// States of the checker's login preset with the real code.
 #[cfg(not(target_arch = "wasm32"))]
-const LOGIN_PRESET_STATES: u64 = 131_964;
+const LOGIN_PRESET_STATES: u64 = 668_476;
 
 fn pool(extra: impl FnOnce(&mut MysqlParams)) -> MysqlParams {
     let mut p = MysqlParams::default();

@@ -231,7 +231,7 @@ fn check_mysql_catches_no_listener_wake_on_the_login_preset() {
     let v = json_of(&out);
     assert_eq!(
         (v["complete"].clone(), v["states"].clone()),
-        (true.into(), 131_964.into())
+        (true.into(), 668_476.into())
     );
 }
 

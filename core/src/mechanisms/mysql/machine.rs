@@ -74,9 +74,7 @@ pub mod g {
     pub const IO_EV: u8 = 10;
     /// `queue_event_count`.
     pub const Q_EV: u8 = 11;
-    /// `last_thread_creation_time`, in whole ms (the source keeps µs; the throttle's steps are
-    /// 50/100/200 ms, and whole ms keep the checker's states from differing only in when a
-    /// thread was created).
+    /// `last_thread_creation_time`, µs (wraps after 71 minutes of simulated time).
     pub const LAST_CREATE: u8 = 12;
     /// `stalled`.
     pub const STALLED: u8 = 13;
@@ -647,15 +645,15 @@ crate::steps! {
         Clock {
             /// `thread_count` (or the ring tail).
             t: u32,
-        } @ Ln::Throttle => now() => |ns| Go(Woc::Last { t, now: (ns / 1_000_000) as u32 });
+        } @ Ln::Throttle => now() => |ns| Go(Woc::Last { t, now: (ns / 1000) as u32 });
         /// `now - last_thread_creation_time > microsecond_throttling_interval`.
         Last {
             /// `thread_count` (or the ring tail).
             t: u32,
-            /// Now, ms.
+            /// Now, µs.
             now: u32,
         } @ Ln::Throttle => load(gw(m.grp, g::LAST_CREATE)) => |l|
-            if now.wrapping_sub(l) > throttle_us(t) / 1000 { Go(Woc::Cap { t }) } else { Done(WocOut::Nothing) };
+            if now.wrapping_sub(l) > throttle_us(t) { Go(Woc::Cap { t }) } else { Done(WocOut::Nothing) };
         /// `create_worker`: `num_worker_threads >= max_threads && thread_count >= 2` refuses.
         Cap {
             /// `thread_count` (or the ring tail).
@@ -667,10 +665,10 @@ crate::steps! {
                 Go(Woc::StampNow)
             };
         /// `last_thread_creation_time = now`.
-        StampNow @ Ln::CreateWorker => now() => |ns| Go(Woc::Stamp { us: (ns / 1_000_000) as u32 });
+        StampNow @ Ln::CreateWorker => now() => |ns| Go(Woc::Stamp { us: (ns / 1000) as u32 });
         /// `last_thread_creation_time = now`.
         Stamp {
-            /// Now, ms.
+            /// Now, µs.
             us: u32,
         } @ Ln::CreateWorker => store(gw(m.grp, g::LAST_CREATE), us) => |()| Go(Woc::IncThreads);
         /// `add_thread_count(+1)`: `thread_count++`.
