@@ -79,7 +79,7 @@ queries that take the row lock, 1 cpu, 10 ms stall limit); with --logins 1, or -
 no-listener-wake, the login preset (1 connection that logs in through queue_put, 1 query);
 with --mode per-connection, or
 --variant cache-any-blocked, the thread-cache preset (2 clients reconnecting after every
-query, a cache of 1, 4 queries, seed 4; --preemption-bound 1 finds it in 913 states). --list-variants prints the
+query, a cache of 1, 4 queries, seed 4; about 150,000 states). --list-variants prints the
 variants, correct first.";
 
 const BENCH_ABOUT: &str = "\
