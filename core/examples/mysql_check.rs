@@ -54,6 +54,9 @@ fn main() {
                     cx.violation.message,
                     again.map(|v| v.invariant)
                 );
+                // the schedule as the site's check blocks keep it (a thread's index, else the
+                // network)
+                println!("  schedule: {:?}", cx.schedule);
             }
         }
     }

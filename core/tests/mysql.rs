@@ -16,6 +16,10 @@ use herdlab_core::mechanisms::mysql::{
 };
 use herdlab_core::op::Op;
 
+/// States of the checker's login preset with the real code.
+#[cfg(not(target_arch = "wasm32"))]
+const LOGIN_PRESET_STATES: u64 = 668_476;
+
 fn pool(extra: impl FnOnce(&mut MysqlParams)) -> MysqlParams {
     let mut p = MysqlParams::default();
     extra(&mut p);
@@ -45,6 +49,29 @@ fn without_a_thread_cache_every_connection_creates_a_thread() {
     assert_eq!((r.queries_done, r.connects), (100, 100));
     assert_eq!((r.threads_created, r.cache_hits), (100, 0));
     assert_eq!(r.mode, "per-connection");
+}
+
+/// Bug: the simulator created a connection's thread at its first query, not at connect
+/// (`--compare-sim` at 1024 connections: 1022 threads against the native 1024). MySQL's acceptor
+/// calls `add_connection` when it accepts the socket; the thread exists before any query.
+#[test]
+fn thread_created_at_first_query_not_at_connect() {
+    for n in [1, 16, 1024] {
+        let p = per_conn(|p| {
+            p.connections = n;
+            p.cache_size = 0;
+            p.queries = 1;
+        });
+        let (_, r) = p.run(u64::MAX);
+        assert_eq!(r.violation, None, "{n} connections");
+        assert_eq!(r.queries_done, 1);
+        // every client connected (one thread each, no cache) though only one query was sent
+        assert_eq!(
+            (r.connects, r.threads_created, r.cache_hits),
+            (n, n, 0),
+            "{n} connections"
+        );
+    }
 }
 
 #[test]
@@ -527,7 +554,7 @@ fn the_key_table_round_trips_and_explains_bad_values() {
     assert_eq!(Mysql::NAME, "mysql");
     assert_eq!(
         Mysql::KEYS.iter().map(|k| k.name).collect::<Vec<_>>().len(),
-        20
+        21
     );
 }
 
@@ -541,7 +568,75 @@ fn the_checker_proves_the_pool_preset() {
     let r = check(&p, &CheckConfig::default(), &mut |_| true);
     assert!(r.complete);
     assert_eq!(r.violation, None);
-    assert_eq!(r.states, 26_625);
+    assert_eq!(r.states, 26_745);
+}
+
+/// Bug: `no-listener-wake` had no effect in the model (every path that queued work while no
+/// thread was active had its own wake). With the logins modelled, `queue_put` is such a path:
+/// without its `active == 0` wake a login sits in the queue while the group's one thread
+/// listens, and the checker's `idle-with-work` finds it.
+#[cfg(not(target_arch = "wasm32"))]
+#[test]
+fn no_listener_wake_leaves_a_login_queued_while_the_group_idles() {
+    use herdlab_core::check::CheckConfig;
+    use herdlab_core::mechanisms::mysql::invariants::check;
+    let p = MysqlParams {
+        variant: MysqlVariant::NoListenerWake,
+        ..MysqlParams::check_preset_login()
+    };
+    let r = check(&p, &CheckConfig::default(), &mut |_| true);
+    let c = r.violation.expect("idle-with-work");
+    assert_eq!(c.violation.invariant, "idle-with-work");
+    // the shortest schedule: the group's thread starts and becomes the listener, then the
+    // client's login is queued with no wake
+    assert_eq!(c.schedule.len(), 25);
+    let sim = replay(&p, &c.schedule);
+    assert_eq!(
+        check_state(&sim).map(|v| v.invariant),
+        Some("idle-with-work".to_string())
+    );
+}
+
+/// The same scenario with the real `queue_put`: proven.
+#[cfg(not(target_arch = "wasm32"))]
+#[test]
+fn the_checker_proves_the_login_preset() {
+    use herdlab_core::check::CheckConfig;
+    use herdlab_core::mechanisms::mysql::invariants::check;
+    let p = MysqlParams::check_preset_login();
+    let r = check(&p, &CheckConfig::default(), &mut |_| true);
+    assert!(r.complete);
+    assert_eq!(r.violation, None);
+    assert_eq!(r.states, LOGIN_PRESET_STATES);
+}
+
+/// In the simulator: 64 connections log in once the server is up (2 groups, their threads
+/// listening); without the wake the logins, and every query queued behind them, wait for the
+/// stall timer's ticks (500 ms).
+#[test]
+fn without_the_listener_wake_logins_wait_for_the_stall_timer() {
+    let base = pool(|p| {
+        p.logins = 1;
+        p.rate = 2000;
+    });
+    let (_, ok) = base.run(u64::MAX);
+    let (_, broken) = MysqlParams {
+        variant: MysqlVariant::NoListenerWake,
+        ..base
+    }
+    .run(u64::MAX);
+    assert_eq!(
+        (ok.violation.clone(), ok.queries_done, ok.stalls),
+        (None, 400, 0)
+    );
+    assert!(ok.p95_ns < 1_000_000, "{}", ok.p95_ns);
+    assert_eq!(broken.queries_done, 400);
+    assert_eq!(
+        broken.violation.map(|v| v.invariant),
+        Some("idle-with-work".to_string())
+    );
+    assert!(broken.stalls >= 1);
+    assert!(broken.p50_ns > 500_000_000, "{}", broken.p50_ns);
 }
 
 #[test]

@@ -211,7 +211,28 @@ fn check_mysql_proves_the_pool_preset() {
     assert_eq!(v["mode"], "pool");
     assert_eq!(v["complete"], true);
     assert!(v["violation"].is_null());
-    assert_eq!(v["states"], 26_625);
+    assert_eq!(v["states"], 26_745);
+}
+
+/// `no-listener-wake` had no effect in the model; with the logins modelled its preset (the login
+/// preset) breaks `idle-with-work` in 25 steps, and the real code is proven on it.
+#[test]
+fn check_mysql_catches_no_listener_wake_on_the_login_preset() {
+    let out = herdlab(&["check", "mysql", "--variant", "no-listener-wake", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let v = json_of(&out);
+    assert_eq!(v["mode"], "pool");
+    let cx = &v["violation"];
+    assert_eq!(cx["invariant"], "idle-with-work");
+    assert_eq!(cx["replay_agrees"], true, "{}", cx["replay"]);
+    assert_eq!(cx["schedule"].as_array().unwrap().len(), 25);
+    let out = herdlab(&["check", "mysql", "--logins", "1", "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let v = json_of(&out);
+    assert_eq!(
+        (v["complete"].clone(), v["states"].clone()),
+        (true.into(), 668_476.into())
+    );
 }
 
 #[test]

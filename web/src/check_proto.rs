@@ -37,7 +37,7 @@ pub const BROWSER_MAX_MYSQL_CONNECTIONS: u32 = 2;
 
 /// The most mysql queries a search in the browser takes.
 #[allow(dead_code)]
-pub const BROWSER_MAX_MYSQL_QUERIES: u32 = 3;
+pub const BROWSER_MAX_MYSQL_QUERIES: u32 = 4;
 
 /// The mechanism of a request that names none (requests before herd checks existed).
 fn locks() -> String {

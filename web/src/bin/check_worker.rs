@@ -277,7 +277,7 @@ mod tests {
         assert_eq!(report.states, core.states);
         assert!(report.complete && report.violation.is_none(), "{report:?}");
         let big = MysqlParams {
-            queries: 4,
+            queries: 5,
             ..MysqlParams::check_preset()
         };
         let reply = run(&mysql(big), &|| 0.0, &mut |_, _| {});
@@ -285,7 +285,7 @@ mod tests {
             panic!("{reply:?}")
         };
         assert!(
-            message.contains("at most 2 connections and 3 queries"),
+            message.contains("at most 2 connections and 4 queries"),
             "{message}"
         );
         let wrong = CheckRequest {

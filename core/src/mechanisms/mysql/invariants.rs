@@ -64,8 +64,9 @@ fn check_pool(sim: &MysqlSim) -> Option<Violation> {
             .collect();
         for w in workers {
             listeners += u32::from(w.listening);
-            held += (w.hand_n + w.hand_h) as u64 + u64::from(w.holding.is_some());
-            finished += w.done.len() as u64;
+            held +=
+                (w.hand_n + w.hand_h) as u64 + u64::from(w.holding.is_some()) + u64::from(w.login);
+            finished += w.done.len() as u64 + u64::from(w.logins_done);
             if let WorkerAt::Work(s) = w.at {
                 let counted = matches!(
                     s,
@@ -75,6 +76,7 @@ fn check_pool(sim: &MysqlSim) -> Option<Violation> {
                         | Work::RowTry
                         | Work::RowWait
                         | Work::Run { .. }
+                        | Work::LoginRun
                         | Work::RowRelease
                         | Work::RowWake
                         | Work::Clock
@@ -98,7 +100,9 @@ fn check_pool(sim: &MysqlSim) -> Option<Violation> {
         }
         // no lost event: delivered = ready + queued + held + finished
         let high = (grp as usize) * 2 + 1;
-        let mut delivered = (c.arrivals[grp as usize * 2].len() + c.arrivals[high].len()) as u64;
+        // queries delivered to the epoll set, and logins `queue_put` queued
+        let mut delivered = (c.arrivals[grp as usize * 2].len() + c.arrivals[high].len()) as u64
+            + u64::from(c.logins_put[grp as usize]);
         if let Feed::Deliver { word } | Feed::Tag { word } = c.at {
             if word == gw(grp, g::RDY) || word == gw(grp, g::HRDY) {
                 delivered -= 1;
@@ -144,11 +148,15 @@ fn check_pool(sim: &MysqlSim) -> Option<Violation> {
         // a woken thread counts itself: it may take a normal event only if `active + 1 + waiting`
         // stays within 1 + oversubscribe (a busy-limited queue waits for waits to end, by design)
         let takeable = h > 0 || (q > 0 && active + 1 + waiting <= cfg.cap());
-        if takeable && active == 0 && nwait > 0 && creating == 0 && woken_pending == 0 {
+        // every thread idles (asleep in waiting_threads, or listening) while work a thread may
+        // take is queued: nothing but an epoll event or the timer's tick will take it (threads
+        // inside a wait callback will come back on their own: not idle)
+        let idle = nwait > 0 || waiting == 0;
+        if takeable && active == 0 && idle && creating == 0 && woken_pending == 0 {
             return v(
                 "idle-with-work",
                 format!(
-                    "group {grp}: {q} normal + {h} high-priority events queued, no thread active, {nwait} asleep in waiting_threads and none woken"
+                    "group {grp}: {q} normal + {h} high-priority events queued, no thread active, {nwait} asleep in waiting_threads, {listeners} listening, and none woken or being created"
                 ),
             );
         }

@@ -36,7 +36,7 @@ pub const ALIVE: Word = Word(7);
 /// The first word of the per-group blocks (pool) or of the channel ring (per-connection).
 pub const BASE: u16 = 16;
 /// Words per thread group.
-pub const GROUP_WORDS: u16 = 32;
+pub const GROUP_WORDS: u16 = 33;
 /// Most thread groups the simulator models (`thread_pool_size`).
 pub const MAX_GROUPS: u32 = 7;
 /// Most threads per group: the `waiting_threads` stack has room for every one of them in the 15
@@ -86,6 +86,10 @@ pub mod g {
     pub const DEQ_H: u8 = 16;
     /// `waiting_threads`: worker slots, bottom first.
     pub const STACK: u8 = 17;
+    /// Logins (`queue_put` at connect) still in the normal queue; they are its first entries
+    /// (every connection logs in before the first query arrives), so a worker that dequeues
+    /// the normal head while this is above 0 takes a login.
+    pub const LOGINQ: u8 = 32;
 }
 
 /// Word `off` of group `grp`'s block.
@@ -121,6 +125,10 @@ pub fn spawn(grp: u8) -> SemId {
 /// A query's CPU time runs in slices of at most this long, so the scheduler may preempt it
 /// between slices (a time slice of CFS's order).
 pub const SLICE_NS: u64 = 1_000_000;
+
+/// What a login costs the worker that handles it (a modelled figure: `threadpool_add_connection`,
+/// the handshake and authentication), ns.
+pub const LOGIN_NS: u64 = 10_000;
 
 /// What starting an OS thread costs the new thread (a modelled figure: `pthread_create`, the stack's
 /// first pages, the THD's set-up), ns.
@@ -279,6 +287,8 @@ pub struct MysqlConfig {
     /// Closed loop: the load generator's threads that receive the responses (each connection's
     /// answers go to thread `c % receivers`), on the server's CPUs ([`Feed::Recv`]).
     pub receivers: u32,
+    /// Pool: every connection logs in at the first arrival (`queue_put`, [`Feed::PutLock`]).
+    pub logins: bool,
 }
 
 impl MysqlConfig {
@@ -472,10 +482,16 @@ pub enum Ln {
     Park,
     /// Per-connection: cache full: the thread exits.
     ThreadExit,
+    /// Pool: `add_connection`: `queue_put(group)`: the login to the normal queue; wake or create
+    /// when `active == 0`.
+    QueuePut,
+    /// Pool: `handle_event` of a login: `threadpool_add_connection`, then `start_io` arms the
+    /// socket.
+    Login,
 }
 
 /// The listing, one line per [`Ln`], in its order.
-pub const LISTING: [&str; 33] = [
+pub const LISTING: [&str; 35] = [
     "clients: wait for the next query (think time)",
     "  epoll: the connection's socket is readable; group = id % thread_pool_size",
     "  new connection: lock(LOCK_thread_cache); if blocked_pthread_count > wake_pthread: enqueue, wake_pthread++, signal",
@@ -509,6 +525,8 @@ pub const LISTING: [&str; 33] = [
     "  do_command: read the next query (blocking read)",
     "block_until_new_connection: lock; if blocked < thread_cache_size: blocked++; wait until wake_pthread > 0",
     "  cache full: the thread exits",
+    "pool add_connection: queue_put: lock(group); queue.push_back(login); if active == 0: wake_or_create",
+    "handle_event (not logged in): threadpool_add_connection; start_io: epoll_ctl(ADD, EPOLLONESHOT)",
 ];
 
 impl Ln {
@@ -745,7 +763,19 @@ crate::steps! {
             q: u32,
         } @ Ln::QueueGet => store(m.w(g::Q), q - 1) => |()| {
             m.holding = Some(Class::Normal);
-            Go(Work::Ordinal)
+            Go(Work::LoginHead)
+        };
+        /// Is the normal head a login (logins are the queue's first entries)?
+        LoginHead @ Ln::QueueGet => load(m.w(g::LOGINQ)) => |l|
+            Go(if l > 0 { Work::LoginTake { l } } else { Work::Ordinal });
+        /// Take the login: `handle_event` will run `threadpool_add_connection`.
+        LoginTake {
+            /// Logins queued as read.
+            l: u32,
+        } @ Ln::QueueGet => store(m.w(g::LOGINQ), l - 1) => |()| {
+            m.holding = None;
+            m.login = true;
+            Go(Work::Unstall)
         };
         /// `if listener == NULL`.
         IsListener {
@@ -963,6 +993,13 @@ crate::steps! {
         };
         /// `unlock(group)`.
         EndUnlock @ Ln::WaitEnd => mutex_unlock(gm(m.grp)) => |()| Go(Work::Run { left: m.query_ns() });
+        /// `handle_event` of a login: `threadpool_add_connection`; then `start_io` arms the
+        /// socket (`EPOLL_CTL_ADD`): the connection's queries come through epoll from now on.
+        LoginRun @ Ln::Login => work(LOGIN_NS) => |()| {
+            m.login = false;
+            m.logins_done += 1;
+            Go(Work::Lock)
+        };
         /// `do_command`: the query's CPU time.
         Run {
             /// CPU time left, ns.
@@ -1029,6 +1066,10 @@ pub struct Worker {
     pub listening: bool,
     /// Ghost: it is inside `thd_wait_begin/end`.
     pub waiting: bool,
+    /// Ghost: the event it runs is a login.
+    pub login: bool,
+    /// Logins it handled.
+    pub logins_done: u32,
     locked: bool,
     ordinal: u32,
     /// Closed loop: the connection of the event it runs.
@@ -1061,6 +1102,8 @@ impl Worker {
             hand_h: 0,
             listening: false,
             waiting: false,
+            login: false,
+            logins_done: 0,
             locked: false,
             ordinal: 0,
             client: 0,
@@ -1099,7 +1142,9 @@ impl Worker {
     }
 
     fn start_query(&self) -> Work {
-        if self.cfg.needs_lock(self.query_id()) {
+        if self.login {
+            Work::LoginRun
+        } else if self.cfg.needs_lock(self.query_id()) {
             Work::RowTry
         } else {
             Work::Run {
@@ -1218,6 +1263,7 @@ impl Worker {
                     | Work::BeginLock
                     | Work::EndLock
                     | Work::Run { .. }
+                    | Work::LoginRun
                     | Work::RowRelease
                     | Work::RowWake
                     | Work::Clock
@@ -1627,6 +1673,31 @@ crate::steps! {
             m.grp += 1;
             Go(if (m.grp as u32) < m.cfg.groups { Feed::InitConns } else { Feed::Await })
         };
+        /// Pool, `add_connection` of connection `login_c` (all at the start): `queue_put`:
+        /// `lock(group)`.
+        PutLock @ Ln::QueuePut => mutex_lock(gm(m.grp)) => |()| Go(Feed::PutQueue);
+        /// `queue.push_back(connection)`: the login.
+        PutQueue @ Ln::QueuePut => fetch_add(gw(m.grp, g::Q), 1) => |_| {
+            m.logins_put[m.grp as usize] += 1;
+            Go(Feed::PutMark)
+        };
+        /// One more login among the normal queue's first entries.
+        PutMark @ Ln::QueuePut => fetch_add(gw(m.grp, g::LOGINQ), 1) => |_| Go(Feed::PutActive);
+        /// `if active_thread_count == 0: wake_or_create_thread` (the `no-listener-wake` variant
+        /// skips it).
+        PutActive @ Ln::QueuePut => load(gw(m.grp, g::ACTIVE)) => |a|
+            if a == 0 && m.cfg.variant != MysqlVariant::NoListenerWake {
+                m.woc.grp = m.grp;
+                Done(())
+            } else {
+                Go(Feed::PutUnlock)
+            };
+        /// `unlock(group)`; the next connection.
+        PutUnlock @ Ln::QueuePut => mutex_unlock(gm(m.grp)) => |()| {
+            m.login_c += 1;
+            m.grp = (m.login_c % m.cfg.groups.max(1)) as u8;
+            Go(if m.login_c < m.cfg.connections { Feed::PutLock } else { m.arrive(m.now) })
+        };
         /// The next query (or a clock event once all are sent; once there are no more events, the
         /// queries clients still hold).
         Await @ Ln::Await => await_event() => |ev|
@@ -1716,11 +1787,11 @@ crate::steps! {
             /// Whether a thread must be created.
             create: bool,
         } @ Ln::AddConn => mutex_unlock(CACHE_MTX) => |()|
-            Go(if create { Feed::Create } else { Feed::Pend });
+            Go(if create { Feed::Create } else { m.after_connect() });
         /// `mysql_thread_create`; `Threads_created++`.
         Create @ Ln::CreateThread => sem_post(CONN_SPAWN) => |()| {
             m.threads_created += 1;
-            Go(Feed::Pend)
+            Go(m.after_connect())
         };
         /// The query (or the queries the client held while it reconnected) reaches the
         /// connection's socket.
@@ -1775,6 +1846,19 @@ pub struct Clients {
     scan: u32,
     /// Per-connection: [`Feed::Reopen`] runs for the held queries (not for a new one).
     flushing: bool,
+    /// Per-connection: the clients are connecting at the start (each client's first connection
+    /// is accepted before any query: `add_connection` creates or hands off its thread then).
+    connecting: bool,
+    /// Pool: the connections log in at the first arrival (`queue_put`).
+    logins: bool,
+    /// Pool: the connection whose login `queue_put` is queueing.
+    login_c: u32,
+    /// Ghost, pool, per group: logins queued so far.
+    pub logins_put: Vec<u32>,
+    /// Pool: `queue_put`'s `wake_or_create_thread`.
+    woc: WocCx,
+    /// Pool: where `queue_put`'s `wake_or_create_thread` is (`None`: in [`Feed`]).
+    pub woc_at: Option<Woc>,
 }
 
 impl Clients {
@@ -1813,6 +1897,65 @@ impl Clients {
             deliver: 1,
             scan: 0,
             flushing: false,
+            connecting: false,
+            logins: false,
+            login_c: 0,
+            logins_put: vec![0; MAX_GROUPS as usize],
+            woc: WocCx {
+                cfg,
+                grp: 0,
+                from_listener: false,
+                created: 0,
+            },
+            woc_at: None,
+        }
+    }
+
+    /// Threads `queue_put`'s calls of `wake_or_create_thread` created.
+    pub fn created(&self) -> u32 {
+        self.woc.created
+    }
+
+    /// The simulator's clients. Pool, with [`MysqlConfig::logins`]: every connection logs in at
+    /// the first arrival (the server has started; then the clients connect, then the first
+    /// query is sent): `add_connection`'s `queue_put` ([`Feed::PutLock`] …) queues its login,
+    /// waking or creating a worker when the group has no active thread. Per-connection: every client connects at the start, before its
+    /// first query, as MySQL's acceptor calls `add_connection` when it accepts the socket (the
+    /// thread is created, or taken from the cache, then; [`Feed::AddLock`] for client 0, then
+    /// each next one); the clients then wait for their first query. The pool's connections are
+    /// counted at init ([`Feed::InitConns`]): unchanged. (The native platform accepts real
+    /// sockets and calls [`Clients::add_connection`] itself.)
+    pub fn connect_at_start(mut self) -> Self {
+        if self.cfg.mode == Mode::Pool && self.cfg.logins {
+            self.logins = true;
+        }
+        if self.cfg.mode == Mode::PerConnection && !self.opened.is_empty() {
+            self.client = 0;
+            self.connecting = true;
+            self.opened[0] = 1;
+            self.connects = 1;
+            self.deliver = 0;
+            self.at = Feed::AddLock;
+        }
+        self
+    }
+
+    /// Per-connection, after `add_connection`: at the start, the next client connects (the
+    /// last one: the clients wait for their first query); later, the query that reconnected
+    /// reaches the new connection's socket.
+    fn after_connect(&mut self) -> Feed {
+        if !self.connecting {
+            return Feed::Pend;
+        }
+        let next = self.client + 1;
+        if (next as usize) < self.opened.len() {
+            self.client = next;
+            self.opened[next as usize] += 1;
+            self.connects += 1;
+            Feed::AddLock
+        } else {
+            self.connecting = false;
+            Feed::Await
         }
     }
 
@@ -1890,6 +2033,12 @@ impl Clients {
 
     fn arrive(&mut self, t: u64) -> Feed {
         self.now = t;
+        if self.logins && self.login_c < self.cfg.connections {
+            // the server has started (each group's first thread is up); the clients connect
+            // now, before the first query
+            self.grp = 0;
+            return Feed::PutLock;
+        }
         if self.sent >= self.cfg.queries {
             return self.after_delivery();
         }
@@ -1935,10 +2084,9 @@ impl Clients {
                     // the client is reconnecting: this query waits behind the held ones
                     self.held[ci] += 1;
                     self.after_delivery()
-                } else if k % self.cfg.queries_per_conn.max(1) != 0 {
+                } else if k % self.cfg.queries_per_conn.max(1) != 0 || k == 0 {
+                    // the first query goes on the connection opened at the start
                     Feed::Pend
-                } else if self.opened[ci] == 0 {
-                    self.open()
                 } else {
                     self.flushing = false;
                     Feed::Reopen
@@ -2034,6 +2182,8 @@ impl Hash for Worker {
             self.hand_h,
             self.listening,
             self.waiting,
+            self.login,
+            self.logins_done,
         )
             .hash(h);
         (
@@ -2088,6 +2238,15 @@ impl Hash for Clients {
             self.flushing,
         )
             .hash(h);
+        (
+            self.connecting,
+            self.logins,
+            self.login_c,
+            &self.logins_put,
+            self.woc,
+            self.woc_at,
+        )
+            .hash(h);
     }
 }
 
@@ -2110,7 +2269,10 @@ impl MysqlActor {
     /// The named line it is on (`None` once finished).
     pub fn line_name(&self) -> Option<Ln> {
         match self {
-            MysqlActor::Clients(c) => Some(c.at.line(c)),
+            MysqlActor::Clients(c) => Some(match c.woc_at {
+                Some(s) => s.line(&c.woc),
+                None => c.at.line(c),
+            }),
             MysqlActor::Worker(w) => Some(w.line_name()),
             MysqlActor::Timer(t) => Some(t.line_name()),
             MysqlActor::Conn(c) => Some(c.at.line(c)),
@@ -2122,7 +2284,9 @@ impl Machine for MysqlActor {
     fn next_op(&self) -> Op {
         match self {
             MysqlActor::Clients(c) => {
-                if c.at == Feed::Await && c.now == u64::MAX {
+                if let Some(s) = c.woc_at {
+                    s.op(&c.woc)
+                } else if c.at == Feed::Await && c.now == u64::MAX {
                     Op::Exit
                 } else {
                     c.at.op(c)
@@ -2135,10 +2299,23 @@ impl Machine for MysqlActor {
     }
     fn complete(&mut self, r: OpResult) {
         match self {
-            MysqlActor::Clients(c) => match c.at.complete(c, r) {
-                Next::Go(s) => c.at = s,
-                Next::Done(()) => c.now = u64::MAX,
-            },
+            MysqlActor::Clients(c) => {
+                if let Some(s) = c.woc_at {
+                    c.woc_at = match s.complete(&mut c.woc, r) {
+                        Next::Go(s) => Some(s),
+                        Next::Done(_) => {
+                            c.at = Feed::PutUnlock;
+                            None
+                        }
+                    };
+                } else {
+                    match c.at.complete(c, r) {
+                        Next::Go(s) => c.at = s,
+                        Next::Done(()) if c.at == Feed::PutActive => c.woc_at = Some(Woc::Start),
+                        Next::Done(()) => c.now = u64::MAX,
+                    }
+                }
+            }
             MysqlActor::Worker(w) => w.complete(r),
             MysqlActor::Timer(t) => t.complete(r),
             MysqlActor::Conn(c) => {

@@ -38,8 +38,8 @@
 //! # Threads (each a [`steps!`](crate::steps) table; [`LISTING`] names their lines)
 //! | table | thread | what |
 //! |---|---|---|
-//! | [`Feed`] | the clients (closed loop: also the load generator's receiving threads, [`Feed::Recv`]) | init the groups; `await_event` (the next query; closed loop: unless the chosen client still waits for its answer, [`MysqlConfig::answered`]), deliver it to its group's epoll set (`id % thread_pool_size`; high priority when the connection is inside a transaction; closed loop: the event names its connection, [`MysqlConfig::tag`]) or, per-connection, to its socket after `add_connection` when the client reconnected (a client holds its queries while its old connection is still on the server, [`Feed::Reopen`]); tick the timer every `stall_limit` |
-//! | [`Work`] | pool worker | `get_event` (`queue_get`, become listener, the 0-timeout poll, sleep on `waiting_threads`), `listener` (harvest, pick event 0 only when both queues are empty, wake when `active == 0`), `handle_event` (row lock with `thd_wait_begin/end`, the query, the response (closed loop: it reaches the client and wakes its receiving thread), `start_io`) |
+//! | [`Feed`] | the clients (closed loop: also the load generator's receiving threads, [`Feed::Recv`]) | init the groups; with [`MysqlParams::logins`], at the first arrival each connection's `add_connection`: `queue_put` of its login (wake or create when `active == 0`); per-connection, every client's `add_connection` at the start (its thread created or taken from the cache); `await_event` (the next query; closed loop: unless the chosen client still waits for its answer, [`MysqlConfig::answered`]), deliver it to its group's epoll set (`id % thread_pool_size`; high priority when the connection is inside a transaction; closed loop: the event names its connection, [`MysqlConfig::tag`]) or, per-connection, to its socket after `add_connection` when the client reconnected (a client holds its queries while its old connection is still on the server, [`Feed::Reopen`]); tick the timer every `stall_limit` |
+//! | [`Work`] | pool worker | `get_event` (`queue_get`: a login at the normal queue's head is handled as a login, [`LOGIN_NS`]; become listener, the 0-timeout poll, sleep on `waiting_threads`), `listener` (harvest, pick event 0 only when both queues are empty, wake when `active == 0`), `handle_event` (row lock with `thd_wait_begin/end`, the query, the response (closed loop: it reaches the client and wakes its receiving thread), `start_io`) |
 //! | [`Woc`] | called by workers and the timer | `wake_or_create_thread`: LIFO `wake_thread`, `thread_count > connection_count`, the 0/50/100/200 ms throttle, `create_worker` and `thread_pool_max_threads` |
 //! | [`Tick`] | the timer | every tick, per group: `check_stall` (no listener and no I/O → wake or create; no dequeue and queued work → `stalled`) |
 //! | [`Conn`] | per-connection thread | take a channel, `do_command` until the client closes (closed loop: each response reaches its client), `block_until_new_connection` (park if the cache has room, no timeout; else exit); once parked or exited, the connection is gone: `closes(c)++` and wake the client |
@@ -57,21 +57,30 @@
 //! | `no-lost-event` | per group: events delivered = ready in epoll + queued + in a listener's hands + running + finished |
 //! | `active-count` | with the group mutex free, `active_thread_count` = threads created and not yet started + threads running (not listening, not asleep, not in a wait callback) |
 //! | `thread-bound` | `num_worker_threads` = Σ `thread_count` ≤ max(`thread_pool_max_threads`, 2 per group) |
-//! | `idle-with-work` | never, with the group mutex free, work a thread may take (high-priority, or normal while not busy-limited) queued while `active == 0`, a thread sleeps in `waiting_threads` and none is woken or being created |
+//! | `idle-with-work` | never, with the group mutex free, work a thread may take (high-priority, or normal while not busy-limited) queued while `active == 0`, none is woken or being created, and every thread idles: one sleeps in `waiting_threads`, or none is inside a wait callback (all listen or sleep: only an epoll event or the timer's tick would take the work) |
 //! | `cache-count` | per-connection, with the cache mutex free: `blocked ≤ thread_cache_size`, `wake ≤ blocked`, `blocked` = parked threads, channels queued = `wake` + threads being created |
 //! | `one-connection` | per-connection: each client has at most one connection on the server (opened − closed ∈ {0, 1}); every thread to create has a free slot (`mysql_thread_create`'s posts ≤ unborn slots); with the cache mutex free, OS threads alive ≤ open connections + `blocked − wake` (so at most `connections + thread_cache_size`, within [`MysqlConfig::slots`]) |
 //! | `all-served` (at the end) | every query sent was finished |
 //!
 //! # Broken variants ([`MysqlVariant`])
+//! Two are caught by an invariant (`herdlab check mysql --variant V` exits 1 with the shortest
+//! counterexample). The other five are performance breaks: each keeps every safety property and
+//! every bounded-progress property the model can state. A queued event is still dequeued (by a
+//! wait's end, a query's end or the timer), threads stay within `thread_pool_max_threads`, and
+//! `active ≤ 1 + oversubscribe` is not a hard invariant of the real code (`thd_wait_end`, stalls
+//! and admin connections exceed it). What they change is how long, how many or which thread:
+//! latency, `Threads_created`, which sleeper wakes. The simulator shows them (`herdlab sim mysql
+//! --variant V` against `correct`); the checker, which has no time, cannot separate them.
+//!
 //! | variant | what shows it (`core/tests/mysql.rs`) |
 //! |---|---|
-//! | `cache-any-blocked` | `cache-count` (two connections handed to one cached thread), in the simulator |
+//! | `cache-any-blocked` | `cache-count` (two connections handed to one cached thread): the checker and the simulator |
 //! | `no-wait-begin` | a blocked thread holds its group: no thread is added, the median latency more than doubles |
 //! | `no-stall-timer` | one long query blocks its group until it ends (no thread added at the tick) |
 //! | `no-throttle` | a stalled group gains a thread every tick (15 by 200 ms at a 10 ms stall limit) instead of one per 50 ms above 4 threads (6) |
 //! | `no-high-prio` | a transaction's statements 2.. queue behind every other: their p99 (`txn_p99_ns`) grows |
 //! | `fifo-waiters` | `wake_thread` pops the oldest sleeper and shifts the rest (the coldest cache); `workers_woken` counts how many threads share the wakeups |
-//! | `no-listener-wake` | no effect found in this model: every path that queues work while no thread is active has its own wake (`thd_wait_begin`, the listener picking event 0), so the checker (up to 3 threads, 3 queries: 211,836 states) and the simulator find no `idle-with-work`; kept for the lesson's "break it" |
+//! | `no-listener-wake` | `queue_put` and the listener skip their `active == 0` wake: with the logins modelled ([`MysqlParams::logins`]), a login sits in the queue while the group's one thread listens. Caught by the checker (`idle-with-work`, [`MysqlParams::check_preset_login`]: 25 steps, 10,155 states; the real code: 668,476 states, proven) and the simulator: the default preset with `logins=1&rate=2000` answers at p50 57 µs, and at 911 ms without the wake (the logins and the queries behind them wait for the stall timer's ticks). Without logins every path that queues work while no thread is active has its own wake (`thd_wait_begin`, the listener picking event 0): the variant then changes nothing |
 //!
 //! # What seed 004 gets wrong (fact sheet §7)
 //! - The hand-off test is `blocked_pthread_count > wake_pthread`, not "is there an idle thread"; a
@@ -96,9 +105,14 @@
 //!   ([`Clients::receiver`], [`Feed::Recv`]) sleep until a response reaches one of their
 //!   connections, and a woken one may preempt a server thread (on a busy machine, the pool's
 //!   workers' switches are mostly these preemptions). Their CPU time beyond the wakeup and the
-//!   sender's wakeups are not modelled. A connection's thread (per-connection) is created at
-//!   its client's first query, not at connect time. Logins are not modelled (connections start
-//!   logged in);
+//!   sender's wakeups are not modelled. Per-connection, every client connects at the start
+//!   (`add_connection` creates its thread, or hands the connection to a cached one, before any
+//!   query: [`Clients::connect_at_start`]), as MySQL's acceptor does when it accepts the socket.
+//!   Pool: logins are modelled on request ([`MysqlParams::logins`]; off by default, as in
+//!   the lessons and `--compare-sim`): at the first arrival every connection's
+//!   `add_connection` queues its login (`queue_put`), and a worker spends [`LOGIN_NS`] on it;
+//!   queries may reach the epoll set before their connection's login is handled (the real
+//!   socket is armed only after it). Otherwise connections start logged in;
 //! - Churn (`queries_per_conn`): a client sends its connection's quota of queries, closes it and
 //!   reconnects for the next query; it has one connection on the server at a time. A query that
 //!   needs a new connection while the old one is still on the server (its thread has not yet
@@ -119,6 +133,7 @@ pub mod invariants;
 pub mod machine;
 pub mod params;
 
+pub use machine::LOGIN_NS;
 pub use machine::{
     gm, gw, spawn, stack, wcond, Class, Clients, Conn, ConnThread, Feed, Finished, Ln, Mode,
     MysqlActor, MysqlConfig, MysqlVariant, Tick, Timer, Woc, Work, Worker, ALIVE, BLOCKED,

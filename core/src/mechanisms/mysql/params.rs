@@ -77,6 +77,11 @@ pub struct MysqlParams {
     pub variant: MysqlVariant,
     /// The seed.
     pub seed: u64,
+    /// Pool: model the logins (1): every connection's `add_connection` queues its login with
+    /// `queue_put` at the start, which wakes or creates a worker when the group has no active
+    /// thread, and a worker handles it before the connection's socket is armed; 0: connections
+    /// start logged in (the lessons' and `--compare-sim`'s scenarios).
+    pub logins: u32,
 }
 
 impl Default for MysqlParams {
@@ -102,6 +107,7 @@ impl Default for MysqlParams {
             long_ms: 0,
             variant: MysqlVariant::Correct,
             seed: 1,
+            logins: 0,
         }
     }
 }
@@ -224,6 +230,13 @@ const KEYS: &[Key] = &[
         help: "the real code or a broken variant",
     },
     range("seed", 0, u64::MAX, "", "the seed"),
+    range(
+        "logins",
+        0,
+        1,
+        "",
+        "pool: 1 queues every connection's login at the start (queue_put); 0: logged in",
+    ),
 ];
 
 fn key(name: &str) -> &'static Key {
@@ -318,6 +331,7 @@ impl Mechanism for Mysql {
             "long_ms" => p.long_ms = range_u32(k, v)?,
             "variant" => p.variant = key(k).parse_name(v, MysqlVariant::from_name)?,
             "seed" => p.seed = key(k).parse_u64(v)?,
+            "logins" => p.logins = range_u32(k, v)?,
             _ => return Err(crate::mechanism::unknown_key(KEYS, k)),
         }
         Ok(())
@@ -345,6 +359,7 @@ impl Mechanism for Mysql {
             "long_ms" => p.long_ms.to_string(),
             "variant" => p.variant.name().to_string(),
             "seed" => p.seed.to_string(),
+            "logins" => p.logins.to_string(),
             _ => return None,
         })
     }
@@ -402,9 +417,25 @@ impl MysqlParams {
         }
     }
 
+    /// The checker's login scenario (`no-listener-wake`'s): one group of at most 2 threads, one
+    /// connection that logs in ([`MysqlParams::logins`]) and sends one query, one CPU, a 10 ms
+    /// stall limit. `queue_put` finds the group's one thread listening (`active == 0`) and must
+    /// wake or create a worker for the login.
+    pub fn check_preset_login() -> Self {
+        MysqlParams {
+            connections: 1,
+            queries: 1,
+            lock_pct: 0,
+            logins: 1,
+            ..Self::check_preset()
+        }
+    }
+
     /// The checker's thread-per-connection scenario: 2 clients that reconnect after every query,
-    /// a cache of 1, 3 queries; seed 4 sends them from clients 1, 0, 1 (a client has one
-    /// connection on the server at a time, so two connections in flight need two clients).
+    /// a cache of 1, 4 queries; seed 4 sends them from clients 1, 0, 1, 0. Both clients connect
+    /// at the start (a thread each, the cache still empty), so two connections handed to the
+    /// cache at once need two reconnections, one per client (a client has one connection on the
+    /// server at a time): 4 queries at least.
     pub fn check_preset_cache() -> Self {
         MysqlParams {
             seed: 4,
@@ -413,7 +444,7 @@ impl MysqlParams {
             cpus: 1,
             cache_size: 1,
             queries_per_conn: 1,
-            queries: 3,
+            queries: 4,
             rate: 1_000_000,
             cpu_us: 1,
             ..Default::default()
@@ -448,6 +479,7 @@ impl MysqlParams {
             seed: self.seed,
             think_ns: 0,
             receivers: 0,
+            logins: self.mode == Mode::Pool && self.logins > 0,
         }
     }
 
@@ -485,7 +517,10 @@ impl MysqlParams {
     }
 
     fn threads_of(cfg: MysqlConfig) -> Vec<(MysqlActor, Role)> {
-        let mut v = vec![(MysqlActor::Clients(Clients::new(cfg)), Role::Producer)];
+        let mut v = vec![(
+            MysqlActor::Clients(Clients::new(cfg).connect_at_start()),
+            Role::Producer,
+        )];
         match cfg.mode {
             Mode::Pool => {
                 v.push((MysqlActor::Timer(Timer::new(cfg)), Role::Peer));

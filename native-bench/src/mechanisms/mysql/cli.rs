@@ -37,6 +37,7 @@ const SIM_KEYS: &[KeyFlag] = &[
     KeyFlag::Key("long_ms"),
     KeyFlag::Key("variant"),
     KeyFlag::Key("seed"),
+    KeyFlag::Key("logins"),
 ];
 
 /// The scenario flags of `check mysql` (over core's checker presets).
@@ -51,6 +52,7 @@ const CHECK_KEYS: &[KeyFlag] = &[
     KeyFlag::Key("cache_size"),
     KeyFlag::Key("queries_per_conn"),
     KeyFlag::Key("txn_statements"),
+    KeyFlag::Key("logins"),
 ];
 
 const SIM_ABOUT: &str = "\
@@ -73,9 +75,11 @@ active-count, thread-bound, idle-with-work, cache-count, one-connection and all-
 Exit 0: every invariant holds and the search was complete; 1: an invariant broke (the
 shortest schedule is printed step by step) or the state limit came first; 2: bad arguments.
 Defaults (core's presets): the pool preset (1 group of at most 2 threads, 2 connections, 2
-queries that take the row lock, 1 cpu, 10 ms stall limit); with --mode per-connection, or
+queries that take the row lock, 1 cpu, 10 ms stall limit); with --logins 1, or --variant
+no-listener-wake, the login preset (1 connection that logs in through queue_put, 1 query);
+with --mode per-connection, or
 --variant cache-any-blocked, the thread-cache preset (2 clients reconnecting after every
-query, a cache of 1, 3 queries; about 2.5 million states). --list-variants prints the
+query, a cache of 1, 4 queries, seed 4; about 150,000 states). --list-variants prints the
 variants, correct first.";
 
 const BENCH_ABOUT: &str = "\
@@ -328,8 +332,11 @@ pub fn check_params(m: &ArgMatches) -> Result<MysqlParams, CliError> {
     } else {
         probe.variant == MysqlVariant::CacheAnyBlocked
     };
+    let logins = probe.logins > 0;
     let mut params = if per_conn {
         MysqlParams::check_preset_cache()
+    } else if logins || probe.variant == MysqlVariant::NoListenerWake {
+        MysqlParams::check_preset_login()
     } else {
         MysqlParams::check_preset()
     };
@@ -345,25 +352,33 @@ pub fn check_params(m: &ArgMatches) -> Result<MysqlParams, CliError> {
 
 /// What each variant breaks (`check mysql --list-variants`), correct first.
 pub fn variant_lines() -> Vec<String> {
-    let story = |v: MysqlVariant| match v {
+    let story = |v: MysqlVariant| {
+        match v {
         MysqlVariant::Correct => {
             "Percona's threadpool_unix.cc and MySQL's thread cache as they are"
         }
         MysqlVariant::NoListenerWake => {
-            "the listener never wakes a worker when active == 0 (no effect found in this model)"
+            "no wake when active == 0 in queue_put/listener: caught by idle-with-work (login preset)"
         }
         MysqlVariant::FifoWaiters => {
-            "waiting_threads as a queue: the coldest sleeper is woken (sim)"
+            "waiting_threads as a queue, coldest sleeper woken: shown by sim (workers_woken)"
         }
-        MysqlVariant::NoStallTimer => "no stall check: one long query blocks its group (sim)",
-        MysqlVariant::NoWaitBegin => "no thd_wait_begin: a blocked thread holds its group (sim)",
-        MysqlVariant::NoThrottle => "no creation throttle: a thread every stall tick (sim)",
+        MysqlVariant::NoStallTimer => {
+            "no stall check, a long query blocks its group: shown by sim (p99, stalls)"
+        }
+        MysqlVariant::NoWaitBegin => {
+            "no thd_wait_begin, a blocked thread holds its group: shown by sim (p50)"
+        }
+        MysqlVariant::NoThrottle => {
+            "no creation throttle, a thread every tick: shown by sim (threads_created)"
+        }
         MysqlVariant::NoHighPrio => {
-            "no high-priority queue: transactions' statements wait behind all (sim)"
+            "no high-priority queue, statements wait behind all: shown by sim (txn_p99_ns)"
         }
         MysqlVariant::CacheAnyBlocked => {
-            "hand-off on blocked_pthread_count > 0 -> cache-count (per-connection)"
+            "hand-off on blocked_pthread_count > 0: caught by cache-count (per-connection)"
         }
+    }
     };
     let w = MysqlVariant::NAMES
         .iter()
