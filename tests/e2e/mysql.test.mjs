@@ -44,9 +44,10 @@ const CHECK_WAIT = 300_000;
 const LISTEN = { step: 27, name: 'g0t0', pick: 42 };
 // console errors other than a missing favicon fail these tests
 const QUIET = /favicon|status of 404/;
-// mysql-cache at its first hand-off (snapshot.rs pins the same): the third connection is handed to
-// the one parked thread, promised (wake_pthread 1) before the thread wakes
-const FIRST_HIT = { step: 91, created: 2, connects: 3, blocked: '1', wake: '1', alive: '2' };
+// mysql-cache at its first hand-off (snapshot.rs pins the same): every client connects at the start
+// (4 threads), and the first reconnection is handed to the one parked thread, promised
+// (wake_pthread 1) before the thread wakes
+const FIRST_HIT = { step: 128, created: 4, connects: 5, blocked: '1', wake: '1', alive: '4' };
 
 useBrowser();
 

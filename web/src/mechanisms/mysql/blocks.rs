@@ -25,7 +25,7 @@ pub type MysqlCompareSpec = CompareBlock<MysqlParams>;
 pub type MysqlMainInit = PlaygroundInit<MysqlParams>;
 
 /// Core's mysql keys by name (a test holds them equal to `Mysql::KEYS`).
-pub const MYSQL_KEYS: [&str; 20] = [
+pub const MYSQL_KEYS: [&str; 21] = [
     "mode",
     "connections",
     "groups",
@@ -46,6 +46,7 @@ pub const MYSQL_KEYS: [&str; 20] = [
     "long_ms",
     "variant",
     "seed",
+    "logins",
 ];
 
 /// A mysql block's `mechanism` error.

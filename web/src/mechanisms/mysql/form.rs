@@ -16,7 +16,7 @@ const fn number(key: &'static str, label: &'static str, range: &'static str) -> 
 
 /// The mysql form's fields, in display order (`input-<key>` / `select-<key>`; a test holds their
 /// keys to be core's `Mysql::KEYS`).
-pub const MYSQL_FIELDS: [Field; 20] = [
+pub const MYSQL_FIELDS: [Field; 21] = [
     Field {
         key: "mode",
         label: "thread_handling",
@@ -51,6 +51,11 @@ pub const MYSQL_FIELDS: [Field; 20] = [
     number("long_ms", "one long query (ms)", "0-60000"),
     number("cpus", "CPUs", "1-64"),
     number("seed", "seed", "0-18446744073709551615"),
+    number(
+        "logins",
+        "pool: queue every login at the start (1) or not (0)",
+        "0-1",
+    ),
 ];
 
 /// One line on each mode.
