@@ -219,9 +219,17 @@ mod tests {
                 assert!(seen.insert(e & SLOT), "word {w} shares slot {}", e & SLOT);
                 assert!(((e & SLOT) / LINE) < mem.lines.len() as u32);
             }
-            // only the Ms' park and nextp words (and none of the others) stay in the world
+            // only the Ms' park and nextp words and, in sysmon's worlds, its deep-sleep words
+            // (`sysmonwait`, `sysmonnote`: a futex word and its flag) stay in the world
             let ms = cfg.threads + 1;
-            assert_eq!(here, cfg.words_needed() - 2 * ms, "{workload:?}");
+            let deep = if workload.sysmon_world() {
+                assert_ne!(mem.entry(cfg.sysmonwait()).unwrap() & IN_WORLD, 0);
+                assert_ne!(mem.entry(cfg.sysmonnote()).unwrap() & IN_WORLD, 0);
+                2
+            } else {
+                0
+            };
+            assert_eq!(here, cfg.words_needed() - 2 * ms - deep, "{workload:?}");
             assert!(mem.entry(Word(cfg.words_needed() as u16)).is_none());
             for m in 0..ms {
                 assert_ne!(mem.entry(cfg.park(m)).unwrap() & IN_WORLD, 0);
