@@ -27,6 +27,7 @@ fn main() {
             .ok()
             .and_then(|s| s.parse().ok())
             .unwrap_or(5_000_000),
+        preemption_bound: std::env::var("GMP_PB").ok().and_then(|s| s.parse().ok()),
         ..CheckConfig::default()
     };
     for v in variants {

@@ -14,6 +14,7 @@
 //! | `syscall-retake` | a P sysmon has seen in the same syscall for a whole tick is not left with its blocked M while Gs wait in its local queue (retake's bound: one tick) |
 //! | `preemption` | a G at a preemption point with sysmon's request for its slice pending does not run on while Gs wait (the async signal's bound: one slice) |
 //! | `starvation` | where no sysmon runs in a `syscall`/`hog`/`pair` world, a P runs at most [`RUNNEXT_BOUND`] inherited `execute`s in a row while Gs wait in its ring (with sysmon the bound is 10 ms of time) |
+//! | `locked-thread` | (`locked` workload) a running G locked to an M (`gp.lockedm`) runs on that M; `m.lockedg` and `gp.lockedm` name each other; a locked M asleep in `stoplockedm` holds no P; a locked G handed to its M (`startlockedm` set the M's `nextp`) is counted by `conservation` as in that M's hands |
 //! | `stuck` (end) | when nothing can run, every G ran to its end and every M exited |
 
 use super::machine::{gstatus, wait, GmpActor, Sched, DONE, GHEAD, GSIZE, NMSPINNING, NONE};
@@ -148,6 +149,9 @@ pub fn check_state(sim: &GmpSim) -> Option<Violation> {
             return Some(bad);
         }
     }
+    if let Some(bad) = locked_thread(sim) {
+        return Some(bad);
+    }
     // spinning accounting
     let spinning = ms(sim).filter(|m| m.cx.spinning).count() as u32;
     let pending = ms(sim).filter(|m| m.cx.pending_spin).count() as u32;
@@ -222,7 +226,11 @@ pub fn check_state(sim: &GmpSim) -> Option<Violation> {
             put(g);
             queued += 1;
         }
-        for m in ms(sim) {
+        for (i, m) in ms(sim).enumerate() {
+            // startlockedm handed the G to its locked M (its `nextp` set, not yet taken)
+            if m.cx.lockedg != 0 && i < cfg.threads as usize && sim.word(cfg.nextp(i as u32)) != 0 {
+                put(m.cx.lockedg);
+            }
             for &g in &m.cx.hand {
                 put(g);
             }
@@ -266,6 +274,7 @@ pub fn check_state(sim: &GmpSim) -> Option<Violation> {
             || (0..cfg.actors()).any(|i| {
                 let m = &sim.threads()[i as usize].machine();
                 m.cx.spinning
+                    || m.cx.lk_handing
                     || m.cx.pending_spin
                     || m.cx.waking
                     || m.cx.dancing
@@ -283,6 +292,51 @@ pub fn check_state(sim: &GmpSim) -> Option<Violation> {
             return v(
                 "lost-wakeup",
                 format!("{queued} runnable Gs are queued and Ps {pidle:#b} idle while every busy M computes, and no M spins, wakes or re-checks"),
+            );
+        }
+    }
+    None
+}
+
+/// `locked-thread`: a locked G runs only on its M, the two words name each other, and a locked M
+/// asleep in `stoplockedm` holds no P.
+fn locked_thread(sim: &GmpSim) -> Option<Violation> {
+    let cfg = ms(sim).next()?.cx.cfg;
+    if cfg.workload != super::machine::Workload::Locked {
+        return None;
+    }
+    for (i, m) in ms(sim).enumerate() {
+        let g = m.cx.curg;
+        if g != 0 && sim.word(cfg.status(g)) == gstatus::RUNNING {
+            let lm = sim.word(cfg.lockedm(g));
+            if lm != 0 && lm != i as u32 + 1 {
+                return v(
+                    "locked-thread",
+                    format!(
+                        "G{g} is locked to M{} (LockOSThread) but runs on M{i}",
+                        lm - 1
+                    ),
+                );
+            }
+        }
+        if matches!(m.at, Some(Sched::LkSleep)) && m.cx.p != NONE {
+            return v(
+                "locked-thread",
+                format!("M{i} sleeps in stoplockedm holding P{}", m.cx.p),
+            );
+        }
+    }
+    for g in 1..=cfg.gs {
+        let lm = sim.word(cfg.lockedm(g));
+        if lm != 0 && sim.word(cfg.lockedg(lm - 1)) != g {
+            return v(
+                "locked-thread",
+                format!(
+                    "G{g}.lockedm is M{} but M{}.lockedg is G{}",
+                    lm - 1,
+                    lm - 1,
+                    sim.word(cfg.lockedg(lm - 1))
+                ),
             );
         }
     }

@@ -127,11 +127,14 @@ pub enum GmpVariant {
     /// No sysmon, but `runqput` still uses `runnext` (the runtime turns runnext off where there is
     /// no sysmon, e.g. wasm): a ping-pong pair passes one time slice back and forth for ever.
     RunnextWithoutSysmon,
+    /// `schedule` runs a G locked to another M (`LockOSThread`) on whichever M picked it,
+    /// skipping `startlockedm`: the G leaves its thread.
+    LockedRunsAnywhere,
 }
 
 impl GmpVariant {
     /// Every variant, the correct one first.
-    pub const ALL: [GmpVariant; 10] = [
+    pub const ALL: [GmpVariant; 11] = [
         GmpVariant::Correct,
         GmpVariant::ReversedDance,
         GmpVariant::WakepNoSpinTest,
@@ -142,9 +145,10 @@ impl GmpVariant {
         GmpVariant::NoSyscallRetake,
         GmpVariant::NoAsyncPreemption,
         GmpVariant::RunnextWithoutSysmon,
+        GmpVariant::LockedRunsAnywhere,
     ];
     /// Their names, as `variant=` takes them.
-    pub const NAMES: [&'static str; 10] = [
+    pub const NAMES: [&'static str; 11] = [
         "correct",
         "reversed-dance",
         "wakep-no-spin-test",
@@ -155,6 +159,7 @@ impl GmpVariant {
         "no-syscall-retake",
         "no-async-preemption",
         "runnext-without-sysmon",
+        "locked-runs-anywhere",
     ];
     /// This variant's name.
     pub fn name(self) -> &'static str {
@@ -203,6 +208,12 @@ pub enum Workload {
     /// times through `runnext`, each computing `work_ns` per turn (a function call at each turn:
     /// cooperative preemption).
     Pair,
+    /// `runtime.LockOSThread` (a GUI main thread, a cgo callback's thread): main spawns G2..GN;
+    /// the first `locked` of them lock their M first; each G then computes `work_ns` and calls
+    /// `runtime.Gosched` `yields` times, computes once more and exits. A locked G's every run
+    /// after a `Gosched` needs its own M: `stoplockedm` on it, `startlockedm` on the M that
+    /// picks the G.
+    Locked,
 }
 
 /// One thing a running G does next.
@@ -230,11 +241,13 @@ pub enum GAct {
         /// Whether the code makes calls (the prologue's check sees `stackguard0`).
         calls: bool,
     },
+    /// `runtime.LockOSThread()`: wire the G and its M to each other.
+    LockOSThread,
 }
 
 impl Workload {
     /// Every workload.
-    pub const ALL: [Workload; 9] = [
+    pub const ALL: [Workload; 10] = [
         Workload::FanOut,
         Workload::Chain,
         Workload::Tree,
@@ -244,9 +257,10 @@ impl Workload {
         Workload::Syscall,
         Workload::Hog,
         Workload::Pair,
+        Workload::Locked,
     ];
     /// Their names.
-    pub const NAMES: [&'static str; 9] = [
+    pub const NAMES: [&'static str; 10] = [
         "fan-out",
         "chain",
         "tree",
@@ -256,6 +270,7 @@ impl Workload {
         "syscall",
         "hog",
         "pair",
+        "locked",
     ];
     /// Whether the Gs are made by the spawner outside every P (no `main` on M0).
     pub fn external(self) -> bool {
@@ -270,6 +285,7 @@ impl Workload {
                 | Workload::Syscall
                 | Workload::Hog
                 | Workload::Pair
+                | Workload::Locked
         )
     }
     /// Whether the workload has syscalls or long-running Gs, so its world has each P's syscall
@@ -441,6 +457,7 @@ impl Workload {
                 2 if 2 * g < gs => GAct::Spawn(2 * g + 1),
                 _ => GAct::Exit,
             },
+            Workload::Locked => locked_action(c, g, pc),
         }
     }
 }
@@ -472,6 +489,8 @@ pub struct GmpConfig {
     pub hog_ns: u64,
     /// `pair`: the token's round trips.
     pub rounds: u32,
+    /// `locked`: how many Gs (G2, G3, …) call `LockOSThread`.
+    pub locked: u32,
 }
 
 impl GmpConfig {
@@ -578,6 +597,9 @@ impl GmpConfig {
     }
     /// Words the layout needs.
     pub fn words_needed(&self) -> u32 {
+        if self.workload == Workload::Locked {
+            return self.lock_words_end();
+        }
         if self.workload.sysmon_world() {
             self.x_base(self.procs).wrapping_add(2)
         } else {
@@ -640,6 +662,10 @@ pub const LISTING: &[&str] = &[
     "startm(pp, spinning): mp = mget(); mp.nextp = pp; unlock; notewakeup(&mp.park)   // no M (Go: newm): pidleput(pp)",
     "sysmon: if npidle == gomaxprocs: lock; recheck; sysmonwait = true; unlock; notetsleep(&sysmonnote); lock; sysmonwait = false; noteclear; idle = 0; delay = 20 us; unlock",
     "sysmonwake (entersyscall; exitsyscallfast_pidle and exitsyscall0 with a P; under sched.lock): if sysmonwait: sysmonwait = false; notewakeup(&sysmonnote)",
+    "G: LockOSThread() -> dolockOSThread: m.lockedg = gp; gp.lockedm = m",
+    "schedule(): if m.lockedg != 0: stoplockedm(): handoffp(releasep()); incidlelocked(1); notesleep(&m.park); acquirep(m.nextp); execute(m.lockedg)",
+    "  if gp.lockedm != 0: startlockedm(gp): incidlelocked(-1); mp.nextp = releasep(); notewakeup(&mp.park); stopm(); goto top",
+    "G exits while locked: gp.lockedm = 0; m.lockedg = 0; the thread exits (mexit: handoffp(releasep()))",
 ];
 
 /// Line numbers (1-based) into [`LISTING`].
@@ -730,6 +756,14 @@ pub mod ln {
     pub const SYSMON_DEEP: u16 = 42;
     /// Waking sysmon from its deep sleep.
     pub const SYSMON_WAKE: u16 = 43;
+    /// `LockOSThread`.
+    pub const LOCK: u16 = 44;
+    /// `stoplockedm`.
+    pub const STOP_LOCKED: u16 = 45;
+    /// `startlockedm`.
+    pub const START_LOCKED: u16 = 46;
+    /// A locked G's exit: the thread exits.
+    pub const LOCKED_EXIT: u16 = 47;
 }
 
 /// Where `runqput` returns to.
@@ -813,6 +847,14 @@ pub struct MCounts {
     pub sysmon_deep_sleeps: u64,
     /// `notewakeup(&sysmonnote)`s by an M (entering a syscall, or leaving one onto an idle P).
     pub sysmon_wakes: u64,
+    /// `LockOSThread` calls.
+    pub locks: u64,
+    /// `startlockedm`s: an M picked a G locked to another M and handed it its P.
+    pub locked_handoffs: u64,
+    /// `stoplockedm`s: a locked M handed its P off and slept until its G was runnable again.
+    pub lockedm_parks: u64,
+    /// Threads that exited because their G exited while locked.
+    pub locked_exits: u64,
 }
 
 /// sysmon's registers (empty for an M): its sleep, its idle rounds and its `sysmontick` per P.
@@ -913,6 +955,27 @@ pub struct Mcx {
     pub sm: SysmonRegs,
     /// Counters.
     pub counts: MCounts,
+    /// `m.lockedg`: the G locked to this M (0 = none).
+    pub lockedg: u32,
+    /// Where `handoffp` returns to.
+    pub ho_ret: HoRet,
+    /// Ghost: the M is in `handoffp` of a P it released (`stoplockedm`, or its exit).
+    pub lk_handing: bool,
+    /// Record (not state): the Gs this M locked (`locked` workload).
+    pub locked_here: Vec<u32>,
+    /// Record (not state): every G this M executed, in order (`locked` workload).
+    pub ran: Vec<u32>,
+}
+
+/// Where `handoffp` returns to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum HoRet {
+    /// sysmon's `retake`: the next P.
+    Sysmon,
+    /// `stoplockedm`: `incidlelocked(1)` and sleep.
+    StopLocked,
+    /// A locked G exited: the thread exits.
+    Exit,
 }
 
 impl Mcx {
@@ -947,6 +1010,7 @@ impl Mcx {
                 &self.sm,
                 self.inherits,
             ),
+            (self.lockedg, self.ho_ret, self.lk_handing),
         )
     }
 
@@ -969,6 +1033,10 @@ impl Mcx {
         self.clear();
         self.g = 0;
         self.inherit = false;
+        if self.lockedg != 0 {
+            // schedule(): a locked M runs only its G
+            return Next::Go(Sched::LkStopOwner);
+        }
         if self.cfg.variant == GmpVariant::SingleQueue {
             Next::Go(Sched::GPeek)
         } else if self.cfg.variant != GmpVariant::NoFairness && self.schedtick % 61 == 0 {
@@ -984,7 +1052,7 @@ impl Mcx {
         if self.spinning {
             Next::Go(Sched::ResetSpin)
         } else {
-            Next::Go(Sched::Exec)
+            self.exec_or_startlocked()
         }
     }
 
@@ -999,6 +1067,7 @@ impl Mcx {
             GAct::Yield => Next::Go(Sched::YieldSave),
             GAct::Park => Next::Go(Sched::RecvLoad),
             GAct::Ready(c) => Next::Go(Sched::SendLoad { c }),
+            GAct::LockOSThread => Next::Go(Sched::LkLockM),
         }
     }
 
@@ -1125,7 +1194,7 @@ impl Mcx {
         self.waking = false;
         self.inject = false;
         match self.wake_ret {
-            WakeRet::Execute => Next::Go(Sched::Exec),
+            WakeRet::Execute => self.exec_or_startlocked(),
             WakeRet::GoOn => {
                 self.pc += 1;
                 self.g_next()
@@ -1809,6 +1878,9 @@ crate::steps! {
         /// `execute`: `casgstatus(gp, _Grunnable, _Grunning)`, `m.curg = gp`.
         Exec @ ln::EXECUTE => store(m.cfg.status(m.g), gstatus::RUNNING) => |()| {
             m.curg = m.g;
+            if m.cfg.workload == Workload::Locked {
+                m.ran.push(m.g);
+            }
             m.hand.clear();
             m.counts.context_switches += 1;
             if !m.inherit {
@@ -1865,7 +1937,7 @@ crate::steps! {
         /// `goexit`: `casgstatus(gp, _Grunning, _Gdead)`.
         GExit @ ln::G_EXIT => store(m.cfg.status(m.curg), gstatus::DEAD) => |()| {
             m.curg = 0;
-            Go(Sched::GExitLive)
+            if m.lockedg != 0 { Go(Sched::LkExitG) } else { Go(Sched::GExitLive) }
         };
         /// One live G fewer; the last one ends the program.
         GExitLive @ ln::G_EXIT => fetch_add(LIVE, u32::MAX) => |old|
@@ -2614,7 +2686,7 @@ crate::steps! {
             /// The M to wake, or NONE.
             m2: u32,
         } @ ln::HANDOFF_STARTM => mutex_unlock(SCHED_LOCK) => |()|
-            if m2 == NONE { m.sm_next(p) } else { Go(Sched::StPark { p, m2 }) };
+            if m2 == NONE { m.ho_done(p) } else { Go(Sched::StPark { p, m2 }) };
         /// `notewakeup(&mp.park)`: the note…
         StPark {
             /// The P.
@@ -2630,7 +2702,7 @@ crate::steps! {
             m2: u32,
         } @ ln::HANDOFF_STARTM => futex_wake(m.cfg.park(m2), WakeCount::Up(1)) => |_| {
             m.counts.futex_wakes += 1;
-            m.sm_next(p)
+            m.ho_done(p)
         };
 
         // ----- wakep / startm -----
@@ -2720,6 +2792,212 @@ crate::steps! {
             m.counts.futex_wakes += 1;
             m.wake_done()
         };
+
+        // ----- LockOSThread (go-gmp.md §3.13) -----
+        /// `dolockOSThread`: `m.lockedg = gp`…
+        LkLockM @ ln::LOCK => store(m.cfg.lockedg(m.id), m.curg) => |()| {
+            m.lockedg = m.curg;
+            Go(Sched::LkLockG)
+        };
+        /// …`gp.lockedm = m`; the G goes on.
+        LkLockG @ ln::LOCK => store(m.cfg.lockedm(m.curg), m.id + 1) => |()| {
+            m.counts.locks += 1;
+            m.locked_here.push(m.curg);
+            m.pc += 1;
+            m.g_next()
+        };
+        /// `stoplockedm`: `releasep()` (`pp.m = 0; m.p = 0`), then `handoffp(pp)`.
+        LkStopOwner @ ln::STOP_LOCKED => store(m.cfg.owner(m.p), 0) => |()| {
+            m.inherits = 0;
+            let p = m.p;
+            m.p = NONE;
+            m.ho_ret = HoRet::StopLocked;
+            m.lk_handing = true;
+            Go(Sched::HoNext { p })
+        };
+        /// `incidlelocked(1)`: `nmidlelocked++` (what `checkdead` counts).
+        LkIdleInc @ ln::STOP_LOCKED => fetch_add(m.cfg.nmidlelocked(), 1) => |_| {
+            m.counts.lockedm_parks += 1;
+            m.clear();
+            Go(Sched::LkSleep)
+        };
+        /// `mPark()`: `notesleep(&m.park)` until an M hands us a P for our G.
+        LkSleep @ ln::STOP_LOCKED => futex_wait(m.cfg.park(m.id), 0) => |_| Go(Sched::LkWoke);
+        /// The note set?
+        LkWoke @ ln::STOP_LOCKED => load(m.cfg.park(m.id)) => |v|
+            if v == 0 { Go(Sched::LkSleep) } else { Go(Sched::LkClear) };
+        /// `noteclear(&m.park)`.
+        LkClear @ ln::STOP_LOCKED => store(m.cfg.park(m.id), 0) => |()| Go(Sched::LkNextp);
+        /// `m.nextp`: the P `startlockedm` gave.
+        LkNextp @ ln::STOP_LOCKED => load(m.cfg.nextp(m.id)) => |v|
+            if v == 0 { Go(Sched::LkSleep) } else { Go(Sched::LkNextpClear { v }) };
+        /// `m.nextp = 0`: the locked G is ours to run.
+        LkNextpClear {
+            /// The `nextp` word read.
+            v: u32,
+        } @ ln::STOP_LOCKED => store(m.cfg.nextp(m.id), 0) => |()| {
+            m.tp = (v & 0xFF).wrapping_sub(1);
+            let g = m.lockedg;
+            m.hold(g);
+            Go(Sched::LkAcquire)
+        };
+        /// `acquirep(nextp)`; `execute(m.lockedg, inheritTime=false)`.
+        LkAcquire @ ln::STOP_LOCKED => store(m.cfg.owner(m.tp), m.id + 1) => |()| {
+            m.p = m.tp;
+            m.g = m.lockedg;
+            m.inherit = false;
+            Go(Sched::Exec)
+        };
+        /// `schedule`, after `findRunnable` (and `resetspinning`): `if gp.lockedm != 0`.
+        LkCheck @ ln::START_LOCKED => load(m.cfg.lockedm(m.g)) => |v|
+            if v == 0 || v == m.id + 1 {
+                Go(Sched::Exec)
+            } else {
+                Go(Sched::LkIdleDec { m2: v - 1 })
+            };
+        /// `startlockedm`: `incidlelocked(-1)`…
+        LkIdleDec {
+            /// The G's M.
+            m2: u32,
+        } @ ln::START_LOCKED => fetch_add(m.cfg.nmidlelocked(), u32::MAX) => |_| Go(Sched::LkRelease { m2 });
+        /// …`pp := releasep()`…
+        LkRelease {
+            /// The G's M.
+            m2: u32,
+        } @ ln::START_LOCKED => store(m.cfg.owner(m.p), 0) => |()| {
+            m.inherits = 0;
+            m.tp = m.p;
+            m.p = NONE;
+            Go(Sched::LkGive { m2 })
+        };
+        /// …`mp.nextp.set(pp)`: the P, and with it the G, are the locked M's…
+        LkGive {
+            /// The G's M.
+            m2: u32,
+        } @ ln::START_LOCKED => store(m.cfg.nextp(m2), m.tp + 1) => |()| {
+            let g = m.g;
+            m.unhand(g);
+            m.g = 0;
+            Go(Sched::LkPark { m2 })
+        };
+        /// …`notewakeup(&mp.park)`: the note…
+        LkPark {
+            /// The G's M.
+            m2: u32,
+        } @ ln::START_LOCKED => store(m.cfg.park(m2), 1) => |()| Go(Sched::LkWake { m2 });
+        /// …and the futex; then `stopm()` and, woken, `goto top`.
+        LkWake {
+            /// The G's M.
+            m2: u32,
+        } @ ln::START_LOCKED => futex_wake(m.cfg.park(m2), WakeCount::Up(1)) => |_| {
+            m.counts.locked_handoffs += 1;
+            m.clear();
+            Go(Sched::StopLock)
+        };
+        /// `gdestroy` of a locked G: `gp.lockedm = 0`…
+        LkExitG @ ln::LOCKED_EXIT => store(m.cfg.lockedm(m.lockedg), 0) => |()| Go(Sched::LkExitM);
+        /// …`m.lockedg = 0`.
+        LkExitM @ ln::LOCKED_EXIT => store(m.cfg.lockedg(m.id), 0) => |()| {
+            m.lockedg = 0;
+            Go(Sched::LkExitLive)
+        };
+        /// One live G fewer (the last one ends the program); else the thread exits.
+        LkExitLive @ ln::LOCKED_EXIT => fetch_add(LIVE, u32::MAX) => |old| {
+            m.counts.locked_exits += 1;
+            if old == 1 { Go(Sched::EndLock) } else { Go(Sched::LkExitOwner) }
+        };
+        /// `mexit`: `releasep()`, then `handoffp(pp)`, then the thread ends.
+        LkExitOwner @ ln::LOCKED_EXIT => store(m.cfg.owner(m.p), 0) => |()| {
+            m.inherits = 0;
+            let p = m.p;
+            m.p = NONE;
+            m.ho_ret = HoRet::Exit;
+            m.lk_handing = true;
+            Go(Sched::HoNext { p })
+        };
+    }
+}
+
+/// What G `g` of the `locked` workload does at its step `pc`: main spawns the others; G2 …
+/// G(1+`locked`) lock their M first; then each computes and yields `yields` times, computes once
+/// more and exits.
+fn locked_action(c: &GmpConfig, g: u32, pc: u32) -> GAct {
+    if g == 1 {
+        return if pc + 2 <= c.gs {
+            GAct::Spawn(pc + 2)
+        } else {
+            GAct::Exit
+        };
+    }
+    let locks = g <= 1 + c.locked;
+    if locks && pc == 0 {
+        return GAct::LockOSThread;
+    }
+    let q = pc - locks as u32;
+    match q {
+        _ if q < 2 * c.yields && q % 2 == 0 => GAct::Work(c.work_ns),
+        _ if q < 2 * c.yields => GAct::Yield,
+        _ if q == 2 * c.yields => GAct::Work(c.work_ns),
+        _ => GAct::Exit,
+    }
+}
+
+impl GmpConfig {
+    /// The first word of the `locked` workload's block (after the Gs).
+    fn lock_base(&self) -> u32 {
+        self.g_base(self.gs + 1)
+    }
+    /// `sched.nmidlelocked`: locked Ms parked in `stoplockedm` (`locked` workload).
+    pub fn nmidlelocked(&self) -> Word {
+        w(self.lock_base())
+    }
+    /// `m.lockedg` of M `m`: the G locked to it (0 = none).
+    pub fn lockedg(&self, m: u32) -> Word {
+        w(self.lock_base().wrapping_add(1).wrapping_add(m))
+    }
+    /// `gp.lockedm` of G `g` (1-based): its M + 1 (0 = none).
+    pub fn lockedm(&self, g: u32) -> Word {
+        w(self
+            .lock_base()
+            .wrapping_add(1 + self.threads)
+            .wrapping_add(g.wrapping_sub(1)))
+    }
+    fn lock_words_end(&self) -> u32 {
+        self.lock_base().wrapping_add(1 + self.threads + self.gs)
+    }
+}
+
+impl Mcx {
+    /// After `findRunnable`: a G locked to another M goes to it (`startlockedm`); the
+    /// `locked-runs-anywhere` variant runs it here.
+    fn exec_or_startlocked(&mut self) -> Next<Sched, ()> {
+        if self.cfg.workload == Workload::Locked
+            && self.cfg.variant != GmpVariant::LockedRunsAnywhere
+        {
+            Next::Go(Sched::LkCheck)
+        } else {
+            Next::Go(Sched::Exec)
+        }
+    }
+
+    /// The end of `handoffp`: sysmon's next P, a locked M's sleep, or the thread's exit.
+    fn ho_done(&mut self, p: u32) -> Next<Sched, ()> {
+        match self.ho_ret {
+            HoRet::Sysmon => self.sm_next(p),
+            HoRet::StopLocked => {
+                self.ho_ret = HoRet::Sysmon;
+                self.lk_handing = false;
+                self.sm.hspin = false;
+                Next::Go(Sched::LkIdleInc)
+            }
+            HoRet::Exit => {
+                self.ho_ret = HoRet::Sysmon;
+                self.lk_handing = false;
+                self.sm.hspin = false;
+                self.clear();
+                Next::Done(())
+            }
+        }
     }
 }
 
@@ -2793,6 +3071,11 @@ impl GmpActor {
                     ..SysmonRegs::default()
                 },
                 counts: MCounts::default(),
+                lockedg: 0,
+                ho_ret: HoRet::Sysmon,
+                lk_handing: false,
+                locked_here: Vec::new(),
+                ran: Vec::new(),
             },
         }
     }

@@ -55,6 +55,8 @@ pub struct GmpParams {
     pub hog_ns: u32,
     /// `pair`: the token's round trips.
     pub rounds: u32,
+    /// `locked`: how many goroutines call `runtime.LockOSThread` (G2, G3, …).
+    pub locked: u32,
 }
 
 impl Default for GmpParams {
@@ -73,6 +75,7 @@ impl Default for GmpParams {
             syscall_ns: 1_000_000,
             hog_ns: 50_000_000,
             rounds: 20,
+            locked: 1,
         }
     }
 }
@@ -182,6 +185,15 @@ const KEYS: &[Key] = &[
         help: "pair: the token's round trips",
     },
     Key {
+        name: "locked",
+        kind: KeyKind::Range {
+            lo: 0,
+            hi: 16,
+            unit: "",
+        },
+        help: "locked: goroutines that call runtime.LockOSThread",
+    },
+    Key {
         name: "seed",
         kind: KeyKind::Range {
             lo: 0,
@@ -250,6 +262,7 @@ impl Mechanism for Gmp {
             "syscall_ns" => p.syscall_ns = range_u32(k, v)?,
             "hog_ns" => p.hog_ns = range_u32(k, v)?,
             "rounds" => p.rounds = range_u32(k, v)?,
+            "locked" => p.locked = range_u32(k, v)?,
             _ => return Err(crate::mechanism::unknown_key(KEYS, k)),
         }
         Ok(())
@@ -270,6 +283,7 @@ impl Mechanism for Gmp {
             "syscall_ns" => p.syscall_ns.to_string(),
             "hog_ns" => p.hog_ns.to_string(),
             "rounds" => p.rounds.to_string(),
+            "locked" => p.locked.to_string(),
             _ => return None,
         })
     }
@@ -289,6 +303,7 @@ impl Mechanism for Gmp {
                     "syscall_ns" => p.syscall_ns as u64,
                     "hog_ns" => p.hog_ns as u64,
                     "rounds" => p.rounds as u64,
+                    "locked" => p.locked as u64,
                     _ => continue,
                 };
                 if !(lo..=hi).contains(&n) {
@@ -326,6 +341,24 @@ impl Mechanism for Gmp {
                 format!(
                     "{} goroutines for pair; at least 4 (main, a victim, the pair)",
                     p.goroutines
+                ),
+            ));
+        }
+        if p.workload == Workload::Locked && p.locked >= p.goroutines {
+            errs.push(err(
+                "locked",
+                format!(
+                    "{} locked goroutines of {}; at most goroutines - 1 (main does not lock)",
+                    p.locked, p.goroutines
+                ),
+            ));
+        }
+        if p.workload == Workload::Locked && p.threads <= p.gomaxprocs + p.locked {
+            errs.push(err(
+                "threads",
+                format!(
+                    "{} Ms for {} Ps and {} locked goroutines; locked: there must be more Ms than gomaxprocs + locked (each locked goroutine keeps its own M)",
+                    p.threads, p.gomaxprocs, p.locked
                 ),
             ));
         }
@@ -372,6 +405,7 @@ impl Mechanism for Gmp {
             "syscall_ns" => p.syscall_ns = d.syscall_ns,
             "hog_ns" => p.hog_ns = d.hog_ns,
             "rounds" => p.rounds = d.rounds,
+            "locked" => p.locked = 0,
             _ => {}
         }
     }
@@ -393,6 +427,7 @@ impl GmpParams {
             syscall_ns: self.syscall_ns as u64,
             hog_ns: self.hog_ns as u64,
             rounds: self.rounds.min(10_000),
+            locked: self.locked.min(16),
         }
     }
 
@@ -524,6 +559,7 @@ impl GmpParams {
                 rounds: 3,
                 ..one_p
             },
+            Workload::Locked => GmpParams::locked_preset(variant),
             _ => base,
         }
     }
@@ -535,6 +571,7 @@ impl GmpParams {
             GmpVariant::NoSyscallRetake => GmpParams::action_preset(Workload::Syscall, variant),
             GmpVariant::NoAsyncPreemption => GmpParams::action_preset(Workload::Hog, variant),
             GmpVariant::RunnextWithoutSysmon => GmpParams::action_preset(Workload::Pair, variant),
+            GmpVariant::LockedRunsAnywhere => GmpParams::locked_preset(variant),
             _ => GmpParams::check_preset(variant),
         }
     }
@@ -555,6 +592,20 @@ impl GmpParams {
             syscall_ns: 1_000_000,
             hog_ns: 50_000_000,
             rounds: 20,
+            locked: 1,
+        }
+    }
+
+    /// The checker's preset of the `locked` workload: 2 Ps, 4 Ms, main and one G that locks
+    /// its M, computes, calls `Gosched` once, computes and exits (a ring of 2).
+    pub fn locked_preset(variant: GmpVariant) -> GmpParams {
+        GmpParams {
+            threads: 4,
+            workload: Workload::Locked,
+            goroutines: 2,
+            yields: 1,
+            locked: 1,
+            ..GmpParams::check_preset(variant)
         }
     }
 }
@@ -609,6 +660,14 @@ pub struct GmpReport {
     /// `syscall`, `hog`, `pair` runs of [`GmpParams::run`]: the longest time a G stayed runnable
     /// before it ran (0 elsewhere).
     pub max_wait_ns: u64,
+    /// `LockOSThread` calls.
+    pub locks: u64,
+    /// `startlockedm`s: an M picked a G locked to another M and handed that M its P.
+    pub locked_handoffs: u64,
+    /// `stoplockedm`s: a locked M handed its P off and slept until its G could run again.
+    pub lockedm_parks: u64,
+    /// Threads that exited because their G exited while locked.
+    pub locked_exits: u64,
     /// Gs that ran to their end.
     pub finished: u32,
     /// The first broken invariant, if any.
@@ -641,6 +700,10 @@ impl GmpReport {
             c.preemptions += m.preemptions;
             c.sysmon_deep_sleeps += m.sysmon_deep_sleeps;
             c.sysmon_wakes += m.sysmon_wakes;
+            c.locks += m.locks;
+            c.locked_handoffs += m.locked_handoffs;
+            c.lockedm_parks += m.lockedm_parks;
+            c.locked_exits += m.locked_exits;
         }
         let cfg = sim.threads()[0].machine().cx.cfg;
         let finished = (1..=cfg.gs)
@@ -670,6 +733,10 @@ impl GmpReport {
             sysmon_deep_sleeps: c.sysmon_deep_sleeps,
             sysmon_wakes: c.sysmon_wakes,
             max_wait_ns: 0,
+            locks: c.locks,
+            locked_handoffs: c.locked_handoffs,
+            lockedm_parks: c.lockedm_parks,
+            locked_exits: c.locked_exits,
             finished,
             violation,
         }
