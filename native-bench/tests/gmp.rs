@@ -693,3 +693,34 @@ fn bench_gmp_blocking_prints_a_row_per_runtime_with_herdlabs_retakes() {
     assert_eq!(rows[1]["retakes"], 0);
     assert_eq!(rows[2]["retakes"], serde_json::Value::Null);
 }
+
+#[test]
+fn native_locked_goroutines_run_only_on_their_own_thread() {
+    // core's `locked` workload on real threads: the Gs that call LockOSThread run only on the M
+    // they locked (each M records the Gs it executed; `native::run` refuses a locked G on
+    // another M), every return of a locked G is one startlockedm and one stoplockedm, and its
+    // thread exits with it
+    use herdlab_bench::mechanisms::gmp::native;
+    for (procs, locked) in [(1, 1), (2, 1), (2, 2)] {
+        let p = GmpParams {
+            gomaxprocs: procs,
+            threads: procs + locked + 2,
+            cpus: procs,
+            goroutines: 6,
+            yields: 20,
+            ring: 16,
+            workload: Workload::Locked,
+            locked,
+            ..GmpParams::default()
+        };
+        let r = native::run(&p, 1_000).unwrap_or_else(|e| panic!("{p:?}: {}", e.0));
+        let c = r.counts;
+        assert_eq!(r.finished, 6, "{p:?}");
+        assert_eq!(c.locks, locked as u64, "{p:?}");
+        assert_eq!(c.locked_handoffs, locked as u64 * 20, "{p:?}");
+        assert_eq!(c.lockedm_parks, locked as u64 * 20, "{p:?}");
+        assert_eq!(c.locked_exits, locked as u64, "{p:?}");
+        // a locked G runs once, and once more after each of its 20 Gosched calls
+        assert_eq!(r.locked_runs, locked as u64 * 21, "{p:?}");
+    }
+}

@@ -855,6 +855,8 @@ pub struct MCounts {
     pub lockedm_parks: u64,
     /// Threads that exited because their G exited while locked.
     pub locked_exits: u64,
+    /// A locked M's `handoffp` found no idle M and tried again (Go would start a new M).
+    pub locked_no_m: u64,
 }
 
 /// sysmon's registers (empty for an M): its sleep, its idle rounds and its `sysmontick` per P.
@@ -2627,7 +2629,9 @@ crate::steps! {
             /// The P.
             p: u32,
         } @ ln::HANDOFF_STARTM => load(MIDLE) => |mm|
-            if mm == 0 {
+            if mm == 0 && m.ho_ret != HoRet::Sysmon {
+                Go(Sched::LkNoMDone { p })
+            } else if mm == 0 {
                 m.counts.no_m += 1;
                 Go(Sched::StPidle { p })
             } else {
@@ -2905,6 +2909,31 @@ crate::steps! {
         LkExitLive @ ln::LOCKED_EXIT => fetch_add(LIVE, u32::MAX) => |old| {
             m.counts.locked_exits += 1;
             if old == 1 { Go(Sched::EndLock) } else { Go(Sched::LkExitOwner) }
+        };
+        /// A locked M's `startm` found no idle M (Go: `newm`, a new thread; the model has a fixed
+        /// set): unless the program ended (then the P goes idle)…
+        LkNoMDone {
+            /// The P.
+            p: u32,
+        } @ ln::HANDOFF_STARTM => load(DONE) => |d|
+            if d != 0 {
+                m.counts.no_m += 1;
+                Go(Sched::StPidle { p })
+            } else {
+                Go(Sched::LkNoMUnlock { p })
+            };
+        /// …`unlock`…
+        LkNoMUnlock {
+            /// The P.
+            p: u32,
+        } @ ln::HANDOFF_STARTM => mutex_unlock(SCHED_LOCK) => |()| Go(Sched::LkNoMYield { p });
+        /// …yield, and try again: an M on its way to `stopm` will park.
+        LkNoMYield {
+            /// The P.
+            p: u32,
+        } @ ln::HANDOFF_STARTM => sched_yield() => |()| {
+            m.counts.locked_no_m += 1;
+            Go(Sched::StLock { p })
         };
         /// `mexit`: `releasep()`, then `handoffp(pp)`, then the thread ends.
         LkExitOwner @ ln::LOCKED_EXIT => store(m.cfg.owner(m.p), 0) => |()| {

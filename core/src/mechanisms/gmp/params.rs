@@ -621,7 +621,8 @@ pub struct GmpReport {
     pub parks: u64,
     /// Times an M became spinning (by itself, or started spinning by `wakep`).
     pub spins: u64,
-    /// P handoffs: `handoffp`s (of a P sysmon retook from a syscall) that started an M for it.
+    /// P handoffs: `handoffp`s that started an M for the P (of a P sysmon retook from a
+    /// syscall, or one a locked M released in `stoplockedm` or at its exit).
     pub handoffs: u64,
     /// Takes from the global queue that got a G (1-in-61 and batches).
     pub global_queue_gets: u64,
@@ -668,6 +669,8 @@ pub struct GmpReport {
     pub lockedm_parks: u64,
     /// Threads that exited because their G exited while locked.
     pub locked_exits: u64,
+    /// A locked M's `handoffp` found no idle M and tried again (Go would start a new M).
+    pub locked_no_m: u64,
     /// Gs that ran to their end.
     pub finished: u32,
     /// The first broken invariant, if any.
@@ -704,6 +707,7 @@ impl GmpReport {
             c.locked_handoffs += m.locked_handoffs;
             c.lockedm_parks += m.lockedm_parks;
             c.locked_exits += m.locked_exits;
+            c.locked_no_m += m.locked_no_m;
         }
         let cfg = sim.threads()[0].machine().cx.cfg;
         let finished = (1..=cfg.gs)
@@ -737,6 +741,7 @@ impl GmpReport {
             locked_handoffs: c.locked_handoffs,
             lockedm_parks: c.lockedm_parks,
             locked_exits: c.locked_exits,
+            locked_no_m: c.locked_no_m,
             finished,
             violation,
         }

@@ -704,7 +704,12 @@ Defaults: workers 1, 2 and the cores (at most 8), tokio's sizes, 0 ns of work, 3
 tasks; main and every even task sleep 1 ms in the kernel, then each computes 100 us): herdlab
 (sysmon retakes the sleeper's P and hands it to a parked M), herdlab-no-retake (the same table,
 variant no-syscall-retake) and tokio (a blocked worker blocks its queue), with rows of runtime,
-shape, workers, median_ns, p10_ns, p90_ns and herdlab's retakes and handoffs.";
+shape, workers, median_ns, p10_ns, p90_ns and herdlab's retakes and handoffs. --locked runs
+what runtime.LockOSThread costs instead (9 goroutines, each computing 1 us and calling
+Gosched 200 times): herdlab (none locked) and herdlab-locked (one locked: every return of it
+needs its own M, startlockedm and stoplockedm), with rows of runtime, shape, workers, locked,
+median_ns, p10_ns, p90_ns, locked_handoffs, lockedm_parks, handoffs, futex_wakes and parks;
+each run checks the locked goroutine ran only on its own thread.";
 
 /// `herdlab bench gmp`.
 pub fn command() -> clap::Command {
@@ -759,6 +764,10 @@ pub fn command() -> clap::Command {
                 "blocking",
                 "the thread-blocking shape instead: 16 tasks, 9 of them sleeping 1 ms in the kernel (herdlab, herdlab-no-retake, tokio)",
             ),
+            switch(
+                "locked",
+                "LockOSThread's cost instead: 9 goroutines yielding 200 times, none or one of them locked to its thread (herdlab, herdlab-locked)",
+            ),
         ],
     )
 }
@@ -800,6 +809,9 @@ pub fn config(m: &ArgMatches) -> Result<GmpBenchConfig, CliError> {
 pub fn run(m: &ArgMatches) -> Result<ExitCode, CliError> {
     let c = config(m)?;
     let json = cli::on(m, "json");
+    if cli::on(m, "blocking") && cli::on(m, "locked") {
+        return cli::err("--blocking and --locked are two shapes; give one".to_string());
+    }
     if cli::on(m, "blocking") {
         return Ok(match super::blocking::run(&c.workers, c.rounds) {
             Ok(rows) if json => print_json(&rows, true),
@@ -809,6 +821,19 @@ pub fn run(m: &ArgMatches) -> Result<ExitCode, CliError> {
             }
             Err(e) => {
                 eprintln!("herdlab: bench gmp --blocking: {e}");
+                ExitCode::FAILURE
+            }
+        });
+    }
+    if cli::on(m, "locked") {
+        return Ok(match super::locked::run(&c.workers, c.rounds) {
+            Ok(rows) if json => print_json(&rows, true),
+            Ok(rows) => {
+                print!("{}", super::locked::render(&rows));
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("herdlab: bench gmp --locked: {e}");
                 ExitCode::FAILURE
             }
         });

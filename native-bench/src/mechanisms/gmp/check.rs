@@ -26,7 +26,7 @@ pub const SITE_BASE: &str = "http://127.0.0.1:8080/#/lesson/";
 pub const LESSON: &str = "go-scheduler";
 
 /// The invariants checked (core's names, `core/src/mechanisms/gmp/invariants.rs`).
-pub const INVARIANTS: [&str; 9] = [
+pub const INVARIANTS: [&str; 10] = [
     "conservation",
     "ownership",
     "queue-bounds",
@@ -35,6 +35,7 @@ pub const INVARIANTS: [&str; 9] = [
     "syscall-retake",
     "preemption",
     "starvation",
+    "locked-thread",
     "stuck",
 ];
 

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use clap::ArgMatches;
-use herdlab_core::mechanisms::gmp::{GmpParams, GmpVariant};
+use herdlab_core::mechanisms::gmp::{GmpParams, GmpVariant, Workload};
 
 use super::bench;
 use super::{check, sim, Gmp};
@@ -25,6 +25,7 @@ const SIM_KEYS: &[KeyFlag] = &[
     KeyFlag::Key("syscall_ns"),
     KeyFlag::Key("hog_ns"),
     KeyFlag::Key("rounds"),
+    KeyFlag::Key("locked"),
     KeyFlag::Key("variant"),
     KeyFlag::Key("seed"),
 ];
@@ -39,6 +40,7 @@ const CHECK_KEYS: &[KeyFlag] = &[
     KeyFlag::Key("yields"),
     KeyFlag::Key("ring"),
     KeyFlag::Key("rounds"),
+    KeyFlag::Key("locked"),
 ];
 
 const SIM_ABOUT: &str = "\
@@ -50,14 +52,18 @@ runtime.Gosched --yields times; ping-pong: main spawns pairs that send each othe
 token, parking and readying: an odd count; syscall: main spawns the rest and blocks in a
 syscall of --syscall-ns, each even G blocks the same, then computes; hog: the last G is a
 call-free loop of --hog-ns, the others wait behind it; pair: two Gs pass a token --rounds
-times while the others wait), each computing --work-ns, on --gomaxprocs Ps and --threads Ms
+times while the others wait; locked: main spawns the rest, the first --locked of them call
+runtime.LockOSThread, then each computes and calls runtime.Gosched --yields times; a locked
+G runs only on its own M: stoplockedm and startlockedm hand the P to it each time), each
+computing --work-ns, on --gomaxprocs Ps and --threads Ms
 over --cpus CPUs, each P with a --ring slot local queue and runnext. syscall, hog and pair run
 sysmon (retake, preemption; a blocked M and sysmon sleep off every CPU, so any --cpus will do).
-Prints steps, steals, parks, spins, handoffs (Ps sysmon retook from a syscall and gave to
-another M), global queue gets, context switches, simulated time, retakes, preemptions, and
-the first invariant broken. Defaults: gomaxprocs 4, threads 6, cpus 4, fan-out, 40 goroutines
-of 20000 ns, 10 yields, ring 16, syscall 1000000 ns, hog 50000000 ns, 20 rounds, variant
-correct, seed 1.";
+Prints steps, steals, parks, spins, handoffs (Ps handed by handoffp to another M: retaken
+from a syscall, or released by a locked M), global queue gets, context switches, simulated
+time, retakes, preemptions, LockOSThread's locked handoffs (startlockedm), locked-M parks
+(stoplockedm) and thread exits, and the first invariant broken. Defaults: gomaxprocs 4,
+threads 6, cpus 4, fan-out, 40 goroutines of 20000 ns, 10 yields, ring 16, syscall 1000000
+ns, hog 50000000 ns, 20 rounds, 1 locked, variant correct, seed 1.";
 
 const CHECK_ABOUT: &str = "\
 Model-check Go's G/M/P scheduler: every interleaving of the Ms, each operation one atomic
@@ -77,7 +83,10 @@ timed sleep (sysmon's usleep, a blocking syscall) is a yield point that may end 
 sysmon's own clock (the sum of its sleeps, in its registers) makes these searches large: give
 --preemption-bound 2 (the runtime's presets proven in 214,163 to 453,517 states; no-syscall-retake
 and runnext-without-sysmon broken in seconds; no-async-preemption takes minutes of a release
-build, as sysmon must first sleep 10 ms of its clock, a few hundred steps). --list-variants
+build, as sysmon must first sleep 10 ms of its clock, a few hundred steps). LockOSThread:
+--workload locked (2 Ps, 4 Ms, main and G2, which locks its M and calls Gosched once;
+--preemption-bound 2 proves it in about 117,000 states) and --variant locked-runs-anywhere
+(schedule runs a locked G on whichever M picked it -> locked-thread). --list-variants
 prints the variants, correct first.";
 
 /// `sim gmp`, parsed.
@@ -111,7 +120,7 @@ pub fn check_params(m: &ArgMatches) -> Result<GmpParams, CliError> {
     // the variant and workload given pick the preset; the other flags apply over it
     let mut given = GmpParams::check_preset(GmpVariant::Correct);
     cli::apply_keys::<Gmp>(&mut given, CHECK_KEYS, m)?;
-    let mut params = if given.workload.sysmon_world() {
+    let mut params = if given.workload.sysmon_world() || given.workload == Workload::Locked {
         GmpParams::action_preset(given.workload, given.variant)
     } else {
         GmpParams::variant_preset(given.variant)
@@ -144,6 +153,9 @@ pub fn variant_lines() -> Vec<String> {
         }
         GmpVariant::RunnextWithoutSysmon => {
             "runnext kept without sysmon: a ping-pong pair keeps the P -> starvation (workload pair)"
+        }
+        GmpVariant::LockedRunsAnywhere => {
+            "no startlockedm: a LockOSThread G runs on any M -> locked-thread (workload locked)"
         }
     }
     };

@@ -7,6 +7,7 @@ pub mod blocking;
 pub mod check;
 pub mod cli;
 pub mod layout;
+pub mod locked;
 pub mod native;
 pub mod sim;
 

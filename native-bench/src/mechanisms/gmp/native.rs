@@ -62,6 +62,9 @@ pub struct GmpRun {
     pub finished: u32,
     /// The live-G count at the end (0 when every G exited).
     pub live: u32,
+    /// `locked`: the runs (`execute`s) of Gs that called `LockOSThread`, every one on the M
+    /// that G locked (a run elsewhere is an error).
+    pub locked_runs: u64,
 }
 
 /// The platform of one M: [`NativeThread`] for the Ms' futex words and the kernel, the table's
@@ -378,7 +381,7 @@ pub fn run(p: &GmpParams, work_ns: u64) -> Result<GmpRun, NativeError> {
     // The world holds the Ms' words, `sched.lock`'s and, in sysmon's worlds, sysmon's deep-sleep
     // words (`sysmonwait`, `sysmonnote`: after every P's, so the world reaches them; those
     // workloads have few Gs, so the unused G words between cost little).
-    let world_words = if cfg.workload.sysmon_world() {
+    let world_words = if cfg.workload.sysmon_world() || cfg.workload == Workload::Locked {
         (lock_word.0 as usize + 1).max(cfg.words_needed() as usize)
     } else {
         lock_word.0 as usize + 1
@@ -388,12 +391,14 @@ pub fn run(p: &GmpParams, work_ns: u64) -> Result<GmpRun, NativeError> {
     let (start, end) = (AtomicU64::new(0), AtomicU64::new(0));
     let ready = StartGate::new(threads);
     let (world, mem, start, end, ready) = (&world, &mem, &start, &end, &ready);
-    let results: Vec<Result<MCounts, NativeError>> = std::thread::scope(|s| {
+    // each M's counters, the Gs it locked and the Gs it executed (`locked` workload)
+    type MResult = Result<(MCounts, Vec<u32>, Vec<u32>), NativeError>;
+    let results: Vec<MResult> = std::thread::scope(|s| {
         let mut handles = Vec::with_capacity(threads);
         for i in 0..threads {
             let spawned = std::thread::Builder::new()
                 .name(format!("gmp-m{i}"))
-                .spawn_scoped(s, move || -> Result<MCounts, NativeError> {
+                .spawn_scoped(s, move || -> MResult {
                     let inner = NativeThread::new(world, i);
                     // every M passes the gate, even one that could not start; none runs
                     // unless all started
@@ -420,7 +425,7 @@ pub fn run(p: &GmpParams, work_ns: u64) -> Result<GmpRun, NativeError> {
                         world.fail(&e.0);
                         return Err(e);
                     }
-                    Ok(m.cx.counts)
+                    Ok((m.cx.counts, m.cx.locked_here, m.cx.ran))
                 });
             match spawned {
                 Ok(h) => handles.push(h),
@@ -447,8 +452,15 @@ pub fn run(p: &GmpParams, work_ns: u64) -> Result<GmpRun, NativeError> {
         return Err(NativeError::new(f));
     }
     let mut counts = MCounts::default();
+    let mut per_m = Vec::with_capacity(results.len());
     for r in results {
-        let c = r?;
+        let (c, locked_here, ran) = r?;
+        per_m.push((locked_here, ran));
+        counts.locks += c.locks;
+        counts.locked_handoffs += c.locked_handoffs;
+        counts.lockedm_parks += c.lockedm_parks;
+        counts.locked_exits += c.locked_exits;
+        counts.locked_no_m += c.locked_no_m;
         counts.steals += c.steals;
         counts.parks += c.parks;
         counts.spins += c.spins;
@@ -477,6 +489,7 @@ pub fn run(p: &GmpParams, work_ns: u64) -> Result<GmpRun, NativeError> {
         counts,
         finished,
         live: load(LIVE),
+        locked_runs: locked_runs(&per_m)?,
     };
     let c = &run.counts;
     // a G runs once, and once more after each Gosched, goready, preemption and exitsyscall0
@@ -484,6 +497,7 @@ pub fn run(p: &GmpParams, work_ns: u64) -> Result<GmpRun, NativeError> {
     let executes = cfg.gs as u64 + c.yields + c.readies + c.preemptions + exit0;
     let yields = match cfg.workload {
         Workload::YieldMany => cfg.gs as u64 * cfg.yields as u64,
+        Workload::Locked => (cfg.gs as u64 - 1) * cfg.yields as u64,
         _ => 0,
     };
     if run.finished != cfg.gs
@@ -499,4 +513,32 @@ pub fn run(p: &GmpParams, work_ns: u64) -> Result<GmpRun, NativeError> {
         )));
     }
     Ok(run)
+}
+
+/// The runs of locked Gs, each checked to be on the M that G locked: `per_m[i]` holds the Gs M i
+/// locked and every G it executed, in order. A locked G executed by another M is an error.
+fn locked_runs(per_m: &[(Vec<u32>, Vec<u32>)]) -> Result<u64, NativeError> {
+    let mut owner = std::collections::HashMap::new();
+    for (i, (locked, _)) in per_m.iter().enumerate() {
+        for &g in locked {
+            if let Some(j) = owner.insert(g, i) {
+                return Err(NativeError::new(format!("G{g} locked both M{j} and M{i}")));
+            }
+        }
+    }
+    let mut runs = 0;
+    for (i, (_, ran)) in per_m.iter().enumerate() {
+        for &g in ran {
+            match owner.get(&g) {
+                Some(&j) if j != i => {
+                    return Err(NativeError::new(format!(
+                        "G{g} is locked to M{j} (LockOSThread) but ran on M{i}"
+                    )))
+                }
+                Some(_) => runs += 1,
+                None => {}
+            }
+        }
+    }
+    Ok(runs)
 }

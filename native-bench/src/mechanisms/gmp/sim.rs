@@ -59,6 +59,12 @@ pub fn render_gmp(r: &SimGmpReport) -> String {
             p.max_wait_ns as f64 / 1e6
         ));
     }
+    if p.locks > 0 {
+        out.push_str(&format!(
+            "LockOSThread calls {}, locked handoffs (startlockedm) {}, locked-M parks (stoplockedm) {}, thread exits of locked Gs {}\n",
+            p.locks, p.locked_handoffs, p.lockedm_parks, p.locked_exits
+        ));
+    }
     match &p.violation {
         None => out.push_str("invariants: all held\n"),
         Some(v) => out.push_str(&format!("VIOLATION of {}: {}\n", v.invariant, v.message)),
