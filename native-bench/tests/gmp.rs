@@ -724,3 +724,143 @@ fn native_locked_goroutines_run_only_on_their_own_thread() {
         assert_eq!(r.locked_runs, locked as u64 * 21, "{p:?}");
     }
 }
+
+#[test]
+fn sim_gmp_locked_counts_the_handoffs_of_lockosthread() {
+    let args = |locked: &str| {
+        herdlab(&[
+            "sim",
+            "gmp",
+            "--workload",
+            "locked",
+            "--gomaxprocs",
+            "2",
+            "--threads",
+            "4",
+            "--goroutines",
+            "9",
+            "--yields",
+            "20",
+            "--locked",
+            locked,
+            "--json",
+        ])
+    };
+    let (out, free) = (args("1"), args("0"));
+    assert_eq!(out.status.code(), Some(0));
+    let (v, w) = (json_of(&out), json_of(&free));
+    assert_eq!(v["status"], "finished");
+    assert_eq!(v["violation"], serde_json::Value::Null);
+    assert_eq!(
+        (
+            &v["locked_handoffs"],
+            &v["lockedm_parks"],
+            &v["locked_exits"]
+        ),
+        (&20.into(), &20.into(), &1.into())
+    );
+    assert_eq!((&v["handoffs"], &w["handoffs"]), (&20.into(), &0.into()));
+    assert_eq!(v["context_switches"], w["context_switches"]);
+    // the text names the counts
+    let out = herdlab(&["sim", "gmp", "--workload", "locked", "--locked", "1"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("locked handoffs (startlockedm) 10"), "{text}");
+    refused(
+        &["sim", "gmp", "--workload", "locked", "--locked", "17"],
+        "0-16",
+    );
+    refused(
+        &[
+            "sim",
+            "gmp",
+            "--workload",
+            "locked",
+            "--locked",
+            "3",
+            "--threads",
+            "6",
+        ],
+        "more Ms than gomaxprocs + locked",
+    );
+}
+
+#[test]
+fn check_gmp_proves_lockosthread_and_catches_locked_runs_anywhere() {
+    let out = herdlab(&[
+        "check",
+        "gmp",
+        "--workload",
+        "locked",
+        "--preemption-bound",
+        "2",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let v = json_of(&out);
+    assert_eq!(
+        (&v["complete"], &v["states"]),
+        (&true.into(), &116_797.into())
+    );
+    let out = herdlab(&[
+        "check",
+        "gmp",
+        "--variant",
+        "locked-runs-anywhere",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let v = json_of(&out);
+    assert_eq!(v["violation"]["invariant"], "locked-thread");
+    assert_eq!(v["violation"]["schedule"].as_array().unwrap().len(), 68);
+    let out = herdlab(&["check", "gmp", "--list-variants"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("locked-runs-anywhere") && text.contains("-> locked-thread"),
+        "{text}"
+    );
+}
+
+#[test]
+fn bench_gmp_locked_prints_a_row_with_and_without_the_lock() {
+    let out = herdlab(&[
+        "bench",
+        "gmp",
+        "--locked",
+        "--workers",
+        "1",
+        "--rounds",
+        "1",
+        "--json",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json_of(&out);
+    let rows = v.as_array().expect("rows");
+    let names: Vec<&str> = rows
+        .iter()
+        .map(|r| r["runtime"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["herdlab", "herdlab-locked"]);
+    for r in rows {
+        assert_eq!(
+            (&r["shape"], &r["workers"], &r["tasks"]),
+            (&"locked".into(), &1.into(), &9.into())
+        );
+        assert!(r["median_ns"].as_u64().unwrap() > 0);
+    }
+    // 200 returns of the locked G: 200 startlockedm, 200 stoplockedm, 201 runs on its M
+    assert_eq!(
+        (
+            &rows[1]["locked_handoffs"],
+            &rows[1]["lockedm_parks"],
+            &rows[1]["locked_runs"]
+        ),
+        (&200.into(), &200.into(), &201.into())
+    );
+    assert_eq!(rows[0]["locked_handoffs"], 0);
+    refused(&["bench", "gmp", "--locked", "--blocking"], "give one");
+}
