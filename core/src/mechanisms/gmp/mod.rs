@@ -125,10 +125,70 @@
 //! point that may end at any moment, so every order of a sleeper's wakeup against the other
 //! threads' steps is explored (sysmon's own clock, the sum of its sleeps, still bounds its ages).
 //!
+//! # LockOSThread (`locked`)
+//! `runtime.LockOSThread` (the fact sheet's §3.13; `proc.go`'s `dolockOSThread`, `schedule`,
+//! `stoplockedm`, `startlockedm`, `gdestroy`) wires a G and its M to each other: `m.lockedg` and
+//! `gp.lockedm` ([`GmpConfig::lockedg`], [`GmpConfig::lockedm`]: words after the Gs, with
+//! `sched.nmidlelocked`, [`GmpConfig::nmidlelocked`]; only the `locked` workload's world has them).
+//! A program keeps a G on one OS thread when that thread carries state the OS ties to it: a GUI
+//! toolkit's main thread, a cgo library's thread-local state, a namespace or credentials set with
+//! a per-thread system call. From then on:
+//! - `schedule` on an M with `lockedg` (its G just yielded) runs `stoplockedm`: `releasep`,
+//!   `handoffp` of the P (the same `handoffp` sysmon runs, returning through [`machine::HoRet`]),
+//!   `incidlelocked(1)`, and sleeps on `m.park`; woken with a P in `nextp`, it takes it and
+//!   executes its G (a new time slice);
+//! - any other M whose `findRunnable` (and `resetspinning`) ends with a G whose `lockedm` is set
+//!   runs `startlockedm`: `incidlelocked(-1)`, `releasep`, the P into the locked M's `nextp`,
+//!   `notewakeup`, then `stopm` itself, and, woken, `schedule` from the top;
+//! - a G that exits locked clears both words and its thread exits (Go 1.10+: the thread's state
+//!   may be unusual, so it is not reused): `mexit`'s `releasep` and `handoffp`, then the M's
+//!   table ends (`locked_exits`).
+//!
+//! So each return of a locked G (after a `Gosched` here) costs two M switches where an unlocked
+//! G costs none: its M parks handing the P off (`lockedm_parks`, a `handoffp` that wakes an M),
+//! and the M that picks it hands the P back and parks (`locked_handoffs`, a wakeup of the locked
+//! M). The `locked` workload: main spawns G2..GN, the first `locked` of them call
+//! `LockOSThread`, then each computes `work_ns` and calls `Gosched` `yields` times, computes once
+//! more and exits.
+//!
+//! | state | what it does | next |
+//! |---|---|---|
+//! | `LkLockM`, `LkLockG` | `m.lockedg = gp`; `gp.lockedm = m` | the G goes on |
+//! | `LkStopOwner` | `stoplockedm`: `releasep` | `handoffp` (`HoNext` …) |
+//! | `LkIdleInc` | `incidlelocked(1)` | `LkSleep` |
+//! | `LkSleep`, `LkWoke`, `LkClear` | `notesleep(&m.park)`; `noteclear` | `LkNextp` |
+//! | `LkNextp`, `LkNextpClear`, `LkAcquire` | `acquirep(m.nextp)`; `m.nextp = 0` | `Exec` of `m.lockedg` |
+//! | `LkCheck` | after `findRunnable`: `gp.lockedm`? | `Exec`, or `LkIdleDec` |
+//! | `LkIdleDec`, `LkRelease`, `LkGive`, `LkPark`, `LkWake` | `startlockedm`: `incidlelocked(-1)`; `releasep`; `mp.nextp = pp`; `notewakeup(&mp.park)` | `stopm` (`StopLock`) |
+//! | `LkExitG`, `LkExitM`, `LkExitLive`, `LkExitOwner` | a locked G's exit: both words cleared; the last G ends the program, else `mexit`: `releasep` | `handoffp`, then the thread ends |
+//! | `LkNoMDone`, `LkNoMUnlock`, `LkNoMYield` | a locked M's `startm` found no idle M: unless the program ended, unlock, yield, try again | `StLock` |
+//!
+//! Invariants (`locked-thread`, and `conservation`'s extra place): a running G whose `lockedm`
+//! is set runs on that M; `gp.lockedm = m` implies `m.lockedg = gp`; a locked M asleep in
+//! `stoplockedm` holds no P; a locked G that `startlockedm` handed over (the locked M's `nextp`
+//! set, not yet taken) is in that M's hands, so `conservation` still finds every G in exactly
+//! one place. `lost-wakeup` counts an M inside its `handoffp` as looking.
+//!
+//! Where the model differs: Go's `startm` starts a new thread (`newm`) when no M is idle; the
+//! model's Ms are a fixed set, and a `handoffp` that finds none puts the P back idle (`no_m`).
+//! For a locked M's `handoffp` that lost wakeup is real here (seen natively: every unlocked M
+//! was still on its way to `stopm`, after a `startlockedm`, when the locked M handed its P off,
+//! and the run stalled), so that `startm` waits instead (unlock, yield, lock, `mget` again,
+//! `locked_no_m`) until one of them parks, which the rule "more Ms than `gomaxprocs + locked`"
+//! guarantees. `incidlelocked` is a bare `fetch_add` (Go takes `sched.lock` for it and
+//! `checkdead` reads it there); the model has no `UnlockOSThread`, no nesting count
+//! (`lockedExt`), no template thread and no locked syscalls.
+//!
+//! The checker's presets ([`GmpParams::locked_preset`]: main and G2, which locks, computes, calls
+//! `Gosched` once, computes and exits): 1 P and 3 Ms proven complete (15,268 states); 2 Ps and
+//! 4 Ms proven up to 2 preemptions (116,797 states; 392,239 up to 3). `locked-runs-anywhere`
+//! breaks `locked-thread` in 68 steps: M0 locks G2, G2 yields, M0 hands its P to M1, which takes
+//! G2 from the global queue and runs it.
+//!
 //! # Invariants ([`invariants`], §5 of the fact sheet)
 //! `conservation`, `ownership`, `queue-bounds`, `spinning`, `lost-wakeup`, the bounded-liveness
-//! checks of the sysmon worlds `syscall-retake`, `preemption` and `starvation`, and `stuck` at the
-//! end; the table is in [`invariants`].
+//! checks of the sysmon worlds `syscall-retake`, `preemption` and `starvation`, `locked-thread`
+//! (LockOSThread, above), and `stuck` at the end; the table is in [`invariants`].
 //!
 //! The sysmon presets ([`GmpParams::action_preset`] of `syscall`, `hog`, `pair`: 1 P, 2 Ms,
 //! sysmon) are proven up to 2 preemptions of the schedule (268,393, 214,163 and 453,517 states
@@ -167,6 +227,8 @@
 //! `preemption` says "a request pending at a preemption point is honoured there" and
 //! `starvation` "without sysmon, at most 4 inherited executes in a row while the ring waits"
 //! (with sysmon the bound is its 10 ms, which only the simulator's clock sees).
+//! `locked-runs-anywhere` (`schedule` skips `startlockedm` and runs a locked G on whichever M
+//! picked it) → `locked-thread` (68 steps on [`GmpParams::locked_preset`]).
 //!
 //! # What seed 003 (the 2012 design doc's translation) gets wrong (fact sheet §7)
 //! - An idle or syscalling M holds *no* P (the translation says it needs one).
@@ -179,7 +241,7 @@
 //! - Deadlock detection (`checkdead`) counts running Ms, not idle Ps.
 //!
 //! # Model limits (not modelled yet)
-//! The netpoller, timers, `LockOSThread`, `checkdead`'s report, `entersyscallblock`, sysmon's
+//! The netpoller, timers, `UnlockOSThread` (LockOSThread's limits are above), `checkdead`'s report, `entersyscallblock`, sysmon's
 //! netpoll and its deep sleep's timeout (the next timer, 60 s), a stop-the-world (`gcwaiting`),
 //! Go 1.26's scan-bit retake (above). sysmon runs only in the `syscall`,
 //! `hog` and `pair` worlds (the other workloads' Gs never run 10 ms nor block, so it would only
@@ -193,5 +255,5 @@ pub mod invariants;
 pub mod machine;
 pub mod params;
 
-pub use machine::{GAct, GmpActor, GmpConfig, GmpVariant, Mcx, Sched, Workload, LISTING};
+pub use machine::{GAct, GmpActor, GmpConfig, GmpVariant, HoRet, Mcx, Sched, Workload, LISTING};
 pub use params::{Gmp, GmpParams, GmpReport, GmpSim};

@@ -16,7 +16,7 @@ const fn number(key: &'static str, label: &'static str, range: &'static str) -> 
 
 /// The gmp form's fields, in display order (`input-<key>` / `select-<key>`; a test holds their
 /// keys to be core's `Gmp::KEYS`).
-pub const GMP_FIELDS: [Field; 13] = [
+pub const GMP_FIELDS: [Field; 14] = [
     Field {
         key: "workload",
         label: "workload",
@@ -39,6 +39,7 @@ pub const GMP_FIELDS: [Field; 13] = [
     number("syscall_ns", "syscall time (ns, syscall)", "1-1000000000"),
     number("hog_ns", "hog's loop (ns, hog)", "1-1000000000"),
     number("rounds", "round trips (pair)", "1-10000"),
+    number("locked", "LockOSThread goroutines (locked)", "0-16"),
     number("seed", "seed", "0-18446744073709551615"),
 ];
 
@@ -54,6 +55,7 @@ pub fn workload_story(v: &str) -> &'static str {
         "syscall" => "goroutines block in system calls: sysmon hands their Ps to other Ms",
         "hog" => "a call-free loop holds its P: sysmon preempts it after 10 ms",
         "pair" => "a ping-pong pair shares one time slice through runnext",
+        "locked" => "goroutines locked to their thread: each return needs its own M",
         _ => "",
     }
 }
@@ -73,6 +75,7 @@ pub fn variant_story(v: &str) -> &'static str {
             "no SIGURG (Go before 1.14): a loop without calls is never stopped"
         }
         "runnext-without-sysmon" => "runnext kept with no sysmon to end the shared slice",
+        "locked-runs-anywhere" => "a locked goroutine runs on whichever M found it",
         _ => "",
     }
 }
