@@ -449,6 +449,9 @@ fn places(sim: &GmpSim, g: u32, gq: &[u32]) -> Vec<String> {
         if m.cx.parking == g || m.cx.readying == g {
             at.push(format!("{who}'s hands (waiting)"));
         }
+        if m.cx.lockedg == g && i < cfg.threads as usize && sim.word(cfg.nextp(i as u32)) != 0 {
+            at.push(format!("{who}'s nextp (handed over by startlockedm)"));
+        }
     }
     if sim.word(cfg.wait(g)) == wait::PARKED {
         at.push("parked on its wait word".to_string());
