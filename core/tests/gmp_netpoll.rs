@@ -146,7 +146,12 @@ fn the_checker_proves_the_netpoll_preset() {
         (p.gomaxprocs, p.threads, p.goroutines, p.rounds),
         (2, 3, 2, 1)
     );
-    let r = check(&p, &CheckConfig::default(), &mut |_| true);
+    // every order of the Ms, the two peers and their timers, up to 2 preemptions
+    let cfg = CheckConfig {
+        preemption_bound: Some(2),
+        ..CheckConfig::default()
+    };
+    let r = check(&p, &cfg, &mut |_| true);
     assert_eq!(r.violation, None);
     assert!(r.complete);
     println!(
@@ -161,7 +166,10 @@ fn the_checker_finds_the_missing_blocking_poll_and_it_replays() {
     let r = check(&p, &CheckConfig::default(), &mut |_| true);
     let c = r.violation.expect("a counterexample");
     assert_eq!(c.violation.invariant, "deadlock-report");
-    println!("no-blocking-netpoll: {} steps", c.schedule.len());
+    // main reads and parks on the poller; its M finds nothing, parks in stopm instead of
+    // polling, and checkdead (every M idle, G1 waiting) throws
+    assert_eq!((p.gomaxprocs, p.threads, p.goroutines), (1, 2, 1));
+    assert_eq!(c.schedule.len(), 53);
     let sim = replay(&p, &c.schedule);
     assert_eq!(
         check_state(&sim).map(|v| v.invariant),

@@ -562,13 +562,21 @@ impl GmpParams {
     }
 
     /// The checker's preset of a variant: the sysmon variants' tiny presets
-    /// ([`GmpParams::action_preset`] of `syscall`, `hog` and `pair`), else [`GmpParams::check_preset`].
+    /// ([`GmpParams::action_preset`] of `syscall`, `hog` and `pair`), `no-blocking-netpoll`'s
+    /// (1 P, 2 Ms, one G that reads once), else [`GmpParams::check_preset`].
     pub fn variant_preset(variant: GmpVariant) -> GmpParams {
         match variant {
             GmpVariant::NoSyscallRetake => GmpParams::action_preset(Workload::Syscall, variant),
             GmpVariant::NoAsyncPreemption => GmpParams::action_preset(Workload::Hog, variant),
             GmpVariant::RunnextWithoutSysmon => GmpParams::action_preset(Workload::Pair, variant),
-            GmpVariant::NoBlockingNetpoll => GmpParams::action_preset(Workload::Netpoll, variant),
+            // 1 P, 2 Ms, main alone: it reads once and parks; the M finds nothing and parks
+            GmpVariant::NoBlockingNetpoll => GmpParams {
+                gomaxprocs: 1,
+                threads: 2,
+                cpus: 1,
+                goroutines: 1,
+                ..GmpParams::action_preset(Workload::Netpoll, variant)
+            },
             _ => GmpParams::check_preset(variant),
         }
     }

@@ -16,7 +16,7 @@ const fn number(key: &'static str, label: &'static str, range: &'static str) -> 
 
 /// The gmp form's fields, in display order (`input-<key>` / `select-<key>`; a test holds their
 /// keys to be core's `Gmp::KEYS`).
-pub const GMP_FIELDS: [Field; 13] = [
+pub const GMP_FIELDS: [Field; 14] = [
     Field {
         key: "workload",
         label: "workload",
@@ -38,7 +38,8 @@ pub const GMP_FIELDS: [Field; 13] = [
     number("ring", "local ring slots", "2-256"),
     number("syscall_ns", "syscall time (ns, syscall)", "1-1000000000"),
     number("hog_ns", "hog's loop (ns, hog)", "1-1000000000"),
-    number("rounds", "round trips (pair)", "1-10000"),
+    number("rounds", "round trips (pair), reads (netpoll)", "1-10000"),
+    number("net_ns", "network delay (ns, netpoll)", "1-1000000000"),
     number("seed", "seed", "0-18446744073709551615"),
 ];
 
@@ -54,6 +55,8 @@ pub fn workload_story(v: &str) -> &'static str {
         "syscall" => "goroutines block in system calls: sysmon hands their Ps to other Ms",
         "hog" => "a call-free loop holds its P: sysmon preempts it after 10 ms",
         "pair" => "a ping-pong pair shares one time slice through runnext",
+        "netpoll" => "goroutines wait on the network: they park on the poller until a netpoll finds them ready",
+        "deadlock" => "main waits for a token nobody sends: checkdead ends the program",
         _ => "",
     }
 }
@@ -73,6 +76,7 @@ pub fn variant_story(v: &str) -> &'static str {
             "no SIGURG (Go before 1.14): a loop without calls is never stopped"
         }
         "runnext-without-sysmon" => "runnext kept with no sysmon to end the shared slice",
+        "no-blocking-netpoll" => "the last idle M parks instead of blocking in netpoll: a false deadlock",
         _ => "",
     }
 }
