@@ -865,3 +865,97 @@ fn bench_gmp_locked_prints_a_row_with_and_without_the_lock() {
     assert_eq!(rows[0]["locked_handoffs"], 0);
     refused(&["bench", "gmp", "--locked", "--blocking"], "give one");
 }
+
+#[test]
+fn native_netpoll_parks_every_read_on_the_poller_and_every_answer_runs_its_g() {
+    // real threads: each G's peer sleeps 300 µs in the kernel (clock_nanosleep), then pushes the
+    // fd on the ready list and futex-wakes the poller; the last M with nothing to do blocks in
+    // the kernel (futex) as THE poller
+    use herdlab_bench::mechanisms::gmp::native;
+    for (procs, threads, gs) in [(1, 2, 4), (2, 4, 16)] {
+        let p = GmpParams {
+            gomaxprocs: procs,
+            threads,
+            cpus: procs,
+            workload: Workload::Netpoll,
+            goroutines: gs,
+            rounds: 3,
+            net_ns: 300_000,
+            ..GmpParams::default()
+        };
+        let r = native::run(&p, 2_000).expect("a native netpoll run");
+        let c = &r.counts;
+        assert_eq!(r.finished, gs);
+        assert_eq!(c.netpoll_ready, c.netpoll_parks, "{c:?}");
+        // a read parks unless its answer was found ready before the park's commit: with 300 µs
+        // of network delay, nearly all park
+        assert!(c.netpoll_parks <= 3 * gs as u64, "{c:?}");
+        assert!(c.netpoll_parks >= 2 * gs as u64, "{c:?}");
+        assert!(c.netpoll_blocks >= 1, "{c:?}");
+        // three reads of 300 µs one after the other take at least 900 µs
+        assert!(r.wall_ns >= 900_000, "{}", r.wall_ns);
+    }
+}
+
+#[test]
+fn native_and_simulated_deadlocks_end_in_checkdeads_report() {
+    use herdlab_bench::mechanisms::gmp::native;
+    let p = GmpParams {
+        gomaxprocs: 2,
+        threads: 3,
+        cpus: 2,
+        workload: Workload::Deadlock,
+        goroutines: 4,
+        ..GmpParams::default()
+    };
+    let e = native::run(&p, 2_000).expect_err("a deadlock");
+    assert!(
+        e.to_string()
+            .contains("fatal error: all goroutines are asleep - deadlock!"),
+        "{e}"
+    );
+    let out = herdlab(&[
+        "sim",
+        "gmp",
+        "--workload",
+        "deadlock",
+        "--goroutines",
+        "4",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let v = json_of(&out);
+    assert_eq!(v["fatal"], "all goroutines are asleep - deadlock!");
+    assert_eq!(v["finished"], 3);
+}
+
+#[test]
+fn sim_gmp_netpoll_reports_the_pollers_counters_and_check_finds_the_missing_poll() {
+    let out = herdlab(&[
+        "sim",
+        "gmp",
+        "--workload",
+        "netpoll",
+        "--goroutines",
+        "10",
+        "--rounds",
+        "2",
+        "--net-ns",
+        "50000",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let v = json_of(&out);
+    assert_eq!(v["finished"], 10);
+    assert_eq!(v["netpoll_parks"], 20);
+    assert_eq!(v["netpoll_ready"], 20);
+    assert!(v["netpoll_blocks"].as_u64().unwrap_or(0) >= 1);
+    assert!(v["fatal"].is_null());
+    let out = herdlab(&["check", "gmp", "--list-variants"]);
+    let list = String::from_utf8_lossy(&out.stdout);
+    assert!(list.contains("no-blocking-netpoll"), "{list}");
+    let out = herdlab(&["check", "gmp", "--variant", "no-blocking-netpoll", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("deadlock-report"), "{text}");
+}

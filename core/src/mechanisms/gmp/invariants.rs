@@ -15,10 +15,13 @@
 //! | `preemption` | a G at a preemption point with sysmon's request for its slice pending does not run on while Gs wait (the async signal's bound: one slice) |
 //! | `starvation` | where no sysmon runs in a `syscall`/`hog`/`pair` world, a P runs at most [`RUNNEXT_BOUND`] inherited `execute`s in a row while Gs wait in its ring (with sysmon the bound is 10 ms of time) |
 //! | `locked-thread` | (`locked` workload) a running G locked to an M (`gp.lockedm`) runs on that M; `m.lockedg` and `gp.lockedm` name each other; a locked M asleep in `stoplockedm` holds no P; a locked G handed to its M (`startlockedm` set the M's `nextp`) is counted by `conservation` as in that M's hands |
-//! | `stuck` (end) | when nothing can run, every G ran to its end and every M exited |
+//! | `stuck` (end) | when nothing can run, every G ran to its end and every M exited, or `checkdead` threw (the program's outcome, [`super::GmpReport::fatal`]) |
+//! | `conservation` (netpoll) | a G parked on the poller (`pd.rg` = the G) is waiting and in no queue; a waiting G is parked on its wait word or its `pollDesc`, or in one M's hands (`gopark`'s window, or the list a `netpoll` returned, until `injectglist`) |
+//! | `lost-wakeup` (netpoll) | an M blocked in `netpoll` is not on `midle` and is not looking, unless a `netpollBreak` or an event is on its way (the ready list is not empty) |
+//! | `deadlock-report` | `checkdead` throws only when no G waits on the network: a G parked on the poller, or an answer on its way, is no deadlock (Go: the blocked poller is not on `midle`, so it never counts as idle) |
 
 use super::machine::{gstatus, wait, GmpActor, Sched, DONE, GHEAD, GSIZE, NMSPINNING, NONE};
-use super::machine::{NPIDLE, PIDLE, SCHED_LOCK, SPIN_BIT};
+use super::machine::{pd, NPIDLE, PIDLE, SCHED_LOCK, SPIN_BIT};
 use super::params::{GmpParams, GmpSim};
 use crate::check::{CheckConfig, CheckReport, SimModel, Violation};
 use crate::machine::Machine;
@@ -240,7 +243,10 @@ pub fn check_state(sim: &GmpSim) -> Option<Violation> {
                     *r = true;
                 }
             }
-            for g in [m.cx.parking, m.cx.readying] {
+            for g in [m.cx.parking, m.cx.readying, m.cx.np.first]
+                .into_iter()
+                .chain(m.cx.np.list.iter().copied())
+            {
                 if let Some(w) = waiting.get_mut(g as usize).filter(|_| g != 0) {
                     *w = true;
                 }
@@ -248,7 +254,8 @@ pub fn check_state(sim: &GmpSim) -> Option<Violation> {
         }
         for g in 1..n {
             let status = sim.word(cfg.status(g as u32));
-            let parked = sim.word(cfg.wait(g as u32)) == wait::PARKED;
+            let parked = sim.word(cfg.wait(g as u32)) == wait::PARKED
+                || (cfg.workload.netpoll_world() && sim.word(cfg.pd(g as u32)) == pd::PARKED);
             let ok = match status {
                 gstatus::RUNNABLE => count[g] == 1 && !running[g],
                 gstatus::RUNNING | gstatus::SYSCALL => count[g] == 1 && running[g],
@@ -266,14 +273,49 @@ pub fn check_state(sim: &GmpSim) -> Option<Violation> {
             }
         }
     }
+    // deadlock-report: checkdead found a runnable G while no M runs (a lost G), or threw
+    // while a G waits on the network
+    if let Some(m) = ms(sim).find(|m| m.cx.fatal == super::machine::fatal::RUNNABLE_G) {
+        return v(
+            "deadlock-report",
+            format!(
+                "M{} threw \"checkdead: runnable g\": every M is idle while a G is runnable",
+                m.cx.id
+            ),
+        );
+    }
+    // deadlock-report: checkdead threw while a G waits on the network
+    if cfg.workload.netpoll_world() {
+        if let Some(m) = ms(sim).find(|m| m.cx.fatal != 0) {
+            let net = (1..=cfg.gs).find(|&g| sim.word(cfg.pd(g)) == pd::PARKED);
+            if let Some(g) = net {
+                return v(
+                    "deadlock-report",
+                    format!(
+                        "M{} threw \"{}\" while G{g} waits on the poller for an answer the network will deliver (no M blocks in netpoll)",
+                        m.cx.id,
+                        super::machine::fatal::text(m.cx.fatal).unwrap_or("")
+                    ),
+                );
+            }
+        }
+    }
     // lost wakeup
     if lock_free && queued > 0 && pidle != 0 && sim.word(DONE) == 0 {
         // sysmon will retake a P stuck in a syscall and hand it off
         let retaker = cfg.sysmon() && (0..cfg.procs).any(|p| sim.word(cfg.psys(p)) == 1);
         let looking = retaker
+            || (cfg.workload.netpoll_world()
+                && sim.word(cfg.in_netpoll()) == 1
+                && sim.word(cfg.rdy()) != 0)
             || (0..cfg.actors()).any(|i| {
                 let m = &sim.threads()[i as usize].machine();
-                m.cx.spinning
+                if m.cx.is_peer() {
+                    return false;
+                }
+                let poller_back = m.cx.np.blocking && !matches!(m.at, Some(Sched::NpSleep));
+                poller_back
+                    || m.cx.spinning
                     || m.cx.lk_handing
                     || m.cx.pending_spin
                     || m.cx.waking
@@ -456,6 +498,14 @@ fn places(sim: &GmpSim, g: u32, gq: &[u32]) -> Vec<String> {
     if sim.word(cfg.wait(g)) == wait::PARKED {
         at.push("parked on its wait word".to_string());
     }
+    if cfg.workload.netpoll_world() && sim.word(cfg.pd(g)) == pd::PARKED {
+        at.push("parked on its pollDesc".to_string());
+    }
+    for (i, m) in ms(sim).enumerate() {
+        if m.cx.np.first == g || m.cx.np.list.contains(&g) {
+            at.push(format!("M{i}'s netpoll list"));
+        }
+    }
     at
 }
 
@@ -470,6 +520,10 @@ pub fn check_terminal(sim: &GmpSim) -> Option<Violation> {
         .filter(|(_, m)| !m.is_done())
         .map(|(i, _)| i)
         .collect();
+    if ms(sim).any(|m| m.cx.fatal != 0) {
+        // the program died of checkdead's throw: its outcome, not a stuck run
+        return None;
+    }
     if !not_dead.is_empty() || !alive.is_empty() {
         return v(
             "stuck",

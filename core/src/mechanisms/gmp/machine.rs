@@ -130,11 +130,15 @@ pub enum GmpVariant {
     /// `schedule` runs a G locked to another M (`LockOSThread`) on whichever M picked it,
     /// skipping `startlockedm`: the G leaves its thread.
     LockedRunsAnywhere,
+    /// The last M with nothing to do parks in `stopm` instead of blocking in `netpoll`
+    /// (findRunnable's step 13 dropped): Gs parked on the poller wait while their readiness sits
+    /// in the kernel, and `checkdead` reports a deadlock that is not one.
+    NoBlockingNetpoll,
 }
 
 impl GmpVariant {
     /// Every variant, the correct one first.
-    pub const ALL: [GmpVariant; 11] = [
+    pub const ALL: [GmpVariant; 12] = [
         GmpVariant::Correct,
         GmpVariant::ReversedDance,
         GmpVariant::WakepNoSpinTest,
@@ -146,9 +150,10 @@ impl GmpVariant {
         GmpVariant::NoAsyncPreemption,
         GmpVariant::RunnextWithoutSysmon,
         GmpVariant::LockedRunsAnywhere,
+        GmpVariant::NoBlockingNetpoll,
     ];
     /// Their names, as `variant=` takes them.
-    pub const NAMES: [&'static str; 11] = [
+    pub const NAMES: [&'static str; 12] = [
         "correct",
         "reversed-dance",
         "wakep-no-spin-test",
@@ -160,6 +165,7 @@ impl GmpVariant {
         "no-async-preemption",
         "runnext-without-sysmon",
         "locked-runs-anywhere",
+        "no-blocking-netpoll",
     ];
     /// This variant's name.
     pub fn name(self) -> &'static str {
@@ -214,6 +220,14 @@ pub enum Workload {
     /// after a `Gosched` needs its own M: `stoplockedm` on it, `startlockedm` on the M that
     /// picks the G.
     Locked,
+    /// Gs waiting on the network: main spawns G2..GN; then every G, `rounds` times, computes
+    /// `work_ns` and reads from its connection, whose peer answers `net_ns` after the request
+    /// (the G parks on the poller, `gopark` on its `pollDesc`, until a `netpoll` finds it ready).
+    Netpoll,
+    /// A receive nobody sends to: main spawns G2..GN (each computes `work_ns` and exits), then
+    /// waits for a token that never comes. When the last M goes idle, `checkdead` ends the
+    /// program: "all goroutines are asleep - deadlock!".
+    Deadlock,
 }
 
 /// One thing a running G does next.
@@ -243,11 +257,17 @@ pub enum GAct {
     },
     /// `runtime.LockOSThread()`: wire the G and its M to each other.
     LockOSThread,
+    /// Read from the G's connection: send the request to its peer, then `netpollblock` (park on
+    /// the `pollDesc` until the poller finds the answer).
+    NetWait,
+    /// `netpollblock`'s return: `pd.rg.Swap(pdNil)` consumes the readiness (after a park, or
+    /// when it came first).
+    NetDone,
 }
 
 impl Workload {
     /// Every workload.
-    pub const ALL: [Workload; 10] = [
+    pub const ALL: [Workload; 12] = [
         Workload::FanOut,
         Workload::Chain,
         Workload::Tree,
@@ -258,9 +278,11 @@ impl Workload {
         Workload::Hog,
         Workload::Pair,
         Workload::Locked,
+        Workload::Netpoll,
+        Workload::Deadlock,
     ];
     /// Their names.
-    pub const NAMES: [&'static str; 10] = [
+    pub const NAMES: [&'static str; 12] = [
         "fan-out",
         "chain",
         "tree",
@@ -271,6 +293,8 @@ impl Workload {
         "hog",
         "pair",
         "locked",
+        "netpoll",
+        "deadlock",
     ];
     /// Whether the Gs are made by the spawner outside every P (no `main` on M0).
     pub fn external(self) -> bool {
@@ -286,7 +310,14 @@ impl Workload {
                 | Workload::Hog
                 | Workload::Pair
                 | Workload::Locked
+                | Workload::Netpoll
+                | Workload::Deadlock
         )
+    }
+    /// Whether the workload's Gs wait on the network, so its world has the poller's words and
+    /// one peer per G (the other end of its connection).
+    pub fn netpoll_world(self) -> bool {
+        matches!(self, Workload::Netpoll)
     }
     /// Whether the workload has syscalls or long-running Gs, so its world has each P's syscall
     /// and preemption words and (in every variant but `runnext-without-sysmon`) a sysmon.
@@ -458,6 +489,33 @@ impl Workload {
                 _ => GAct::Exit,
             },
             Workload::Locked => locked_action(c, g, pc),
+            Workload::Netpoll => {
+                let spawns = if g == 1 { gs - 1 } else { 0 };
+                if pc < spawns {
+                    GAct::Spawn(pc + 2)
+                } else {
+                    let q = pc - spawns;
+                    match q {
+                        _ if q >= 3 * c.rounds => GAct::Exit,
+                        _ if q % 3 == 0 => GAct::Work(work_ns),
+                        _ if q % 3 == 1 => GAct::NetWait,
+                        _ => GAct::NetDone,
+                    }
+                }
+            }
+            Workload::Deadlock => {
+                if g == 1 {
+                    match pc {
+                        _ if pc + 2 <= gs => GAct::Spawn(pc + 2),
+                        _ if pc + 1 == gs => GAct::Park,
+                        _ => GAct::Exit,
+                    }
+                } else if pc == 0 {
+                    GAct::Work(work_ns)
+                } else {
+                    GAct::Exit
+                }
+            }
         }
     }
 }
@@ -487,10 +545,12 @@ pub struct GmpConfig {
     pub syscall_ns: u64,
     /// `hog`: the call-free loop's run.
     pub hog_ns: u64,
-    /// `pair`: the token's round trips.
+    /// `pair`: the token's round trips; `netpoll`: each G's reads.
     pub rounds: u32,
     /// `locked`: how many Gs (G2, G3, …) call `LockOSThread`.
     pub locked: u32,
+    /// `netpoll`: the network's delay between a request and its answer.
+    pub net_ns: u64,
 }
 
 impl GmpConfig {
@@ -555,7 +615,7 @@ impl GmpConfig {
     /// The threads of a run: the Ms, the spawner (id `threads`) when the workload has one, and
     /// sysmon when it runs.
     pub fn actors(&self) -> u32 {
-        self.threads + self.workload.external() as u32 + self.sysmon() as u32
+        self.threads + self.workload.external() as u32 + self.sysmon() as u32 + self.peers()
     }
     /// `m.park`: the note the M sleeps on.
     pub fn park(&self, m: u32) -> Word {
@@ -600,7 +660,10 @@ impl GmpConfig {
         if self.workload == Workload::Locked {
             return self.lock_words_end();
         }
-        if self.workload.sysmon_world() {
+        if self.workload.netpoll_world() {
+            self.n_base()
+                .wrapping_add(N_GLOBALS + N_WORDS.wrapping_mul(self.gs) + 1)
+        } else if self.workload.sysmon_world() {
             self.x_base(self.procs).wrapping_add(2)
         } else {
             self.g_base(self.gs + 1)
@@ -615,6 +678,121 @@ impl GmpConfig {
 #[inline(always)]
 fn w(i: u32) -> Word {
     Word(i.min(u16::MAX as u32) as u16)
+}
+
+// ----- the network poller (`netpoll` worlds only) -----
+
+/// Global words of the poller: `sched.lastpoll`, `netpollWaiters`, `sched.pollingNet`,
+/// `netpollWakeSig`, and the epoll instance's ready list ([`GmpConfig::rdy`]).
+pub const N_GLOBALS: u32 = 5;
+/// Words per G of the poller: its `pollDesc.rg` ([`pd`]), its request to its peer and its
+/// link in the ready list.
+pub const N_WORDS: u32 = 3;
+
+/// Values of a `pollDesc`'s read semaphore `rg` (`netpoll.go`: `pdNil`, `pdReady`, `pdWait`, or
+/// the parked G, which is always this pollDesc's own G here).
+pub mod pd {
+    /// Nothing: no readiness, nobody waiting.
+    pub const NIL: u32 = 0;
+    /// The poller found the fd readable before the G parked (`pdReady`).
+    pub const READY: u32 = 1;
+    /// The G is about to park (`pdWait`, set by `netpollblock` before `gopark`).
+    pub const WAIT: u32 = 2;
+    /// The G is parked on it (`netpollblockcommit` stored the G).
+    pub const PARKED: u32 = 3;
+}
+
+/// What `checkdead` reported (an M's [`Mcx::fatal`]).
+pub mod fatal {
+    /// Nothing.
+    pub const NONE: u8 = 0;
+    /// "all goroutines are asleep - deadlock!"
+    pub const DEADLOCK: u8 = 1;
+    /// "checkdead: runnable g" (a runnable G while no M runs: a lost wakeup).
+    pub const RUNNABLE_G: u8 = 2;
+    /// The text of a report.
+    pub fn text(f: u8) -> Option<&'static str> {
+        match f {
+            DEADLOCK => Some("all goroutines are asleep - deadlock!"),
+            RUNNABLE_G => Some("checkdead: runnable g"),
+            _ => None,
+        }
+    }
+}
+
+impl GmpConfig {
+    /// Peers: one per G in a `netpoll` world (the other end of its connection), after the Ms,
+    /// the spawner and sysmon.
+    pub fn peers(&self) -> u32 {
+        if self.workload.netpoll_world() {
+            self.gs
+        } else {
+            0
+        }
+    }
+    /// The actor index of G `g`'s peer.
+    pub fn peer_id(&self, g: u32) -> u32 {
+        (self.threads + self.workload.external() as u32 + self.sysmon() as u32)
+            .wrapping_add(g)
+            .wrapping_sub(1)
+    }
+    fn n_base(&self) -> u32 {
+        if self.workload.sysmon_world() {
+            self.x_base(self.procs).wrapping_add(2)
+        } else {
+            self.g_base(self.gs + 1)
+        }
+    }
+    /// `sched.lastpoll == 0`: 1 while an M blocks in `netpoll` (THE poller), 0 otherwise (Go
+    /// keeps the last poll's time there and 0 while one blocks; the model keeps no time, and its
+    /// memory starts zeroed, so the word is the flag).
+    pub fn in_netpoll(&self) -> Word {
+        w(self.n_base())
+    }
+    /// `netpollWaiters`: Gs parked on the poller (an `i32`: may dip below 0 for a moment).
+    pub fn nwaiters(&self) -> Word {
+        w(self.n_base().wrapping_add(1))
+    }
+    /// `sched.pollingNet`: one M at a time does the non-blocking `netpoll(0)`.
+    pub fn pollingnet(&self) -> Word {
+        w(self.n_base().wrapping_add(2))
+    }
+    /// `netpollWakeSig`: a `netpollBreak` is in flight (its eventfd write not yet read).
+    pub fn wakesig(&self) -> Word {
+        w(self.n_base().wrapping_add(3))
+    }
+    /// The epoll instance's ready list: the first ready fd (G `g`'s connection is fd `g`, the
+    /// break eventfd is fd `gs + 1`), linked through [`GmpConfig::rlink`]; 0 = empty. The
+    /// kernel (a peer, or `netpollBreak`'s write) pushes; `epoll_wait` takes the whole list. It
+    /// is also the futex word the blocking `epoll_wait` sleeps on.
+    pub fn rdy(&self) -> Word {
+        w(self.n_base().wrapping_add(4))
+    }
+    /// The break eventfd's fd number.
+    pub fn brk_fd(&self) -> u32 {
+        self.gs + 1
+    }
+    fn nw(&self, g: u32) -> u32 {
+        self.n_base()
+            .wrapping_add(N_GLOBALS)
+            .wrapping_add(g.wrapping_sub(1).wrapping_mul(N_WORDS))
+    }
+    /// G `g`'s `pollDesc.rg` ([`pd`]).
+    pub fn pd(&self, g: u32) -> Word {
+        w(self.nw(g))
+    }
+    /// G `g`'s request to its peer: 1 while sent and not yet taken (the peer's futex word).
+    pub fn req(&self, g: u32) -> Word {
+        w(self.nw(g).wrapping_add(1))
+    }
+    /// Fd `fd`'s link in the ready list (fd `gs + 1`, the break eventfd, has one too).
+    pub fn rlink(&self, fd: u32) -> Word {
+        if fd == self.brk_fd() {
+            w(self.nw(fd))
+        } else {
+            w(self.nw(fd).wrapping_add(2))
+        }
+    }
 }
 
 /// The pseudocode the M steps through (one entry per line).
@@ -666,6 +844,15 @@ pub const LISTING: &[&str] = &[
     "schedule(): if m.lockedg != 0: stoplockedm(): handoffp(releasep()); incidlelocked(1); notesleep(&m.park); acquirep(m.nextp); execute(m.lockedg)",
     "  if gp.lockedm != 0: startlockedm(gp): incidlelocked(-1); mp.nextp = releasep(); notewakeup(&mp.park); stopm(); goto top",
     "G exits while locked: gp.lockedm = 0; m.lockedg = 0; the thread exits (mexit: handoffp(releasep()))",
+    "G: read: send the request; netpollblock: cas(pd.rg, pdNil, pdWait); gopark: casgstatus(gp, _Grunning, _Gwaiting); commit: cas(pd.rg, pdWait, gp) && netpollWaiters++ || resume",
+    "  if netpollWaiters > 0 && lastpoll != 0 && pollingNet.Swap(1) == 0: list = netpoll(0); pollingNet = 0; if list: gp = pop; injectglist(list); return gp",
+    "netpoll: epoll_wait takes the ready list; per fd: break eventfd? read it, netpollWakeSig = 0; else netpollunblock: cas(pd.rg, old, pdReady); old == gp? list.push(gp)",
+    "    if netpollWaiters > 0 && lastpoll.Swap(0) != 0: list = netpoll(-1)   // THE poller: blocks in epoll_wait, holds no P, is not on midle",
+    "    lastpoll = now; lock; pp = pidleget(); unlock; pp? acquirep(pp); gp = pop; injectglist(list); return gp : injectglist(list); stopm()",
+    "injectglist: casgstatus(each, _Gwaiting, _Grunnable); no P: globrunqputbatch(all), startIdle(n); with P: min(npidle, n) to the global queue, startIdle; the rest runqput(pp, gp, false)",
+    "netpollBreak(): if cas(netpollWakeSig, 0, 1): write(eventfd)   // startm found no M while an M blocks in netpoll; the program's end",
+    "peer: wait for the request; sleep(net_ns); the fd is readable: push it on epoll's ready list; wake epoll_wait",
+    "stopm: mput(m); checkdead(): run = mcount - nmidle; run == 0 && Gs wait: throw(\"all goroutines are asleep - deadlock!\")",
 ];
 
 /// Line numbers (1-based) into [`LISTING`].
@@ -764,6 +951,24 @@ pub mod ln {
     pub const START_LOCKED: u16 = 46;
     /// A locked G's exit: the thread exits.
     pub const LOCKED_EXIT: u16 = 47;
+    /// A read that parks on the poller (`netpollblock`).
+    pub const NET_BLOCK: u16 = 48;
+    /// findRunnable's non-blocking `netpoll(0)`.
+    pub const NETPOLL0: u16 = 49;
+    /// `netpoll`: the ready list and `netpollunblock`.
+    pub const NETPOLL: u16 = 50;
+    /// The blocking `netpoll` of the last M.
+    pub const NETPOLL_BLOCK: u16 = 51;
+    /// After the blocking `netpoll`: a P, or `injectglist` and `stopm`.
+    pub const NETPOLL_AFTER: u16 = 52;
+    /// `injectglist`.
+    pub const INJECTGLIST: u16 = 53;
+    /// `netpollBreak`.
+    pub const NETPOLL_BREAK: u16 = 54;
+    /// A G's peer (the network).
+    pub const PEER: u16 = 55;
+    /// `checkdead`.
+    pub const CHECKDEAD: u16 = 56;
 }
 
 /// Where `runqput` returns to.
@@ -777,6 +982,10 @@ pub enum PutRet {
     SyscallStop,
     /// The spawner's `globrunqput`: then `startIdle`.
     Inject,
+    /// `injectglist`'s `globrunqputbatch`: then `startIdle(n)`.
+    NetGlobal,
+    /// `injectglist`'s `runqput(pp, gp, false)` of the rest: the next one.
+    NetLocal,
 }
 
 /// Where `wakep` returns to.
@@ -790,6 +999,8 @@ pub enum WakeRet {
     Schedule,
     /// The spawner: the next G.
     Inject,
+    /// `injectglist`'s `startIdle`: the next start, then the rest of the list.
+    NetIdle,
 }
 
 /// What a global-queue take is for.
@@ -857,6 +1068,50 @@ pub struct MCounts {
     pub locked_exits: u64,
     /// A locked M's `handoffp` found no idle M and tried again (Go would start a new M).
     pub locked_no_m: u64,
+    /// `netpoll` calls (non-blocking and blocking).
+    pub netpoll_polls: u64,
+    /// Gs `netpoll` found ready (`netpollunblock` of a parked G).
+    pub netpoll_ready: u64,
+    /// Blocking `netpoll`s: the M became THE poller.
+    pub netpoll_blocks: u64,
+    /// `netpollBreak`s that wrote the eventfd.
+    pub netpoll_breaks: u64,
+    /// Gs parked on the poller (`netpollblockcommit` succeeded).
+    pub netpoll_parks: u64,
+}
+
+/// Where the poller goes after `injectglist`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum NpAfter {
+    /// Run the first G of the list.
+    #[default]
+    Run,
+    /// `stopm` (the blocking `netpoll` got no P).
+    Stop,
+}
+
+/// The network poller's registers of an M, and a peer's.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct NetRegs {
+    /// Gs this M's `netpoll` found ready, still `_Gwaiting`, in the order found.
+    pub list: Vec<u32>,
+    /// The G `findRunnable` returns after `injectglist` (still `_Gwaiting`; 0: none).
+    pub first: u32,
+    /// The poll is the blocking one (this M is THE poller until it takes a P or parks).
+    pub blocking: bool,
+    /// The fd `netpoll` walks, and its successor on the ready list.
+    cur: u32,
+    next: u32,
+    /// `injectglist`: the runnable Gs still to put, and how many go to the global queue.
+    inj: Vec<u32>,
+    k: u32,
+    after: NpAfter,
+    /// `startm` found no M: `netpollBreak` after the unlock.
+    pub brk: bool,
+    /// The break is the program's end (then the end goes on).
+    brk_end: bool,
+    /// A peer: requests answered.
+    pub served: u32,
 }
 
 /// sysmon's registers (empty for an M): its sleep, its idle rounds and its `sysmontick` per P.
@@ -957,6 +1212,10 @@ pub struct Mcx {
     pub sm: SysmonRegs,
     /// Counters.
     pub counts: MCounts,
+    /// The network poller's registers (and a peer's).
+    pub np: NetRegs,
+    /// What this M's `checkdead` threw ([`fatal`]).
+    pub fatal: u8,
     /// `m.lockedg`: the G locked to this M (0 = none).
     pub lockedg: u32,
     /// Where `handoffp` returns to.
@@ -1013,6 +1272,7 @@ impl Mcx {
                 self.inherits,
             ),
             (self.lockedg, self.ho_ret, self.lk_handing),
+            (&self.np, self.fatal),
         )
     }
 
@@ -1070,6 +1330,8 @@ impl Mcx {
             GAct::Park => Next::Go(Sched::RecvLoad),
             GAct::Ready(c) => Next::Go(Sched::SendLoad { c }),
             GAct::LockOSThread => Next::Go(Sched::LkLockM),
+            GAct::NetWait => Next::Go(Sched::NwReq),
+            GAct::NetDone => Next::Go(Sched::NwDone),
         }
     }
 
@@ -1189,6 +1451,8 @@ impl Mcx {
                 self.inject = true;
                 Next::Go(Sched::WakeLock)
             }
+            PutRet::NetGlobal => self.inj_idle(),
+            PutRet::NetLocal => self.inj_local(),
         }
     }
 
@@ -1203,6 +1467,10 @@ impl Mcx {
             }
             WakeRet::Schedule => self.top(),
             WakeRet::Inject => self.inject_next(),
+            WakeRet::NetIdle => {
+                self.waking = true;
+                self.inj_idle()
+            }
         }
     }
 
@@ -1338,12 +1606,16 @@ impl Mcx {
             Next::Go(Sched::DanceDropLate)
         } else {
             self.dancing = false;
-            Next::Go(Sched::StopLock)
+            self.stop_or_poll()
         }
     }
 
     fn end_wake_next(&mut self) -> Next<Sched, ()> {
-        if self.mask == 0 && self.cfg.sysmon() {
+        if self.mask == 0 && self.cfg.workload.netpoll_world() && !self.np.brk_end {
+            // the program ends: a poller blocked in epoll_wait is not on midle, break it
+            self.np.brk_end = true;
+            Next::Go(Sched::NbLast)
+        } else if self.mask == 0 && self.cfg.sysmon() {
             Next::Go(Sched::EndSmNote)
         } else if self.mask == 0 {
             self.end_finish()
@@ -1358,6 +1630,7 @@ impl Mcx {
 impl Mcx {
     /// After the end's wakeups: the spawner exits, an M schedules (and finds `done`).
     fn end_finish(&mut self) -> Next<Sched, ()> {
+        self.np.brk_end = false;
         if self.is_spawner() {
             Next::Done(())
         } else {
@@ -1371,6 +1644,130 @@ impl Mcx {
             Next::Go(Sched::EnterSmUnlock)
         } else {
             Next::Go(Sched::ExitUnlock)
+        }
+    }
+}
+
+impl Mcx {
+    /// findRunnable's step 8 (`netpoll(0)`) in a `netpoll` world, then the spinning check.
+    fn net_check(&mut self) -> Next<Sched, ()> {
+        if self.cfg.workload.netpoll_world() && self.cfg.variant != GmpVariant::SingleQueue {
+            Next::Go(Sched::NpWaiters)
+        } else {
+            self.spin_check()
+        }
+    }
+
+    /// findRunnable's step 13 (the blocking `netpoll`) before `stopm`, in a `netpoll` world.
+    fn stop_or_poll(&mut self) -> Next<Sched, ()> {
+        if self.cfg.workload.netpoll_world() && self.cfg.variant != GmpVariant::NoBlockingNetpoll {
+            Next::Go(Sched::NpBWaiters)
+        } else {
+            Next::Go(Sched::StopLock)
+        }
+    }
+
+    /// Whether this is a G's peer (the network), not an M.
+    pub fn is_peer(&self) -> bool {
+        self.cfg.peers() > 0 && self.id >= self.cfg.peer_id(1) && self.id < self.cfg.actors()
+    }
+
+    /// The G a peer serves.
+    pub fn peer_g(&self) -> u32 {
+        self.id + 1 - self.cfg.peer_id(1)
+    }
+
+    /// `netpoll`'s walk of the ready list: the next fd, or the poll's end.
+    fn np_walk_next(&mut self) -> Next<Sched, ()> {
+        self.np.cur = self.np.next;
+        if self.np.cur != 0 {
+            Next::Go(Sched::NpLink)
+        } else {
+            self.np_polled()
+        }
+    }
+
+    /// `netpoll` returned its list.
+    fn np_polled(&mut self) -> Next<Sched, ()> {
+        if self.np.blocking {
+            Next::Go(Sched::NpLastpoll)
+        } else {
+            Next::Go(Sched::NpPollDone)
+        }
+    }
+
+    /// After `netpoll` with a P: run the first G, `injectglist` the rest (after
+    /// `netpollAdjustWaiters`).
+    fn np_run_first(&mut self) -> Next<Sched, ()> {
+        self.np.first = self.np.list.remove(0);
+        self.np.after = NpAfter::Run;
+        Next::Go(Sched::NpAdjust)
+    }
+
+    /// `injectglist(list)`: mark every G runnable, then place them.
+    fn inj_start(&mut self) -> Next<Sched, ()> {
+        if self.np.list.is_empty() {
+            self.inj_end()
+        } else {
+            self.waking = true;
+            Next::Go(Sched::InjStatus)
+        }
+    }
+
+    /// `startIdle(n)` of `injectglist`, then the local part.
+    fn inj_idle(&mut self) -> Next<Sched, ()> {
+        self.inject = false;
+        if self.np.k > 0 {
+            self.np.k -= 1;
+            self.wake_ret = WakeRet::NetIdle;
+            self.inject = true;
+            Next::Go(Sched::WakeLock)
+        } else {
+            self.inj_local()
+        }
+    }
+
+    /// `runqput(pp, gp, false)` of the next G left, or the end of `injectglist`.
+    fn inj_local(&mut self) -> Next<Sched, ()> {
+        if self.np.inj.is_empty() {
+            self.inj_end()
+        } else {
+            self.pg = self.np.inj.remove(0);
+            self.put_ret = PutRet::NetLocal;
+            Next::Go(Sched::PutHead)
+        }
+    }
+
+    fn inj_end(&mut self) -> Next<Sched, ()> {
+        self.waking = false;
+        self.inject = false;
+        self.clear();
+        match self.np.after {
+            NpAfter::Run => Next::Go(Sched::NpFirstStatus),
+            NpAfter::Stop => Next::Go(Sched::StopLock),
+        }
+    }
+
+    /// After `netpollBreak` (or its skip): back to `wakep`'s caller, or on with the end.
+    fn nb_done(&mut self) -> Next<Sched, ()> {
+        if self.np.brk_end {
+            self.end_wake_next()
+        } else {
+            self.wake_done()
+        }
+    }
+
+    /// `mput` is done: `checkdead` (only when no M runs: the run = Ms not on `midle`). Not where
+    /// a thread outside the runtime runs (the spawner), nor where sysmon runs: Go brackets
+    /// sysmon's retake with `incidlelocked(-1)` … `incidlelocked(1)` so that a P in sysmon's hands
+    /// counts as running, which the model does not have (`sched.nmidlelocked`).
+    fn checkdead(&mut self) -> Next<Sched, ()> {
+        let idle = (self.mask | (1 << self.id)).count_ones();
+        if idle >= self.cfg.threads && !self.cfg.workload.external() && !self.cfg.sysmon() {
+            self.n = 0;
+            Next::Go(Sched::CdScan { g: 1 })
+        } else {
+            Next::Go(Sched::StopUnlock)
         }
     }
 }
@@ -1487,7 +1884,7 @@ crate::steps! {
         // ----- the global queue -----
         /// `sched.runq.size != 0` (racy read before the lock).
         GPeek @ ln::GLOBAL => load(GSIZE) => |n|
-            if n > 0 { Go(Sched::GLock) } else { m.spin_check() };
+            if n > 0 { Go(Sched::GLock) } else { m.net_check() };
         /// `lock(&sched.lock)`.
         GLock @ ln::GLOBAL => mutex_lock(SCHED_LOCK) => |()| {
             m.gmode = GMode::Batch;
@@ -1570,7 +1967,7 @@ crate::steps! {
             } else {
                 match m.gmode {
                     GMode::Fair => Go(Sched::NextLoad),
-                    _ => m.spin_check(),
+                    _ => m.net_check(),
                 }
             }
         };
@@ -1734,7 +2131,7 @@ crate::steps! {
         /// `unlock(&sched.lock)`.
         ParkUnlock @ ln::RELEASE => mutex_unlock(SCHED_LOCK) => |()|
             if !m.spinning {
-                Go(Sched::StopLock)
+                m.stop_or_poll()
             } else if m.cfg.variant == GmpVariant::ReversedDance {
                 m.dancing = true;
                 Go(Sched::DanceGsize)
@@ -1832,7 +2229,7 @@ crate::steps! {
         /// …add ourselves.
         StopMidleStore @ ln::STOPM => store(MIDLE, m.mask | (1 << m.id)) => |()| {
             m.counts.parks += 1;
-            Go(Sched::StopUnlock)
+            m.checkdead()
         };
         /// `unlock`.
         StopUnlock @ ln::STOPM => mutex_unlock(SCHED_LOCK) => |()| {
@@ -2753,6 +3150,7 @@ crate::steps! {
         WakeMidle @ ln::STARTM => load(MIDLE) => |mm|
             if mm == 0 {
                 m.counts.no_m += 1;
+                m.np.brk = m.cfg.workload.netpoll_world();
                 Go(Sched::WakeGiveBack)
             } else {
                 let m2 = mm.trailing_zeros();
@@ -2782,7 +3180,10 @@ crate::steps! {
             /// The M to wake, or NONE.
             m2: u32,
         } @ ln::STARTM => mutex_unlock(SCHED_LOCK) => |()|
-            if m2 == NONE { m.wake_done() } else { Go(Sched::WakePark { m2 }) };
+            if m2 == NONE && m.np.brk {
+                m.np.brk = false;
+                Go(Sched::NbLast)
+            } else if m2 == NONE { m.wake_done() } else { Go(Sched::WakePark { m2 }) };
         /// `notewakeup(&mp.park)`: set the note…
         WakePark {
             /// The M.
@@ -2944,6 +3345,297 @@ crate::steps! {
             m.lk_handing = true;
             Go(Sched::HoNext { p })
         };
+
+        // ----- a G reads from its connection: netpollblock (netpoll.go) -----
+        /// Send the request to the peer (`write(2)`)…
+        NwReq @ ln::NET_BLOCK => store(m.cfg.req(m.curg), 1) => |()| Go(Sched::NwReqWake);
+        /// …which wakes it.
+        NwReqWake @ ln::NET_BLOCK => futex_wake(m.cfg.req(m.curg), WakeCount::Up(1)) => |_| Go(Sched::NwWait);
+        /// `netpollblock`: `cas(pd.rg, pdNil, pdWait)` (fails if the poller already found it ready).
+        NwWait @ ln::NET_BLOCK => cas(m.cfg.pd(m.curg), pd::NIL, pd::WAIT) => |ok|
+            if ok {
+                Go(Sched::NwSave)
+            } else {
+                // ready already: no park
+                m.pc += 1;
+                m.g_next()
+            };
+        /// `gopark`: save where the G resumes…
+        NwSave @ ln::NET_BLOCK => store(m.cfg.sched(m.curg), m.pc + 1) => |()| Go(Sched::NwStatus);
+        /// …`casgstatus(gp, _Grunning, _Gwaiting)`; `dropg`…
+        NwStatus @ ln::NET_BLOCK => store(m.cfg.status(m.curg), gstatus::WAITING) => |()| {
+            m.parking = m.curg;
+            m.curg = 0;
+            Go(Sched::NwCommit)
+        };
+        /// …`netpollblockcommit`: `cas(pd.rg, pdWait, gp)` (fails if the poller set `pdReady`).
+        NwCommit @ ln::NET_BLOCK => cas(m.cfg.pd(m.parking), pd::WAIT, pd::PARKED) => |ok|
+            if ok {
+                let g = m.parking;
+                m.parking = 0;
+                Go(Sched::NwAdd { g })
+            } else {
+                Go(Sched::NwResumeRun)
+            };
+        /// `netpollWaiters++`; `schedule()`.
+        NwAdd {
+            /// The G parked.
+            g: u32,
+        } @ ln::NET_BLOCK => fetch_add(m.cfg.nwaiters(), 1) => |_| {
+            m.counts.netpoll_parks += 1;
+            m.top()
+        };
+        /// The commit failed (the poller set `pdReady`): the G runs on,
+        /// `casgstatus(gp, _Gwaiting, _Grunning)`.
+        NwResumeRun @ ln::NET_BLOCK => store(m.cfg.status(m.parking), gstatus::RUNNING) => |()| {
+            m.curg = m.parking;
+            m.parking = 0;
+            m.pc += 1;
+            m.g_next()
+        };
+
+        /// `netpollblock` returns: `pd.rg.Swap(pdNil)` takes the readiness.
+        NwDone @ ln::NET_BLOCK => swap(m.cfg.pd(m.curg), pd::NIL) => |_| {
+            m.pc += 1;
+            m.g_next()
+        };
+
+        // ----- findRunnable step 8: the non-blocking netpoll(0) -----
+        /// `netpollAnyWaiters()`.
+        NpWaiters @ ln::NETPOLL0 => load(m.cfg.nwaiters()) => |n|
+            if (n as i32) > 0 { Go(Sched::NpLastLoad) } else { m.spin_check() };
+        /// `sched.lastpoll != 0`: nobody blocks in netpoll.
+        NpLastLoad @ ln::NETPOLL0 => load(m.cfg.in_netpoll()) => |l|
+            if l == 0 { Go(Sched::NpPolling) } else { m.spin_check() };
+        /// `sched.pollingNet.Swap(1) == 0`: one non-blocking poller at a time.
+        NpPolling @ ln::NETPOLL0 => swap(m.cfg.pollingnet(), 1) => |old|
+            if old == 0 {
+                m.np.blocking = false;
+                m.counts.netpoll_polls += 1;
+                Go(Sched::NpTake)
+            } else {
+                m.spin_check()
+            };
+        /// `sched.pollingNet.Store(0)`; a G found: run it, `injectglist` the rest.
+        NpPollDone @ ln::NETPOLL0 => store(m.cfg.pollingnet(), 0) => |()|
+            if m.np.list.is_empty() { m.spin_check() } else { m.np_run_first() };
+
+        // ----- netpoll(delay): epoll_wait and netpollready -----
+        /// `epoll_wait`: take the whole ready list.
+        NpTake @ ln::NETPOLL => swap(m.cfg.rdy(), 0) => |h|
+            if h != 0 {
+                m.np.cur = h;
+                Go(Sched::NpLink)
+            } else if m.np.blocking {
+                Go(Sched::NpSleep)
+            } else {
+                m.np_polled()
+            };
+        /// `epoll_wait(-1)` blocks in the kernel until an fd is ready (the list's futex word).
+        NpSleep @ ln::NETPOLL_BLOCK => futex_wait(m.cfg.rdy(), 0) => |_| Go(Sched::NpTake);
+        /// The next event's successor.
+        NpLink @ ln::NETPOLL => load(m.cfg.rlink(m.np.cur)) => |next| {
+            m.np.next = next;
+            if m.np.cur == m.cfg.brk_fd() { Go(Sched::NpBrkRead) } else { Go(Sched::NpPdLoad) }
+        };
+        /// The break eventfd: read it; `netpollWakeSig.Store(0)`.
+        NpBrkRead @ ln::NETPOLL => store(m.cfg.wakesig(), 0) => |()| m.np_walk_next();
+        /// `netpollunblock`: `old := pd.rg`…
+        NpPdLoad @ ln::NETPOLL => load(m.cfg.pd(m.np.cur)) => |old|
+            if old == pd::READY { m.np_walk_next() } else { Go(Sched::NpPdCas { old }) };
+        /// …`cas(pd.rg, old, pdReady)`; a parked G joins the list.
+        NpPdCas {
+            /// `pd.rg` read.
+            old: u32,
+        } @ ln::NETPOLL => cas(m.cfg.pd(m.np.cur), old, pd::READY) => |ok|
+            if !ok {
+                Go(Sched::NpPdLoad)
+            } else {
+                if old == pd::PARKED {
+                    let g = m.np.cur;
+                    m.np.list.push(g);
+                    m.counts.netpoll_ready += 1;
+                }
+                m.np_walk_next()
+            };
+
+        // ----- findRunnable step 13: the blocking netpoll -----
+        /// `netpollAnyWaiters()`.
+        NpBWaiters @ ln::NETPOLL_BLOCK => load(m.cfg.nwaiters()) => |n|
+            if (n as i32) > 0 { Go(Sched::NpBSwap) } else { Go(Sched::StopLock) };
+        /// `sched.lastpoll.Swap(0) != 0`: this M becomes THE poller.
+        NpBSwap @ ln::NETPOLL_BLOCK => swap(m.cfg.in_netpoll(), 1) => |old|
+            if old == 0 {
+                m.np.blocking = true;
+                m.counts.netpoll_blocks += 1;
+                m.counts.netpoll_polls += 1;
+                Go(Sched::NpTake)
+            } else {
+                Go(Sched::StopLock)
+            };
+        /// `sched.lastpoll.Store(now)`.
+        NpLastpoll @ ln::NETPOLL_AFTER => store(m.cfg.in_netpoll(), 0) => |()| Go(Sched::NpBLock);
+        /// `lock(&sched.lock)`.
+        NpBLock @ ln::NETPOLL_AFTER => mutex_lock(SCHED_LOCK) => |()| Go(Sched::NpBPidle);
+        /// `pidleget`.
+        NpBPidle @ ln::NETPOLL_AFTER => load(PIDLE) => |mask|
+            if mask == 0 {
+                Go(Sched::NpBUnlockNone)
+            } else {
+                m.mask = mask;
+                m.tp = mask.trailing_zeros();
+                Go(Sched::NpBTakeP)
+            };
+        /// Take the P off the idle mask…
+        NpBTakeP @ ln::NETPOLL_AFTER => store(PIDLE, m.mask & !(1 << m.tp)) => |()| Go(Sched::NpBNpidle);
+        /// …`npidle--`…
+        NpBNpidle @ ln::NETPOLL_AFTER => fetch_add(NPIDLE, u32::MAX) => |_| Go(Sched::NpBUnlock);
+        /// …`unlock`…
+        NpBUnlock @ ln::NETPOLL_AFTER => mutex_unlock(SCHED_LOCK) => |()| Go(Sched::NpBOwner);
+        /// …`acquirep(pp)`: run the first G, or look again.
+        NpBOwner @ ln::NETPOLL_AFTER => store(m.cfg.owner(m.tp), m.id + 1) => |()| {
+            m.p = m.tp;
+            m.np.blocking = false;
+            if m.np.list.is_empty() { m.top() } else { m.np_run_first() }
+        };
+        /// No P: `unlock`; `injectglist(list)` (all to the global queue), then `stopm`.
+        NpBUnlockNone @ ln::NETPOLL_AFTER => mutex_unlock(SCHED_LOCK) => |()| {
+            m.np.blocking = false;
+            m.np.after = NpAfter::Stop;
+            if m.np.list.is_empty() { Go(Sched::StopLock) } else { Go(Sched::NpAdjust) }
+        };
+        /// `netpollAdjustWaiters(delta)`: the Gs found are no longer waiters.
+        NpAdjust @ ln::NETPOLL_AFTER => fetch_add(
+            m.cfg.nwaiters(),
+            0u32.wrapping_sub(m.np.list.len() as u32 + (m.np.first != 0) as u32)
+        ) => |_| m.inj_start();
+        /// The first G: `casgstatus(gp, _Gwaiting, _Grunnable)`; run it.
+        NpFirstStatus @ ln::NETPOLL_AFTER => store(m.cfg.status(m.np.first), gstatus::RUNNABLE) => |()| {
+            let g = m.np.first;
+            m.np.first = 0;
+            m.hold(g);
+            m.found(g, false)
+        };
+
+        // ----- injectglist -----
+        /// `casgstatus(gp, _Gwaiting, _Grunnable)` for each G of the list.
+        InjStatus @ ln::INJECTGLIST => store(m.cfg.status(m.np.list[0]), gstatus::RUNNABLE) => |()| {
+            let g = m.np.list.remove(0);
+            m.hand.push(g);
+            m.np.inj.push(g);
+            if !m.np.list.is_empty() {
+                Go(Sched::InjStatus)
+            } else if m.p == NONE {
+                // no P: all to the global queue, then startIdle(n)
+                m.np.k = m.np.inj.len() as u32;
+                let all = core::mem::take(&mut m.np.inj);
+                m.batch.clear();
+                m.batch.extend(all);
+                m.i = 0;
+                m.put_ret = PutRet::NetGlobal;
+                Go(Sched::SlowLock)
+            } else {
+                Go(Sched::InjNpidle)
+            }
+        };
+        /// With a P: `npidle`; that many Gs to the global queue (and an M each), the rest local.
+        InjNpidle @ ln::INJECTGLIST => load(NPIDLE) => |n| {
+            let k = n.min(m.np.inj.len() as u32);
+            m.np.k = k;
+            if k == 0 {
+                m.inj_local()
+            } else {
+                m.batch.clear();
+                for _ in 0..k {
+                    let g = m.np.inj.remove(0);
+                    m.batch.push(g);
+                }
+                m.i = 0;
+                m.put_ret = PutRet::NetGlobal;
+                Go(Sched::SlowLock)
+            }
+        };
+
+        // ----- netpollBreak -----
+        /// Somebody blocks in netpoll (`lastpoll == 0`)?
+        NbLast @ ln::NETPOLL_BREAK => load(m.cfg.in_netpoll()) => |l|
+            if l == 1 { Go(Sched::NbCas) } else { m.nb_done() };
+        /// `netpollWakeSig.CompareAndSwap(0, 1)`: one break in flight.
+        NbCas @ ln::NETPOLL_BREAK => cas(m.cfg.wakesig(), 0, 1) => |ok|
+            if ok { Go(Sched::NbHead) } else { m.nb_done() };
+        /// `write(eventfd)`: the kernel puts the eventfd on the ready list…
+        NbHead @ ln::NETPOLL_BREAK => load(m.cfg.rdy()) => |h| Go(Sched::NbLink { h });
+        /// …linked before the old head…
+        NbLink {
+            /// The old head.
+            h: u32,
+        } @ ln::NETPOLL_BREAK => store(m.cfg.rlink(m.cfg.brk_fd()), h) => |()| Go(Sched::NbPush { h });
+        /// …pushed…
+        NbPush {
+            /// The old head.
+            h: u32,
+        } @ ln::NETPOLL_BREAK => cas(m.cfg.rdy(), h, m.cfg.brk_fd()) => |ok|
+            if ok { Go(Sched::NbWake) } else { Go(Sched::NbHead) };
+        /// …and wakes the poller's `epoll_wait`.
+        NbWake @ ln::NETPOLL_BREAK => futex_wake(m.cfg.rdy(), WakeCount::Up(1)) => |_| {
+            m.counts.netpoll_breaks += 1;
+            m.nb_done()
+        };
+
+        // ----- a G's peer: the network -----
+        /// Wait for the G's request.
+        PeerWait @ ln::PEER => futex_wait(m.cfg.req(m.peer_g()), 0) => |_| Go(Sched::PeerLoad);
+        /// A request?
+        PeerLoad @ ln::PEER => load(m.cfg.req(m.peer_g())) => |r|
+            if r == 0 { Go(Sched::PeerWait) } else { Go(Sched::PeerTake) };
+        /// Take it.
+        PeerTake @ ln::PEER => store(m.cfg.req(m.peer_g()), 0) => |()| Go(Sched::PeerDelay);
+        /// The network's delay (a timer in the kernel).
+        PeerDelay @ ln::PEER => sleep(m.cfg.net_ns) => |()| Go(Sched::PeerHead);
+        /// The answer arrives: the fd is readable; the kernel pushes it on the ready list…
+        PeerHead @ ln::PEER => load(m.cfg.rdy()) => |h| Go(Sched::PeerLink { h });
+        /// …linked before the old head…
+        PeerLink {
+            /// The old head.
+            h: u32,
+        } @ ln::PEER => store(m.cfg.rlink(m.peer_g()), h) => |()| Go(Sched::PeerPush { h });
+        /// …pushed…
+        PeerPush {
+            /// The old head.
+            h: u32,
+        } @ ln::PEER => cas(m.cfg.rdy(), h, m.peer_g()) => |ok|
+            if ok { Go(Sched::PeerWake) } else { Go(Sched::PeerHead) };
+        /// …and wakes a blocked `epoll_wait`.
+        PeerWake @ ln::PEER => futex_wake(m.cfg.rdy(), WakeCount::Up(1)) => |_| {
+            m.np.served += 1;
+            if m.np.served >= m.cfg.rounds { Done(()) } else { Go(Sched::PeerWait) }
+        };
+
+        // ----- checkdead (under sched.lock, after mput) -----
+        /// No M runs: G `g`'s status.
+        CdScan {
+            /// The G.
+            g: u32,
+        } @ ln::CHECKDEAD => load(m.cfg.status(g)) => |st| {
+            if matches!(st, gstatus::RUNNABLE | gstatus::RUNNING | gstatus::SYSCALL) {
+                m.fatal = fatal::RUNNABLE_G;
+                Go(Sched::CdFatal)
+            } else {
+                if st == gstatus::WAITING {
+                    m.n += 1;
+                }
+                if g < m.cfg.gs {
+                    Go(Sched::CdScan { g: g + 1 })
+                } else if m.n == 0 {
+                    Go(Sched::StopUnlock)
+                } else {
+                    m.fatal = fatal::DEADLOCK;
+                    Go(Sched::CdFatal)
+                }
+            }
+        };
+        /// `fatal(...)`: the process dies (this M stops; the others stay where they sleep).
+        CdFatal @ ln::CHECKDEAD => mutex_unlock(SCHED_LOCK) => |()| Done(());
     }
 }
 
@@ -3048,6 +3740,8 @@ impl GmpActor {
         GmpActor {
             at: Some(if sysmon {
                 Sched::SmSleep
+            } else if id >= cfg.peer_id(1) && id < cfg.actors() {
+                Sched::PeerWait
             } else if external && id == cfg.threads {
                 Sched::XInitPidle
             } else if id == 0 && !external {
@@ -3105,6 +3799,8 @@ impl GmpActor {
                 lk_handing: false,
                 locked_here: Vec::new(),
                 ran: Vec::new(),
+                np: NetRegs::default(),
+                fatal: fatal::NONE,
             },
         }
     }

@@ -11,7 +11,8 @@
 //! (drop spinning, then re-check every queue) and `stopm` (§3.4-3.6); `wakep` / `startm` (§3.7);
 //! `Gosched`, `gopark` and `goready` (§3.3, §3.8); `injectglist` with no P (§3.12);
 //! `entersyscall` / `exitsyscall`, `sysmon` with its deep sleep, `retake`, `handoffp`,
-//! `preemptone` (§3.9-3.11, below, in Go 1.25's form).
+//! `preemptone` (§3.9-3.11, below, in Go 1.25's form); the netpoller, `injectglist` with a P
+//! and `checkdead` (§3.5 steps 8 and 13, §3.12, §3.14, below).
 //!
 //! ```
 //! use herdlab_core::mechanisms::gmp::{GmpParams, Workload};
@@ -184,6 +185,63 @@
 //! 4 Ms proven up to 2 preemptions (116,797 states; 392,239 up to 3). `locked-runs-anywhere`
 //! breaks `locked-thread` in 68 steps: M0 locks G2, G2 yields, M0 hands its P to M1, which takes
 //! G2 from the global queue and runs it.
+//! # The netpoller and `checkdead` (`netpoll`, `deadlock`)
+//! Follows `netpoll.go` and `findRunnable` in `proc.go` (fact sheet §3.5 steps 8 and 13, §3.12,
+//! §3.14). A G's read (`GAct::NetWait`) sends a request to its *peer* (the other end of its
+//! connection: one more thread per G, after the Ms, the spawner and sysmon), then
+//! `netpollblock`s: `cas(pd.rg, pdNil, pdWait)`, `gopark` (`_Gwaiting`, `dropg`, the M
+//! schedules) whose commit `cas(pd.rg, pdWait, gp)` publishes the G on its `pollDesc`
+//! ([`machine::pd`]) and counts it in `netpollWaiters`; a commit that finds `pdReady` (the
+//! poller came first) runs the G on. After the park, `pd.rg.Swap(pdNil)` consumes the readiness
+//! (`GAct::NetDone`). The peer sleeps `net_ns` (a timer of the simulated kernel; natively
+//! `clock_nanosleep`), then the kernel makes the fd readable: it pushes the fd on the epoll
+//! instance's ready list ([`GmpConfig::rdy`], a list through the fds' link words, also the futex
+//! word a blocked `epoll_wait` sleeps on) and wakes the sleeper.
+//!
+//! `netpoll(delay)` takes the whole ready list (`epoll_wait`), and per fd: the break eventfd
+//! clears `netpollWakeSig`; a connection's `pollDesc` goes to `pdReady`, and a G parked there
+//! joins the returned list (`netpollunblock`). The scheduler polls in findRunnable's step 8 (after
+//! the local and global queues: waiters, nobody blocked in netpoll, `pollingNet` won; the first G
+//! runs, `injectglist` takes the rest) and step 13 (after the release of the P and the dance,
+//! before `stopm`: with waiters and `lastpoll.Swap(0) != 0` the M becomes THE poller and blocks;
+//! woken, `lastpoll` is set again, `pidleget` under the lock: a P → run the first G, inject the
+//! rest; none → inject all to the global queue and `stopm`). `injectglist`: every G runnable;
+//! without a P all to the global queue and `startIdle(n)`; with one, `min(npidle, n)` to the
+//! global queue and an M each, the rest `runqput(pp, gp, false)`. `netpollBreak` (CAS
+//! `netpollWakeSig` 0→1, write the eventfd: push fd `gs + 1`, wake) where `startm` finds no
+//! parked M while an M blocks in netpoll (Go would start a thread; `wakeNetPoller` is Go's
+//! caller for timers, which the model lacks), and at the program's end (the blocked poller is
+//! not on `midle`). `sched.lastpoll` is kept as the flag [`GmpConfig::in_netpoll`].
+//!
+//! | state | what it does | next |
+//! |---|---|---|
+//! | `NwReq`, `NwReqWake` | the request to the peer (a store, a futex wake) | `NwWait` |
+//! | `NwWait` … `NwAdd` | `netpollblock`: `pdWait`, save `pc`, `_Gwaiting`, commit, `netpollWaiters++` | `schedule`, or the G on (`NwResumeRun`) |
+//! | `NwDone` | `pd.rg.Swap(pdNil)` | the G's next action |
+//! | `NpWaiters`, `NpLastLoad`, `NpPolling` | step 8's tests | `NpTake`, else the spinning check |
+//! | `NpTake`, `NpSleep`, `NpLink`, `NpBrkRead`, `NpPdLoad`, `NpPdCas` | `netpoll`: the ready list, `netpollunblock` | `NpPollDone` or `NpLastpoll` |
+//! | `NpBWaiters`, `NpBSwap` | step 13's tests: THE poller | `NpTake` (blocking), else `stopm` |
+//! | `NpLastpoll` … `NpBUnlockNone` | after the blocking poll: `pidleget` | run the first G, or inject and `stopm` |
+//! | `NpAdjust`, `InjStatus`, `InjNpidle`, `NpFirstStatus` | `netpollAdjustWaiters`, `injectglist`, run the first | `execute` |
+//! | `NbLast` … `NbWake` | `netpollBreak` | back to `wakep`'s caller or the end |
+//! | `PeerWait` … `PeerWake` | a peer: request, delay, readable, wake | exits after `rounds` answers |
+//! | `CdScan`, `CdFatal` | `checkdead` | the M stops; the program's outcome |
+//!
+//! `checkdead` runs in `stopm` after `mput`, under the lock, when every M is on `midle` (the
+//! run count `mcount − nmidle` is 0; an M blocked in netpoll or a syscall is not on `midle`): a
+//! runnable G → "checkdead: runnable g"; a waiting G → "all goroutines are asleep - deadlock!"
+//! (the report's `fatal`, `herdlab sim gmp` exit 1); no G → nothing (the end). Not with the
+//! outside spawner, nor where sysmon runs (Go's `incidlelocked` bracket around retake, which
+//! keeps a P in sysmon's hands from looking idle, is not modelled).
+//!
+//! Invariants of the netpoller: a G parked on its `pollDesc` is `_Gwaiting` and in no queue,
+//! and a waiting G is on its wait word, its `pollDesc`, or in one M's hands (`gopark`'s window,
+//! the list a `netpoll` returned until `injectglist`) (`conservation`); the blocked poller is not
+//! "looking" for `lost-wakeup` unless a break or an answer is on the ready list; every answer
+//! runs its G (`netpoll_ready == netpoll_parks` at the end, the tests); `checkdead` throws only
+//! when no G waits on the network, and never finds a runnable G (`deadlock-report`). The
+//! variant `no-blocking-netpoll` drops step 13: the last M parks, and `checkdead` reports a
+//! deadlock while answers sit in the ready list.
 //!
 //! # Invariants ([`invariants`], §5 of the fact sheet)
 //! `conservation`, `ownership`, `queue-bounds`, `spinning`, `lost-wakeup`, the bounded-liveness
@@ -241,8 +299,10 @@
 //! - Deadlock detection (`checkdead`) counts running Ms, not idle Ps.
 //!
 //! # Model limits (not modelled yet)
-//! The netpoller, timers, `UnlockOSThread` (LockOSThread's limits are above), `checkdead`'s report, `entersyscallblock`, sysmon's
-//! netpoll and its deep sleep's timeout (the next timer, 60 s), a stop-the-world (`gcwaiting`),
+//! Timers (so `netpoll`'s delay is always −1 or 0, and `wakeNetPoller` has no caller),
+//! `UnlockOSThread` (LockOSThread's limits are above), `entersyscallblock`, sysmon's netpoll
+//! (its 10 ms rule) and its deep sleep's timeout (the next timer, 60 s), a stop-the-world
+//! (`gcwaiting`),
 //! Go 1.26's scan-bit retake (above). sysmon runs only in the `syscall`,
 //! `hog` and `pair` worlds (the other workloads' Gs never run 10 ms nor block, so it would only
 //! tick; their figures are as pinned before it existed). A G's channel is one token on its wait word (a oneshot),

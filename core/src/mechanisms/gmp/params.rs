@@ -53,10 +53,12 @@ pub struct GmpParams {
     pub syscall_ns: u32,
     /// `hog`: the call-free loop's run in nanoseconds.
     pub hog_ns: u32,
-    /// `pair`: the token's round trips.
+    /// `pair`: the token's round trips; `netpoll`: each G's reads.
     pub rounds: u32,
     /// `locked`: how many goroutines call `runtime.LockOSThread` (G2, G3, …).
     pub locked: u32,
+    /// `netpoll`: the network's delay between a request and its answer, in nanoseconds.
+    pub net_ns: u32,
 }
 
 impl Default for GmpParams {
@@ -76,6 +78,7 @@ impl Default for GmpParams {
             hog_ns: 50_000_000,
             rounds: 20,
             locked: 1,
+            net_ns: 100_000,
         }
     }
 }
@@ -182,7 +185,16 @@ const KEYS: &[Key] = &[
             hi: 10_000,
             unit: "",
         },
-        help: "pair: the token's round trips",
+        help: "pair: the token's round trips; netpoll: each goroutine's reads",
+    },
+    Key {
+        name: "net_ns",
+        kind: KeyKind::Range {
+            lo: 1,
+            hi: 1_000_000_000,
+            unit: "ns",
+        },
+        help: "netpoll: the network's delay from a request to its answer",
     },
     Key {
         name: "locked",
@@ -263,6 +275,7 @@ impl Mechanism for Gmp {
             "hog_ns" => p.hog_ns = range_u32(k, v)?,
             "rounds" => p.rounds = range_u32(k, v)?,
             "locked" => p.locked = range_u32(k, v)?,
+            "net_ns" => p.net_ns = range_u32(k, v)?,
             _ => return Err(crate::mechanism::unknown_key(KEYS, k)),
         }
         Ok(())
@@ -284,6 +297,7 @@ impl Mechanism for Gmp {
             "hog_ns" => p.hog_ns.to_string(),
             "rounds" => p.rounds.to_string(),
             "locked" => p.locked.to_string(),
+            "net_ns" => p.net_ns.to_string(),
             _ => return None,
         })
     }
@@ -304,6 +318,7 @@ impl Mechanism for Gmp {
                     "hog_ns" => p.hog_ns as u64,
                     "rounds" => p.rounds as u64,
                     "locked" => p.locked as u64,
+                    "net_ns" => p.net_ns as u64,
                     _ => continue,
                 };
                 if !(lo..=hi).contains(&n) {
@@ -362,6 +377,15 @@ impl Mechanism for Gmp {
                 ),
             ));
         }
+        if p.workload == Workload::Deadlock && p.goroutines < 2 {
+            errs.push(err(
+                "goroutines",
+                format!(
+                    "{} goroutines for deadlock; at least 2 (main and one it spawns)",
+                    p.goroutines
+                ),
+            ));
+        }
         if p.threads <= p.gomaxprocs {
             errs.push(err(
                 "threads",
@@ -406,6 +430,7 @@ impl Mechanism for Gmp {
             "hog_ns" => p.hog_ns = d.hog_ns,
             "rounds" => p.rounds = d.rounds,
             "locked" => p.locked = 0,
+            "net_ns" => p.net_ns = d.net_ns,
             _ => {}
         }
     }
@@ -428,6 +453,7 @@ impl GmpParams {
             hog_ns: self.hog_ns as u64,
             rounds: self.rounds.min(10_000),
             locked: self.locked.min(16),
+            net_ns: self.net_ns as u64,
         }
     }
 
@@ -560,18 +586,34 @@ impl GmpParams {
                 ..one_p
             },
             Workload::Locked => GmpParams::locked_preset(variant),
+            // main spawns G2; each computes, reads once from its connection (parks on the
+            // poller) and exits: netpoll(0), the blocking poller, injectglist
+            Workload::Netpoll => GmpParams {
+                goroutines: 2,
+                rounds: 1,
+                ..base
+            },
             _ => base,
         }
     }
 
     /// The checker's preset of a variant: the sysmon variants' tiny presets
-    /// ([`GmpParams::action_preset`] of `syscall`, `hog` and `pair`), else [`GmpParams::check_preset`].
+    /// ([`GmpParams::action_preset`] of `syscall`, `hog` and `pair`), `no-blocking-netpoll`'s
+    /// (1 P, 2 Ms, one G that reads once), else [`GmpParams::check_preset`].
     pub fn variant_preset(variant: GmpVariant) -> GmpParams {
         match variant {
             GmpVariant::NoSyscallRetake => GmpParams::action_preset(Workload::Syscall, variant),
             GmpVariant::NoAsyncPreemption => GmpParams::action_preset(Workload::Hog, variant),
             GmpVariant::RunnextWithoutSysmon => GmpParams::action_preset(Workload::Pair, variant),
             GmpVariant::LockedRunsAnywhere => GmpParams::locked_preset(variant),
+            // 1 P, 2 Ms, main alone: it reads once and parks; the M finds nothing and parks
+            GmpVariant::NoBlockingNetpoll => GmpParams {
+                gomaxprocs: 1,
+                threads: 2,
+                cpus: 1,
+                goroutines: 1,
+                ..GmpParams::action_preset(Workload::Netpoll, variant)
+            },
             _ => GmpParams::check_preset(variant),
         }
     }
@@ -592,6 +634,7 @@ impl GmpParams {
             syscall_ns: 1_000_000,
             hog_ns: 50_000_000,
             rounds: 20,
+            net_ns: 100_000,
             locked: 1,
         }
     }
@@ -658,6 +701,18 @@ pub struct GmpReport {
     pub sysmon_deep_sleeps: u64,
     /// Ms that woke sysmon from its deep sleep (`notewakeup(&sched.sysmonnote)`).
     pub sysmon_wakes: u64,
+    /// `netpoll` calls: findRunnable's non-blocking `netpoll(0)` and the blocking poller's.
+    pub netpoll_polls: u64,
+    /// Gs a `netpoll` found ready and made runnable.
+    pub netpoll_ready: u64,
+    /// Blocking `netpoll`s (the last M with nothing to do became THE poller).
+    pub netpoll_blocks: u64,
+    /// `netpollBreak`s (the eventfd written to wake the blocked poller).
+    pub netpoll_breaks: u64,
+    /// Gs parked on the poller (a read whose answer had not come).
+    pub netpoll_parks: u64,
+    /// What `checkdead` threw, if it did ("all goroutines are asleep - deadlock!").
+    pub fatal: Option<String>,
     /// `syscall`, `hog`, `pair` runs of [`GmpParams::run`]: the longest time a G stayed runnable
     /// before it ran (0 elsewhere).
     pub max_wait_ns: u64,
@@ -708,7 +763,17 @@ impl GmpReport {
             c.lockedm_parks += m.lockedm_parks;
             c.locked_exits += m.locked_exits;
             c.locked_no_m += m.locked_no_m;
+            c.netpoll_polls += m.netpoll_polls;
+            c.netpoll_ready += m.netpoll_ready;
+            c.netpoll_blocks += m.netpoll_blocks;
+            c.netpoll_breaks += m.netpoll_breaks;
+            c.netpoll_parks += m.netpoll_parks;
         }
+        let fatal = sim
+            .threads()
+            .iter()
+            .find_map(|t| super::machine::fatal::text(t.machine().cx.fatal))
+            .map(str::to_string);
         let cfg = sim.threads()[0].machine().cx.cfg;
         let finished = (1..=cfg.gs)
             .filter(|&g| sim.word(cfg.status(g)) == super::machine::gstatus::DEAD)
@@ -736,6 +801,12 @@ impl GmpReport {
             preemptions: c.preemptions,
             sysmon_deep_sleeps: c.sysmon_deep_sleeps,
             sysmon_wakes: c.sysmon_wakes,
+            netpoll_polls: c.netpoll_polls,
+            netpoll_ready: c.netpoll_ready,
+            netpoll_blocks: c.netpoll_blocks,
+            netpoll_breaks: c.netpoll_breaks,
+            netpoll_parks: c.netpoll_parks,
+            fatal,
             max_wait_ns: 0,
             locks: c.locks,
             locked_handoffs: c.locked_handoffs,

@@ -26,6 +26,7 @@ const SIM_KEYS: &[KeyFlag] = &[
     KeyFlag::Key("hog_ns"),
     KeyFlag::Key("rounds"),
     KeyFlag::Key("locked"),
+    KeyFlag::Key("net_ns"),
     KeyFlag::Key("variant"),
     KeyFlag::Key("seed"),
 ];
@@ -54,8 +55,12 @@ syscall of --syscall-ns, each even G blocks the same, then computes; hog: the la
 call-free loop of --hog-ns, the others wait behind it; pair: two Gs pass a token --rounds
 times while the others wait; locked: main spawns the rest, the first --locked of them call
 runtime.LockOSThread, then each computes and calls runtime.Gosched --yields times; a locked
-G runs only on its own M: stoplockedm and startlockedm hand the P to it each time), each
-computing --work-ns, on --gomaxprocs Ps and --threads Ms
+G runs only on its own M: stoplockedm and startlockedm hand the P to it each time; netpoll:
+main spawns the rest, each G --rounds times computes and reads from its connection, whose
+peer answers after --net-ns: the G parks on the netpoller until a netpoll finds it ready;
+deadlock: main waits for a token nobody sends, and checkdead ends the run with \"all
+goroutines are asleep - deadlock!\", exit 1), each computing --work-ns, on --gomaxprocs Ps
+and --threads Ms
 over --cpus CPUs, each P with a --ring slot local queue and runnext. syscall, hog and pair run
 sysmon (retake, preemption; a blocked M and sysmon sleep off every CPU, so any --cpus will do).
 Prints steps, steals, parks, spins, handoffs (Ps handed by handoffp to another M: retaken
@@ -120,7 +125,10 @@ pub fn check_params(m: &ArgMatches) -> Result<GmpParams, CliError> {
     // the variant and workload given pick the preset; the other flags apply over it
     let mut given = GmpParams::check_preset(GmpVariant::Correct);
     cli::apply_keys::<Gmp>(&mut given, CHECK_KEYS, m)?;
-    let mut params = if given.workload.sysmon_world() || given.workload == Workload::Locked {
+    let mut params = if given.workload.sysmon_world()
+        || given.workload == Workload::Locked
+        || given.workload.netpoll_world()
+    {
         GmpParams::action_preset(given.workload, given.variant)
     } else {
         GmpParams::variant_preset(given.variant)
@@ -157,6 +165,9 @@ pub fn variant_lines() -> Vec<String> {
         GmpVariant::LockedRunsAnywhere => {
             "no startlockedm: a LockOSThread G runs on any M -> locked-thread (workload locked)"
         }
+        GmpVariant::NoBlockingNetpoll => {
+            "the last M parks in stopm without polling -> deadlock-report (workload netpoll)"
+        }
     }
     };
     let w = GmpVariant::NAMES.iter().map(|n| n.len()).max().unwrap_or(0);
@@ -182,11 +193,17 @@ impl NativeMechanism for Gmp {
     fn sim(m: &ArgMatches) -> Result<ExitCode, CliError> {
         let a = sim_args(m)?;
         let r = sim::run_gmp(&a.params, a.max_steps);
-        Ok(if a.json {
+        let code = if a.json {
             print_json(&r, false)
         } else {
             print!("{}", sim::render_gmp(&r));
             ExitCode::SUCCESS
+        };
+        // checkdead threw: the program died, as Go's exits 2 with its fatal error
+        Ok(if r.report.fatal.is_some() {
+            ExitCode::FAILURE
+        } else {
+            code
         })
     }
 

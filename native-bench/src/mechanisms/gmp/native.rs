@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64};
 use std::sync::{Condvar, Mutex, PoisonError};
 
 use herdlab_core::machine::steps::Ops;
-use herdlab_core::mechanisms::gmp::machine::{gstatus, MCounts, DONE, LIVE, SCHED_LOCK};
+use herdlab_core::mechanisms::gmp::machine::{fatal, gstatus, MCounts, DONE, LIVE, SCHED_LOCK};
 use herdlab_core::mechanisms::gmp::params::MAX_WORDS;
 use herdlab_core::mechanisms::gmp::{GmpActor, GmpParams, Workload};
 use herdlab_core::op::{CondId, MutexId, Op, OpResult, SemId, WakeCount, Word};
@@ -381,7 +381,13 @@ pub fn run(p: &GmpParams, work_ns: u64) -> Result<GmpRun, NativeError> {
     // The world holds the Ms' words, `sched.lock`'s and, in sysmon's worlds, sysmon's deep-sleep
     // words (`sysmonwait`, `sysmonnote`: after every P's, so the world reaches them; those
     // workloads have few Gs, so the unused G words between cost little).
-    let world_words = if cfg.workload.sysmon_world() || cfg.workload == Workload::Locked {
+    // The netpoll worlds' poller words (`lastpoll`, the ready list, each G's `pollDesc` and its
+    // request to its peer) stay in the world too: the blocking poller and the peers sleep on
+    // them (`futex(2)`), and `netpollBreak` and an answer wake them.
+    let world_words = if cfg.workload.sysmon_world()
+        || cfg.workload == Workload::Locked
+        || cfg.workload.netpoll_world()
+    {
         (lock_word.0 as usize + 1).max(cfg.words_needed() as usize)
     } else {
         lock_word.0 as usize + 1
@@ -422,6 +428,12 @@ pub fn run(p: &GmpParams, work_ns: u64) -> Result<GmpRun, NativeError> {
                     let r = m.run(&mut ops);
                     ops.release();
                     if let Err(e) = r {
+                        world.fail(&e.0);
+                        return Err(e);
+                    }
+                    // checkdead threw: the program dies (the other Ms sleep for ever)
+                    if let Some(f) = fatal::text(m.cx.fatal) {
+                        let e = NativeError::new(format!("fatal error: {f}"));
                         world.fail(&e.0);
                         return Err(e);
                     }
@@ -479,6 +491,11 @@ pub fn run(p: &GmpParams, work_ns: u64) -> Result<GmpRun, NativeError> {
         counts.handoffs += c.handoffs;
         counts.preempt_requests += c.preempt_requests;
         counts.preemptions += c.preemptions;
+        counts.netpoll_polls += c.netpoll_polls;
+        counts.netpoll_ready += c.netpoll_ready;
+        counts.netpoll_blocks += c.netpoll_blocks;
+        counts.netpoll_breaks += c.netpoll_breaks;
+        counts.netpoll_parks += c.netpoll_parks;
     }
     let load = |w: Word| mem.load(w).unwrap_or(u32::MAX);
     let finished = (1..=cfg.gs)
@@ -494,7 +511,7 @@ pub fn run(p: &GmpParams, work_ns: u64) -> Result<GmpRun, NativeError> {
     let c = &run.counts;
     // a G runs once, and once more after each Gosched, goready, preemption and exitsyscall0
     let exit0 = c.syscalls - c.syscall_oldp - c.syscall_pidle;
-    let executes = cfg.gs as u64 + c.yields + c.readies + c.preemptions + exit0;
+    let executes = cfg.gs as u64 + c.yields + c.readies + c.preemptions + exit0 + c.netpoll_ready;
     let yields = match cfg.workload {
         Workload::YieldMany => cfg.gs as u64 * cfg.yields as u64,
         Workload::Locked => (cfg.gs as u64 - 1) * cfg.yields as u64,
@@ -505,6 +522,7 @@ pub fn run(p: &GmpParams, work_ns: u64) -> Result<GmpRun, NativeError> {
         || c.context_switches != executes
         || c.yields != yields
         || c.gparks != c.readies
+        || c.netpoll_parks != c.netpoll_ready
     {
         return Err(NativeError::new(format!(
             "{} Gs: {} finished, {} still live, {} executes for {} Gosched and {} goready ({} parks; \

@@ -65,6 +65,15 @@ pub fn render_gmp(r: &SimGmpReport) -> String {
             p.locks, p.locked_handoffs, p.lockedm_parks, p.locked_exits
         ));
     }
+    if p.netpoll_polls + p.netpoll_parks > 0 {
+        out.push_str(&format!(
+            "netpoll: polls {}, Gs parked on the poller {}, made ready {}, blocking polls {}, breaks {}\n",
+            p.netpoll_polls, p.netpoll_parks, p.netpoll_ready, p.netpoll_blocks, p.netpoll_breaks
+        ));
+    }
+    if let Some(f) = &p.fatal {
+        out.push_str(&format!("fatal error: {f}\n"));
+    }
     match &p.violation {
         None => out.push_str("invariants: all held\n"),
         Some(v) => out.push_str(&format!("VIOLATION of {}: {}\n", v.invariant, v.message)),

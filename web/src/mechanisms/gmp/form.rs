@@ -38,8 +38,9 @@ pub const GMP_FIELDS: [Field; 14] = [
     number("ring", "local ring slots", "2-256"),
     number("syscall_ns", "syscall time (ns, syscall)", "1-1000000000"),
     number("hog_ns", "hog's loop (ns, hog)", "1-1000000000"),
-    number("rounds", "round trips (pair)", "1-10000"),
+    number("rounds", "round trips (pair), reads (netpoll)", "1-10000"),
     number("locked", "LockOSThread goroutines (locked)", "0-16"),
+    number("net_ns", "network delay (ns, netpoll)", "1-1000000000"),
     number("seed", "seed", "0-18446744073709551615"),
 ];
 
@@ -56,6 +57,8 @@ pub fn workload_story(v: &str) -> &'static str {
         "hog" => "a call-free loop holds its P: sysmon preempts it after 10 ms",
         "pair" => "a ping-pong pair shares one time slice through runnext",
         "locked" => "goroutines locked to their thread: each return needs its own M",
+        "netpoll" => "goroutines wait on the network: they park on the poller until a netpoll finds them ready",
+        "deadlock" => "main waits for a token nobody sends: checkdead ends the program",
         _ => "",
     }
 }
@@ -76,6 +79,7 @@ pub fn variant_story(v: &str) -> &'static str {
         }
         "runnext-without-sysmon" => "runnext kept with no sysmon to end the shared slice",
         "locked-runs-anywhere" => "a locked goroutine runs on whichever M found it",
+        "no-blocking-netpoll" => "the last idle M parks instead of blocking in netpoll: a false deadlock",
         _ => "",
     }
 }
