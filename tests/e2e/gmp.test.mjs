@@ -9,6 +9,8 @@
 //
 // The system-call blocks (gmp-syscall, gmp-syscall-noretake, gmp-hog) depend on the counts
 // core/tests/gmp_sysmon.rs pins for the same scenarios (5 retakes and hand-offs; 1 preemption).
+// The LockOSThread block (gmp-locked) on those core/tests/gmp_locked.rs pins (20 startlockedm,
+// 20 stoplockedm, 22 parks).
 //
 // Run by `cargo xtask test`, or by hand: HERDLAB_URL=http://127.0.0.1:8080 node --test tests/e2e/gmp.test.mjs
 
@@ -55,7 +57,7 @@ test('a gmp block is drawn by the lazy bundle: stepping moves goroutines through
   await page.goto(LESSON);
   await waitForSim(page, 'gmp-ring');
   assert.equal(wasm.length, 1, 'the lazy bundle is loaded once for all the lesson\'s gmp blocks');
-  assert.equal(await page.locator('[data-testid="lazy"][data-what="sim"]').count(), 11);
+  assert.equal(await page.locator('[data-testid="lazy"][data-what="sim"]').count(), 12);
   assert.equal(await page.locator('[data-testid="lazy-error"], [data-testid="lazy-widget-error"]').count(), 0);
   const ring = 'gmp-ring';
   assert.equal(await page.locator(`[data-testid="sim-${ring}"]`).getAttribute('data-mechanism'), 'gmp');
@@ -202,11 +204,32 @@ test('a blocked M loses its P to sysmon\'s retake; without the retake the P wait
   assertNoPageErrors();
 });
 
+test('a goroutine locked to its thread: each of its 20 returns is a stoplockedm and a startlockedm', { timeout: TEST_TIMEOUT }, async (t) => {
+  const { page, assertNoPageErrors } = await openPage(t);
+  await page.goto(LESSON);
+  const id = 'gmp-locked';
+  await waitForSim(page, id);
+  assert.equal(await num(page, 'counter-locked_handoffs', id), 0);
+  await page.locator(sel('run-end', id)).click();
+  await page.waitForFunction((s) => document.querySelector(`[data-testid="sim-${s}"] [data-testid="run-end"]`)?.disabled, id);
+  assert.deepEqual(
+    [
+      await num(page, 'counter-locked_handoffs', id),
+      await num(page, 'counter-lockedm_parks', id),
+      await num(page, 'counter-parks', id),
+      await num(page, 'counter-finished', id),
+    ],
+    [20, 20, 22, 9],
+  );
+  assert.equal((await page.locator(sel('invariant-status', id)).textContent()).trim(), 'all invariants hold');
+  assertNoPageErrors();
+});
+
 test('axe: no serious or critical violation on the go-scheduler lesson with its lazy widgets', { timeout: TEST_TIMEOUT }, async (t) => {
   const { page, assertNoPageErrors } = await openPage(t);
   await page.goto(LESSON);
   await waitForSim(page, 'gmp-ring');
-  for (const id of ['gmp-single', 'gmp-objects', 'gmp-ring', 'gmp-steal', 'gmp-spin', 'gmp-syscall', 'gmp-syscall-noretake', 'gmp-hog', 'gmp-cmp-1012', 'gmp-cmp-steal-one', 'gmp-cmp-herd']) {
+  for (const id of ['gmp-single', 'gmp-objects', 'gmp-ring', 'gmp-steal', 'gmp-spin', 'gmp-syscall', 'gmp-syscall-noretake', 'gmp-hog', 'gmp-locked', 'gmp-cmp-1012', 'gmp-cmp-steal-one', 'gmp-cmp-herd']) {
     await page.locator(sel('step-forward', id)).click();
     await waitForSteps(page, id, 1);
   }

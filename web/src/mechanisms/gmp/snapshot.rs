@@ -8,7 +8,7 @@ use std::rc::Rc;
 use herdlab_core::machine::Machine;
 use herdlab_core::mechanisms::gmp::invariants::{check_state, check_terminal, global_queue};
 use herdlab_core::mechanisms::gmp::machine::{GSIZE, MIDLE, NMSPINNING, NONE, NPIDLE, PIDLE};
-use herdlab_core::mechanisms::gmp::{GmpConfig, GmpReport, GmpSim};
+use herdlab_core::mechanisms::gmp::{GmpConfig, GmpReport, GmpSim, Workload};
 use herdlab_core::sim::{Actor, Sched, Status};
 use herdlab_web_engine::typed;
 
@@ -97,9 +97,10 @@ pub fn gmp_short(cfg: &GmpConfig, i: u32) -> String {
     }
 }
 
-/// The counters of `r` (`counter-<key>`).
-pub fn gmp_counters(r: &GmpReport) -> Vec<(&'static str, u64)> {
-    vec![
+/// The counters of `r` (`counter-<key>`); the `locked` workload's (`locked`) add LockOSThread's
+/// `startlockedm`s and `stoplockedm`s.
+pub fn gmp_counters(r: &GmpReport, locked: bool) -> Vec<(&'static str, u64)> {
+    let mut c = vec![
         ("steps", r.steps),
         ("steals", r.steals),
         ("spins", r.spins),
@@ -112,7 +113,12 @@ pub fn gmp_counters(r: &GmpReport) -> Vec<(&'static str, u64)> {
         ("futex_wakes", r.futex_wakes),
         ("finished", r.finished as u64),
         ("sim_time_ns", r.sim_time_ns),
-    ]
+    ];
+    if locked {
+        c.push(("locked_handoffs", r.locked_handoffs));
+        c.push(("lockedm_parks", r.lockedm_parks));
+    }
+    c
 }
 
 fn bits(mask: u32, n: u32) -> Vec<u32> {
@@ -269,7 +275,7 @@ impl GmpSnapshot {
             },
         };
         let report = GmpReport::of(sim, m.position(), violation);
-        let counters = gmp_counters(&report);
+        let counters = gmp_counters(&report, cfg.workload == Workload::Locked);
         let status = StatusView {
             status: sim.status().clone(),
             position: m.position(),
