@@ -704,7 +704,11 @@ Defaults: workers 1, 2 and the cores (at most 8), tokio's sizes, 0 ns of work, 3
 tasks; main and every even task sleep 1 ms in the kernel, then each computes 100 us): herdlab
 (sysmon retakes the sleeper's P and hands it to a parked M), herdlab-no-retake (the same table,
 variant no-syscall-retake) and tokio (a blocked worker blocks its queue), with rows of runtime,
-shape, workers, median_ns, p10_ns, p90_ns and herdlab's retakes and handoffs.";
+shape, workers, median_ns, p10_ns, p90_ns and herdlab's retakes and handoffs. --netpoll runs
+the network shape instead (64 tasks, each 3 requests answered after 200 us, 20 us of work
+after each): herdlab (each read parks on the netpoller; a peer thread per task sleeps the
+delay in the kernel and wakes the poller) and tokio (its timer), with herdlab's netpoll_polls,
+netpoll_parks, netpoll_blocks and netpoll_breaks.";
 
 /// `herdlab bench gmp`.
 pub fn command() -> clap::Command {
@@ -759,6 +763,10 @@ pub fn command() -> clap::Command {
                 "blocking",
                 "the thread-blocking shape instead: 16 tasks, 9 of them sleeping 1 ms in the kernel (herdlab, herdlab-no-retake, tokio)",
             ),
+            switch(
+                "netpoll",
+                "the network shape instead: 64 tasks, each 3 requests answered after 200 us (herdlab's netpoller, tokio's timer)",
+            ),
         ],
     )
 }
@@ -809,6 +817,19 @@ pub fn run(m: &ArgMatches) -> Result<ExitCode, CliError> {
             }
             Err(e) => {
                 eprintln!("herdlab: bench gmp --blocking: {e}");
+                ExitCode::FAILURE
+            }
+        });
+    }
+    if cli::on(m, "netpoll") {
+        return Ok(match super::netpoll::run(&c.workers, c.rounds) {
+            Ok(rows) if json => print_json(&rows, true),
+            Ok(rows) => {
+                print!("{}", super::netpoll::render(&rows));
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("herdlab: bench gmp --netpoll: {e}");
                 ExitCode::FAILURE
             }
         });

@@ -8,6 +8,7 @@ pub mod check;
 pub mod cli;
 pub mod layout;
 pub mod native;
+pub mod netpoll;
 pub mod sim;
 
 pub use herdlab_core::mechanisms::gmp::Gmp;
