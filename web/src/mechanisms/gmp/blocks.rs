@@ -17,7 +17,7 @@ pub type GmpSimSpec = SimBlock<GmpParams>;
 pub type GmpMainInit = PlaygroundInit<GmpParams>;
 
 /// Core's gmp keys by name (a test holds them equal to `Gmp::KEYS`).
-pub const GMP_KEYS: [&str; 13] = [
+pub const GMP_KEYS: [&str; 14] = [
     "gomaxprocs",
     "threads",
     "cpus",
@@ -30,6 +30,7 @@ pub const GMP_KEYS: [&str; 13] = [
     "syscall_ns",
     "hog_ns",
     "rounds",
+    "net_ns",
     "seed",
 ];
 
