@@ -76,7 +76,9 @@ pub fn variant_story(v: &str) -> &'static str {
             "no SIGURG (Go before 1.14): a loop without calls is never stopped"
         }
         "runnext-without-sysmon" => "runnext kept with no sysmon to end the shared slice",
-        "no-blocking-netpoll" => "the last idle M parks instead of blocking in netpoll: a false deadlock",
+        "no-blocking-netpoll" => {
+            "the last idle M parks instead of blocking in netpoll: a false deadlock"
+        }
         _ => "",
     }
 }
