@@ -372,7 +372,7 @@ fn keys_round_trip_and_bad_values_name_their_key() {
         ..GmpParams::default()
     };
     let q = Gmp::to_query(&p);
-    assert_eq!(q, "gomaxprocs=3&threads=7&cpus=4&workload=chain&goroutines=40&work_ns=20000&yields=10&ring=16&variant=steal-one&syscall_ns=1000000&hog_ns=50000000&rounds=20&locked=1&net_ns=100000&seed=9");
+    assert_eq!(q, "gomaxprocs=3&threads=7&cpus=4&workload=chain&goroutines=40&work_ns=20000&yields=10&ring=16&variant=steal-one&syscall_ns=1000000&hog_ns=50000000&rounds=20&net_ns=100000&locked=1&seed=9");
     let pairs: Vec<(&str, &str)> = q.split('&').filter_map(|kv| kv.split_once('=')).collect();
     let (back, errs) = Gmp::parse_pairs(pairs);
     assert!(errs.is_empty(), "{errs:?}");

@@ -140,24 +140,26 @@ fn without_the_blocking_poll_checkdead_reports_a_deadlock_that_is_not_one() {
 }
 
 #[test]
-fn the_checker_proves_the_netpoll_preset() {
+fn the_checker_proves_the_netpoll_presets() {
+    // 1 P, 2 Ms, 2 Gs of one read each (and their 2 peers); and 2 Ps, 3 Ms, main alone
     let p = GmpParams::action_preset(Workload::Netpoll, GmpVariant::Correct);
     assert_eq!(
         (p.gomaxprocs, p.threads, p.goroutines, p.rounds),
-        (2, 3, 2, 1)
+        (1, 2, 2, 1)
     );
-    // every order of the Ms, the two peers and their timers, up to 2 preemptions
-    let cfg = CheckConfig {
-        preemption_bound: Some(2),
-        ..CheckConfig::default()
+    let two_ps = GmpParams {
+        gomaxprocs: 2,
+        threads: 3,
+        cpus: 2,
+        goroutines: 1,
+        ..p
     };
-    let r = check(&p, &cfg, &mut |_| true);
-    assert_eq!(r.violation, None);
-    assert!(r.complete);
-    println!(
-        "netpoll preset: {} states, {} transitions",
-        r.states, r.transitions
-    );
+    for (p, states) in [(p, 311_944), (two_ps, 143_390)] {
+        let r = check(&p, &CheckConfig::default(), &mut |_| true);
+        assert_eq!(r.violation, None, "{p:?}");
+        assert!(r.complete, "{p:?}");
+        assert_eq!(r.states, states, "{p:?}");
+    }
 }
 
 #[test]

@@ -959,3 +959,36 @@ fn sim_gmp_netpoll_reports_the_pollers_counters_and_check_finds_the_missing_poll
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("deadlock-report"), "{text}");
 }
+
+#[test]
+fn bench_gmp_netpoll_prints_a_row_per_runtime_with_the_pollers_counters() {
+    let out = herdlab(&[
+        "bench",
+        "gmp",
+        "--netpoll",
+        "--workers",
+        "1",
+        "--rounds",
+        "1",
+        "--json",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json_of(&out);
+    let rows = v.as_array().expect("rows");
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0]["runtime"], "herdlab");
+    assert_eq!(rows[0]["shape"], "netpoll");
+    // every read but those whose answer beat the park parks: 64 tasks, 3 reads
+    let parks = rows[0]["netpoll_parks"].as_u64().expect("parks");
+    assert!((128..=192).contains(&parks), "{parks}");
+    assert!(rows[0]["netpoll_blocks"].as_u64().unwrap_or(0) >= 1);
+    assert_eq!(rows[1]["runtime"], "tokio");
+    assert!(rows[1]["netpoll_parks"].is_null());
+    // 3 requests of 200 µs one after another: at least 600 µs
+    assert!(rows[0]["median_ns"].as_u64().unwrap_or(0) >= 600_000);
+}

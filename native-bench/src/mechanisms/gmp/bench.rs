@@ -709,7 +709,12 @@ what runtime.LockOSThread costs instead (9 goroutines, each computing 1 us and c
 Gosched 200 times): herdlab (none locked) and herdlab-locked (one locked: every return of it
 needs its own M, startlockedm and stoplockedm), with rows of runtime, shape, workers, locked,
 median_ns, p10_ns, p90_ns, locked_handoffs, lockedm_parks, handoffs, futex_wakes and parks;
-each run checks the locked goroutine ran only on its own thread.";
+each run checks the locked goroutine ran only on its own thread. --netpoll runs the network
+shape instead (64 tasks, each 3 requests answered after 200 us, 20 us of work after each):
+herdlab (each read parks on the netpoller; a peer thread per task sleeps the delay in the
+kernel and wakes the poller) and tokio (its timer), with herdlab's netpoll_polls,
+netpoll_parks, netpoll_blocks and netpoll_breaks. Give at most one of --blocking, --locked
+and --netpoll.";
 
 /// `herdlab bench gmp`.
 pub fn command() -> clap::Command {
@@ -768,6 +773,10 @@ pub fn command() -> clap::Command {
                 "locked",
                 "LockOSThread's cost instead: 9 goroutines yielding 200 times, none or one of them locked to its thread (herdlab, herdlab-locked)",
             ),
+            switch(
+                "netpoll",
+                "the network shape instead: 64 tasks, each 3 requests answered after 200 us (herdlab's netpoller, tokio's timer)",
+            ),
         ],
     )
 }
@@ -809,8 +818,15 @@ pub fn config(m: &ArgMatches) -> Result<GmpBenchConfig, CliError> {
 pub fn run(m: &ArgMatches) -> Result<ExitCode, CliError> {
     let c = config(m)?;
     let json = cli::on(m, "json");
-    if cli::on(m, "blocking") && cli::on(m, "locked") {
-        return cli::err("--blocking and --locked are two shapes; give one".to_string());
+    let shapes: Vec<&str> = ["blocking", "locked", "netpoll"]
+        .into_iter()
+        .filter(|f| cli::on(m, f))
+        .collect();
+    if shapes.len() > 1 {
+        return cli::err(format!(
+            "--{} are separate shapes (allowed: one of --blocking, --locked, --netpoll); give one",
+            shapes.join(" and --")
+        ));
     }
     if cli::on(m, "blocking") {
         return Ok(match super::blocking::run(&c.workers, c.rounds) {
@@ -834,6 +850,19 @@ pub fn run(m: &ArgMatches) -> Result<ExitCode, CliError> {
             }
             Err(e) => {
                 eprintln!("herdlab: bench gmp --locked: {e}");
+                ExitCode::FAILURE
+            }
+        });
+    }
+    if cli::on(m, "netpoll") {
+        return Ok(match super::netpoll::run(&c.workers, c.rounds) {
+            Ok(rows) if json => print_json(&rows, true),
+            Ok(rows) => {
+                print!("{}", super::netpoll::render(&rows));
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("herdlab: bench gmp --netpoll: {e}");
                 ExitCode::FAILURE
             }
         });

@@ -83,7 +83,8 @@ ping-pong --gomaxprocs 1 --threads 2 --goroutines 3; --workload spawn-many --gor
 dance's counterexample: --variant reversed-dance (--preemption-bound 5 finds it in about
 190,000 states). The sysmon variants start from their own preset (1 P, 2 Ms and sysmon):
 --variant no-syscall-retake (workload syscall), no-async-preemption (hog), runnext-without-sysmon
-(pair); the runtime on the same: --workload syscall|hog|pair. The checker has no clock: a
+(pair), no-blocking-netpoll (1 P, 2 Ms, one G that reads once: 53 steps); the runtime on the
+same: --workload syscall|hog|pair|netpoll (netpoll: 1 P, 2 Ms, 2 Gs of one read, 311,944 states). The checker has no clock: a
 timed sleep (sysmon's usleep, a blocking syscall) is a yield point that may end at any moment;
 sysmon's own clock (the sum of its sleeps, in its registers) makes these searches large: give
 --preemption-bound 2 (the runtime's presets proven in 214,163 to 453,517 states; no-syscall-retake

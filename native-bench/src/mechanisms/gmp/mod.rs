@@ -9,6 +9,7 @@ pub mod cli;
 pub mod layout;
 pub mod locked;
 pub mod native;
+pub mod netpoll;
 pub mod sim;
 
 pub use herdlab_core::mechanisms::gmp::Gmp;

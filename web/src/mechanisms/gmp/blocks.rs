@@ -17,7 +17,7 @@ pub type GmpSimSpec = SimBlock<GmpParams>;
 pub type GmpMainInit = PlaygroundInit<GmpParams>;
 
 /// Core's gmp keys by name (a test holds them equal to `Gmp::KEYS`).
-pub const GMP_KEYS: [&str; 14] = [
+pub const GMP_KEYS: [&str; 15] = [
     "gomaxprocs",
     "threads",
     "cpus",
@@ -31,6 +31,7 @@ pub const GMP_KEYS: [&str; 14] = [
     "hog_ns",
     "rounds",
     "locked",
+    "net_ns",
     "seed",
 ];
 

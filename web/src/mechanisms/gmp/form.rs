@@ -16,7 +16,7 @@ const fn number(key: &'static str, label: &'static str, range: &'static str) -> 
 
 /// The gmp form's fields, in display order (`input-<key>` / `select-<key>`; a test holds their
 /// keys to be core's `Gmp::KEYS`).
-pub const GMP_FIELDS: [Field; 14] = [
+pub const GMP_FIELDS: [Field; 15] = [
     Field {
         key: "workload",
         label: "workload",
@@ -79,7 +79,9 @@ pub fn variant_story(v: &str) -> &'static str {
         }
         "runnext-without-sysmon" => "runnext kept with no sysmon to end the shared slice",
         "locked-runs-anywhere" => "a locked goroutine runs on whichever M found it",
-        "no-blocking-netpoll" => "the last idle M parks instead of blocking in netpoll: a false deadlock",
+        "no-blocking-netpoll" => {
+            "the last idle M parks instead of blocking in netpoll: a false deadlock"
+        }
         _ => "",
     }
 }
