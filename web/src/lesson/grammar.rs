@@ -10,6 +10,7 @@ use herdlab_core::mechanism::{shown, Mechanism};
 use herdlab_core::scenario::{query_pairs, ParamError, MECHANISMS, UI_KEYS};
 use herdlab_core::sim::Actor;
 
+use crate::check_proto::CHECKED;
 use crate::lesson::picks::parse_picks;
 
 /// The longest history a widget keeps (and the largest `step` a link may ask for).
@@ -171,8 +172,9 @@ pub(crate) fn misfit_mechanism(v: &str, block: &str, mechanism: &str) -> Option<
 pub(crate) fn check_mechanism(v: &str, mechanism: &str) -> Option<String> {
     (v != mechanism).then(|| {
         format!(
-            "mechanism: '{}' is not allowed in a herdlab-check block; allowed: locks, herd",
-            shown(v)
+            "mechanism: '{}' is not allowed in a herdlab-check block; allowed: {}",
+            shown(v),
+            CHECKED.join(", ")
         )
     })
 }
@@ -705,7 +707,7 @@ mod tests {
         assert_eq!(
             check_mechanism("accept", "herd").as_deref(),
             Some(
-                "mechanism: 'accept' is not allowed in a herdlab-check block; allowed: locks, herd"
+                "mechanism: 'accept' is not allowed in a herdlab-check block; allowed: locks, herd, pool, mysql"
             )
         );
         assert_eq!(check_mechanism("herd", "herd"), None);
