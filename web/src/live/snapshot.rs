@@ -278,9 +278,4 @@ impl InvariantView {
             message: v.message.clone(),
         })
     }
-
-    /// "cache-count is broken", if one is.
-    pub fn broken(&self) -> Option<String> {
-        (!self.name.is_empty()).then(|| format!("{} is broken", self.name))
-    }
 }
