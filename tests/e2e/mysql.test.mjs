@@ -424,3 +424,46 @@ test('axe: no serious or critical violation on the mysql lesson with its lazy wi
   assert.deepEqual(found, [], 'axe violations');
   assertNoPageErrors();
 });
+
+test('#/check takes mysql: the lazy bundle checks the thread cache\'s preset, finds the broken hand-off and opens its replay; gmp and an unknown mechanism get the allowed list', { timeout: CHECK_WAIT + TEST_TIMEOUT }, async (t) => {
+  const { page, assertNoPageErrors } = await openPage(t);
+  const errors = consoleErrors(page);
+  // the same preset as the lesson's check block (blocks.rs `mysql_check_preset`): same search
+  await page.goto(`${BASE}/#/check?mechanism=mysql&mode=per-connection&variant=cache-any-blocked`);
+  assert.equal(await page.locator('[data-testid="lazy"][data-what="check-page"]').count(), 1);
+  const block = page.locator('[data-testid="check-page"]');
+  await block.locator('[data-testid="find-bug"]').waitFor();
+  assert.equal(await block.locator('[data-testid="block-error"]').count(), 0, 'the query parses');
+  assert.equal(await page.locator('[data-testid="check-page-error"]').count(), 0);
+  assert.match(await block.textContent(), /Invariants: one-listener, no-lost-event, active-count, thread-bound, idle-with-work, cache-count, one-connection, all-served/);
+  await block.locator('[data-testid="find-bug"]').click();
+  await block.locator('[data-testid="check-result"]').waitFor({ timeout: CHECK_WAIT });
+  assert.equal(await block.locator('[data-testid="check-error"]').count(), 0);
+  const verdict = block.locator('[data-testid="check-verdict"]');
+  assert.equal(await verdict.getAttribute('data-invariant'), 'cache-count');
+  assert.match(await verdict.textContent(), new RegExp(`shortest schedule: ${CACHE_CHECK.schedule.length} checker steps`));
+  assert.equal(Number((await block.locator('[data-testid="check-states"]').textContent()).trim()), CACHE_CHECK.states);
+  console.log(`check_page_mysql_cache_ms: ${(await block.locator('[data-testid="check-ms"]').textContent()).trim()}`);
+  const picks = CACHE_CHECK.schedule.map((a, i) => `${i}:t${a}`).join(',');
+  assert.equal((await block.locator('[data-testid="check-schedule"]').textContent()).trim(), picks);
+  // its replay opens at step 0 and runs to the broken invariant at the counterexample's end
+  const r = 'page-replay';
+  await waitForSim(page, r);
+  assert.equal(await num(page, 'counter-steps', r), 0, 'the replay opens at step 0');
+  await runToEnd(page, r);
+  assert.equal(await num(page, 'counter-steps', r), CACHE_CHECK.schedule.length);
+  assert.equal(await page.locator(sel('invariant-status', r)).getAttribute('data-invariant'), 'cache-count');
+  assert.equal((await cache(page, r)).wake, '2');
+
+  // a mechanism the browser's checker lacks, and one that does not exist: the message, no check
+  for (const [m, why] of [['gmp', 'has no checker in this browser'], ['nope', 'is not a mechanism']]) {
+    await page.goto(`${BASE}/#/check?mechanism=${m}&id=x`);
+    const e = page.locator('[data-testid="check-page-error"]');
+    await e.waitFor();
+    assert.equal((await e.textContent()).trim(), `mechanism: '${m}' ${why}; allowed: locks, herd, pool, mysql`);
+    assert.equal(await page.locator('[data-testid^="check-"] [data-testid="find-bug"]').count(), 0, `${m}: no check runs`);
+    assert.equal(await page.locator('h1').textContent(), 'The model checker, in this browser');
+  }
+  assert.deepEqual(errors, [], 'console errors');
+  assertNoPageErrors();
+});

@@ -12,6 +12,12 @@
 use herdlab_core::check::CheckReport;
 use serde::{Deserialize, Serialize};
 
+/// The mechanisms the checker's worker checks (`src/bin/check_worker.rs` has one arm each), in
+/// the order the messages list them. The main app's registry lacks the lazy-only ones (mysql), so
+/// this list, not the registry, says which mechanisms a check block and the `#/check` page take;
+/// the registry's tests hold it equal to the mechanisms whose site folder makes check blocks.
+pub const CHECKED: &[&str] = &["locks", "herd", "pool", "mysql"];
+
 /// The script that starts the worker (trunk's loader shim for the `check_worker` binary).
 pub const WORKER_URL: &str = "./check_worker_loader.js";
 

@@ -14,7 +14,7 @@ mod check_proto;
 use check_proto::{
     CheckReply, CheckRequest, BROWSER_MAX_HERD_CONNECTIONS, BROWSER_MAX_HERD_WORKERS,
     BROWSER_MAX_MYSQL_CONNECTIONS, BROWSER_MAX_MYSQL_QUERIES, BROWSER_MAX_POOL_REQUESTS,
-    BROWSER_MAX_POOL_THREADS,
+    BROWSER_MAX_POOL_THREADS, CHECKED,
 };
 use herdlab_core::check::CheckConfig;
 use herdlab_core::mechanisms::herd::{invariants as herd_invariants, HerdParams};
@@ -52,12 +52,12 @@ pub fn run(
         ("herd", Scenario::Herd(p)) => run_herd(&p, &cfg, now_ms, progress),
         ("pool", Scenario::Pool(p)) => run_pool(&p, &cfg, now_ms, progress),
         ("mysql", Scenario::Mysql(p)) => run_mysql(&p, &cfg, now_ms, progress),
-        ("locks" | "herd" | "pool" | "mysql", _) => error(format!(
-            "the request is for mechanism={}, but its query is a scenario of another mechanism",
-            req.mechanism
+        (m, _) if CHECKED.contains(&m) => error(format!(
+            "the request is for mechanism={m}, but its query is a scenario of another mechanism"
         )),
         (other, _) => error(format!(
-            "the checker takes mechanism locks, herd, pool or mysql, not '{other}'"
+            "the checker takes mechanism {}, not '{other}'",
+            CHECKED.join(", ")
         )),
     }
 }
@@ -355,6 +355,41 @@ mod tests {
             &mut |_, _| {},
         );
         assert!(matches!(bad, CheckReply::Error { message } if message.contains("threads")));
+    }
+
+    /// Every mechanism of [`CHECKED`] has its arm (a request for it with another mechanism's
+    /// scenario is told so), and any other is refused with the list.
+    #[test]
+    fn every_checked_mechanism_has_its_arm_and_others_get_the_list() {
+        let ask = |mechanism: &str, query: &str| {
+            run(
+                &CheckRequest {
+                    mechanism: mechanism.into(),
+                    query: query.into(),
+                    max_states: 10,
+                },
+                &|| 0.0,
+                &mut |_, _| {},
+            )
+        };
+        for m in CHECKED {
+            let other = if *m == "accept" { "herd" } else { "accept" };
+            let reply = ask(m, &format!("mechanism={other}"));
+            let CheckReply::Error { message } = reply else {
+                panic!("{m}: {reply:?}")
+            };
+            assert!(message.contains("another mechanism"), "{m}: {message}");
+        }
+        for m in ["gmp", "accept"] {
+            assert_eq!(
+                ask(m, &format!("mechanism={m}")),
+                CheckReply::Error {
+                    message: format!(
+                        "the checker takes mechanism locks, herd, pool, mysql, not '{m}'"
+                    )
+                }
+            );
+        }
     }
 
     fn herd_req(query: &str) -> CheckRequest {

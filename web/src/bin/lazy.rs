@@ -102,11 +102,15 @@ pub fn mount(host: web_sys::Element, what: &str, query: &str) -> Result<u32, JsE
                 query,
             },
         )),
-        // a lesson's check block of a lazy-only mechanism (`pages::lazy_widget`)
+        // a lesson's check block of a lazy-only mechanism, or the `#/check` page's check of one
+        // (`pages::lazy_widget`)
         #[cfg(feature = "lazy")]
-        "check" => Ok(keep::<pages::lazy_widget::LazyCheck>(
+        "check" | "check-page" => Ok(keep::<pages::lazy_widget::LazyCheck>(
             host,
-            pages::lazy_widget::LazyCheckProps { query },
+            pages::lazy_widget::LazyCheckProps {
+                query,
+                page: what == "check-page",
+            },
         )),
         // a widget handed over by "Show the timeline" (`ui::shell::handoff`)
         #[cfg(feature = "lazy")]
@@ -136,6 +140,8 @@ const COMPONENTS: &[&str] = &[
     "compare",
     #[cfg(feature = "lazy")]
     "check",
+    #[cfg(feature = "lazy")]
+    "check-page",
     #[cfg(feature = "lazy")]
     "timeline",
     #[cfg(feature = "lazy")]

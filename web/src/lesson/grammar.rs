@@ -10,6 +10,7 @@ use herdlab_core::mechanism::{shown, Mechanism};
 use herdlab_core::scenario::{query_pairs, ParamError, MECHANISMS, UI_KEYS};
 use herdlab_core::sim::Actor;
 
+use crate::check_proto::CHECKED;
 use crate::lesson::picks::parse_picks;
 
 /// The longest history a widget keeps (and the largest `step` a link may ask for).
@@ -42,6 +43,25 @@ pub struct SimBlock<P> {
     pub params: P,
     /// What was wrong with the block.
     pub errors: Vec<String>,
+}
+
+impl<P> SimBlock<P> {
+    /// The block of check block `id`'s counterexample replay (`sim-<id>-replay`) over `params`:
+    /// stepped by hand from step 0, its caption naming the broken `invariant` and the
+    /// counterexample's `steps`.
+    pub fn replay(id: &str, params: P, invariant: &str, steps: usize) -> Self {
+        SimBlock {
+            id: format!("{id}-replay"),
+            main: false,
+            controls: Controls::Step,
+            stop: Some(0),
+            caption: Some(format!(
+                "The shortest schedule that breaks {invariant}: step forward to its last step ({steps} steps)."
+            )),
+            params,
+            errors: Vec::new(),
+        }
+    }
 }
 
 /// A parsed two-sided ```` ```herdlab-compare ```` block over a mechanism's scenario `P`.
@@ -171,8 +191,9 @@ pub(crate) fn misfit_mechanism(v: &str, block: &str, mechanism: &str) -> Option<
 pub(crate) fn check_mechanism(v: &str, mechanism: &str) -> Option<String> {
     (v != mechanism).then(|| {
         format!(
-            "mechanism: '{}' is not allowed in a herdlab-check block; allowed: locks, herd",
-            shown(v)
+            "mechanism: '{}' is not allowed in a herdlab-check block; allowed: {}",
+            shown(v),
+            CHECKED.join(", ")
         )
     })
 }
@@ -193,6 +214,77 @@ pub(crate) struct BlockRules<P> {
     pub mechanism: fn(&str) -> Option<String>,
     /// The error for a missing or bad `id`.
     pub missing_id: &'static str,
+}
+
+impl<P> BlockRules<P> {
+    /// A mechanism's ```` ```herdlab-sim ```` block: the widget keys and its scenario `keys`.
+    pub const fn sim(
+        keys: &'static [&'static str],
+        set: fn(&mut P, &str, &str) -> Result<(), ParamError>,
+        mechanism: fn(&str) -> Option<String>,
+    ) -> Self {
+        BlockRules {
+            block: "herdlab-sim",
+            own: "id, main, controls, stop, caption, mechanism",
+            keys,
+            set,
+            mechanism,
+            missing_id: ID_NEEDED,
+        }
+    }
+
+    /// A mechanism's two-setting ```` ```herdlab-compare ```` block: `left`, `right` and its
+    /// scenario `keys`.
+    pub const fn compare(
+        keys: &'static [&'static str],
+        set: fn(&mut P, &str, &str) -> Result<(), ParamError>,
+        mechanism: fn(&str) -> Option<String>,
+    ) -> Self {
+        BlockRules {
+            block: "herdlab-compare",
+            own: "id, left, right, stop, caption, mechanism",
+            keys,
+            set,
+            mechanism,
+            missing_id: ID_NEEDED,
+        }
+    }
+
+    /// A mechanism's ```` ```herdlab-check ```` block: its scenario `keys` over a preset.
+    pub const fn check(
+        keys: &'static [&'static str],
+        set: fn(&mut P, &str, &str) -> Result<(), ParamError>,
+        mechanism: fn(&str) -> Option<String>,
+    ) -> Self {
+        BlockRules {
+            block: "herdlab-check",
+            own: "id, caption, mechanism",
+            keys,
+            set,
+            mechanism,
+            missing_id: ID_NEEDED,
+        }
+    }
+}
+
+/// Caps each `(key, value, max)` of a check block at what the checker in the browser takes,
+/// each with a message naming `command`, which checks more natively.
+pub(crate) fn cap_for_browser<const N: usize>(
+    caps: [(&str, &mut u32, u32); N],
+    command: &str,
+    perr: &mut Vec<ParamError>,
+) {
+    for (field, v, max) in caps {
+        if *v > max {
+            perr.push(ParamError {
+                field: field.into(),
+                message: format!(
+                    "{v} is too many for the checker in the browser, which takes at most {max}; it checks {max} (run `{command}` natively for more)"
+                ),
+            });
+            *v = max;
+        }
+    }
 }
 
 /// What [`parse_keys`] gathers besides the scenario.
@@ -436,6 +528,18 @@ impl<T: Copy> CompareSides<T> {
 /// `set`. `own` takes the playground's own keys first (returning whether it took the key). A bad
 /// value keeps the block's value for that field and is reported; the caller checks the
 /// combinations.
+/// The page query over the playground block of mechanism `M` (`spec`), with no keys of its own:
+/// a bad value keeps the block's value for that field and is reported, and a set that does not
+/// hold together falls back on the defaults of the fields it names.
+pub(crate) fn resolve_playground<M: Mechanism<Params: Copy>>(
+    spec: &SimBlock<M::Params>,
+    query: &str,
+) -> PlaygroundInit<M::Params> {
+    let mut init = read_playground_query(query, spec.params, M::NAME, M::set, |_, _, _| false);
+    settle_or_default::<M>(&mut init.params, &mut init.errors);
+    init
+}
+
 pub(crate) fn read_playground_query<P>(
     query: &str,
     params: P,
@@ -705,7 +809,7 @@ mod tests {
         assert_eq!(
             check_mechanism("accept", "herd").as_deref(),
             Some(
-                "mechanism: 'accept' is not allowed in a herdlab-check block; allowed: locks, herd"
+                "mechanism: 'accept' is not allowed in a herdlab-check block; allowed: locks, herd, pool, mysql"
             )
         );
         assert_eq!(check_mechanism("herd", "herd"), None);

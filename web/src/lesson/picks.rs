@@ -56,6 +56,21 @@ pub fn script_picks(actors: &[Actor]) -> Vec<(u64, Actor)> {
         .collect()
 }
 
+/// A counterexample of the checker over the simulator (its indices: `0..threads` the threads,
+/// any other the network) as the actors a widget steps, one per step.
+pub fn checker_actors(threads: usize, schedule: &[u16]) -> Vec<Actor> {
+    schedule
+        .iter()
+        .map(|&t| {
+            if (t as usize) < threads {
+                Actor::Thread(t)
+            } else {
+                Actor::Network
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -121,6 +121,28 @@ fn line_code<M: Machine>(sim: &Simulation<M>, i: u16, line: u16) -> Option<Strin
     (!code.is_empty()).then(|| code.to_string())
 }
 
+/// What a thread whose timer fired ([`Note::TimerFired`]) was asleep in. Core's simulator fires
+/// two kinds of timer: an `epoll_wait` with a timeout, whose expiry is a step of the network
+/// (`core/src/sim/kernel/net.rs`: the thread's wait returns empty), and a timed sleep
+/// ([`herdlab_core::op::Op::Sleep`]: `nanosleep`, or a blocking call modelled as time off the
+/// CPU), whose end is a step of the sleeping thread itself at the line it slept on
+/// (`core/src/sim/kernel/timer.rs`). So the step's actor says which operation it slept in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TimedWait {
+    /// `epoll_wait` with a timeout: it returns with no event.
+    EpollWait,
+    /// A timed sleep: the operation on the record's line returns when its time is up.
+    Sleep,
+}
+
+/// The operation the thread of a [`Note::TimerFired`] step slept in.
+fn timed_wait(rec: &StepRecord) -> TimedWait {
+    match rec.actor {
+        Actor::Network => TimedWait::EpollWait,
+        Actor::Thread(_) => TimedWait::Sleep,
+    }
+}
+
 /// One sentence for a step: "step 12: worker 3 found the accept queue empty".
 pub fn step_sentence<M: Machine>(sim: &Simulation<M>, rec: &StepRecord) -> String {
     sentence(rec, &|i| thread_name(sim, i), &|i, line| {
@@ -166,11 +188,23 @@ fn sentence(
             )
         }
         Note::TimerFired { thread } => {
-            return format!(
-                "step {}: the epoll_wait timeout of {} expired and woke it",
-                rec.step,
-                thread_name(thread)
-            )
+            let who = thread_name(thread);
+            return match timed_wait(rec) {
+                TimedWait::EpollWait => format!(
+                    "step {}: the epoll_wait timeout of {who} expired and woke it",
+                    rec.step
+                ),
+                TimedWait::Sleep => match line_code(thread, rec.line) {
+                    Some(code) => format!(
+                        "step {}: {who}'s time in {code} is up: its timer fired and it is runnable again",
+                        rec.step
+                    ),
+                    None => format!(
+                        "step {}: {who}'s timed sleep is over: its timer fired and it is runnable again",
+                        rec.step
+                    ),
+                },
+            };
         }
         Note::FastPathTook { conn } => {
             format!("took connection {conn} straight from the accept queue")
@@ -311,6 +345,43 @@ pub fn fmt_ns(ns: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn timer_step(actor: Actor, thread: u16, line: u16) -> StepRecord {
+        StepRecord {
+            step: 7,
+            actor,
+            line,
+            time_ns: 1_000,
+            cpu: None,
+            note: Note::TimerFired { thread },
+        }
+    }
+
+    fn name(i: u16) -> String {
+        format!("thread {i}")
+    }
+
+    /// An expired `epoll_wait` (a step of the network) and the end of a timed sleep (a step of
+    /// the sleeper, at the line it slept on) are told apart, and the sleep names its line's code.
+    #[test]
+    fn a_fired_timer_says_what_the_thread_slept_in() {
+        let code = |i: u16, line: u16| (i == 2 && line == 5).then(|| "usleep(delay)".to_string());
+        assert_eq!(
+            sentence(&timer_step(Actor::Network, 2, 0), &name, &code),
+            "step 7: the epoll_wait timeout of thread 2 expired and woke it"
+        );
+        assert_eq!(
+            sentence(&timer_step(Actor::Thread(2), 2, 5), &name, &code),
+            "step 7: thread 2's time in usleep(delay) is up: its timer fired and it is runnable again"
+        );
+        let none = |_: u16, _: u16| None;
+        let slept = sentence(&timer_step(Actor::Thread(1), 1, 3), &name, &none);
+        assert_eq!(
+            slept,
+            "step 7: thread 1's timed sleep is over: its timer fired and it is runnable again"
+        );
+        assert!(!slept.contains("epoll"), "{slept}");
+    }
 
     #[test]
     fn durations_read_in_their_unit() {

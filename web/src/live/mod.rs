@@ -19,6 +19,8 @@ pub mod pair;
 pub mod playback;
 pub mod sim_model;
 pub mod snapshot;
+#[cfg(feature = "timeline")]
+pub mod timeline;
 
 use gloo_events::EventListener;
 use herdlab_core::sim::Actor;
@@ -93,7 +95,7 @@ pub struct Live {
     pub root: NodeRef,
     /// The timeline: whether it shows, and the one built last.
     #[cfg(feature = "timeline")]
-    pub timeline: crate::ui::timeline::Cache,
+    pub timeline: crate::live::timeline::Cache,
 }
 
 impl Live {

@@ -51,15 +51,9 @@ pub trait LiveModel: 'static {
     }
 }
 
-/// What the timeline replays: the simulation at step 0, the steps taken by hand (for a replay
-/// that follows its counterexample, every step of the counterexample) and, for a replay, the
-/// step it stops at (the counterexample's end).
+/// What the timeline replays (defined beside the generic model, which gives it).
 #[cfg(feature = "timeline")]
-pub type TimelineSource<'a> = (
-    &'a herdlab_core::sim::Simulation<herdlab_web_engine::AnyMachine>,
-    std::borrow::Cow<'a, [(u64, herdlab_core::sim::Actor)]>,
-    Option<u64>,
-);
+pub use crate::live::sim_model::TimelineSource;
 
 /// The model a mechanism's view was given: `m` as its concrete type. The shell hands every view
 /// the model its own kind opened, so anything else is a bug.

@@ -71,6 +71,24 @@ impl<P: Copy> Start<'_, P> {
     }
 }
 
+impl<P: Copy> Start<'_, P> {
+    /// The model of mechanism `M`: following `script` (who takes each step of a check block's
+    /// counterexample) from step 0 where there is one, else [`Start::replayed`].
+    pub fn opening<M: Simulated + Mechanism<Params = P>>(
+        &self,
+        script: Option<&[Actor]>,
+    ) -> Opening<SimModel<M>> {
+        match script {
+            Some(script) => Opening {
+                model: SimModel::scripted(self.params, script.to_vec()),
+                replay_error: None,
+                autoplay: self.step.is_none(),
+            },
+            None => self.replayed(),
+        }
+    }
+}
+
 /// `params` replayed to `step` with `picks` (a fresh model for no step or step 0), and the first
 /// step that could not be taken.
 fn replay<M: Simulated>(

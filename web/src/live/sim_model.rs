@@ -71,6 +71,16 @@ pub enum Action {
     Seek(u64),
 }
 
+/// What the timeline replays: the simulation at step 0, the steps taken by hand (for a replay
+/// that follows its counterexample, every step of the counterexample) and, for a replay, the
+/// step it stops at (the counterexample's end).
+#[cfg(feature = "timeline")]
+pub type TimelineSource<'a> = (
+    &'a herdlab_core::sim::Simulation<herdlab_web_engine::AnyMachine>,
+    std::borrow::Cow<'a, [(u64, herdlab_core::sim::Actor)]>,
+    Option<u64>,
+);
+
 /// A mechanism a [`SimModel`] runs: any [`SiteMechanism`] whose thread machine the engine can run
 /// (see herdlab-web-engine). Core's [`Mechanism::simulate`] makes the simulation and the
 /// scenario's query makes the link.
@@ -216,7 +226,7 @@ impl SimRun {
     /// What the timeline replays: the simulation at step 0 and the steps taken by hand; while
     /// the history follows a counterexample, the whole counterexample, where the run stops.
     #[cfg(feature = "timeline")]
-    pub fn timeline_source(&self) -> crate::live::model::TimelineSource<'_> {
+    pub fn timeline_source(&self) -> TimelineSource<'_> {
         use std::borrow::Cow;
         match &self.script {
             Some(script) if self.on_script() => (

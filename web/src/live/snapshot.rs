@@ -3,6 +3,7 @@
 //! from its model on each render; each part is compared by value, so a part that did not change is
 //! not re-rendered.
 
+use herdlab_core::check::Violation;
 use herdlab_core::machine::Machine;
 use herdlab_core::sim::{Role, Sched, Simulation, Status};
 
@@ -256,5 +257,25 @@ fn walk_end(budget: u32, last: &VisitView) -> &'static str {
         "stopped: the budget is spent"
     } else {
         "stopped: end of the queue"
+    }
+}
+
+/// The invariants of a mechanism's run now: the first broken one, if any (what a board's
+/// `invariant-status` line says).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct InvariantView {
+    /// The broken invariant's name (empty when all hold).
+    pub name: String,
+    /// What was seen.
+    pub message: String,
+}
+
+impl InvariantView {
+    /// The view of core's first violation, if any.
+    pub fn of(violation: Option<&Violation>) -> Self {
+        violation.map_or_else(Self::default, |v| InvariantView {
+            name: v.invariant.clone(),
+            message: v.message.clone(),
+        })
     }
 }

@@ -93,6 +93,16 @@ macro_rules! registry {
             unreachable!("one mechanism takes the checks that name no other")
         }
 
+        /// Whether `name`'s site folder makes check blocks (the tests hold these to the check
+        /// worker's list, `check_proto::CHECKED`).
+        #[cfg(test)]
+        fn makes_checks(name: &str) -> bool {
+            $($(#[$a])* if name == <$m as Mechanism>::NAME {
+                return <$m>::check_block("", "x").is_some();
+            })+
+            false
+        }
+
         /// The lesson whose playground opens `s`'s counterexamples.
         pub fn lesson_of(s: &Scenario) -> &'static str {
             $($(#[$a])* if <$m>::unwrap(s).is_some() {
@@ -213,6 +223,24 @@ mod tests {
                 "{m}"
             );
             assert_eq!(NAMES.contains(m), lazy, "{m} is in the lazy bundle only");
+        }
+    }
+
+    /// The mechanisms whose folder makes check blocks are the ones the check worker checks
+    /// (`check_proto::CHECKED`, which the `#/check` page and the check blocks' messages list),
+    /// and the lazy bundle's registry has every one of them.
+    #[test]
+    fn the_checked_mechanisms_are_those_that_make_check_blocks() {
+        use crate::check_proto::CHECKED;
+        for m in NAMES {
+            assert_eq!(makes_checks(m), CHECKED.contains(m), "{m}");
+        }
+        for m in CHECKED {
+            assert!(herdlab_core::scenario::MECHANISMS.contains(m), "{m}");
+            assert!(NAMES.contains(m) || LAZY_ONLY.contains(m), "{m}");
+            if cfg!(feature = "lazy") {
+                assert!(NAMES.contains(m), "{m} is in the lazy bundle's registry");
+            }
         }
     }
 

@@ -1,15 +1,27 @@
-//! `#/check?<scenario>`: the model checker on any scenario a check block takes (the registry's
-//! default check unless the address names another checkable mechanism), as a page of its own (the
-//! lesson's check blocks fix theirs). Its counterexamples open in the playground of the lesson the
-//! scenario's mechanism names.
+//! `#/check?<scenario>`: the model checker on any scenario a check block takes, as a page of its
+//! own (the lesson's check blocks fix theirs). The address names the mechanism (none: the
+//! registry's default check); every mechanism the check worker checks (`check_proto::CHECKED`) is
+//! taken: one of the main app's registry here, a lazy-only one (`mechanisms::LAZY_ONLY`) by the
+//! lazily loaded bundle (`<Lazy what="check-page">`, `pages::lazy_widget`), and any other is
+//! refused with a message naming the allowed ones (`check-page-error`). Its counterexamples open
+//! in the playground of the lesson the scenario's mechanism names.
+//!
+//! Generic: it names no mechanism.
 
 use std::rc::Rc;
 
+use herdlab_core::mechanism::shown;
+use herdlab_core::scenario::MECHANISMS;
 use yew::prelude::*;
 
+use crate::check_proto::CHECKED;
 use crate::dom;
+use crate::lesson::check::CheckSpec;
+use crate::lesson::grammar::named_mechanism;
 use crate::mechanisms;
 use crate::pages::check_widget::CheckWidget;
+use crate::pages::lesson::lazy_query;
+use crate::ui::lazy::Lazy;
 
 /// The lesson the page links back to (the one its example address belongs to).
 const LOCK_LESSON: &str = "nginx-shmtx";
@@ -21,17 +33,59 @@ pub struct CheckPageProps {
     pub query: AttrValue,
 }
 
+/// What the page shows for its query.
+#[derive(Debug)]
+enum Shown {
+    /// The check, by this app's registry.
+    Here(Rc<CheckSpec>),
+    /// The check of a lazy-only mechanism: the lazily loaded bundle's `check-page` with this
+    /// query (`pages::lesson::lazy_query`'s text: no slug, the fallback id `page`, the body).
+    Lazy(String),
+    /// No check: why (the mechanism it names has no checker in the browser).
+    Refused(String),
+}
+
+/// The page's body for address query `q`.
+fn shown_for(q: &str) -> Shown {
+    let body = format!("id=page&{q}");
+    match named_mechanism(q) {
+        Some(m) if !CHECKED.contains(&m.as_str()) => Shown::Refused(format!(
+            "mechanism: '{}' {}; allowed: {}",
+            shown(&m),
+            if MECHANISMS.contains(&m.as_str()) {
+                "has no checker in this browser"
+            } else {
+                "is not a mechanism"
+            },
+            CHECKED.join(", ")
+        )),
+        Some(m) if mechanisms::LAZY_ONLY.contains(&m.as_str()) => {
+            Shown::Lazy(lazy_query("", "page", &body))
+        }
+        _ => {
+            let mut s = mechanisms::check_block(&body, "page");
+            s.caption = None;
+            Shown::Here(Rc::new(s))
+        }
+    }
+}
+
 /// The page.
 #[function_component(CheckPage)]
 pub fn check_page(p: &CheckPageProps) -> Html {
-    let spec = use_memo(p.query.clone(), |q| {
-        let mut s = mechanisms::check_block(&format!("id=page&{q}"), "page");
-        s.caption = None;
-        Rc::new(s)
-    });
+    let shown = use_memo(p.query.clone(), |q| shown_for(q));
     use_effect_with((), |_| dom::set_title("Model checker · herdlab"));
-    // a counterexample opens in the playground of its mechanism's lesson
-    let slug = mechanisms::lesson_of(&spec.scenario);
+    let body = match &*shown {
+        Shown::Here(spec) => {
+            // a counterexample opens in the playground of its mechanism's lesson
+            let slug = mechanisms::lesson_of(&spec.scenario);
+            html! { <CheckWidget spec={spec.clone()} slug={slug} /> }
+        }
+        Shown::Lazy(query) => html! { <Lazy what="check-page" query={query.clone()} /> },
+        Shown::Refused(why) => html! {
+            <p class="block-error" role="alert" data-testid="check-page-error">{ why.clone() }</p>
+        },
+    };
     html! {
         <article class="check-page prose">
             <h1>{ "The model checker, in this browser" }</h1>
@@ -44,8 +98,50 @@ pub fn check_page(p: &CheckPageProps) -> Html {
                     { "nginx's lock with three threads" }
                 </a>{ "." }
             </p>
-            <CheckWidget spec={(*spec).clone()} slug={slug} />
+            { body }
             <p><a href={format!("#/lesson/{LOCK_LESSON}")}>{ "← the lesson on nginx's lock" }</a></p>
         </article>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A mechanism the worker checks is taken (here, or by the lazy bundle where it is lazy-only),
+    /// and any other gets the list of the allowed ones.
+    #[test]
+    fn the_page_takes_every_checked_mechanism_and_refuses_the_rest() {
+        assert!(matches!(shown_for(""), Shown::Here(_)));
+        for m in CHECKED {
+            let q = format!("mechanism={m}");
+            match shown_for(&q) {
+                Shown::Here(spec) => {
+                    assert!(!mechanisms::LAZY_ONLY.contains(m), "{m}");
+                    assert_eq!(spec.scenario.mechanism(), *m);
+                    assert!(spec.errors.is_empty(), "{m}: {:?}", spec.errors);
+                    assert_eq!((spec.id.as_str(), spec.caption.as_deref()), ("page", None));
+                }
+                Shown::Lazy(body) => {
+                    assert!(mechanisms::LAZY_ONLY.contains(m), "{m}");
+                    assert_eq!(body, format!("\npage\nid=page&{q}"));
+                }
+                Shown::Refused(why) => panic!("{m}: {why}"),
+            }
+        }
+        let Shown::Refused(why) = shown_for("mechanism=gmp&gomaxprocs=2") else {
+            panic!("gmp is refused")
+        };
+        assert_eq!(
+            why,
+            "mechanism: 'gmp' has no checker in this browser; allowed: locks, herd, pool, mysql"
+        );
+        let Shown::Refused(why) = shown_for("mechanism=nope") else {
+            panic!("an unknown mechanism is refused")
+        };
+        assert_eq!(
+            why,
+            "mechanism: 'nope' is not a mechanism; allowed: locks, herd, pool, mysql"
+        );
     }
 }

@@ -13,7 +13,7 @@ use yew::prelude::*;
 use crate::lesson::check::CheckSpec;
 use crate::lesson::grammar::named_mechanism;
 use crate::lesson::parts::{Placing, Widget};
-use crate::mechanisms::{check_block, compare_widget, sim_widget, NAMES};
+use crate::mechanisms::{check_block, compare_widget, lesson_of, sim_widget, NAMES};
 use crate::pages::check_widget::CheckWidget;
 
 /// Props of [`LazyWidget`].
@@ -45,13 +45,20 @@ fn split(query: &str) -> Result<(&str, &str, &str), String> {
     }
 }
 
-/// The check of a check block, parsed by the bundle's registry, and the lesson's slug.
-fn check(query: &str) -> Result<(Rc<CheckSpec>, AttrValue), String> {
+/// The check of a check block, parsed by the bundle's registry, and the lesson's slug. For the
+/// `#/check` page (`page`) the slug is the one of the lesson whose playground opens the
+/// mechanism's counterexamples, and a caption in the address is not shown (as the main app's
+/// page does).
+fn check(query: &str, page: bool) -> Result<(Rc<CheckSpec>, AttrValue), String> {
     let (slug, fallback, body) = split(query)?;
-    Ok((
-        Rc::new(check_block(body, fallback)),
-        AttrValue::from(slug.to_string()),
-    ))
+    let mut spec = check_block(body, fallback);
+    let slug = if page {
+        spec.caption = None;
+        lesson_of(&spec.scenario)
+    } else {
+        slug
+    };
+    Ok((Rc::new(spec), AttrValue::from(slug.to_string())))
 }
 
 /// Props of [`LazyCheck`].
@@ -59,13 +66,18 @@ fn check(query: &str) -> Result<(Rc<CheckSpec>, AttrValue), String> {
 pub struct LazyCheckProps {
     /// `pages::lesson::lazy_query`'s text, as [`LazyWidgetProps::query`].
     pub query: AttrValue,
+    /// The `#/check` page's check (`pages::check`), not a lesson's block.
+    #[prop_or_default]
+    pub page: bool,
 }
 
-/// A lesson's check block, in the lazily loaded bundle: the check widget (its errors, its run
-/// in the check worker, its replay) over the bundle's registry.
+/// A lesson's check block (or the `#/check` page's check), in the lazily loaded bundle: the
+/// check widget (its errors, its run in the check worker, its replay) over the bundle's registry.
 #[function_component]
 pub fn LazyCheck(p: &LazyCheckProps) -> Html {
-    let c = use_memo(p.query.clone(), |query| check(query));
+    let c = use_memo((p.query.clone(), p.page), |(query, page)| {
+        check(query, *page)
+    });
     match &*c {
         Ok((spec, slug)) => html! { <CheckWidget spec={spec.clone()} slug={slug.clone()} /> },
         Err(e) => html! {
@@ -120,12 +132,29 @@ mod tests {
         }
         let e = widget(false, &lazy_query("s", "b", "mechanism=nope&id=x")).unwrap_err();
         assert!(e.contains("no mechanism 'nope'; it has: herd"), "{e}");
-        let (k, slug) = check(&lazy_query("s", "block-3", "mechanism=mysql")).expect("a check");
+        let (k, slug) =
+            check(&lazy_query("s", "block-3", "mechanism=mysql"), false).expect("a check");
         assert!(
             matches!(k.scenario, herdlab_core::scenario::Scenario::Mysql(_)),
             "{k:?}"
         );
         assert_eq!((k.id.as_str(), slug.as_str()), ("block-3", "s"));
-        assert!(check(&lazy_query("s", "b", "mechanism=nope")).is_err());
+        assert!(check(&lazy_query("s", "b", "mechanism=nope"), false).is_err());
+        // the `#/check` page's: its id, no caption, the mechanism's lesson
+        let (k, slug) = check(
+            &lazy_query(
+                "",
+                "page",
+                "id=page&mechanism=mysql&mode=per-connection&variant=cache-any-blocked&caption=x",
+            ),
+            true,
+        )
+        .expect("a check");
+        assert!(k.errors.is_empty(), "{:?}", k.errors);
+        assert_eq!(
+            (k.id.as_str(), k.caption.as_deref(), slug.as_str()),
+            ("page", None, lesson_of(&k.scenario))
+        );
+        assert_eq!(slug, "mysql-thread-per-connection");
     }
 }

@@ -6,7 +6,7 @@ use yew::prelude::*;
 
 use herdlab_core::sim::Status;
 
-use crate::live::snapshot::StatusView;
+use crate::live::snapshot::{InvariantView, StatusView};
 
 /// Props of [`status`].
 #[derive(Properties, PartialEq)]
@@ -46,5 +46,18 @@ pub fn status(props: &StatusProps) -> Html {
             </p>
             { for lost }
         </div>
+    }
+}
+
+/// The invariants line `invariant-status` (`data-invariant`: the broken one's name, empty when
+/// all hold): "all invariants hold" or "<name> is broken: <message>"; `class` is the board's
+/// (`pool-invariant`).
+pub fn invariant_status(class: &'static str, v: &InvariantView) -> Html {
+    let broken = !v.name.is_empty();
+    html! {
+        <p class={classes!(class, broken.then_some("alarm"))} data-testid="invariant-status"
+            data-invariant={v.name.clone()} role="status">
+            { if broken { format!("{} is broken: {}", v.name, v.message) } else { "all invariants hold".to_string() } }
+        </p>
     }
 }

@@ -18,6 +18,7 @@ use crate::lesson::grammar::{
     check_mechanism, not_allowed, parse_keys, parse_sim_block, read_playground_query, BlockRules,
     CompareBlock, CompareSides, PlaygroundInit, SimBlock, ID_NEEDED,
 };
+use crate::lesson::picks::checker_actors;
 
 /// A parsed herd ```` ```herdlab-sim ```` block.
 pub type SimSpec = SimBlock<HerdParams>;
@@ -189,17 +190,8 @@ pub fn parse_herd_check(body: &str, fallback_id: &str) -> CheckSpec {
 /// A herd counterexample (checker indices: `0..n` the threads, `n` the network) as the actors the
 /// herd widget steps, one per step.
 pub fn herd_actors(p: &HerdParams, schedule: &[u16]) -> Vec<Actor> {
-    let n = p.workers as usize + (p.primitive != Primitive::Accept) as usize;
-    schedule
-        .iter()
-        .map(|&t| {
-            if (t as usize) < n {
-                Actor::Thread(t)
-            } else {
-                Actor::Network
-            }
-        })
-        .collect()
+    let threads = p.workers as usize + (p.primitive != Primitive::Accept) as usize;
+    checker_actors(threads, schedule)
 }
 
 /// What the main simulation starts from: its block's scenario with the page query on top.

@@ -75,7 +75,7 @@ mod tests {
         }
         assert_eq!(m.sim().trace_hash(), stepped.sim().trace_hash());
         // the timeline runs ahead from step 0 to the run's end: its counters are the finished run's
-        let cache = crate::ui::timeline::Cache::default();
+        let cache = crate::live::timeline::Cache::default();
         let tl = cache.get(&m).expect("a simulation model has a timeline");
         assert_eq!(tl.steps.len() as u64, total);
         assert_eq!(tl.counts().wakeups, end.sim().metrics().wakeups);

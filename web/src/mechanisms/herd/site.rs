@@ -1,8 +1,6 @@
 //! The herd in the registry ([`Herd`]): its blocks become its widgets, its check blocks explore a
 //! small herd scenario, and a counterexample replays as picks (every step one) in the herd widget.
 
-use std::rc::Rc;
-
 use herdlab_core::check::Counterexample;
 use herdlab_core::mechanisms::herd::{Herd, HerdParams, Primitive};
 use herdlab_core::scenario::Scenario;
@@ -10,21 +8,20 @@ use herdlab_web_engine::erase;
 use yew::prelude::*;
 
 use crate::lesson::check::CheckSpec;
-use crate::lesson::grammar::Controls;
 use crate::lesson::parts::{Placing, Widget};
 use crate::lesson::picks::{format_picks, script_picks};
 use crate::live::bench::measure;
 use crate::live::form::Field;
 use crate::mechanisms::herd::bench::bench_params;
 use crate::mechanisms::herd::blocks::{
-    herd_actors, parse_compare, parse_herd_check, parse_sim, resolve_main, SimSpec,
+    herd_actors, parse_compare, parse_herd_check, parse_sim, resolve_main,
 };
-use crate::mechanisms::herd::compare::HerdCompare;
 use crate::mechanisms::herd::form::HERD_FIELDS;
 use crate::mechanisms::herd::widget::HerdSim;
 use crate::mechanisms::SiteMechanism;
-use crate::ui::shell::compare_shell::compare_part;
-use crate::ui::shell::sim_shell::{sim_html, sim_part, SimProps};
+use crate::ui::shell::replay::{replay_html, schedule_line};
+use crate::ui::shell::side_by_side::two_settings_part;
+use crate::ui::shell::sim_shell::sim_part;
 use herdlab_core::mechanism::Mechanism;
 
 impl SiteMechanism for Herd {
@@ -45,14 +42,7 @@ impl SiteMechanism for Herd {
     }
 
     fn compare_widget(body: &str, fallback_id: &str, place: &mut Placing, at: usize) -> Widget {
-        let mut spec = parse_compare(body, fallback_id);
-        place.widget(&mut spec.id, &mut spec.errors, at);
-        compare_part::<HerdCompare>(
-            <Self as Mechanism>::NAME,
-            spec.id.clone(),
-            spec.errors.clone(),
-            spec,
-        )
+        two_settings_part::<Self>(parse_compare(body, fallback_id), place, at)
     }
 
     fn check_block(body: &str, fallback_id: &str) -> Option<CheckSpec> {
@@ -102,13 +92,8 @@ impl SiteMechanism for Herd {
         );
         html! {
             <>
-                <p class="check-schedule">
-                    { "Schedule (who takes each step; t<k> is worker k, n the network): " }
-                    <code data-testid="check-schedule">{ picks }</code>
-                    { " · " }
-                    <a data-testid="check-link" href={href}>{ "open it in the playground" }</a>
-                </p>
-                { Self::replay_widget(p, c, id, slug).unwrap_or_default() }
+                { schedule_line("who takes each step; t<k> is worker k, n the network", picks, Some(href)) }
+                { replay_html::<HerdSim>(id, p, &c.violation.invariant, actors, slug) }
             </>
         }
     }
@@ -121,26 +106,12 @@ impl SiteMechanism for Herd {
         slug: &AttrValue,
     ) -> Option<Html> {
         let actors = herd_actors(&p, &c.schedule);
-        let rspec = Rc::new(SimSpec {
-            id: format!("{id}-replay"),
-            main: false,
-            controls: Controls::Step,
-            stop: Some(0),
-            caption: Some(format!(
-                "The shortest schedule that breaks {}: step forward to its last step ({} steps).",
-                c.violation.invariant,
-                actors.len()
-            )),
-            params: p,
-            errors: Vec::new(),
-        });
-        Some(sim_html::<HerdSim>(
-            SimProps {
-                spec: rspec,
-                init: None,
-                counterexample: Some(Rc::new(actors)),
-            },
-            slug.clone(),
+        Some(replay_html::<HerdSim>(
+            id,
+            p,
+            &c.violation.invariant,
+            actors,
+            slug,
         ))
     }
 }

@@ -2,7 +2,7 @@
 //! herd kind of [`crate::ui::shell::sim_shell::SimShell`], which owns its [`HerdModel`]; this file says how it opens and shows
 //! the wait queue, the accept queue and the CPUs.
 
-use herdlab_core::mechanisms::herd::HerdParams;
+use herdlab_core::mechanisms::herd::{Herd, HerdParams};
 use herdlab_core::sim::Actor;
 use yew::prelude::*;
 
@@ -31,15 +31,8 @@ impl SimKind for HerdSim {
     type Model = HerdModel;
 
     fn open(props: &SimProps<Self>) -> Opening<HerdModel> {
-        let start = Start::of(&props.spec, props.init.as_deref());
-        match &props.counterexample {
-            Some(script) => Opening {
-                model: HerdModel::scripted(start.params, script.to_vec()),
-                replay_error: None,
-                autoplay: start.step.is_none(),
-            },
-            None => start.replayed(),
-        }
+        Start::of(&props.spec, props.init.as_deref())
+            .opening::<Herd>(props.counterexample.as_deref().map(Vec::as_slice))
     }
 
     fn frame(

@@ -636,7 +636,7 @@ mod tests {
             m.apply(Action::Step);
         }
         assert_eq!(m.sim().trace_hash(), stepped.sim().trace_hash());
-        let tl = crate::ui::timeline::Cache::default()
+        let tl = crate::live::timeline::Cache::default()
             .get(&m)
             .expect("the lock model has a timeline");
         assert!(tl.steps.len() as u64 >= m.position());

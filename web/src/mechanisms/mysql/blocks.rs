@@ -13,9 +13,10 @@ use herdlab_core::sim::Actor;
 use crate::check_proto::{BROWSER_MAX_MYSQL_CONNECTIONS, BROWSER_MAX_MYSQL_QUERIES};
 use crate::lesson::check::CheckSpec;
 use crate::lesson::grammar::{
-    misfit_mechanism, one_line, parse_keys, parse_sim_block, read_playground_query,
-    settle_or_default, BlockRules, CompareBlock, CompareSides, PlaygroundInit, SimBlock, ID_NEEDED,
+    cap_for_browser, misfit_mechanism, one_line, parse_keys, parse_sim_block, resolve_playground,
+    settle_or_default, BlockRules, CompareBlock, CompareSides, PlaygroundInit, SimBlock,
 };
+use crate::lesson::picks::checker_actors;
 
 /// A parsed mysql simulation block.
 pub type MysqlSimSpec = SimBlock<MysqlParams>;
@@ -54,32 +55,14 @@ fn mysql_mechanism(v: &str) -> Option<String> {
     misfit_mechanism(v, "a mysql block", "mysql")
 }
 
-const SIM_RULES: BlockRules<MysqlParams> = BlockRules {
-    block: "herdlab-sim",
-    own: "id, main, controls, stop, caption, mechanism",
-    keys: &MYSQL_KEYS,
-    set: <Mysql as Mechanism>::set,
-    mechanism: mysql_mechanism,
-    missing_id: ID_NEEDED,
-};
+const SIM_RULES: BlockRules<MysqlParams> =
+    BlockRules::sim(&MYSQL_KEYS, <Mysql as Mechanism>::set, mysql_mechanism);
 
-const COMPARE_RULES: BlockRules<MysqlParams> = BlockRules {
-    block: "herdlab-compare",
-    own: "id, left, right, stop, caption, mechanism",
-    keys: &MYSQL_KEYS,
-    set: <Mysql as Mechanism>::set,
-    mechanism: mysql_mechanism,
-    missing_id: ID_NEEDED,
-};
+const COMPARE_RULES: BlockRules<MysqlParams> =
+    BlockRules::compare(&MYSQL_KEYS, <Mysql as Mechanism>::set, mysql_mechanism);
 
-const CHECK_RULES: BlockRules<MysqlParams> = BlockRules {
-    block: "herdlab-check",
-    own: "id, caption, mechanism",
-    keys: &MYSQL_KEYS,
-    set: <Mysql as Mechanism>::set,
-    mechanism: mysql_mechanism,
-    missing_id: ID_NEEDED,
-};
+const CHECK_RULES: BlockRules<MysqlParams> =
+    BlockRules::check(&MYSQL_KEYS, <Mysql as Mechanism>::set, mysql_mechanism);
 
 /// One side of a mysql comparison: the one setting it changes in the shared scenario.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -208,24 +191,18 @@ pub fn parse_mysql_check(body: &str, fallback_id: &str) -> CheckSpec {
     let base = mysql_check_preset(body);
     let mut p = base;
     let mut block = parse_keys(&one_line(body), &CHECK_RULES, &mut p, |_, _, _| false);
-    for (field, v, max) in [
-        (
-            "connections",
-            &mut p.connections,
-            BROWSER_MAX_MYSQL_CONNECTIONS,
-        ),
-        ("queries", &mut p.queries, BROWSER_MAX_MYSQL_QUERIES),
-    ] {
-        if *v > max {
-            block.perr.push(ParamError {
-                field: field.into(),
-                message: format!(
-                    "{v} is too many for the checker in the browser, which takes at most {max}; it checks {max} (run `herdlab check mysql` natively for more)"
-                ),
-            });
-            *v = max;
-        }
-    }
+    cap_for_browser(
+        [
+            (
+                "connections",
+                &mut p.connections,
+                BROWSER_MAX_MYSQL_CONNECTIONS,
+            ),
+            ("queries", &mut p.queries, BROWSER_MAX_MYSQL_QUERIES),
+        ],
+        "herdlab check mysql",
+        &mut block.perr,
+    );
     let errs = <Mysql as Mechanism>::validate(&p);
     if !errs.is_empty() {
         p = base;
@@ -243,17 +220,7 @@ pub fn parse_mysql_check(body: &str, fallback_id: &str) -> CheckSpec {
 /// A mysql counterexample (checker indices: the threads, then the network) as the actors the
 /// widget steps.
 pub fn mysql_actors(p: &MysqlParams, schedule: &[u16]) -> Vec<Actor> {
-    let n = p.threads().len();
-    schedule
-        .iter()
-        .map(|&t| {
-            if (t as usize) < n {
-                Actor::Thread(t)
-            } else {
-                Actor::Network
-            }
-        })
-        .collect()
+    checker_actors(p.threads().len(), schedule)
 }
 
 /// Parse a mysql simulation block. `fallback_id` names the widget when `id` is missing.
@@ -269,20 +236,13 @@ pub fn parse_mysql_sim(body: &str, fallback_id: &str) -> MysqlSimSpec {
 /// Read the page query over the mysql playground's scenario. A bad value keeps the block's value
 /// for that field and is reported.
 pub fn resolve_mysql_main(spec: &MysqlSimSpec, query: &str) -> MysqlMainInit {
-    let mut init = read_playground_query(
-        query,
-        spec.params,
-        "mysql",
-        <Mysql as Mechanism>::set,
-        |_, _, _| false,
-    );
-    settle_or_default::<Mysql>(&mut init.params, &mut init.errors);
-    init
+    resolve_playground::<Mysql>(spec, query)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lesson::grammar::ID_NEEDED;
 
     #[test]
     fn the_key_list_is_cores() {

@@ -1,7 +1,8 @@
 //! Two MySQL simulations side by side (```` ```herdlab-compare ```` with `mechanism=mysql`): one
 //! scenario and seed, one setting changed (one thread per connection / the pool, a thread cache
-//! size, the real code / a broken variant), stepped together: the mysql kind of
-//! [`CompareShell`](crate::ui::shell::compare_shell::CompareShell).
+//! size, the real code / a broken variant), stepped together: mysql's part of the generic
+//! [`TwoSettings`](crate::ui::shell::side_by_side::TwoSettings) comparison (its sides' labels, the
+//! state line under each half's lanes, and the table's rows).
 //!
 //! The two sides may run different modes, whose counters differ (the thread cache's `connects`
 //! and `cache_hits`, the pool's `worker_wakeups`, `timer_ticks` and `stalls`): the table lines up
@@ -10,23 +11,12 @@
 
 use yew::prelude::*;
 
-use herdlab_core::mechanisms::mysql::{Mode, MysqlParams};
+use herdlab_core::mechanisms::mysql::{Mode, Mysql, MysqlParams};
 
-use crate::live::open::stopped_at;
-use crate::live::pair::Pair;
-use crate::mechanisms::mysql::blocks::MysqlCompareSpec;
 use crate::mechanisms::mysql::model::MysqlSimModel;
-use crate::mechanisms::mysql::panel::mysql_invariant;
 use crate::mechanisms::mysql::snapshot::{MysqlSnapshot, MysqlStateView};
-use crate::ui::counters::{counters, CounterProps};
-use crate::ui::diff_table::{diff_table, DiffTableProps};
-use crate::ui::lanes::{lanes, LanesProps};
-use crate::ui::shell::compare_frame::CompareFrame;
-use crate::ui::shell::compare_shell::CompareKind;
-use crate::ui::status::{status, StatusProps};
-
-/// The mysql kind of comparison.
-pub struct MysqlCompare;
+use crate::ui::shell::side_by_side::{Half, SideBySide};
+use crate::ui::status::invariant_status;
 
 /// A side's label: the settings that tell the two sides apart.
 pub fn side_label(p: &MysqlParams, other: &MysqlParams) -> String {
@@ -120,63 +110,30 @@ fn state_line(s: &MysqlSnapshot) -> Html {
     }
 }
 
-impl CompareKind for MysqlCompare {
-    type Spec = MysqlCompareSpec;
-    type Model = MysqlSimModel;
+impl SideBySide for Mysql {
+    type Snapshot = MysqlSnapshot;
+    const CLASSES: Option<(&'static str, &'static str)> = Some(("mysql-compare", "mysql-half"));
 
-    fn open(spec: &MysqlCompareSpec) -> Vec<(String, MysqlSimModel)> {
-        vec![
-            ("left".into(), stopped_at(spec.left, spec.stop)),
-            ("right".into(), stopped_at(spec.right, spec.stop)),
-        ]
+    fn snapshot(m: &MysqlSimModel) -> MysqlSnapshot {
+        MysqlSnapshot::of(m)
     }
 
-    fn frame<'a>(
-        spec: &'a MysqlCompareSpec,
-        pair: &Pair,
-        sides: &[&MysqlSimModel],
-    ) -> CompareFrame<'a> {
-        let id = &spec.id;
-        let ls = MysqlSnapshot::of(sides[0]);
-        let rs = MysqlSnapshot::of(sides[sides.len() - 1]);
-        let left = side_label(&spec.left, &spec.right);
-        let right = side_label(&spec.right, &spec.left);
-        let caption = spec.caption.clone().unwrap_or_else(|| {
-            format!(
-                "{left} (left) against {right} (right), same seed {}, stepped together",
-                spec.left.seed
-            )
-        });
-        let half = |side: &str, label: &str, s: &MysqlSnapshot| {
-            html! {
-                <div class="half mysql-half" data-testid={format!("sim-{id}-{side}")}>
-                    <h4 class="half-title">{ format!("{side}: {label}") }</h4>
-                    { status(&StatusProps { status: s.status.clone() }) }
-                    { mysql_invariant(&s.invariant) }
-                    { lanes(&LanesProps { lanes: s.lanes.clone(), on_step: None, compact: true }) }
-                    { state_line(s) }
-                    { counters(&CounterProps { values: s.counters.clone(), compact: true }) }
-                </div>
-            }
-        };
-        CompareFrame {
-            id,
-            errors: &spec.errors,
-            mechanism: Some(("mysql-compare", "mysql")),
-            caption,
-            controls: pair.controls(id),
-            table: diff_table(&DiffTableProps {
-                left: format!("left: {left}").into(),
-                right: format!("right: {right}").into(),
-                rows: compare_rows(&ls, &rs),
-            }),
-            halves: html! {
-                <>
-                    { half("left", &left, &ls) }
-                    { half("right", &right, &rs) }
-                </>
-            },
+    fn label(p: &MysqlParams, other: &MysqlParams) -> String {
+        side_label(p, other)
+    }
+
+    fn half(s: &MysqlSnapshot, _: &MysqlSnapshot) -> Half {
+        Half {
+            status: s.status.clone(),
+            invariant: invariant_status("mysql-invariant", &s.invariant),
+            lanes: s.lanes.clone(),
+            state: state_line(s),
+            counters: s.counters.clone(),
         }
+    }
+
+    fn rows(l: &MysqlSnapshot, r: &MysqlSnapshot) -> Vec<(&'static str, u64, u64)> {
+        compare_rows(l, r)
     }
 }
 

@@ -4,9 +4,7 @@
 
 use yew::prelude::*;
 
-use crate::mechanisms::mysql::snapshot::{
-    CacheView, ConnView, GroupView, InvariantView, MysqlStateView,
-};
+use crate::mechanisms::mysql::snapshot::{CacheView, ConnView, GroupView, MysqlStateView};
 
 fn names(v: &[String]) -> String {
     if v.is_empty() {
@@ -94,16 +92,5 @@ pub fn mysql_panel(p: &MysqlPanelProps) -> Html {
                 { cache_view(c) }
             </section>
         },
-    }
-}
-
-/// The invariants line: "all invariants hold" or "<name> is broken: <message>".
-pub fn mysql_invariant(v: &InvariantView) -> Html {
-    let broken = !v.name.is_empty();
-    html! {
-        <p class={classes!("mysql-invariant", broken.then_some("alarm"))} data-testid="invariant-status"
-            data-invariant={v.name.clone()} role="status">
-            { if broken { format!("{} is broken: {}", v.name, v.message) } else { "all invariants hold".to_string() } }
-        </p>
     }
 }

@@ -4,27 +4,24 @@
 //! `blocks::browser_cache_preset`; the pool's `MysqlParams::check_preset`); a counterexample
 //! replays as picks (every step one thread, or the network) in the mysql widget.
 
-use std::rc::Rc;
-
 use herdlab_core::check::Counterexample;
 use herdlab_core::mechanism::Mechanism;
 use herdlab_core::mechanisms::mysql::{Mode, Mysql, MysqlParams};
 use yew::prelude::*;
 
 use crate::lesson::check::CheckSpec;
-use crate::lesson::grammar::{Controls, SimBlock};
 use crate::lesson::parts::{Placing, Widget};
 use crate::lesson::picks::{format_picks, script_picks};
 use crate::live::form::Field;
 use crate::mechanisms::mysql::blocks::{
     mysql_actors, parse_mysql_check, parse_mysql_compare, parse_mysql_sim, resolve_mysql_main,
 };
-use crate::mechanisms::mysql::compare::MysqlCompare;
 use crate::mechanisms::mysql::form::MYSQL_FIELDS;
 use crate::mechanisms::mysql::widget::MysqlSim;
 use crate::mechanisms::SiteMechanism;
-use crate::ui::shell::compare_shell::compare_part;
-use crate::ui::shell::sim_shell::{sim_html, sim_part, SimProps};
+use crate::ui::shell::replay::{replay_html, schedule_line};
+use crate::ui::shell::side_by_side::two_settings_part;
+use crate::ui::shell::sim_shell::sim_part;
 
 /// The invariants core's `mysql::invariants` checks (as `herdlab check mysql` lists them).
 pub const INVARIANTS: [&str; 8] = [
@@ -56,14 +53,7 @@ impl SiteMechanism for Mysql {
     }
 
     fn compare_widget(body: &str, fallback_id: &str, place: &mut Placing, at: usize) -> Widget {
-        let mut spec = parse_mysql_compare(body, fallback_id);
-        place.widget(&mut spec.id, &mut spec.errors, at);
-        compare_part::<MysqlCompare>(
-            <Self as Mechanism>::NAME,
-            spec.id.clone(),
-            spec.errors.clone(),
-            spec,
-        )
+        two_settings_part::<Self>(parse_mysql_compare(body, fallback_id), place, at)
     }
 
     fn check_block(body: &str, fallback_id: &str) -> Option<CheckSpec> {
@@ -108,28 +98,29 @@ impl SiteMechanism for Mysql {
     fn check_replay(p: MysqlParams, c: &Counterexample, id: &str, slug: &AttrValue) -> Html {
         let actors = mysql_actors(&p, &c.schedule);
         let picks = format_picks(&script_picks(&actors));
-        let spec = Rc::new(SimBlock {
-            id: format!("{id}-replay"),
-            main: false,
-            controls: Controls::Step,
-            stop: Some(0),
-            caption: Some(format!(
-                "The shortest schedule that breaks {}: step forward to its last step ({} steps).",
-                c.violation.invariant,
-                actors.len()
-            )),
-            params: p,
-            errors: Vec::new(),
-        });
         html! {
             <>
-                <p class="check-schedule">
-                    { "Schedule (who takes each step; t0 is the clients, t1… the server's threads, n an arrival): " }
-                    <code data-testid="check-schedule">{ picks }</code>
-                </p>
-                { sim_html::<MysqlSim>(SimProps { spec, init: None, counterexample: Some(Rc::new(actors)) }, slug.clone()) }
+                { schedule_line("who takes each step; t0 is the clients, t1… the server's threads, n an arrival", picks, None) }
+                { replay_html::<MysqlSim>(id, p, &c.violation.invariant, actors, slug) }
             </>
         }
+    }
+
+    /// The mysql widget stepping through the counterexample from step 0.
+    fn replay_widget(
+        p: MysqlParams,
+        c: &Counterexample,
+        id: &str,
+        slug: &AttrValue,
+    ) -> Option<Html> {
+        let actors = mysql_actors(&p, &c.schedule);
+        Some(replay_html::<MysqlSim>(
+            id,
+            p,
+            &c.violation.invariant,
+            actors,
+            slug,
+        ))
     }
 }
 

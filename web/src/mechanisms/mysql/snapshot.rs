@@ -19,7 +19,7 @@ use herdlab_core::sim::{Actor, Sched, Status};
 use herdlab_web_engine::typed;
 
 use crate::live::describe::LaneState;
-use crate::live::snapshot::{CodeLine, CodeView, LaneView, StatusView};
+use crate::live::snapshot::{CodeLine, CodeView, InvariantView, LaneView, StatusView};
 use crate::mechanisms::mysql::model::MysqlSimModel;
 
 /// A list shows at most this many threads or connections.
@@ -83,15 +83,6 @@ pub enum MysqlStateView {
     Pool(Vec<GroupView>),
     /// Thread-per-connection's cache and connections.
     PerConnection(CacheView),
-}
-
-/// The invariants now: the first broken one, if any.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct InvariantView {
-    /// The broken invariant's name (empty when all hold).
-    pub name: String,
-    /// What was seen.
-    pub message: String,
 }
 
 /// Everything a mysql board shows.
@@ -354,16 +345,7 @@ impl MysqlSnapshot {
         let finished = matches!(sim.status(), Status::Finished | Status::Stuck(_));
         let violation =
             check_state(sim).or_else(|| finished.then(|| check_terminal(sim)).flatten());
-        let invariant = match &violation {
-            Some(v) => InvariantView {
-                name: v.invariant.clone(),
-                message: v.message.clone(),
-            },
-            None => InvariantView {
-                name: String::new(),
-                message: String::new(),
-            },
-        };
+        let invariant = InvariantView::of(violation.as_ref());
         let os = os_threads(sim, cfg.mode);
         let report = MysqlReport::of(sim, os, violation);
         let counters = mysql_counters(

@@ -2,7 +2,7 @@
 //! [`crate::ui::shell::sim_shell::SimShell`], which owns its [`MysqlSimModel`]; this file shows a
 //! lane per thread, the groups or the thread cache, the listing and the counters.
 
-use herdlab_core::mechanisms::mysql::{Mode, MysqlParams};
+use herdlab_core::mechanisms::mysql::{Mode, Mysql, MysqlParams};
 use herdlab_core::sim::Actor;
 use yew::prelude::*;
 
@@ -10,12 +10,13 @@ use crate::live::open::{Opening, Start};
 use crate::live::Live;
 use crate::mechanisms::mysql::blocks::MysqlMainInit;
 use crate::mechanisms::mysql::model::MysqlSimModel;
-use crate::mechanisms::mysql::panel::{mysql_invariant, mysql_panel, MysqlPanelProps};
+use crate::mechanisms::mysql::panel::{mysql_panel, MysqlPanelProps};
 use crate::mechanisms::mysql::snapshot::MysqlSnapshot;
 use crate::ui::replay_progress::replay_progress;
 use crate::ui::shell::sim_frame::{kicker, SimFrame};
 use crate::ui::shell::sim_shell::{SimKind, SimProps};
 use crate::ui::sim_board::SimBoard;
+use crate::ui::status::invariant_status;
 
 /// The mysql kind of simulation widget.
 pub struct MysqlSim;
@@ -57,15 +58,8 @@ impl SimKind for MysqlSim {
     type Model = MysqlSimModel;
 
     fn open(props: &SimProps<Self>) -> Opening<MysqlSimModel> {
-        let start = Start::of(&props.spec, props.init.as_deref());
-        match &props.counterexample {
-            Some(script) => Opening {
-                model: MysqlSimModel::scripted(start.params, script.to_vec()),
-                replay_error: None,
-                autoplay: start.step.is_none(),
-            },
-            None => start.replayed(),
-        }
+        Start::of(&props.spec, props.init.as_deref())
+            .opening::<Mysql>(props.counterexample.as_deref().map(Vec::as_slice))
     }
 
     fn frame(props: &SimProps<Self>, live: &Live, m: &MysqlSimModel, _: &Callback<()>) -> SimFrame {
@@ -105,7 +99,7 @@ impl SimKind for MysqlSim {
             before_form: progress.unwrap_or_default(),
             after_announce: Html::default(),
             status: snap.status.clone(),
-            after_status: mysql_invariant(&snap.invariant),
+            after_status: invariant_status("mysql-invariant", &snap.invariant),
             board: SimBoard {
                 class: Some("mysql-board"),
                 many: snap.lanes.len() > 16,

@@ -6,15 +6,15 @@
 
 use herdlab_core::mechanism::Mechanism;
 use herdlab_core::mechanisms::pool::{Pool, PoolParams, PoolVariant, Wake};
-use herdlab_core::scenario::{ParamError, Scenario};
+use herdlab_core::scenario::Scenario;
 use herdlab_core::sim::Actor;
 
 use crate::check_proto::{BROWSER_MAX_POOL_REQUESTS, BROWSER_MAX_POOL_THREADS};
 use crate::lesson::check::CheckSpec;
 
 use crate::lesson::grammar::{
-    misfit_mechanism, one_line, parse_keys, parse_sim_block, read_playground_query,
-    settle_or_default, BlockRules, CompareBlock, CompareSides, PlaygroundInit, SimBlock, ID_NEEDED,
+    cap_for_browser, misfit_mechanism, one_line, parse_keys, parse_sim_block, resolve_playground,
+    settle_or_default, BlockRules, CompareBlock, CompareSides, PlaygroundInit, SimBlock,
 };
 
 /// A parsed pool simulation block.
@@ -110,32 +110,14 @@ fn pool_mechanism(v: &str) -> Option<String> {
     misfit_mechanism(v, "a pool block", "pool")
 }
 
-const SIM_RULES: BlockRules<PoolParams> = BlockRules {
-    block: "herdlab-sim",
-    own: "id, main, controls, stop, caption, mechanism",
-    keys: &POOL_KEYS,
-    set: <Pool as Mechanism>::set,
-    mechanism: pool_mechanism,
-    missing_id: ID_NEEDED,
-};
+const SIM_RULES: BlockRules<PoolParams> =
+    BlockRules::sim(&POOL_KEYS, <Pool as Mechanism>::set, pool_mechanism);
 
-const COMPARE_RULES: BlockRules<PoolParams> = BlockRules {
-    block: "herdlab-compare",
-    own: "id, left, right, stop, caption, mechanism",
-    keys: &POOL_KEYS,
-    set: <Pool as Mechanism>::set,
-    mechanism: pool_mechanism,
-    missing_id: ID_NEEDED,
-};
+const COMPARE_RULES: BlockRules<PoolParams> =
+    BlockRules::compare(&POOL_KEYS, <Pool as Mechanism>::set, pool_mechanism);
 
-const CHECK_RULES: BlockRules<PoolParams> = BlockRules {
-    block: "herdlab-check",
-    own: "id, caption, mechanism",
-    keys: &POOL_KEYS,
-    set: <Pool as Mechanism>::set,
-    mechanism: pool_mechanism,
-    missing_id: ID_NEEDED,
-};
+const CHECK_RULES: BlockRules<PoolParams> =
+    BlockRules::check(&POOL_KEYS, <Pool as Mechanism>::set, pool_mechanism);
 
 /// Parse a pool simulation block. `fallback_id` names the widget when `id` is missing.
 pub fn parse_pool_sim(body: &str, fallback_id: &str) -> PoolSimSpec {
@@ -175,20 +157,14 @@ pub fn parse_pool_check(body: &str, fallback_id: &str) -> CheckSpec {
         p = base;
         block.perr.extend(errs);
     }
-    for (field, v, max) in [
-        ("threads", &mut p.threads, BROWSER_MAX_POOL_THREADS),
-        ("requests", &mut p.requests, BROWSER_MAX_POOL_REQUESTS),
-    ] {
-        if *v > max {
-            block.perr.push(ParamError {
-                field: field.into(),
-                message: format!(
-                    "{v} is too many for the checker in the browser, which takes at most {max}; it checks {max} (run `herdlab check pool` natively for more)"
-                ),
-            });
-            *v = max;
-        }
-    }
+    cap_for_browser(
+        [
+            ("threads", &mut p.threads, BROWSER_MAX_POOL_THREADS),
+            ("requests", &mut p.requests, BROWSER_MAX_POOL_REQUESTS),
+        ],
+        "herdlab check pool",
+        &mut block.perr,
+    );
     let id = block.finish(&CHECK_RULES, fallback_id);
     CheckSpec {
         id,
@@ -206,21 +182,14 @@ pub fn pool_actors(schedule: &[u16]) -> Vec<Actor> {
 /// Read the page query over the pool playground's scenario. A bad value keeps the block's value
 /// for that field and is reported.
 pub fn resolve_pool_main(spec: &PoolSimSpec, query: &str) -> PoolMainInit {
-    let mut init = read_playground_query(
-        query,
-        spec.params,
-        "pool",
-        <Pool as Mechanism>::set,
-        |_, _, _| false,
-    );
-    settle_or_default::<Pool>(&mut init.params, &mut init.errors);
-    init
+    resolve_playground::<Pool>(spec, query)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::lesson::grammar::Controls;
+    use crate::lesson::grammar::ID_NEEDED;
     use herdlab_core::scenario::Scenario;
     use herdlab_core::sim::arrivals::ArrivalPattern;
 

@@ -1,26 +1,18 @@
 //! Two pool simulations side by side (```` ```herdlab-compare ```` with `mechanism=pool`): one
 //! scenario and seed, one setting changed (no pool / pool, signal / broadcast, a variant), stepped
-//! together: the pool kind of [`CompareShell`](crate::ui::shell::compare_shell::CompareShell).
+//! together: the pool's part of the generic
+//! [`TwoSettings`](crate::ui::shell::side_by_side::TwoSettings) comparison (its sides' labels,
+//! and the queue, `waiting`, the done list and the eventfd under each half's lanes).
 
 use yew::prelude::*;
 
-use herdlab_core::mechanisms::pool::PoolParams;
+use herdlab_core::mechanisms::pool::{Pool, PoolParams};
 
-use crate::live::open::stopped_at;
-use crate::live::pair::Pair;
-use crate::mechanisms::pool::blocks::PoolCompareSpec;
 use crate::mechanisms::pool::model::PoolSimModel;
-use crate::mechanisms::pool::queue_panel::pool_invariant;
 use crate::mechanisms::pool::snapshot::PoolSnapshot;
-use crate::ui::counters::{counters, CounterProps};
-use crate::ui::diff_table::{diff_rows, diff_table, DiffTableProps};
-use crate::ui::lanes::{lanes, LanesProps};
-use crate::ui::shell::compare_frame::CompareFrame;
-use crate::ui::shell::compare_shell::CompareKind;
-use crate::ui::status::{status, StatusProps};
-
-/// The pool kind of comparison.
-pub struct PoolCompare;
+use crate::ui::diff_table::diff_rows;
+use crate::ui::shell::side_by_side::{Half, SideBySide};
+use crate::ui::status::invariant_status;
 
 /// A side's label: the settings that tell the two sides apart.
 pub fn side_label(p: &PoolParams, other: &PoolParams) -> String {
@@ -37,67 +29,37 @@ pub fn side_label(p: &PoolParams, other: &PoolParams) -> String {
     parts.join(", ")
 }
 
-impl CompareKind for PoolCompare {
-    type Spec = PoolCompareSpec;
-    type Model = PoolSimModel;
+impl SideBySide for Pool {
+    type Snapshot = PoolSnapshot;
+    const CLASSES: Option<(&'static str, &'static str)> = Some(("pool-compare", "pool-half"));
 
-    fn open(spec: &PoolCompareSpec) -> Vec<(String, PoolSimModel)> {
-        vec![
-            ("left".into(), stopped_at(spec.left, spec.stop)),
-            ("right".into(), stopped_at(spec.right, spec.stop)),
-        ]
+    fn snapshot(m: &PoolSimModel) -> PoolSnapshot {
+        PoolSnapshot::of(m)
     }
 
-    fn frame<'a>(
-        spec: &'a PoolCompareSpec,
-        pair: &Pair,
-        sides: &[&PoolSimModel],
-    ) -> CompareFrame<'a> {
-        let id = &spec.id;
-        let ls = PoolSnapshot::of(sides[0]);
-        let rs = PoolSnapshot::of(sides[sides.len() - 1]);
-        let left = side_label(&spec.left, &spec.right);
-        let right = side_label(&spec.right, &spec.left);
-        let caption = spec.caption.clone().unwrap_or_else(|| {
-            format!(
-                "{left} (left) against {right} (right), same seed {}, stepped together",
-                spec.left.seed
-            )
-        });
-        let half = |side: &str, label: &str, s: &PoolSnapshot| {
-            html! {
-                <div class="half pool-half" data-testid={format!("sim-{id}-{side}")}>
-                    <h4 class="half-title">{ format!("{side}: {label}") }</h4>
-                    { status(&StatusProps { status: s.status.clone() }) }
-                    { pool_invariant(&s.invariant) }
-                    { lanes(&LanesProps { lanes: s.lanes.clone(), on_step: None, compact: true }) }
-                    <p class="pool-half-state">
-                        { "queue " }<b data-testid="pool-queue-len">{ s.state.queue.tasks.len() }</b>
-                        { " · waiting " }<b data-testid="pool-waiting">{ s.state.waiting }</b>
-                        { " · done list " }<b>{ s.state.done.tasks.len() }</b>
-                        { " · eventfd " }<b data-testid="pool-notify">{ s.state.notify }</b>
-                    </p>
-                    { counters(&CounterProps { values: s.counters.clone(), compact: true }) }
-                </div>
-            }
-        };
-        CompareFrame {
-            id,
-            errors: &spec.errors,
-            mechanism: Some(("pool-compare", "pool")),
-            caption,
-            controls: pair.controls(id),
-            table: html! {
-                { diff_table(&DiffTableProps { left: format!("left: {left}").into(), right: format!("right: {right}").into(),
-                    rows: diff_rows(&ls.counters, &rs.counters) }) }
+    fn label(p: &PoolParams, other: &PoolParams) -> String {
+        side_label(p, other)
+    }
+
+    fn half(s: &PoolSnapshot, _: &PoolSnapshot) -> Half {
+        Half {
+            status: s.status.clone(),
+            invariant: invariant_status("pool-invariant", &s.invariant),
+            lanes: s.lanes.clone(),
+            state: html! {
+                <p class="pool-half-state">
+                    { "queue " }<b data-testid="pool-queue-len">{ s.state.queue.tasks.len() }</b>
+                    { " · waiting " }<b data-testid="pool-waiting">{ s.state.waiting }</b>
+                    { " · done list " }<b>{ s.state.done.tasks.len() }</b>
+                    { " · eventfd " }<b data-testid="pool-notify">{ s.state.notify }</b>
+                </p>
             },
-            halves: html! {
-                <>
-                    { half("left", &left, &ls) }
-                    { half("right", &right, &rs) }
-                </>
-            },
+            counters: s.counters.clone(),
         }
+    }
+
+    fn rows(l: &PoolSnapshot, r: &PoolSnapshot) -> Vec<(&'static str, u64, u64)> {
+        diff_rows(&l.counters, &r.counters)
     }
 }
 

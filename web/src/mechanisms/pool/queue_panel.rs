@@ -4,7 +4,7 @@
 
 use yew::prelude::*;
 
-use crate::mechanisms::pool::snapshot::{InvariantView, ListView, PoolStateView};
+use crate::mechanisms::pool::snapshot::{ListView, PoolStateView};
 
 fn list(testid: &'static str, title: &'static str, l: &ListView) -> Html {
     let tasks = l
@@ -73,16 +73,5 @@ pub fn pool_panel(p: &PoolPanelProps) -> Html {
             </dl>
             { list("pool-done", "done list (ngx_thread_pool_done)", &s.done) }
         </section>
-    }
-}
-
-/// The invariants line: "all invariants hold" or "<name> is broken: <message>".
-pub fn pool_invariant(v: &InvariantView) -> Html {
-    let broken = !v.name.is_empty();
-    html! {
-        <p class={classes!("pool-invariant", broken.then_some("alarm"))} data-testid="invariant-status"
-            data-invariant={v.name.clone()} role="status">
-            { if broken { format!("{} is broken: {}", v.name, v.message) } else { "all invariants hold".to_string() } }
-        </p>
     }
 }

@@ -2,8 +2,6 @@
 //! explore core's small preset (T = 2, 3 requests) in the check worker, and a counterexample
 //! replays as picks (every step one thread) in the pool widget.
 
-use std::rc::Rc;
-
 use herdlab_core::check::Counterexample;
 use herdlab_core::scenario::Scenario;
 use yew::prelude::*;
@@ -12,19 +10,18 @@ use herdlab_core::mechanism::Mechanism;
 use herdlab_core::mechanisms::pool::{Pool, PoolParams};
 
 use crate::lesson::check::CheckSpec;
-use crate::lesson::grammar::{Controls, SimBlock};
 use crate::lesson::parts::{Placing, Widget};
 use crate::lesson::picks::{format_picks, script_picks};
 use crate::live::form::Field;
 use crate::mechanisms::pool::blocks::{
     parse_pool_check, parse_pool_compare, parse_pool_sim, pool_actors, resolve_pool_main,
 };
-use crate::mechanisms::pool::compare::PoolCompare;
 use crate::mechanisms::pool::form::POOL_FIELDS;
 use crate::mechanisms::pool::widget::PoolSim;
 use crate::mechanisms::SiteMechanism;
-use crate::ui::shell::compare_shell::compare_part;
-use crate::ui::shell::sim_shell::{sim_html, sim_part, SimProps};
+use crate::ui::shell::replay::{replay_html, schedule_line};
+use crate::ui::shell::side_by_side::two_settings_part;
+use crate::ui::shell::sim_shell::sim_part;
 
 impl SiteMechanism for Pool {
     const FIELDS: &'static [Field] = &POOL_FIELDS;
@@ -44,14 +41,7 @@ impl SiteMechanism for Pool {
     }
 
     fn compare_widget(body: &str, fallback_id: &str, place: &mut Placing, at: usize) -> Widget {
-        let mut spec = parse_pool_compare(body, fallback_id);
-        place.widget(&mut spec.id, &mut spec.errors, at);
-        compare_part::<PoolCompare>(
-            <Self as Mechanism>::NAME,
-            spec.id.clone(),
-            spec.errors.clone(),
-            spec,
-        )
+        two_settings_part::<Self>(parse_pool_compare(body, fallback_id), place, at)
     }
 
     fn check_block(body: &str, fallback_id: &str) -> Option<CheckSpec> {
@@ -84,13 +74,8 @@ impl SiteMechanism for Pool {
         );
         html! {
             <>
-                <p class="check-schedule">
-                    { "Schedule (who takes each step; t0 is the event loop, t1… the pool threads): " }
-                    <code data-testid="check-schedule">{ picks }</code>
-                    { " · " }
-                    <a data-testid="check-link" href={href}>{ "open it in the playground" }</a>
-                </p>
-                { Self::replay_widget(p, c, id, slug).unwrap_or_default() }
+                { schedule_line("who takes each step; t0 is the event loop, t1… the pool threads", picks, Some(href)) }
+                { replay_html::<PoolSim>(id, p, &c.violation.invariant, actors, slug) }
             </>
         }
     }
@@ -103,26 +88,12 @@ impl SiteMechanism for Pool {
         slug: &AttrValue,
     ) -> Option<Html> {
         let actors = pool_actors(&c.schedule);
-        let spec = Rc::new(SimBlock {
-            id: format!("{id}-replay"),
-            main: false,
-            controls: Controls::Step,
-            stop: Some(0),
-            caption: Some(format!(
-                "The shortest schedule that breaks {}: step forward to its last step ({} steps).",
-                c.violation.invariant,
-                actors.len()
-            )),
-            params: p,
-            errors: Vec::new(),
-        });
-        Some(sim_html::<PoolSim>(
-            SimProps {
-                spec,
-                init: None,
-                counterexample: Some(Rc::new(actors)),
-            },
-            slug.clone(),
+        Some(replay_html::<PoolSim>(
+            id,
+            p,
+            &c.violation.invariant,
+            actors,
+            slug,
         ))
     }
 

@@ -15,7 +15,7 @@ use herdlab_core::sim::{Actor, Sched, Status};
 use herdlab_web_engine::typed;
 
 use crate::live::describe::LaneState;
-use crate::live::snapshot::{CodeLine, CodeView, LaneView, StatusView};
+use crate::live::snapshot::{CodeLine, CodeView, InvariantView, LaneView, StatusView};
 use crate::mechanisms::pool::model::PoolSimModel;
 
 /// A list shows at most this many tasks.
@@ -68,15 +68,6 @@ pub struct PoolStateView {
     pub mutex_waiters: Vec<String>,
     /// Who sleeps in `cond_wait` on `tp->cond`, front first.
     pub cond_sleepers: Vec<String>,
-}
-
-/// The invariants now: the first broken one, if any.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct InvariantView {
-    /// The broken invariant's name (empty when all hold).
-    pub name: String,
-    /// What was seen.
-    pub message: String,
 }
 
 /// Everything a pool board shows.
@@ -250,16 +241,7 @@ impl PoolSnapshot {
         let finished = matches!(sim.status(), Status::Finished | Status::Stuck(_));
         let violation =
             check_state(sim).or_else(|| finished.then(|| check_terminal(sim)).flatten());
-        let invariant = match &violation {
-            Some(v) => InvariantView {
-                name: v.invariant.clone(),
-                message: v.message.clone(),
-            },
-            None => InvariantView {
-                name: String::new(),
-                message: String::new(),
-            },
-        };
+        let invariant = InvariantView::of(violation.as_ref());
         let report = PoolReport::of(sim, violation);
         let counters = pool_counters(&report, m.position(), sim.metrics().context_switches);
         let status = StatusView {

@@ -3,7 +3,7 @@
 //! event loop and the pool threads, the queue, `waiting`, the done list, the eventfd, the code and
 //! the counters. For the lesson's playground the page address follows it (`mechanism=pool&…`).
 
-use herdlab_core::mechanisms::pool::PoolParams;
+use herdlab_core::mechanisms::pool::{Pool, PoolParams};
 use herdlab_core::sim::Actor;
 use yew::prelude::*;
 
@@ -11,12 +11,13 @@ use crate::live::open::{Opening, Start};
 use crate::live::Live;
 use crate::mechanisms::pool::blocks::PoolMainInit;
 use crate::mechanisms::pool::model::PoolSimModel;
-use crate::mechanisms::pool::queue_panel::{pool_invariant, pool_panel, PoolPanelProps};
+use crate::mechanisms::pool::queue_panel::{pool_panel, PoolPanelProps};
 use crate::mechanisms::pool::snapshot::PoolSnapshot;
 use crate::ui::replay_progress::replay_progress;
 use crate::ui::shell::sim_frame::{kicker, SimFrame};
 use crate::ui::shell::sim_shell::{SimKind, SimProps};
 use crate::ui::sim_board::SimBoard;
+use crate::ui::status::invariant_status;
 
 /// The pool kind of simulation widget.
 pub struct PoolSim;
@@ -46,15 +47,8 @@ impl SimKind for PoolSim {
     type Model = PoolSimModel;
 
     fn open(props: &SimProps<Self>) -> Opening<PoolSimModel> {
-        let start = Start::of(&props.spec, props.init.as_deref());
-        match &props.counterexample {
-            Some(script) => Opening {
-                model: PoolSimModel::scripted(start.params, script.to_vec()),
-                replay_error: None,
-                autoplay: start.step.is_none(),
-            },
-            None => start.replayed(),
-        }
+        Start::of(&props.spec, props.init.as_deref())
+            .opening::<Pool>(props.counterexample.as_deref().map(Vec::as_slice))
     }
 
     fn frame(props: &SimProps<Self>, live: &Live, m: &PoolSimModel, _: &Callback<()>) -> SimFrame {
@@ -93,7 +87,7 @@ impl SimKind for PoolSim {
             before_form: progress.unwrap_or_default(),
             after_announce: Html::default(),
             status: snap.status.clone(),
-            after_status: pool_invariant(&snap.invariant),
+            after_status: invariant_status("pool-invariant", &snap.invariant),
             board: SimBoard {
                 class: Some("pool-board"),
                 many: snap.lanes.len() > 16,
