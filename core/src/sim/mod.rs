@@ -154,6 +154,8 @@ pub struct Simulation<M> {
     /// A reused, empty buffer for the visits of walks that are not recorded.
     scratch_walk: Vec<WalkVisit>,
     trace: u64,
+    /// Whether steps are mixed into `trace` ([`Simulation::set_trace`]; on unless turned off).
+    trace_on: bool,
     net: Option<Box<net::Net>>,
     accept_latency: LogHistogram,
     /// When the event the producer's latest `AwaitEvent` delivered arrived (its due time).
@@ -260,6 +262,7 @@ impl<M> Simulation<M> {
             last_walk_listener,
             scratch_walk,
             trace,
+            trace_on,
             net,
             accept_latency,
             event_arrival_ns,
@@ -298,6 +301,7 @@ impl<M> Simulation<M> {
             last_walk_listener,
             scratch_walk,
             trace,
+            trace_on,
             net,
             accept_latency,
             event_arrival_ns,
@@ -466,6 +470,7 @@ impl<M: Machine> Simulation<M> {
             last_walk_listener: 0,
             scratch_walk: Vec::new(),
             trace: record::TRACE_START,
+            trace_on: true,
             net: world.net.map(|n| Box::new(net::Net::new(n))),
             accept_latency: LogHistogram::new(),
             event_arrival_ns: 0,
@@ -615,8 +620,16 @@ impl<M: Machine> Simulation<M> {
         self.first_violation
     }
     /// A hash of every step so far (actor, line, time, outcome): equal traces give equal hashes.
+    /// Steps taken while the trace was off ([`Simulation::set_trace`]) are not in it.
     pub fn trace_hash(&self) -> u64 {
         self.trace
+    }
+    /// Turn the trace hash on or off for the steps that follow (on from the start). A caller that
+    /// never reads [`Simulation::trace_hash`] (a headless run that reports only the counters,
+    /// `herdlab sim`, the site's `#/bench`) turns it off and saves the hashing on every step;
+    /// nothing else a step does changes.
+    pub fn set_trace(&mut self, on: bool) {
+        self.trace_on = on;
     }
     /// The simulated time now.
     pub fn now_ns(&self) -> u64 {
@@ -812,7 +825,9 @@ impl<M: Machine> Simulation<M> {
         self.run_at.flush();
         self.metrics.steps += 1;
         rec.step = self.metrics.steps;
-        self.trace = record::mix_trace(self.trace, &rec);
+        if self.trace_on {
+            self.trace = record::mix_trace(self.trace, &rec);
+        }
         self.check_invariants();
         self.last = Some(rec);
         self.settle_status();
@@ -820,9 +835,19 @@ impl<M: Machine> Simulation<M> {
     }
 
     /// Bring `status` up to date after a step (or a refused one). Inline, so that the common
-    /// case (something can still run, and the status says so already) costs a few loads.
-    #[inline]
+    /// case (a CPU runs a thread, and the status says `Running` already) costs two loads and
+    /// two compares; everything else is out of line ([`Self::settle_status_slow`]).
+    #[inline(always)]
     fn settle_status(&mut self) {
+        if self.run_at.earliest().is_some() && self.status == Status::Running {
+            return;
+        }
+        self.settle_status_slow();
+    }
+
+    /// `settle_status` past its common case.
+    #[inline(never)]
+    fn settle_status_slow(&mut self) {
         let any_cpu = self.run_at.earliest().is_some();
         let can_run = any_cpu
             || self.timers > 0
@@ -919,7 +944,7 @@ impl<M: Machine> Simulation<M> {
         );
     }
 
-    #[inline]
+    #[inline(always)]
     fn charge(&mut self, cpu: u8, ns: u64) {
         let c = &mut self.cpus[cpu as usize];
         if let Some(t) = c.current {

@@ -273,23 +273,26 @@ impl RunAt {
     }
 }
 
-/// The first of the `N` leaves with the least clock, by the same matches as the tree (each leaf
-/// packed into one `u128`, clock above CPU, so that a match is one comparison and the lower CPU
-/// wins a tie), played all at once. `N` is a constant so that the matches unroll into
-/// straight-line code.
+/// The first of the `N` leaves with the least clock, by the same matches as the tree (a right
+/// child wins only with a clock strictly less than the left one's, so the lower CPU wins a tie),
+/// played all at once. Clocks are compared as `u64` and each match picks its winner's clock and CPU
+/// with a select, not a branch (which side wins is as good as random from one step to the next).
+/// `N` is a constant so that the matches unroll into straight-line code.
 #[inline(always)]
 fn scan_leaves<const N: usize>(leaves: &[(u64, u32)]) -> (u64, u32) {
     let leaves: &[(u64, u32); N] = leaves.try_into().expect("N leaves");
-    let mut k: [u128; N] =
-        core::array::from_fn(|i| (leaves[i].0 as u128) << 32 | leaves[i].1 as u128);
+    let mut t: [u64; N] = core::array::from_fn(|i| leaves[i].0);
+    let mut c: [u32; N] = core::array::from_fn(|i| leaves[i].1);
     let mut n = N;
     while n > 1 {
         n /= 2;
         for i in 0..n {
-            k[i] = k[2 * i].min(k[2 * i + 1]);
+            let right = t[2 * i + 1] < t[2 * i];
+            t[i] = if right { t[2 * i + 1] } else { t[2 * i] };
+            c[i] = if right { c[2 * i + 1] } else { c[2 * i] };
         }
     }
-    ((k[0] >> 32) as u64, k[0] as u32)
+    (t[0], c[0])
 }
 
 impl Cpu {
