@@ -30,8 +30,8 @@ pub const GMP_KEYS: [&str; 15] = [
     "syscall_ns",
     "hog_ns",
     "rounds",
-    "locked",
     "net_ns",
+    "locked",
     "seed",
 ];
 
