@@ -62,6 +62,29 @@ pub fn table_lines<C: AsRef<[String]>>(head: &[&str], cells: &[C]) -> impl Fn(&[
     }
 }
 
+/// An aligned table ([`table_lines`]) under a title line: the title, the header, a line per row.
+pub fn titled_table<C: AsRef<[String]>>(title: &str, head: &[&str], cells: &[C]) -> String {
+    let line = table_lines(head, cells);
+    let mut out = format!("{title}\n");
+    out.push_str(&line(
+        &head.iter().map(|h| h.to_string()).collect::<Vec<_>>(),
+    ));
+    for c in cells {
+        out.push_str(&line(c.as_ref()));
+    }
+    out
+}
+
+/// Nanoseconds as milliseconds, three decimals.
+pub fn ms3(ns: u64) -> String {
+    format!("{:.3}", ns as f64 / 1e6)
+}
+
+/// A count a row may lack (`-`: the runtime does not have it).
+pub fn opt_count(v: Option<u64>) -> String {
+    v.map_or_else(|| "-".to_string(), |n| n.to_string())
+}
+
 /// A rate with an SI suffix (k, M, G).
 pub fn si(x: f64) -> String {
     if x >= 1e9 {

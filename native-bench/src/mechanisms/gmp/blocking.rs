@@ -15,7 +15,7 @@ use serde::Serialize;
 use herdlab_core::mechanisms::gmp::{GmpParams, GmpVariant, Workload};
 
 use super::native;
-use crate::output::table_lines;
+use crate::output::{ms3, opt_count, titled_table};
 use crate::platform::mem::spin_for;
 
 /// Tasks per run, main included.
@@ -152,8 +152,7 @@ pub fn run(workers: &[u32], rounds: u32) -> Result<Vec<BlockingRow>, String> {
 
 /// The rows as a table.
 pub fn render(rows: &[BlockingRow]) -> String {
-    let opt = |v: Option<u64>| v.map_or("-".to_string(), |n| n.to_string());
-    let ms = |ns: u64| format!("{:.3}", ns as f64 / 1e6);
+    let (opt, ms) = (opt_count, ms3);
     let head = [
         "runtime",
         "workers",
@@ -177,15 +176,10 @@ pub fn render(rows: &[BlockingRow]) -> String {
             ]
         })
         .collect();
-    let line = table_lines(&head, &cells);
-    let mut out = format!(
-        "bench gmp --blocking: {TASKS} tasks, main and every even one sleep {} ms in the kernel, each computes {} us\n",
+    let title = format!(
+        "bench gmp --blocking: {TASKS} tasks, main and every even one sleep {} ms in the kernel, each computes {} us",
         SLEEP_NS / 1_000_000,
         WORK_NS / 1_000
     );
-    out.push_str(&line(&head.map(String::from)));
-    for c in &cells {
-        out.push_str(&line(c));
-    }
-    out
+    titled_table(&title, &head, &cells)
 }

@@ -12,7 +12,7 @@ use serde::Serialize;
 use herdlab_core::mechanisms::gmp::{GmpParams, GmpVariant, Workload};
 
 use super::native;
-use crate::output::table_lines;
+use crate::output::titled_table;
 
 /// Goroutines per run, main included.
 pub const TASKS: u32 = 9;
@@ -160,14 +160,9 @@ pub fn render(rows: &[LockedRow]) -> String {
             ]
         })
         .collect();
-    let line = table_lines(&head, &cells);
-    let mut out = format!(
-        "bench gmp --locked: {TASKS} goroutines, each computing {} us and calling Gosched {YIELDS} times; herdlab-locked: {LOCKED} of them called LockOSThread first\n",
+    let title = format!(
+        "bench gmp --locked: {TASKS} goroutines, each computing {} us and calling Gosched {YIELDS} times; herdlab-locked: {LOCKED} of them called LockOSThread first",
         WORK_NS / 1_000
     );
-    out.push_str(&line(&head.map(String::from)));
-    for c in &cells {
-        out.push_str(&line(c));
-    }
-    out
+    titled_table(&title, &head, &cells)
 }
