@@ -57,7 +57,7 @@ test('a gmp block is drawn by the lazy bundle: stepping moves goroutines through
   await page.goto(LESSON);
   await waitForSim(page, 'gmp-ring');
   assert.equal(wasm.length, 1, 'the lazy bundle is loaded once for all the lesson\'s gmp blocks');
-  assert.equal(await page.locator('[data-testid="lazy"][data-what="sim"]').count(), 12);
+  assert.equal(await page.locator('[data-testid="lazy"][data-what="sim"]').count(), 13);
   assert.equal(await page.locator('[data-testid="lazy-error"], [data-testid="lazy-widget-error"]').count(), 0);
   const ring = 'gmp-ring';
   assert.equal(await page.locator(`[data-testid="sim-${ring}"]`).getAttribute('data-mechanism'), 'gmp');
