@@ -252,7 +252,8 @@ fn every_rust_name_the_documents_give_exists() {
 
 /// What is wrong with the commands a span or a fenced line gives: `cargo xtask <task>` must be a task
 /// of `xtask/src/main.rs`; `herdlab <verb> [<subcommand>] [--flag…]` must use a verb of the command,
-/// and a subcommand and flags that the command's or core's sources name as strings.
+/// and a subcommand and flags that the command's or core's sources name as strings (a flag either
+/// as itself or as the parameter key it is made from, `-` read as `_`).
 fn command_problems(span: &str, xtask_main: &str, cli_sources: &str) -> Vec<String> {
     let mut out = Vec::new();
     let words: Vec<&str> = span
@@ -281,7 +282,11 @@ fn command_problems(span: &str, xtask_main: &str, cli_sources: &str) -> Vec<Stri
                     None if j == 2 => (*arg, "subcommand"),
                     None => continue, // a value
                 };
-                if !cli_sources.contains(&format!("\"{name}\"")) {
+                // A flag may be written as its parameter key (`KeyFlag::Key("net_ns")` is `--net-ns`).
+                let key = name.replace('-', "_");
+                if !cli_sources.contains(&format!("\"{name}\""))
+                    && !(what == "flag" && cli_sources.contains(&format!("\"{key}\"")))
+                {
                     out.push(format!("`herdlab {verb}`: no {what} `{name}`"));
                 }
             }
