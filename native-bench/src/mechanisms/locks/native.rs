@@ -40,6 +40,10 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use herdlab_core::machine::Machine;
+use herdlab_core::mechanisms::locks::futex_mutex::FutexMutex;
+use herdlab_core::mechanisms::locks::shmtx::{Shmtx, ShmtxConfig};
+use herdlab_core::mechanisms::locks::ticket::Ticket;
+use herdlab_core::mechanisms::locks::ttas::Ttas;
 use herdlab_core::mechanisms::locks::{LockKind, LockParams, LockWorker, Phase};
 use herdlab_core::op::{SemId, Word};
 use herdlab_core::trace::Kind;
@@ -47,6 +51,7 @@ use herdlab_core::trace::Kind;
 use crate::mechanisms::herd::native::quantile;
 use crate::platform::native::{own_nvcsw, spin_for, NativeThread, OpCounters, Padded};
 use crate::platform::{supported, NativeError, NativeWorld, WorldSpec};
+use crate::trace::Recorder;
 
 /// One acquisition in this many is timed.
 pub const SAMPLE_EVERY: u32 = 16;
@@ -377,97 +382,274 @@ impl Sampler {
     }
 }
 
-/// One thread of a core lock: the driver described in the module docs.
+/// A lock as the one driver loop ([`round_loop`]) sees it. Every row's thread runs the same loop,
+/// monomorphised over its lock, so the round's bookkeeping (the stop check, the sampler, the trace
+/// points, the exclusion check, the protected counter, the published count) is the same code for
+/// core's machines and for the library mutexes: the lock is the only difference.
+trait RoundLock {
+    /// Take the lock, run `body` holding it, release it.
+    fn with<R>(&mut self, body: impl FnOnce(&mut Self) -> R) -> Result<R, NativeError>;
+    /// The critical section's busy work, with the lock held.
+    #[inline(always)]
+    fn critical(&mut self, cs_ns: u64) -> Result<(), NativeError> {
+        spin_for(cs_ns);
+        Ok(())
+    }
+    /// Record `kind` in the thread's trace (`--trace`; one branch when off).
+    fn record(&mut self, kind: Kind);
+    /// The run is over: release what the thread holds, return its operation counters (core's
+    /// locks; the libraries count none).
+    fn finish(&mut self) -> OpCounters {
+        OpCounters::default()
+    }
+}
+
+/// The driver described in the module docs: rounds until the stop flag or the bound, each timed
+/// by the sampler one in [`SAMPLE_EVERY`], its count published after it. Returns the rounds done.
+#[inline(always)]
+fn round_loop<L: RoundLock>(
+    lock: &mut L,
+    index: usize,
+    cs_ns: u64,
+    rounds: Option<u32>,
+    counter: &AtomicU32,
+    ctl: &Control,
+    s: &mut Sampler,
+) -> Result<u64, NativeError> {
+    let mut n = 0u64;
+    while !ctl.stopped() && rounds.is_none_or(|r| n < r as u64) {
+        let t0 = s.start(n);
+        lock.with(|l| {
+            s.end(t0);
+            l.record(Kind::Lock);
+            ctl.enter();
+            let r = l.critical(cs_ns);
+            bump(counter);
+            ctl.leave();
+            l.record(Kind::Unlock);
+            r
+        })??;
+        n += 1;
+        ctl.published[index].0.store(n, Relaxed);
+    }
+    Ok(n)
+}
+
+/// One of core's lock algorithms in the straight-line form of its step tables: the lock table's
+/// `lock_run`, the unlock table's `unlock_run`.
+trait Straight {
+    fn lock_run(&mut self, th: &mut NativeThread<'_>) -> Result<(), NativeError>;
+    fn unlock_run(&mut self, th: &mut NativeThread<'_>) -> Result<(), NativeError>;
+}
+
+macro_rules! straight {
+    ($($t:ty),*) => {$(
+        impl Straight for $t {
+            #[inline(always)]
+            fn lock_run(&mut self, th: &mut NativeThread<'_>) -> Result<(), NativeError> {
+                <$t>::lock_run(self, th)
+            }
+            #[inline(always)]
+            fn unlock_run(&mut self, th: &mut NativeThread<'_>) -> Result<(), NativeError> {
+                <$t>::unlock_run(self, th)
+            }
+        }
+    )*};
+}
+straight!(Shmtx, Ttas, Ticket, FutexMutex);
+
+/// A core lock in its straight-line form ([`Form::Straight`]) on this thread's [`NativeThread`].
+struct CoreStraight<'w, T> {
+    table: T,
+    th: NativeThread<'w>,
+}
+
+impl<T: Straight> RoundLock for CoreStraight<'_, T> {
+    #[inline(always)]
+    fn with<R>(&mut self, body: impl FnOnce(&mut Self) -> R) -> Result<R, NativeError> {
+        self.table.lock_run(&mut self.th)?;
+        let r = body(self);
+        self.table.unlock_run(&mut self.th)?;
+        Ok(r)
+    }
+    #[inline(always)]
+    fn record(&mut self, kind: Kind) {
+        self.th.record(kind, Some(0));
+    }
+    fn finish(&mut self) -> OpCounters {
+        self.th.release();
+        self.th.counters()
+    }
+}
+
+/// A core lock's whole thread ([`LockWorker`]) stepped one operation at a time
+/// ([`Form::Stepped`]), as the simulator steps it: the lock's steps, the critical section's `Work`
+/// step, the unlock's steps, each through `NativeThread::exec`.
+struct CoreStepped<'w> {
+    w: LockWorker,
+    th: NativeThread<'w>,
+}
+
+impl CoreStepped<'_> {
+    #[inline(always)]
+    fn step_while(&mut self, phase: Phase) -> Result<(), NativeError> {
+        while self.w.phase() == phase {
+            let r = self.th.exec(self.w.next_op())?;
+            self.w.complete(r);
+        }
+        Ok(())
+    }
+}
+
+impl RoundLock for CoreStepped<'_> {
+    #[inline(always)]
+    fn with<R>(&mut self, body: impl FnOnce(&mut Self) -> R) -> Result<R, NativeError> {
+        self.step_while(Phase::Lock)?;
+        let r = body(self);
+        self.step_while(Phase::Unlock)?;
+        Ok(r)
+    }
+    /// The machine's own critical section: its `Work` step (the same busy spin, executed as the
+    /// stepped form executes every operation).
+    #[inline(always)]
+    fn critical(&mut self, _cs_ns: u64) -> Result<(), NativeError> {
+        self.step_while(Phase::Critical)
+    }
+    #[inline(always)]
+    fn record(&mut self, kind: Kind) {
+        self.th.record(kind, Some(0));
+    }
+    fn finish(&mut self) -> OpCounters {
+        self.th.release();
+        self.th.counters()
+    }
+}
+
+/// The core lock's parameters as one straight-line table for the thread `index`, as
+/// `LockWorker::new` makes it.
+fn table(p: &LockParams, index: usize) -> Table {
+    match p.lock {
+        LockKind::Shmtx => Table::Shmtx(Shmtx::new(
+            ShmtxConfig {
+                spin: p.spin,
+                ncpu: p.cpus,
+                semaphore: p.semaphore,
+                variant: p.variant,
+            },
+            index as u32 + 1,
+        )),
+        LockKind::Ttas => Table::Ttas(Ttas::spin()),
+        LockKind::SpinYield => Table::Ttas(Ttas::spin_then_yield(p.yield_after)),
+        LockKind::Ticket => Table::Ticket(Ticket::default()),
+        LockKind::Futex => Table::Futex(FutexMutex::default()),
+    }
+}
+
+enum Table {
+    Shmtx(Shmtx),
+    Ttas(Ttas),
+    Ticket(Ticket),
+    Futex(FutexMutex),
+}
+
+/// One thread of a core lock: its [`RoundLock`] in the run's form, then [`round_loop`].
 fn core_thread(
     world: &NativeWorld,
     index: usize,
     p: &LockParams,
     form: Form,
+    rounds: Option<u32>,
     ctl: &Control,
 ) -> Result<LockThreadReport, NativeError> {
-    let mut th = NativeThread::new(world, index)?;
-    let mut w = LockWorker::new(p, index as u32);
+    let th = NativeThread::new(world, index)?;
     let counter = world.word(COUNTER)?;
     let mut s = Sampler::new();
     let nv0 = own_nvcsw();
     if !ctl.start_line() {
         return Err(NativeError("the run failed before it started".into()));
     }
-    let result = (|| loop {
-        if w.phase() == Phase::Done || ctl.stopped() {
-            return Ok(());
-        }
-        if world.aborted() {
-            return Err(NativeError(format!(
-                "thread {index} stopped: the run was aborted ({})",
-                world.failure().unwrap_or_default()
-            )));
-        }
-        let t0 = s.start(w.acquired() as u64);
-        match form {
-            Form::Straight => w.lock_run(&mut th)?,
-            Form::Stepped => {
-                while w.phase() == Phase::Lock {
-                    let r = th.exec(w.next_op())?;
-                    w.complete(r);
-                }
-            }
-        }
-        s.end(t0);
-        th.record(Kind::Lock, Some(0));
-        if w.in_critical() {
-            ctl.enter();
-            let r = th.exec(w.next_op())?;
-            bump(counter);
-            ctl.leave();
-            w.complete(r);
-        }
-        th.record(Kind::Unlock, Some(0));
-        match form {
-            Form::Straight => w.unlock_run(&mut th)?,
-            Form::Stepped => {
-                while w.phase() == Phase::Unlock {
-                    let r = th.exec(w.next_op())?;
-                    w.complete(r);
-                }
-            }
-        }
-        ctl.published[index].0.store(w.acquired() as u64, Relaxed);
-    })();
-    th.release();
-    if let Err(e) = result {
-        ctl.failed.0.store(true, SeqCst);
-        world.fail(&e.0);
-        return Err(e);
+    fn go<L: RoundLock>(
+        mut l: L,
+        (index, cs, rounds, counter, ctl, s): (
+            usize,
+            u64,
+            Option<u32>,
+            &AtomicU32,
+            &Control,
+            &mut Sampler,
+        ),
+    ) -> (Result<u64, NativeError>, OpCounters) {
+        let r = round_loop(&mut l, index, cs, rounds, counter, ctl, s);
+        (r, l.finish())
     }
+    let args = (index, p.cs_ns, rounds, counter, ctl, &mut s);
+    let (result, counters) = match form {
+        Form::Stepped => go(
+            CoreStepped {
+                w: LockWorker::new(p, index as u32),
+                th,
+            },
+            args,
+        ),
+        Form::Straight => match table(p, index) {
+            Table::Shmtx(t) => go(CoreStraight { table: t, th }, args),
+            Table::Ttas(t) => go(CoreStraight { table: t, th }, args),
+            Table::Ticket(t) => go(CoreStraight { table: t, th }, args),
+            Table::Futex(t) => go(CoreStraight { table: t, th }, args),
+        },
+    };
+    let acquisitions = match result {
+        Ok(n) => n,
+        Err(e) => {
+            ctl.failed.0.store(true, SeqCst);
+            // every other thread stops at its next round (or leaves its wait: `fail` posts)
+            ctl.stop.0.store(true, SeqCst);
+            world.fail(&e.0);
+            return Err(e);
+        }
+    };
     Ok(LockThreadReport {
-        acquisitions: w.acquired() as u64,
-        counters: th.counters(),
+        acquisitions,
+        counters,
         nvcsw: own_nvcsw().saturating_sub(nv0),
         waits_ns: s.waits,
     })
 }
 
-/// The two library mutexes, behind one face.
-trait Baseline: Sync + Default {
-    fn with(&self, f: impl FnOnce());
+/// A library mutex (the baselines: `std`, `parking_lot`) with the thread's trace recorder.
+struct Library<'a, M> {
+    lock: &'a M,
+    trace: Option<Recorder>,
 }
 
-impl Baseline for std::sync::Mutex<()> {
-    fn with(&self, f: impl FnOnce()) {
+impl RoundLock for Library<'_, std::sync::Mutex<()>> {
+    #[inline(always)]
+    fn with<R>(&mut self, body: impl FnOnce(&mut Self) -> R) -> Result<R, NativeError> {
         let g = self
+            .lock
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        f();
+        let r = body(self);
         drop(g);
+        Ok(r)
+    }
+    #[inline(always)]
+    fn record(&mut self, kind: Kind) {
+        crate::trace::record(&mut self.trace, kind, Some(0));
     }
 }
 
-impl Baseline for parking_lot::Mutex<()> {
-    fn with(&self, f: impl FnOnce()) {
-        let g = self.lock();
-        f();
+impl RoundLock for Library<'_, parking_lot::Mutex<()>> {
+    #[inline(always)]
+    fn with<R>(&mut self, body: impl FnOnce(&mut Self) -> R) -> Result<R, NativeError> {
+        let g = self.lock.lock();
+        let r = body(self);
         drop(g);
+        Ok(r)
+    }
+    #[inline(always)]
+    fn record(&mut self, kind: Kind) {
+        crate::trace::record(&mut self.trace, kind, Some(0));
     }
 }
 
@@ -486,40 +668,33 @@ struct PaddedPair<M> {
     counter: Padded<AtomicU32>,
 }
 
-fn baseline_thread<M: Baseline>(
-    lock: &M,
+fn baseline_thread<'a, M>(
+    lock: &'a M,
     counter: &AtomicU32,
-    index: usize,
+    (index, threads): (usize, usize),
     cs_ns: u64,
     rounds: Option<u32>,
     ctl: &Control,
-) -> LockThreadReport {
+) -> Result<LockThreadReport, NativeError>
+where
+    Library<'a, M>: RoundLock,
+{
     let mut s = Sampler::new();
     let nv0 = own_nvcsw();
-    let mut n = 0u64;
+    let mut n = 0;
     if ctl.start_line() {
-        loop {
-            if ctl.stopped() || rounds.is_some_and(|r| n >= r as u64) {
-                break;
-            }
-            let t0 = s.start(n);
-            lock.with(|| {
-                s.end(t0);
-                ctl.enter();
-                spin_for(cs_ns);
-                bump(counter);
-                ctl.leave();
-            });
-            n += 1;
-            ctl.published[index].0.store(n, Relaxed);
-        }
+        let mut l = Library {
+            lock,
+            trace: Recorder::start(index, threads),
+        };
+        n = round_loop(&mut l, index, cs_ns, rounds, counter, ctl, &mut s)?;
     }
-    LockThreadReport {
+    Ok(LockThreadReport {
         acquisitions: n,
         counters: OpCounters::default(),
         nvcsw: own_nvcsw().saturating_sub(nv0),
         waits_ns: s.waits,
-    }
+    })
 }
 
 /// Start every thread with `spawn(i)`, let them go together, stop them at the bound, and collect.
@@ -622,7 +797,7 @@ pub fn run(cfg: &LockRun) -> Result<LockRunReport, NativeError> {
                 ..WorldSpec::default()
             })?;
             let (t, c, e) = run_threads(n, &ctl, cfg.bound, |i| {
-                core_thread(&world, i, &p, cfg.form, &ctl)
+                core_thread(&world, i, &p, cfg.form, rounds, &ctl)
             })?;
             let pc = world.load(COUNTER).unwrap_or(0);
             let sv = world.sem_value(SemId(0));
@@ -654,16 +829,19 @@ pub fn run(cfg: &LockRun) -> Result<LockRunReport, NativeError> {
 
 type Collected = (Vec<LockThreadReport>, Vec<u64>, u64, u32, Option<i32>);
 
-fn baseline<M: Baseline>(
+fn baseline<M: Default + Sync>(
     cfg: &LockRun,
     n: usize,
     ctl: &Control,
     rounds: Option<u32>,
-) -> Result<Collected, NativeError> {
+) -> Result<Collected, NativeError>
+where
+    for<'a> Library<'a, M>: RoundLock,
+{
     let cs = cfg.cs_ns;
     let go = |lock: &M, counter: &AtomicU32| {
         run_threads(n, ctl, cfg.bound, |i| {
-            Ok(baseline_thread(lock, counter, i, cs, rounds, ctl))
+            baseline_thread(lock, counter, (i, n), cs, rounds, ctl)
         })
         .map(|(t, c, e)| (t, c, e, counter.load(SeqCst), None))
     };
