@@ -386,7 +386,7 @@ impl Sampler {
 /// monomorphised over its lock, so the round's bookkeeping (the stop check, the sampler, the trace
 /// points, the exclusion check, the protected counter, the published count) is the same code for
 /// core's machines and for the library mutexes: the lock is the only difference.
-trait RoundLock {
+pub trait RoundLock {
     /// Take the lock, run `body` holding it, release it.
     fn with<R>(&mut self, body: impl FnOnce(&mut Self) -> R) -> Result<R, NativeError>;
     /// The critical section's busy work, with the lock held.
@@ -411,13 +411,13 @@ fn round_loop<L: RoundLock>(
     lock: &mut L,
     index: usize,
     cs_ns: u64,
-    rounds: Option<u32>,
+    rounds: Option<u64>,
     counter: &AtomicU32,
     ctl: &Control,
     s: &mut Sampler,
 ) -> Result<u64, NativeError> {
     let mut n = 0u64;
-    while !ctl.stopped() && rounds.is_none_or(|r| n < r as u64) {
+    while !ctl.stopped() && rounds.is_none_or(|r| n < r) {
         let t0 = s.start(n);
         lock.with(|l| {
             s.end(t0);
@@ -437,8 +437,10 @@ fn round_loop<L: RoundLock>(
 
 /// One of core's lock algorithms in the straight-line form of its step tables: the lock table's
 /// `lock_run`, the unlock table's `unlock_run`.
-trait Straight {
+pub trait Straight {
+    /// The lock table's straight-line run.
     fn lock_run(&mut self, th: &mut NativeThread<'_>) -> Result<(), NativeError>;
+    /// The unlock table's straight-line run.
     fn unlock_run(&mut self, th: &mut NativeThread<'_>) -> Result<(), NativeError>;
 }
 
@@ -459,9 +461,16 @@ macro_rules! straight {
 straight!(Shmtx, Ttas, Ticket, FutexMutex);
 
 /// A core lock in its straight-line form ([`Form::Straight`]) on this thread's [`NativeThread`].
-struct CoreStraight<'w, T> {
+pub struct CoreStraight<'w, T> {
     table: T,
     th: NativeThread<'w>,
+}
+
+impl<'w, T: Straight> CoreStraight<'w, T> {
+    /// `table` (one thread's view of the lock) on the thread's executor `th`.
+    pub fn new(table: T, th: NativeThread<'w>) -> Self {
+        CoreStraight { table, th }
+    }
 }
 
 impl<T: Straight> RoundLock for CoreStraight<'_, T> {
@@ -485,12 +494,17 @@ impl<T: Straight> RoundLock for CoreStraight<'_, T> {
 /// A core lock's whole thread ([`LockWorker`]) stepped one operation at a time
 /// ([`Form::Stepped`]), as the simulator steps it: the lock's steps, the critical section's `Work`
 /// step, the unlock's steps, each through `NativeThread::exec`.
-struct CoreStepped<'w> {
+pub struct CoreStepped<'w> {
     w: LockWorker,
     th: NativeThread<'w>,
 }
 
-impl CoreStepped<'_> {
+impl<'w> CoreStepped<'w> {
+    /// The thread `w` on its executor `th`.
+    pub fn new(w: LockWorker, th: NativeThread<'w>) -> Self {
+        CoreStepped { w, th }
+    }
+
     #[inline(always)]
     fn step_while(&mut self, phase: Phase) -> Result<(), NativeError> {
         while self.w.phase() == phase {
@@ -558,7 +572,7 @@ fn core_thread(
     index: usize,
     p: &LockParams,
     form: Form,
-    rounds: Option<u32>,
+    rounds: Option<u64>,
     ctl: &Control,
 ) -> Result<LockThreadReport, NativeError> {
     let th = NativeThread::new(world, index)?;
@@ -573,7 +587,7 @@ fn core_thread(
         (index, cs, rounds, counter, ctl, s): (
             usize,
             u64,
-            Option<u32>,
+            Option<u64>,
             &AtomicU32,
             &Control,
             &mut Sampler,
@@ -617,9 +631,19 @@ fn core_thread(
 }
 
 /// A library mutex (the baselines: `std`, `parking_lot`) with the thread's trace recorder.
-struct Library<'a, M> {
+pub struct Library<'a, M> {
     lock: &'a M,
     trace: Option<Recorder>,
+}
+
+impl<'a, M> Library<'a, M> {
+    /// `lock`, used by the thread `index` of `threads` (its trace recorder with `--trace`).
+    pub fn new(lock: &'a M, index: usize, threads: usize) -> Self {
+        Library {
+            lock,
+            trace: Recorder::start(index, threads),
+        }
+    }
 }
 
 impl RoundLock for Library<'_, std::sync::Mutex<()>> {
@@ -673,7 +697,7 @@ fn baseline_thread<'a, M>(
     counter: &AtomicU32,
     (index, threads): (usize, usize),
     cs_ns: u64,
-    rounds: Option<u32>,
+    rounds: Option<u64>,
     ctl: &Control,
 ) -> Result<LockThreadReport, NativeError>
 where
@@ -683,10 +707,7 @@ where
     let nv0 = own_nvcsw();
     let mut n = 0;
     if ctl.start_line() {
-        let mut l = Library {
-            lock,
-            trace: Recorder::start(index, threads),
-        };
+        let mut l = Library::new(lock, index, threads);
         n = round_loop(&mut l, index, cs_ns, rounds, counter, ctl, &mut s)?;
     }
     Ok(LockThreadReport {
@@ -695,6 +716,40 @@ where
         nvcsw: own_nvcsw().saturating_sub(nv0),
         waits_ns: s.waits,
     })
+}
+
+/// The driver loop outside a run, for the criterion bench (`benches/locks.rs`): one thread, no
+/// stop flag raised, no exclusion check, its own padded protected counter. [`Harness::rounds`] runs
+/// whole rounds through the very loop `herdlab bench locks` runs ([`round_loop`]), monomorphised
+/// over the lock, so a bench that times two locks with it times the same code around each.
+pub struct Harness {
+    ctl: Control,
+    counter: Padded<AtomicU32>,
+    sampler: Sampler,
+}
+
+impl Default for Harness {
+    fn default() -> Self {
+        Harness {
+            ctl: Control::new(1, false),
+            counter: Padded::default(),
+            sampler: Sampler::new(),
+        }
+    }
+}
+
+impl Harness {
+    /// Run `n` whole rounds of `lock` (lock, an empty critical section, unlock) and return how
+    /// many ran; the protected counter goes up by as many.
+    #[inline(always)]
+    pub fn rounds<L: RoundLock>(&mut self, lock: &mut L, n: u64) -> Result<u64, NativeError> {
+        round_loop(lock, 0, 0, Some(n), &self.counter.0, &self.ctl, &mut self.sampler)
+    }
+
+    /// The protected counter (wrapping at 2³²).
+    pub fn counter(&self) -> u32 {
+        self.counter.0.load(SeqCst)
+    }
 }
 
 /// Start every thread with `spawn(i)`, let them go together, stop them at the bound, and collect.
@@ -782,7 +837,7 @@ pub fn run(cfg: &LockRun) -> Result<LockRunReport, NativeError> {
     let n = cfg.threads as usize;
     let ctl = Control::new(n, cfg.check_exclusion);
     let rounds = match cfg.bound {
-        Bound::Rounds(r) => Some(r),
+        Bound::Rounds(r) => Some(u64::from(r)),
         Bound::Time(_) => None,
     };
     let (threads, counted, elapsed_ns, protected_counter, sem_value) = match cfg.lock {
@@ -833,7 +888,7 @@ fn baseline<M: Default + Sync>(
     cfg: &LockRun,
     n: usize,
     ctl: &Control,
-    rounds: Option<u32>,
+    rounds: Option<u64>,
 ) -> Result<Collected, NativeError>
 where
     for<'a> Library<'a, M>: RoundLock,
