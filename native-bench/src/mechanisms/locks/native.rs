@@ -2,20 +2,31 @@
 //! `std::sync::Mutex` and `parking_lot::Mutex` as baselines.
 //!
 //! # The driver
-//! Each thread owns one [`LockWorker`] and one [`NativeThread`], and runs rounds of
-//! lock → critical section → unlock. By default ([`Form::Straight`]) the lock and the unlock run as
-//! their step table's straight-line form (`LockWorker::lock_run`, `unlock_run`: for `ngx_shmtx` the
-//! table's `run`, the state in a local and the primitives inlined; the other locks step through
-//! core's `exec`); with [`Form::Stepped`] the driver executes the machine's operations one by one,
-//! as the simulator steps them (`--form stepped`: what stepping costs). Between rounds
-//! (never inside one: a ticket or a `wait` announcement cannot be abandoned) it checks the shared
-//! stop flag, and publishes its acquisition count to its own padded slot, so the coordinator can
-//! take a snapshot of every thread's count at the deadline. The algorithms themselves exist only in
-//! core; the std and parking_lot rows call those libraries, which are the baselines.
+//! Every thread, whatever its lock, runs one loop ([`round_loop`]) of rounds lock → critical
+//! section → unlock, generic over its lock ([`RoundLock`]) and monomorphised per lock, so the work
+//! around the lock is the same code for core's machines and for the library baselines, and a
+//! row's figure differs from another's only by the lock:
+//! - [`CoreStraight`] ([`Form::Straight`], the default): one of core's lock algorithms as its step
+//!   tables' straight-line form (`Shmtx::lock_run`/`unlock_run` and the others': the state in a
+//!   local, the primitives of [`NativeThread`] inlined);
+//! - [`CoreStepped`] ([`Form::Stepped`]): core's whole thread ([`LockWorker`]) stepped one
+//!   operation at a time through `NativeThread::exec`, as the simulator steps it, its critical
+//!   section included (the machine's `Work` step): what stepping costs (`--form stepped`);
+//! - [`Library`]: `std::sync::Mutex` or `parking_lot::Mutex`, the baselines.
 //!
-//! Around the critical section (the machine's `Op::Work`) the driver:
+//! Between rounds (never inside one: a ticket or a `wait` announcement cannot be abandoned) the
+//! loop checks the shared stop flag (raised at the deadline, or by a thread that failed, which
+//! also fails the world so that sleepers leave their waits), and publishes its acquisition count
+//! to its own padded slot, so the coordinator can take a snapshot of every thread's count at the
+//! deadline. The algorithms themselves exist only in core; the std and parking_lot rows call
+//! those libraries, which are the baselines. [`Harness`] runs the same loop for the criterion
+//! bench (`benches/locks.rs`).
+//!
+//! Around the critical section (a busy spin of `cs_ns`, [`spin_for`]) the loop:
 //! - times the acquisition (from the first lock operation to the lock being held) on every
 //!   [`SAMPLE_EVERY`]-th round, to keep the clock reads off most rounds;
+//! - records the lock's acquire and release in the thread's trace (`--trace`; one branch each
+//!   when off), for the baselines too;
 //! - optionally ([`LockRun::check_exclusion`]) increments an `in_critical` counter before and
 //!   decrements it after, counting every entry that found it non-zero (a mutual-exclusion
 //!   violation seen natively);
@@ -115,8 +126,8 @@ impl BenchLock {
 /// How a core lock's machine runs natively.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Form {
-    /// The step table's straight-line form (`LockWorker::lock_run`/`unlock_run`): the state in a
-    /// local, typed primitives inlined, nothing stored between steps. The default.
+    /// The step tables' straight-line form (`Shmtx::lock_run`/`unlock_run` and the other
+    /// algorithms'): the state in a local, typed primitives inlined. The default.
     Straight,
     /// The stepped form, one `NativeThread::exec` per operation (`next_op`, execute, `complete`),
     /// as the simulator steps it: what stepping costs.
@@ -743,7 +754,15 @@ impl Harness {
     /// many ran; the protected counter goes up by as many.
     #[inline(always)]
     pub fn rounds<L: RoundLock>(&mut self, lock: &mut L, n: u64) -> Result<u64, NativeError> {
-        round_loop(lock, 0, 0, Some(n), &self.counter.0, &self.ctl, &mut self.sampler)
+        round_loop(
+            lock,
+            0,
+            0,
+            Some(n),
+            &self.counter.0,
+            &self.ctl,
+            &mut self.sampler,
+        )
     }
 
     /// The protected counter (wrapping at 2³²).
