@@ -2,7 +2,7 @@
 //! `std::sync::Mutex` and `parking_lot::Mutex` as baselines.
 //!
 //! # The driver
-//! Every thread, whatever its lock, runs one loop ([`round_loop`]) of rounds lock → critical
+//! Every thread, whatever its lock, runs one loop (`round_loop`) of rounds lock → critical
 //! section → unlock, generic over its lock ([`RoundLock`]) and monomorphised per lock, so the work
 //! around the lock is the same code for core's machines and for the library baselines, and a
 //! row's figure differs from another's only by the lock:
@@ -393,7 +393,7 @@ impl Sampler {
     }
 }
 
-/// A lock as the one driver loop ([`round_loop`]) sees it. Every row's thread runs the same loop,
+/// A lock as the one driver loop (`round_loop`) sees it. Every row's thread runs the same loop,
 /// monomorphised over its lock, so the round's bookkeeping (the stop check, the sampler, the trace
 /// points, the exclusion check, the protected counter, the published count) is the same code for
 /// core's machines and for the library mutexes: the lock is the only difference.
@@ -577,7 +577,7 @@ enum Table {
     Futex(FutexMutex),
 }
 
-/// One thread of a core lock: its [`RoundLock`] in the run's form, then [`round_loop`].
+/// One thread of a core lock: its [`RoundLock`] in the run's form, then `round_loop`.
 fn core_thread(
     world: &NativeWorld,
     index: usize,
@@ -731,7 +731,7 @@ where
 
 /// The driver loop outside a run, for the criterion bench (`benches/locks.rs`): one thread, no
 /// stop flag raised, no exclusion check, its own padded protected counter. [`Harness::rounds`] runs
-/// whole rounds through the very loop `herdlab bench locks` runs ([`round_loop`]), monomorphised
+/// whole rounds through the very loop `herdlab bench locks` runs (`round_loop`), monomorphised
 /// over the lock, so a bench that times two locks with it times the same code around each.
 pub struct Harness {
     ctl: Control,
