@@ -319,5 +319,7 @@ pub mod invariants;
 pub mod machine;
 pub mod params;
 
-pub use machine::{GAct, GmpActor, GmpConfig, GmpVariant, HoRet, Mcx, Sched, Workload, LISTING};
+pub use machine::{
+    GAct, GCode, GCodeRef, GmpActor, GmpConfig, GmpVariant, HoRet, Mcx, Sched, Workload, LISTING,
+};
 pub use params::{Gmp, GmpParams, GmpReport, GmpSim};
