@@ -312,3 +312,27 @@ fn a_foreign_wake_after_the_park_is_an_error_not_a_loss() {
     // either way the run fails and says so
     assert!(e.contains("deadlock") || e.contains(FOREIGN_PARKED), "{e}");
 }
+
+#[test]
+fn the_bench_shapes_run_every_task_once_as_futures() {
+    use herdlab_bench::mechanisms::gmp::bench::{params, run_herdlab, Runtime, Shape};
+    for rt in [Runtime::Herdlab, Runtime::Herdlab2012] {
+        for shape in Shape::ALL {
+            for workers in [1, 2, 4] {
+                let p = params(rt, shape, workers, 50).unwrap();
+                let (tasks, yields) = shape.size(50);
+                // run_herdlab refuses a run where a task's body ran twice or never
+                let r = run_herdlab(&p, shape, 0).unwrap_or_else(|e| panic!("{p:?}: {}", e.0));
+                let c = r.counts;
+                assert_eq!((r.finished, r.live), (tasks, 0), "{p:?}");
+                let due = if shape == Shape::YieldMany { yields } else { 0 };
+                assert_eq!(c.yields, u64::from(tasks) * u64::from(due), "{p:?}");
+                assert_eq!(c.gparks, c.readies, "{p:?}");
+                assert_eq!(c.context_switches, u64::from(tasks) + c.yields + c.readies);
+                if rt == Runtime::Herdlab2012 {
+                    assert_eq!(c.global_queue_gets, c.context_switches, "{p:?}");
+                }
+            }
+        }
+    }
+}
