@@ -42,7 +42,7 @@ use std::cell::RefCell;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::AtomicU32;
-use std::sync::atomic::Ordering::{Relaxed, SeqCst};
+use std::sync::atomic::Ordering::SeqCst;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::task::{Context, Poll, Wake, Waker};
 
@@ -63,6 +63,8 @@ pub const FOREIGN_PARKED: &str = "a waker was woken outside the runtime's Gs aft
 struct Slot {
     fut: Option<BoxFut>,
     waker: Option<Waker>,
+    /// The G's `Yield`s (counted here, under the slot's lock, not on a shared counter).
+    yields: u32,
 }
 
 /// The Gs of one run: a slot per G id (1..=`max`), the ids handed out, the run's memory (for a
@@ -74,8 +76,6 @@ pub struct Tasks {
     max: u32,
     /// The table's memory and scenario, set when the run starts.
     mem: OnceLock<(Arc<GoMemory>, GmpConfig)>,
-    /// `Yield` actions answered (each a `Gosched`).
-    yields: AtomicU32,
     failure: Mutex<Option<String>>,
 }
 
@@ -90,9 +90,12 @@ impl std::fmt::Debug for Tasks {
 
 /// The poll running on this thread: its runtime, its G and what it did.
 struct PollCx {
-    tasks: Arc<Tasks>,
+    /// The runtime's address (which runtime a waker belongs to; no reference is held).
+    tasks: usize,
     g: u32,
     acts: Vec<GAct>,
+    /// The futures [`spawn`]ed, each before its `GAct::Spawn` (its id is given after the poll).
+    spawns: Vec<BoxFut>,
     self_woken: bool,
 }
 
@@ -108,7 +111,6 @@ impl Tasks {
             last: AtomicU32::new(0),
             max,
             mem: OnceLock::new(),
-            yields: AtomicU32::new(0),
             failure: Mutex::new(None),
         })
     }
@@ -118,9 +120,12 @@ impl Tasks {
         self.last.load(SeqCst).min(self.max)
     }
 
-    /// The `Yield`s answered.
-    pub fn yields(&self) -> u32 {
-        self.yields.load(SeqCst)
+    /// The `Yield`s answered (after the run: it reads every G's slot).
+    pub fn yields(&self) -> u64 {
+        self.slots
+            .iter()
+            .map(|s| u64::from(s.lock().unwrap_or_else(PoisonError::into_inner).yields))
+            .sum()
     }
 
     /// The first failure (a spawn past the room, a poll that panicked, a foreign wake after the
@@ -171,11 +176,14 @@ impl Tasks {
     pub fn code(self: &Arc<Self>) -> Arc<dyn GCode> {
         Arc::new(MCode {
             tasks: self.clone(),
-            burst: Mutex::new(Burst::default()),
         })
     }
 
     /// Poll G `g` once (this M runs it) and return what the poll did, in order.
+    ///
+    /// Its cost beside the table's steps: the slot's lock and unlock (two atomic
+    /// read-modify-writes, uncontended) and the thread-local context; the waker is made once
+    /// per G and lent to each poll, no reference count moves.
     fn poll(self: &Arc<Self>, g: u32, acts: &mut Vec<GAct>) {
         let Some(slot) = self.slots.get(g as usize) else {
             self.fail(format!("the table ran G{g}, which has no slot"));
@@ -183,33 +191,41 @@ impl Tasks {
             return;
         };
         let mut slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
-        let slot = &mut *slot;
-        let Some(fut) = slot.fut.as_mut() else {
+        let Slot {
+            fut,
+            waker: kept,
+            yields,
+        } = &mut *slot;
+        let Some(f) = fut.as_mut() else {
             self.fail(format!(
                 "G{g} ran with no future (run twice, or never spawned)"
             ));
             acts.push(GAct::Exit);
             return;
         };
-        let waker = slot
-            .waker
-            .get_or_insert_with(|| {
-                Waker::from(Arc::new(GWaker {
-                    tasks: self.clone(),
-                    g,
-                }))
-            })
-            .clone();
-        CURRENT.with(|c| {
-            *c.borrow_mut() = Some(PollCx {
+        let waker = kept.get_or_insert_with(|| {
+            Waker::from(Arc::new(GWaker {
                 tasks: self.clone(),
                 g,
-                acts: std::mem::take(acts),
+            }))
+        });
+        let me = Arc::as_ptr(self) as usize;
+        CURRENT.with(|c| {
+            let mut c = c.borrow_mut();
+            let cx = c.get_or_insert_with(|| PollCx {
+                tasks: 0,
+                g: 0,
+                acts: Vec::new(),
+                spawns: Vec::new(),
                 self_woken: false,
-            })
+            });
+            cx.tasks = me;
+            cx.g = g;
+            cx.self_woken = false;
+            std::mem::swap(&mut cx.acts, acts);
         });
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            fut.as_mut().poll(&mut Context::from_waker(&waker))
+            f.as_mut().poll(&mut Context::from_waker(waker))
         }));
         let done = match r {
             Ok(Poll::Ready(())) => true,
@@ -221,18 +237,33 @@ impl Tasks {
         };
         if done {
             // dropped inside the poll's context: the wakes of its drop are its actions
-            let f = slot.fut.take();
-            slot.waker = None;
+            let f = fut.take();
+            *kept = None;
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || drop(f)));
         }
-        let cx = CURRENT
-            .with(|c| c.borrow_mut().take())
-            .expect("the poll's context");
-        *acts = cx.acts;
+        let (self_woken, spawns) = CURRENT.with(|c| {
+            let mut c = c.borrow_mut();
+            let cx = c.as_mut().expect("the poll's context");
+            cx.tasks = 0;
+            std::mem::swap(&mut cx.acts, acts);
+            (cx.self_woken, std::mem::take(&mut cx.spawns))
+        });
+        // the spawned futures into their slots, before the table makes them runnable
+        let mut spawns = spawns.into_iter();
+        for a in acts.iter_mut() {
+            if let GAct::Spawn(id) = a {
+                let f = spawns.next().expect("a future per spawn");
+                match self.put(f) {
+                    Some(g2) => *id = g2,
+                    // no room: the run fails; the spawn is a newproc of nothing
+                    None => *a = GAct::Work(0),
+                }
+            }
+        }
         acts.push(if done {
             GAct::Exit
-        } else if cx.self_woken {
-            self.yields.fetch_add(1, Relaxed);
+        } else if self_woken {
+            *yields += 1;
             GAct::Yield
         } else {
             GAct::Park
@@ -268,10 +299,11 @@ impl Wake for GWaker {
         self.wake_by_ref();
     }
     fn wake_by_ref(self: &Arc<Self>) {
+        let me = Arc::as_ptr(&self.tasks) as usize;
         let inside = CURRENT.with(|c| {
             let mut c = c.borrow_mut();
             match c.as_mut() {
-                Some(cx) if Arc::ptr_eq(&cx.tasks, &self.tasks) => {
+                Some(cx) if cx.tasks == me => {
                     if cx.g == self.g {
                         cx.self_woken = true;
                     } else if !cx.acts.contains(&GAct::Ready(self.g)) {
@@ -289,18 +321,19 @@ impl Wake for GWaker {
 }
 
 /// Spawn `fut` as a new G of the runtime whose G is being polled on this thread (`go f()`: the
-/// poll's next action is `newproc` of it). Outside a poll of herdlab's runtime it panics.
+/// poll's next action is `newproc` of it; its G id is given when the poll returns). Outside a
+/// poll of herdlab's runtime it panics.
 pub fn spawn(fut: impl Future<Output = ()> + Send + 'static) {
     let fut: BoxFut = Box::pin(fut);
-    let tasks = CURRENT.with(|c| c.borrow().as_ref().map(|cx| cx.tasks.clone()));
-    let tasks = tasks.expect("herdlab::spawn outside a G of herdlab's runtime");
-    if let Some(g) = tasks.put(fut) {
-        CURRENT.with(|c| {
-            if let Some(cx) = c.borrow_mut().as_mut() {
-                cx.acts.push(GAct::Spawn(g));
-            }
-        });
-    }
+    CURRENT.with(|c| {
+        let mut c = c.borrow_mut();
+        let cx = c
+            .as_mut()
+            .filter(|cx| cx.tasks != 0)
+            .expect("herdlab::spawn outside a G of herdlab's runtime");
+        cx.spawns.push(fut);
+        cx.acts.push(GAct::Spawn(0));
+    });
 }
 
 /// `runtime.Gosched()` as a future: the first poll wakes the G's own waker and is pending (the
@@ -326,19 +359,23 @@ impl Future for YieldNow {
     }
 }
 
-/// What one poll of the current G answered, and where in its `pc`s it stands.
+/// What the last poll on this thread answered: the runtime, the G, the `pc` of its first
+/// action, the actions. An M is one thread, so this is the M's own (no lock).
 #[derive(Default)]
 struct Burst {
+    tasks: usize,
     g: u32,
     base: u32,
     acts: Vec<GAct>,
 }
 
-/// One M's [`GCode`]: the actions of its last poll (the M's own: only its thread asks, so the
-/// lock is uncontended).
+thread_local! {
+    static BURST: RefCell<Burst> = RefCell::new(Burst::default());
+}
+
+/// An M's [`GCode`]: polls on the M's thread, and answers from the burst of the last poll.
 struct MCode {
     tasks: Arc<Tasks>,
-    burst: Mutex<Burst>,
 }
 
 impl std::fmt::Debug for MCode {
@@ -349,20 +386,26 @@ impl std::fmt::Debug for MCode {
 
 impl GCode for MCode {
     fn action(&self, _c: &GmpConfig, g: u32, pc: u32) -> GAct {
-        let mut b = self.burst.lock().unwrap_or_else(PoisonError::into_inner);
-        if b.g == g && pc >= b.base {
-            if let Some(&a) = b.acts.get((pc - b.base) as usize) {
-                return a;
+        let me = Arc::as_ptr(&self.tasks) as usize;
+        BURST.with(|cell| {
+            let mut b = cell.borrow_mut();
+            if b.tasks == me && b.g == g && pc >= b.base {
+                if let Some(&a) = b.acts.get((pc - b.base) as usize) {
+                    return a;
+                }
             }
-        }
-        // a step past the last burst (or another G): the next poll
-        b.g = g;
-        b.base = pc;
-        let mut acts = std::mem::take(&mut b.acts);
-        acts.clear();
-        self.tasks.poll(g, &mut acts);
-        let a = acts[0];
-        b.acts = acts;
-        a
+            // a step past the last burst (or another G): the next poll
+            b.tasks = me;
+            b.g = g;
+            b.base = pc;
+            let mut acts = std::mem::take(&mut b.acts);
+            acts.clear();
+            // not borrowed while the future runs (a future may run another runtime's G code)
+            drop(b);
+            self.tasks.poll(g, &mut acts);
+            let a = acts[0];
+            cell.borrow_mut().acts = acts;
+            a
+        })
     }
 }
