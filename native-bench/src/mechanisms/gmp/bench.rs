@@ -2,7 +2,12 @@
 //! variant of the same table (`herdlab-2012`), and tokio's multi-thread runtime (`tokio`) with
 //! the same worker count, on the same goroutine shapes, in one process, in rounds.
 //!
-//! Shapes (tokio's `rt_multi_threaded` benches at their sizes, divided by `--shrink`):
+//! The shapes are one async code ([`main_task`], [`outside_task`], over the [`Spawner`] shim:
+//! spawn and yield; their oneshot channels are tokio's, executor-neutral), run on tokio and on
+//! herdlab, where each task is a Rust future polled by the M that runs its G on core's table
+//! ([`run_herdlab`], [`super::task`]). Shapes (tokio's `rt_multi_threaded` benches at their sizes,
+//! divided by `--shrink`; in parentheses core's workload of the same shape, the scenario the
+//! simulator runs for `--compare-sim`):
 //! - `spawn_many`: 10,000 tasks spawned from outside the workers (tokio: from the `block_on`
 //!   thread, through its inject queue; herdlab: core's spawner outside every P, `globrunqput`
 //!   and `startIdle`), each does its work and exits (core's `spawn-many`);
@@ -12,8 +17,8 @@
 //!   `yield_now` defers the task behind the local queue; Go's `Gosched`, and so herdlab's, puts
 //!   it on the *global* queue), then working (core's `yield-many`);
 //! - `ping_pong`: one task spawns 1,000 pair tasks; each spawns its partner, sends it a token and
-//!   waits for one back (tokio: two oneshot channels; herdlab: `goready` / `gopark`, core's
-//!   `ping-pong`): 2,001 tasks;
+//!   waits for one back (two oneshot channels on both: on herdlab a waiting receiver's G parks,
+//!   `gopark`, and the sender's wake is `goready`): 2,001 tasks;
 //! - `chained_spawn`: each task does its work and spawns the next, 1,000 in all (core's `chain`).
 //!
 //! Each round runs every (runtime, shape, workers) cell once, the cells rotated by one place each

@@ -7,11 +7,16 @@
 //! spin. Nothing of the algorithm is written here: this file starts the Ms, times the run, and
 //! checks what it left in memory.
 //!
-//! A G here is what the model's workload makes it (`fan-out`: main spawns the others; `chain`:
-//! each spawns the next; `spawn-many` and `yield-many`: core's spawner thread, outside every P,
-//! makes them; `ping-pong`: pairs parking and readying each other), not a Rust future: the
-//! model's Gs are memory words (core's `MAX_GOROUTINES`, in a table of at most 65,535 words:
-//! 10,000 Gs on 8 Ps of 256 slots take 22,108), with Go's 256-slot rings ([`ring_for`]).
+//! A G's code comes from one of two places. [`run_tasks`]: each G is a Rust future
+//! ([`super::task`]), polled by the M that runs it, the poll's spawns, wakes and result becoming
+//! the table's G actions through core's `GCode` seam (`herdlab bench gmp`'s shapes: the same async
+//! code runs on tokio). [`run`]: the model's own workload (`fan-out`: main spawns the others;
+//! `chain`: each spawns the next; `spawn-many` and `yield-many`: core's spawner thread, outside
+//! every P, makes them; `ping-pong`: pairs parking and readying each other; and the `--blocking`,
+//! `--locked` and `--netpoll` shapes, whose Gs block in syscalls, lock their thread or wait on
+//! the netpoller, which futures here do not do). Either way the Gs' scheduling state is memory
+//! words (core's `MAX_GOROUTINES`, in a table of at most 65,535 words: 10,000 Gs on 8 Ps of 256
+//! slots take 22,108), with Go's 256-slot rings ([`ring_for`]).
 
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
 use std::sync::atomic::{AtomicU32, AtomicU64};
@@ -548,7 +553,7 @@ fn run_inner(cfg: GmpConfig, tasks: Option<&Arc<Tasks>>) -> Result<GmpRun, Nativ
         .count() as u32;
     // the futures' runs: as many Gs as were spawned, as many Gosched as they made
     let (gs, yields_due) = match tasks {
-        Some(t) => (t.spawned(), Some(u64::from(t.yields()))),
+        Some(t) => (t.spawned(), Some(t.yields())),
         None => (cfg.gs, None),
     };
     let run = GmpRun {
