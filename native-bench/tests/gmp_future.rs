@@ -291,6 +291,36 @@ fn a_foreign_wake_before_the_park_is_not_lost() {
 }
 
 #[test]
+fn a_foreign_wake_after_the_park_is_delivered_by_a_running_g() {
+    // G2 parks on a flag a foreign thread raises 20 ms later; main yields until G2 is done, and
+    // its next poll after the wake readies G2 (the table's goready)
+    for workers in [1, 2] {
+        let flag = Flag::new();
+        let finished = Arc::new(AtomicBool::new(false));
+        let (f2, fin2, fin1) = (flag.clone(), finished.clone(), finished.clone());
+        let r = run_main(workers, 2, async move {
+            spawn(async move {
+                let f3 = f2.clone();
+                let t = std::thread::spawn(move || {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                    f3.raise();
+                });
+                f2.wait().await;
+                t.join().unwrap();
+                fin2.store(true, SeqCst);
+            });
+            while !fin1.load(SeqCst) {
+                yield_now().await;
+            }
+        })
+        .unwrap();
+        assert!(finished.load(SeqCst));
+        assert_eq!(r.finished, 2);
+        assert_eq!(r.counts.gparks, r.counts.readies);
+    }
+}
+
+#[test]
 fn a_foreign_wake_after_the_park_is_an_error_not_a_loss() {
     let e = run_main(1, 1, async move {
         let mut first = true;
@@ -308,8 +338,8 @@ fn a_foreign_wake_after_the_park_is_an_error_not_a_loss() {
         .await
     })
     .unwrap_err();
-    // the only M parks with main waiting (checkdead's deadlock) or the wake finds main parked;
-    // either way the run fails and says so
+    // no other G runs to deliver the wake: the only M parks with main waiting (checkdead's
+    // deadlock), and the run fails and says so (naming the wake if it came first)
     assert!(e.contains("deadlock") || e.contains(FOREIGN_PARKED), "{e}");
 }
 

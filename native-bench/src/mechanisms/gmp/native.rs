@@ -29,7 +29,7 @@ use herdlab_core::mechanisms::gmp::{GmpActor, GmpConfig, GmpParams, Workload};
 use herdlab_core::op::{CondId, MutexId, Op, OpResult, SemId, WakeCount, Word};
 
 use super::layout::{GoMemory, Line, IN_WORLD, WATCH};
-use super::task::Tasks;
+use super::task::{Tasks, FOREIGN_PARKED};
 use crate::platform::futex::{futex_wait, futex_wake, WaitOutcome};
 use crate::platform::native::{NativeError, NativeThread, NativeWorld, WorldSpec};
 use crate::platform::WAIT_TIMEOUT;
@@ -393,7 +393,14 @@ pub fn run_tasks(p: &GmpParams, tasks: &Arc<Tasks>) -> Result<GmpRun, NativeErro
     if let Some(f) = tasks.failure() {
         return Err(NativeError::new(f));
     }
-    r
+    let stuck = tasks.undelivered();
+    match r {
+        Err(e) if !stuck.is_empty() => Err(NativeError::new(format!(
+            "{}; {FOREIGN_PARKED} (G{stuck:?})",
+            e.0
+        ))),
+        r => r,
+    }
 }
 
 fn run_inner(cfg: GmpConfig, tasks: Option<&Arc<Tasks>>) -> Result<GmpRun, NativeError> {

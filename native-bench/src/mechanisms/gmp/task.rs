@@ -29,10 +29,15 @@
 //! # Wakes from outside a poll
 //! A waker is `Send + Sync`. Woken outside every poll of this runtime (a foreign thread, a timer),
 //! it puts the token on the G's wait word (`EMPTY → TOKEN`, the same CAS the table's `SendPost`
-//! makes): a G that has not parked yet finds it at its park and is polled again, so that wake is
-//! not lost. A G already parked would need `goready` from outside every P (Go's `injectglist`
-//! without a P); the table has that path only for the spawner's new Gs, not for a foreign wake,
-//! so such a wake is not dropped but fails the run with a clear error ([`FOREIGN_PARKED`]).
+//! makes): a G that has not parked yet finds it at its park and is polled again. A G already
+//! parked goes on a list that the next poll of any G of the runtime takes (one relaxed load per
+//! poll while it is empty): each becomes a `Ready` action of that G, so the table's own `goready`
+//! (the wait word, `runqput` into runnext, `wakep`) readies it. What is not there: Go's
+//! `injectglist` from outside every P, which would wake an M when *no* G is running. A foreign
+//! wake of a parked G while every G waits is therefore not delivered: the Ms park, `checkdead`
+//! reports the deadlock (a run from `main`; a run from the outside spawner has no `checkdead` and
+//! ends at the platform's wait timeout) and the run fails, naming the undelivered wake
+//! ([`FOREIGN_PARKED`], [`Tasks::undelivered`]). Never a silent loss.
 //!
 //! Limits: the Gs are core's words, so a run has a fixed number of Gs (each id runs once), given
 //! up front ([`Tasks::new`]); a spawn past it fails the run. The G ids are handed out in spawn
@@ -42,7 +47,7 @@ use std::cell::RefCell;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::AtomicU32;
-use std::sync::atomic::Ordering::SeqCst;
+use std::sync::atomic::Ordering::{Relaxed, SeqCst};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::task::{Context, Poll, Wake, Waker};
 
@@ -55,8 +60,9 @@ use super::layout::{GoMemory, IN_WORLD};
 pub type BoxFut = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
 
 /// The error of a foreign wake that found its G parked.
-pub const FOREIGN_PARKED: &str = "a waker was woken outside the runtime's Gs after its G parked: \
-     goready from outside every P is not implemented for futures (only a wake before the park is)";
+pub const FOREIGN_PARKED: &str = "a wake from outside the runtime's Gs found its G parked when no \
+     G ran to deliver it: goready from outside every P (Go's injectglist without a P) is not \
+     implemented for futures";
 
 /// A G's slot: its future (taken at its exit) and its waker (made at its first poll).
 #[derive(Default)]
@@ -77,6 +83,10 @@ pub struct Tasks {
     /// The table's memory and scenario, set when the run starts.
     mem: OnceLock<(Arc<GoMemory>, GmpConfig)>,
     failure: Mutex<Option<String>>,
+    /// Gs a foreign wake found parked, for the next poll to ready ([`Tasks::foreign_wake`]).
+    foreign: Mutex<Vec<u32>>,
+    /// How many wait there (read without the lock by every poll).
+    foreign_n: AtomicU32,
 }
 
 impl std::fmt::Debug for Tasks {
@@ -112,6 +122,8 @@ impl Tasks {
             max,
             mem: OnceLock::new(),
             failure: Mutex::new(None),
+            foreign: Mutex::new(Vec::new()),
+            foreign_n: AtomicU32::new(0),
         })
     }
 
@@ -224,6 +236,9 @@ impl Tasks {
             cx.self_woken = false;
             std::mem::swap(&mut cx.acts, acts);
         });
+        if self.foreign_n.load(Relaxed) != 0 {
+            self.deliver_foreign(g);
+        }
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             f.as_mut().poll(&mut Context::from_waker(waker))
         }));
@@ -270,7 +285,8 @@ impl Tasks {
         });
     }
 
-    /// A wake of G `g` from outside every poll of this runtime: the token on its wait word.
+    /// A wake of G `g` from outside every poll of this runtime: the token on its wait word; if
+    /// the G has parked, the G goes on the list the next poll of any G readies (its `goready`).
     fn foreign_wake(&self, g: u32) {
         let Some((mem, cfg)) = self.mem.get() else {
             // before the run: every G is polled at its first run anyway
@@ -283,8 +299,44 @@ impl Tasks {
         let w = GoMemory::at(&mem.lines, e);
         match w.compare_exchange(wait::EMPTY, wait::TOKEN, SeqCst, SeqCst) {
             Ok(_) | Err(wait::TOKEN) => {}
-            Err(_) => self.fail(format!("G{g}: {FOREIGN_PARKED}")),
+            Err(_) => {
+                let mut l = self.foreign.lock().unwrap_or_else(PoisonError::into_inner);
+                l.push(g);
+                self.foreign_n.store(l.len() as u32, SeqCst);
+            }
         }
+    }
+
+    /// The foreign wakes of parked Gs become actions of G `g`'s poll: a `Ready` each (`goready`
+    /// through the wait word, as a wake from another G).
+    fn deliver_foreign(&self, g: u32) {
+        let list = {
+            let mut l = self.foreign.lock().unwrap_or_else(PoisonError::into_inner);
+            self.foreign_n.store(0, SeqCst);
+            std::mem::take(&mut *l)
+        };
+        CURRENT.with(|c| {
+            if let Some(cx) = c.borrow_mut().as_mut() {
+                for w in list {
+                    if w == g {
+                        // it runs now: its token is already taken or it will be polled anyway
+                        continue;
+                    }
+                    if !cx.acts.contains(&GAct::Ready(w)) {
+                        cx.acts.push(GAct::Ready(w));
+                    }
+                }
+            }
+        });
+    }
+
+    /// Foreign wakes of parked Gs that no poll has delivered (a run that ends with some failed:
+    /// no G ran after them).
+    pub fn undelivered(&self) -> Vec<u32> {
+        self.foreign
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 }
 
