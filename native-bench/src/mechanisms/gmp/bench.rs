@@ -790,21 +790,23 @@ const ABOUT: &str = "\
 Run core's G/M/P table (the straight-line form of its Sched table) on real threads:
 each M an OS thread, the Ps' rings, runnext, idle masks and nmspinning real atomics
 in Go's layout and orderings, sched.lock Go's futex lock, parked Ms on their futex
-words (runtime herdlab); the same table
-as Go 1.0's one global queue (herdlab-2012); and tokio's multi-thread runtime with
-the same worker count (tokio). Shapes, tokio's rt_multi_threaded benches at their
+words, each task a Rust future polled by the M that runs its goroutine (runtime
+herdlab); the same table as Go 1.0's one global queue (herdlab-2012); and tokio's
+multi-thread runtime with the same worker count (tokio), all running the same async
+shape code. Shapes, tokio's rt_multi_threaded benches at their
 sizes (divided by --shrink): spawn_many (10,000 tasks spawned from outside the
 workers: tokio's block_on thread, herdlab's spawner outside every P), spawn_many_task
 (one task spawns 9,999 from a worker), yield_many (200 tasks spawned from outside,
 1,000 yields each: Go's Gosched goes to the global queue, tokio's yield_now behind
-the local queue), ping_pong (1,000 pairs, one token there and back: oneshot channels
-/ gopark and goready) and chained_spawn (each of 1,000 tasks spawns the next). Rounds
+the local queue), ping_pong (1,000 pairs, one token there and back over oneshot
+channels: on herdlab gopark and goready) and chained_spawn (each of 1,000 tasks spawns the next). Rounds
 rotate the cells; rows give the median and p10/p90 over rounds, herdlab's steals,
 parks, spins and global-queue takes (median per run), and each herdlab row's factor
 over tokio. --compare-sim adds the simulator's steals and parks per 1,000 tasks for
 each herdlab row's scenario. Every run checks that each task ran exactly once.
 Defaults: workers 1, 2 and the cores (at most 8), tokio's sizes, 0 ns of work, 31 rounds;
---quick: workers 1 and 2, 5 rounds. --blocking runs the thread-blocking shape instead (16
+--quick: workers 1 and 2, 5 rounds. The next three shapes run the model's goroutines
+(core's workloads), not futures. --blocking runs the thread-blocking shape instead (16
 tasks; main and every even task sleep 1 ms in the kernel, then each computes 100 us): herdlab
 (sysmon retakes the sleeper's P and hands it to a parked M), herdlab-no-retake (the same table,
 variant no-syscall-retake) and tokio (a blocked worker blocks its queue), with rows of runtime,
