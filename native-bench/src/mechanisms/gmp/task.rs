@@ -419,7 +419,6 @@ impl Future for YieldNow {
 
 /// What the last poll on this thread answered: the runtime, the G, the `pc` of its first
 /// action, the actions. An M is one thread, so this is the M's own (no lock).
-#[derive(Default)]
 struct Burst {
     tasks: usize,
     g: u32,
@@ -428,7 +427,14 @@ struct Burst {
 }
 
 thread_local! {
-    static BURST: RefCell<Burst> = RefCell::new(Burst::default());
+    static BURST: RefCell<Burst> = const {
+        RefCell::new(Burst {
+            tasks: 0,
+            g: 0,
+            base: 0,
+            acts: Vec::new(),
+        })
+    };
 }
 
 /// An M's [`GCode`]: polls on the M's thread, and answers from the burst of the last poll.
