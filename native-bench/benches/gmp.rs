@@ -1,7 +1,8 @@
 //! Go's scheduler on real threads: core's G/M/P table (`herdlab`, and Go 1.0's single queue,
 //! `herdlab-2012`) beside tokio's multi-thread runtime, on the shapes of `herdlab bench gmp`
 //! (tokio's sizes divided by 10, no work: `spawn_many`, `spawn_many_task`, `yield_many`,
-//! `ping_pong`, `chained_spawn`), at 1 and 2 workers. Criterion times whole runs; a
+//! `ping_pong`, `chained_spawn`: the same async code on every runtime, herdlab's tasks Rust
+//! futures on core's table), at 1 and 2 workers. Criterion times whole runs; a
 //! herdlab run also starts its Ms (OS threads), which `herdlab bench gmp` leaves out of its time,
 //! so these figures are larger than the command's for herdlab.
 //!
@@ -12,8 +13,7 @@
 //! `cargo bench -p herdlab-bench --bench gmp -- --warm-up-time 1 --measurement-time 3`
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use herdlab_bench::mechanisms::gmp::bench::{params, run_tokio, Runtime, Shape};
-use herdlab_bench::mechanisms::gmp::native;
+use herdlab_bench::mechanisms::gmp::bench::{params, run_herdlab, run_tokio, Runtime, Shape};
 
 /// tokio's sizes divided by this.
 const SHRINK: u32 = 10;
@@ -29,7 +29,7 @@ fn gmp(c: &mut Criterion) {
             for r in [Runtime::Herdlab, Runtime::Herdlab2012] {
                 let p = params(r, shape, workers, SHRINK).expect("fits the model");
                 g.bench_function(r.name(), |b| {
-                    b.iter(|| native::run(&p, 0).expect("every task once"))
+                    b.iter(|| run_herdlab(&p, shape, 0).expect("every task once"))
                 });
             }
             let (tasks, yields) = shape.size(SHRINK);

@@ -2,13 +2,16 @@
 //! steal, park), `runqput` / `runqputslow`, `runqget`, `runqgrab` / `runqsteal`, the global queue
 //! under `sched.lock`, `wakep` / `startm`, the park protocol and `stopm`; [`GmpActor`] is the one
 //! [`Machine`] type the simulator steps. What a G does when it runs is the small separate
-//! [`Workload::action`].
+//! [`Workload::action`], or, where a platform gives the Gs their code, a [`GCode`] (natively:
+//! each G a Rust future, polled by the M that runs it; the table is the same either way).
 //!
 //! Subroutines (`runqput`, `wakep`) are states of the same table; where they return to is a
 //! continuation register of the M ([`PutRet`], [`WakeRet`]), so each state still issues exactly one
 //! primitive and the straight-line form is one loop over the table.
 //!
 //! The module docs of [`crate::mechanisms::gmp`] give the memory layout, the invariants and the sources.
+
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -264,6 +267,28 @@ pub enum GAct {
     /// when it came first).
     NetDone,
 }
+
+/// Where a G's code comes from when the platform gives it (the seam between the table and a
+/// G's body): the table asks for the action of G `g` at its step `pc`, exactly as it asks
+/// [`Workload::action`] when no provider is given (the simulator, the checker and the model's
+/// native workloads).
+///
+/// The table's contract, which a provider may rely on: it asks only about the G this M runs
+/// (`m.curg`, status `_Grunning`); a G's `pc` only grows over its life (every `gogo` resumes at
+/// the `pc` saved by `Gosched` or `gopark`, one past the action that left); it may ask the same
+/// `(g, pc)` more than once (it must get the same answer); and `pc + 1` is asked only after the
+/// action at `pc` was done. So a provider that runs a G's code in bursts (natively: one poll of a
+/// future) answers a new `pc` past its last burst by running the next burst, and the actions of
+/// the burst in order: each ends with [`GAct::Exit`], [`GAct::Yield`] or [`GAct::Park`].
+pub trait GCode: Send + Sync + core::fmt::Debug {
+    /// The action of G `g` at its step `pc`.
+    fn action(&self, c: &GmpConfig, g: u32, pc: u32) -> GAct;
+}
+
+/// An M's [`GCode`], if the platform gives one (`None`: [`Workload::action`]). Not part of the
+/// M's state: the checker never sets it, and equality and hashing ignore it.
+#[derive(Clone, Debug, Default)]
+pub struct GCodeRef(pub Option<Arc<dyn GCode>>);
 
 impl Workload {
     /// Every workload.
@@ -1226,6 +1251,8 @@ pub struct Mcx {
     pub locked_here: Vec<u32>,
     /// Record (not state): every G this M executed, in order (`locked` workload).
     pub ran: Vec<u32>,
+    /// Where the Gs' code comes from ([`GCode`]; none: the workload's).
+    pub code: GCodeRef,
 }
 
 /// Where `handoffp` returns to.
@@ -1318,9 +1345,18 @@ impl Mcx {
         }
     }
 
+    /// The running G's action at its `pc`: the platform's [`GCode`], else the workload's.
+    #[inline(always)]
+    fn action(&self, c: &GmpConfig) -> GAct {
+        match &self.code.0 {
+            Some(code) => code.action(c, self.curg, self.pc),
+            None => c.workload.action(c, self.curg, self.pc),
+        }
+    }
+
     fn g_next(&mut self) -> Next<Sched, ()> {
         let c = self.cfg;
-        match c.workload.action(&c, self.curg, self.pc) {
+        match self.action(&c) {
             GAct::Work(_) => Next::Go(Sched::GWork),
             GAct::Slice { .. } => Next::Go(Sched::GSlice),
             GAct::Syscall(_) => Next::Go(Sched::EnterStatus),
@@ -1342,7 +1378,8 @@ impl Mcx {
 
     /// After `execute`: `gogo` to where the G resumes.
     fn exec_go_on(&mut self) -> Next<Sched, ()> {
-        if self.cfg.workload.resumes() {
+        // a G whose code the platform gives resumes where it left (its `pc` only grows)
+        if self.cfg.workload.resumes() || self.code.0.is_some() {
             Next::Go(Sched::ExecSched)
         } else {
             self.g_next()
@@ -1358,7 +1395,7 @@ impl Mcx {
     /// check); in a call-free loop only by the async signal.
     fn slice_checks(&self) -> bool {
         let c = self.cfg;
-        match c.workload.action(&c, self.curg, self.pc) {
+        match self.action(&c) {
             GAct::Slice { calls, .. } => calls || c.variant != GmpVariant::NoAsyncPreemption,
             _ => false,
         }
@@ -1417,7 +1454,7 @@ impl Mcx {
 
     fn work_ns(&self) -> u64 {
         let c = self.cfg;
-        match c.workload.action(&c, self.curg, self.pc) {
+        match self.action(&c) {
             GAct::Work(ns) | GAct::Syscall(ns) | GAct::Slice { ns, .. } => ns,
             _ => 0,
         }
@@ -3801,8 +3838,17 @@ impl GmpActor {
                 ran: Vec::new(),
                 np: NetRegs::default(),
                 fatal: fatal::NONE,
+                code: GCodeRef(None),
             },
         }
+    }
+
+    /// M `id` whose Gs run the platform's `code` instead of the workload's (natively: Rust
+    /// futures). The table is the same; only [`Workload::action`]'s answers change.
+    pub fn with_code(cfg: GmpConfig, id: u32, code: Arc<dyn GCode>) -> Self {
+        let mut a = Self::new(cfg, id);
+        a.cx.code = GCodeRef(Some(code));
+        a
     }
 
     /// True while M0 (or the spawner) is still setting up the runtime (before `acquirep(allp[0])`,

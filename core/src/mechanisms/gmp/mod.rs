@@ -39,6 +39,20 @@
 //! `go f()`, return, `runtime.Gosched()`, receive a token (`gopark` unless it came), send one
 //! (`goready` if the receiver is parked).
 //!
+//! **A G's code from the platform** ([`GCode`], the seam): an M made with
+//! [`GmpActor::with_code`] asks its [`GCode`] instead of [`Workload::action`], with the same
+//! question (G `g`'s action at its step `pc`) and the same table behind it. The simulator and the
+//! checker never give one, so their steps, traces and state counts are the workload's. Natively
+//! (`herdlab bench gmp`) each G is a Rust future: the M that `execute`s G g polls g's future
+//! once per new `pc` past its last poll, and answers with what that poll did, one action per
+//! step: each spawn a [`GAct::Spawn`] (`newproc` into `runnext`), each wake of another G a
+//! [`GAct::Ready`] (the wait word's token, or `goready` if it parked), then [`GAct::Exit`]
+//! (ready), [`GAct::Yield`] (pending after waking itself: `Gosched`) or [`GAct::Park`]
+//! (pending: `gopark`, unless a wake's token is already there, when it is polled again). What the
+//! provider may rely on is in [`GCode`]'s docs: it is asked only about the G in `_Grunning` on
+//! this M, and a G's `pc` only grows (with a provider every G resumes at its saved `pc`, as the
+//! `resumes` workloads do).
+//!
 //! With `spawn-many` and `yield-many` one more thread runs the same table: the spawner, outside
 //! every P and not an M (tokio's `block_on` thread, whose spawns go through its inject queue). Go
 //! has no `go` without a P; its nearest path is `injectglist` with no P (netpoll and timer results
@@ -319,5 +333,7 @@ pub mod invariants;
 pub mod machine;
 pub mod params;
 
-pub use machine::{GAct, GmpActor, GmpConfig, GmpVariant, HoRet, Mcx, Sched, Workload, LISTING};
+pub use machine::{
+    GAct, GCode, GCodeRef, GmpActor, GmpConfig, GmpVariant, HoRet, Mcx, Sched, Workload, LISTING,
+};
 pub use params::{Gmp, GmpParams, GmpReport, GmpSim};

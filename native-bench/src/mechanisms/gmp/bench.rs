@@ -2,7 +2,12 @@
 //! variant of the same table (`herdlab-2012`), and tokio's multi-thread runtime (`tokio`) with
 //! the same worker count, on the same goroutine shapes, in one process, in rounds.
 //!
-//! Shapes (tokio's `rt_multi_threaded` benches at their sizes, divided by `--shrink`):
+//! The shapes are one async code ([`main_task`], [`outside_task`], over the [`Spawner`] shim:
+//! spawn and yield; their oneshot channels are tokio's, executor-neutral), run on tokio and on
+//! herdlab, where each task is a Rust future polled by the M that runs its G on core's table
+//! ([`run_herdlab`], [`super::task`]). Shapes (tokio's `rt_multi_threaded` benches at their sizes,
+//! divided by `--shrink`; in parentheses core's workload of the same shape, the scenario the
+//! simulator runs for `--compare-sim`):
 //! - `spawn_many`: 10,000 tasks spawned from outside the workers (tokio: from the `block_on`
 //!   thread, through its inject queue; herdlab: core's spawner outside every P, `globrunqput`
 //!   and `startIdle`), each does its work and exits (core's `spawn-many`);
@@ -12,8 +17,8 @@
 //!   `yield_now` defers the task behind the local queue; Go's `Gosched`, and so herdlab's, puts
 //!   it on the *global* queue), then working (core's `yield-many`);
 //! - `ping_pong`: one task spawns 1,000 pair tasks; each spawns its partner, sends it a token and
-//!   waits for one back (tokio: two oneshot channels; herdlab: `goready` / `gopark`, core's
-//!   `ping-pong`): 2,001 tasks;
+//!   waits for one back (two oneshot channels on both: on herdlab a waiting receiver's G parks,
+//!   `gopark`, and the sender's wake is `goready`): 2,001 tasks;
 //! - `chained_spawn`: each task does its work and spawns the next, 1,000 in all (core's `chain`).
 //!
 //! Each round runs every (runtime, shape, workers) cell once, the cells rotated by one place each
@@ -24,6 +29,7 @@
 //! herdlab the median per run of its steals, parks and spins. Every run checks that each task ran
 //! exactly once.
 
+use std::future::Future;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::SeqCst};
 use std::sync::Arc;
@@ -35,7 +41,8 @@ use serde::Serialize;
 use herdlab_core::mechanisms::gmp::params::MAX_WORDS;
 use herdlab_core::mechanisms::gmp::{GmpParams, GmpVariant, Workload};
 
-use super::native::{self, ring_for};
+use super::native::{self, ring_for, GmpRun};
+use super::task::{self, Tasks};
 use crate::cli::{self, list, ranged, subcommand, switch, CliError};
 use crate::output::{print_json, progress_line, table_lines};
 use crate::platform::limits::{exit_on_panic, probe_threads};
@@ -305,6 +312,164 @@ pub fn params(rt: Runtime, shape: Shape, workers: u32, shrink: u32) -> Result<Gm
     })
 }
 
+/// The bench's runtime-neutral shim: what the shapes' code needs of a runtime (spawn, yield);
+/// their oneshot channels are tokio's, which work on any executor (a waker and an atomic).
+pub trait Spawner: Copy + Send + Sync + 'static {
+    /// Spawn a task (from inside a task of this runtime).
+    fn spawn(self, f: impl Future<Output = ()> + Send + 'static);
+    /// Yield once (tokio: `yield_now`, deferred behind the worker's queue; herdlab: `Gosched`,
+    /// the global queue).
+    fn yield_now(self) -> impl Future<Output = ()> + Send;
+}
+
+/// tokio's spawn and yield.
+#[derive(Clone, Copy, Debug)]
+pub struct OnTokio;
+
+impl Spawner for OnTokio {
+    fn spawn(self, f: impl Future<Output = ()> + Send + 'static) {
+        tokio::spawn(f);
+    }
+    fn yield_now(self) -> impl Future<Output = ()> + Send {
+        tokio::task::yield_now()
+    }
+}
+
+/// herdlab's ([`task::spawn`], [`task::yield_now`]).
+#[derive(Clone, Copy, Debug)]
+pub struct OnHerdlab;
+
+impl Spawner for OnHerdlab {
+    fn spawn(self, f: impl Future<Output = ()> + Send + 'static) {
+        task::spawn(f);
+    }
+    fn yield_now(self) -> impl Future<Output = ()> + Send {
+        task::yield_now()
+    }
+}
+
+/// What the tasks of one run share: the clock, the count of bodies run and left.
+pub struct Shared {
+    epoch: Instant,
+    start: AtomicU64,
+    end: AtomicU64,
+    ran: AtomicU32,
+    left: AtomicU32,
+    tasks: u32,
+    yields: u32,
+    work_ns: u64,
+    done: tokio::sync::Notify,
+}
+
+impl Shared {
+    /// A run of `tasks` tasks (main included), each yielding `yields` times (`yield_many`) and
+    /// working `work_ns`.
+    pub fn new(tasks: u32, yields: u32, work_ns: u64) -> Arc<Self> {
+        Arc::new(Shared {
+            epoch: Instant::now(),
+            start: AtomicU64::new(0),
+            end: AtomicU64::new(0),
+            ran: AtomicU32::new(0),
+            left: AtomicU32::new(tasks),
+            tasks,
+            yields,
+            work_ns,
+            done: tokio::sync::Notify::new(),
+        })
+    }
+    fn now(&self) -> u64 {
+        self.epoch.elapsed().as_nanos() as u64
+    }
+    fn stamp_start(&self) {
+        self.start.store(self.now().max(1), SeqCst);
+    }
+    /// A task's body: work, count, and the last one stamps the end.
+    fn body(&self) {
+        spin_for(self.work_ns);
+        self.ran.fetch_add(1, SeqCst);
+        if self.left.fetch_sub(1, SeqCst) == 1 {
+            self.end.store(self.now(), SeqCst);
+            self.done.notify_one();
+        }
+    }
+    /// The bodies run (each task's exactly once: `tasks`).
+    pub fn ran(&self) -> u32 {
+        self.ran.load(SeqCst)
+    }
+    /// From the first start stamp to the last body, ns (at least 1).
+    fn elapsed(&self) -> u64 {
+        self.end
+            .load(SeqCst)
+            .saturating_sub(self.start.load(SeqCst))
+            .max(1)
+    }
+}
+
+/// `chained_spawn`: task `k` works and spawns task `k + 1`.
+fn link<S: Spawner>(sp: S, s: Arc<Shared>, k: u32) {
+    sp.spawn(async move {
+        s.body();
+        if k < s.tasks {
+            link(sp, s, k + 1);
+        }
+    });
+}
+
+/// One pair of `ping_pong`: spawn the partner, send it a token, wait for one back.
+async fn pair<S: Spawner>(sp: S, s: Arc<Shared>) {
+    let (tx1, rx1) = tokio::sync::oneshot::channel::<()>();
+    let (tx2, rx2) = tokio::sync::oneshot::channel::<()>();
+    let partner = s.clone();
+    sp.spawn(async move {
+        let got = rx1.await.is_ok();
+        let sent = tx2.send(()).is_ok();
+        if got && sent {
+            partner.body();
+        }
+    });
+    // each task's body last: the last body stamps the end
+    if tx1.send(()).is_ok() && rx2.await.is_ok() {
+        s.body();
+    }
+}
+
+/// The shapes' code, the same on every runtime: `main` of a shape that starts from a task
+/// (`spawn_many_task`, `ping_pong`, `chained_spawn`).
+pub async fn main_task<S: Spawner>(sp: S, shape: Shape, s: Arc<Shared>) {
+    s.stamp_start();
+    match shape {
+        Shape::PingPong => {
+            for _ in 0..s.tasks.saturating_sub(1) / 2 {
+                sp.spawn(pair(sp, s.clone()));
+            }
+            s.body();
+        }
+        Shape::ChainedSpawn => {
+            s.body();
+            if s.tasks > 1 {
+                link(sp, s.clone(), 2);
+            }
+        }
+        // spawn_many_task (and the outside shapes, were they started from a task)
+        _ => {
+            for _ in 1..s.tasks {
+                let t = s.clone();
+                sp.spawn(async move { t.body() });
+            }
+            s.body();
+        }
+    }
+}
+
+/// The shapes' code: one task of a shape spawned from outside (`spawn_many`: work and exit;
+/// `yield_many`: yield `yields` times, then work).
+pub async fn outside_task<S: Spawner>(sp: S, s: Arc<Shared>) {
+    for _ in 0..s.yields {
+        sp.yield_now().await;
+    }
+    s.body();
+}
+
 /// One tokio run: the time from the first task's start (or, spawning from outside, the first
 /// spawn) to the last task's end, ns. `tasks` and `yields` as [`Shape::size`] gives them.
 pub fn run_tokio(
@@ -314,131 +479,70 @@ pub fn run_tokio(
     yields: u32,
     work_ns: u64,
 ) -> Result<u64, String> {
-    struct Shared {
-        epoch: Instant,
-        start: AtomicU64,
-        end: AtomicU64,
-        ran: AtomicU32,
-        left: AtomicU32,
-        tasks: u32,
-        work_ns: u64,
-        done: tokio::sync::Notify,
-    }
-    impl Shared {
-        fn now(&self) -> u64 {
-            self.epoch.elapsed().as_nanos() as u64
-        }
-        fn stamp_start(&self) {
-            self.start.store(self.now().max(1), SeqCst);
-        }
-        /// A task's body: work, count, and the last one stamps the end.
-        fn body(&self) {
-            spin_for(self.work_ns);
-            self.ran.fetch_add(1, SeqCst);
-            if self.left.fetch_sub(1, SeqCst) == 1 {
-                self.end.store(self.now(), SeqCst);
-                self.done.notify_one();
-            }
-        }
-    }
-    fn link(s: Arc<Shared>, k: u32) {
-        tokio::spawn(async move {
-            s.body();
-            if k < s.tasks {
-                link(s, k + 1);
-            }
-        });
-    }
-    /// One pair of `ping_pong`: spawn the partner, send it a token, wait for one back.
-    async fn pair(s: Arc<Shared>) {
-        let (tx1, rx1) = tokio::sync::oneshot::channel::<()>();
-        let (tx2, rx2) = tokio::sync::oneshot::channel::<()>();
-        let partner = s.clone();
-        tokio::spawn(async move {
-            let got = rx1.await.is_ok();
-            let sent = tx2.send(()).is_ok();
-            if got && sent {
-                partner.body();
-            }
-        });
-        // each task's body last: the last body stamps the end
-        if tx1.send(()).is_ok() && rx2.await.is_ok() {
-            s.body();
-        }
-    }
-    let s = Arc::new(Shared {
-        epoch: Instant::now(),
-        start: AtomicU64::new(0),
-        end: AtomicU64::new(0),
-        ran: AtomicU32::new(0),
-        left: AtomicU32::new(tasks),
+    let s = Shared::new(
         tasks,
+        if shape == Shape::YieldMany { yields } else { 0 },
         work_ns,
-        done: tokio::sync::Notify::new(),
-    });
+    );
     if shape == Shape::YieldMany {
         // spawned from this thread (not a worker): through tokio's inject queue
         s.stamp_start();
         for _ in 0..tasks {
-            let t = s.clone();
-            rt.spawn(async move {
-                for _ in 0..yields {
-                    tokio::task::yield_now().await;
-                }
-                t.body();
-            });
+            rt.spawn(outside_task(OnTokio, s.clone()));
         }
     }
     let s2 = s.clone();
     rt.block_on(async move {
-        let main = s2.clone();
         match shape {
             Shape::SpawnMany => {
                 // from the block_on thread: every spawn goes through the inject queue
-                main.stamp_start();
-                for _ in 0..main.tasks {
-                    let t = main.clone();
-                    tokio::spawn(async move { t.body() });
+                s2.stamp_start();
+                for _ in 0..s2.tasks {
+                    tokio::spawn(outside_task(OnTokio, s2.clone()));
                 }
             }
             Shape::YieldMany => {}
             _ => {
-                tokio::spawn(async move {
-                    main.stamp_start();
-                    match shape {
-                        Shape::SpawnManyTask => {
-                            for _ in 1..main.tasks {
-                                let t = main.clone();
-                                tokio::spawn(async move { t.body() });
-                            }
-                            main.body();
-                        }
-                        Shape::PingPong => {
-                            for _ in 0..main.tasks.saturating_sub(1) / 2 {
-                                tokio::spawn(pair(main.clone()));
-                            }
-                            main.body();
-                        }
-                        _ => {
-                            main.body();
-                            if main.tasks > 1 {
-                                link(main.clone(), 2);
-                            }
-                        }
-                    }
-                });
+                tokio::spawn(main_task(OnTokio, shape, s2.clone()));
             }
         }
         s2.done.notified().await;
     });
-    let ran = s.ran.load(SeqCst);
+    let ran = s.ran();
     if ran != tasks {
         return Err(format!("tokio: {ran} of {tasks} tasks ran"));
     }
-    Ok(s.end
-        .load(SeqCst)
-        .saturating_sub(s.start.load(SeqCst))
-        .max(1))
+    Ok(s.elapsed())
+}
+
+/// One herdlab run of `shape` on the scenario `p` (its Ps, Ms and variant: [`params`]): the same
+/// shape code as tokio's ([`main_task`], [`outside_task`]) as Rust futures on core's table
+/// ([`native::run_tasks`]); `spawn_many` and `yield_many` from core's spawner outside every P.
+/// Every task must run exactly once.
+pub fn run_herdlab(p: &GmpParams, shape: Shape, work_ns: u64) -> Result<GmpRun, NativeError> {
+    let tasks = p.goroutines;
+    let yields = if shape == Shape::YieldMany {
+        p.yields
+    } else {
+        0
+    };
+    let s = Shared::new(tasks, yields, work_ns);
+    let gs = Tasks::new(tasks);
+    if shape.external() {
+        for _ in 0..tasks {
+            gs.root(outside_task(OnHerdlab, s.clone()));
+        }
+    } else {
+        gs.root(main_task(OnHerdlab, shape, s.clone()));
+    }
+    let r = native::run_tasks(p, &gs)?;
+    let ran = s.ran();
+    if ran != tasks {
+        return Err(NativeError::new(format!(
+            "herdlab: {ran} of {tasks} tasks ran"
+        )));
+    }
+    Ok(r)
 }
 
 /// tokio's multi-thread runtime of `workers` worker threads. Its builder spawns them and panics
@@ -524,7 +628,7 @@ pub fn run_bench(c: &GmpBenchConfig, progress: bool) -> Result<Vec<GmpRow>, Stri
                         .push(run_tokio(rt, cell.shape, tasks, yields, c.work_ns)?);
                 }
                 Some(p) => {
-                    let r = native::run(&p, c.work_ns)
+                    let r = run_herdlab(&p, cell.shape, c.work_ns)
                         .map_err(|e| format!("{} {}: {e}", cell.rt.name(), cell.shape.name()))?;
                     cell.times.push(r.wall_ns);
                     cell.steals.push(r.counts.steals);
@@ -686,21 +790,23 @@ const ABOUT: &str = "\
 Run core's G/M/P table (the straight-line form of its Sched table) on real threads:
 each M an OS thread, the Ps' rings, runnext, idle masks and nmspinning real atomics
 in Go's layout and orderings, sched.lock Go's futex lock, parked Ms on their futex
-words (runtime herdlab); the same table
-as Go 1.0's one global queue (herdlab-2012); and tokio's multi-thread runtime with
-the same worker count (tokio). Shapes, tokio's rt_multi_threaded benches at their
+words, each task a Rust future polled by the M that runs its goroutine (runtime
+herdlab); the same table as Go 1.0's one global queue (herdlab-2012); and tokio's
+multi-thread runtime with the same worker count (tokio), all running the same async
+shape code. Shapes, tokio's rt_multi_threaded benches at their
 sizes (divided by --shrink): spawn_many (10,000 tasks spawned from outside the
 workers: tokio's block_on thread, herdlab's spawner outside every P), spawn_many_task
 (one task spawns 9,999 from a worker), yield_many (200 tasks spawned from outside,
 1,000 yields each: Go's Gosched goes to the global queue, tokio's yield_now behind
-the local queue), ping_pong (1,000 pairs, one token there and back: oneshot channels
-/ gopark and goready) and chained_spawn (each of 1,000 tasks spawns the next). Rounds
+the local queue), ping_pong (1,000 pairs, one token there and back over oneshot
+channels: on herdlab gopark and goready) and chained_spawn (each of 1,000 tasks spawns the next). Rounds
 rotate the cells; rows give the median and p10/p90 over rounds, herdlab's steals,
 parks, spins and global-queue takes (median per run), and each herdlab row's factor
 over tokio. --compare-sim adds the simulator's steals and parks per 1,000 tasks for
 each herdlab row's scenario. Every run checks that each task ran exactly once.
 Defaults: workers 1, 2 and the cores (at most 8), tokio's sizes, 0 ns of work, 31 rounds;
---quick: workers 1 and 2, 5 rounds. --blocking runs the thread-blocking shape instead (16
+--quick: workers 1 and 2, 5 rounds. The next three shapes run the model's goroutines
+(core's workloads), not futures. --blocking runs the thread-blocking shape instead (16
 tasks; main and every even task sleep 1 ms in the kernel, then each computes 100 us): herdlab
 (sysmon retakes the sleeper's P and hands it to a parked M), herdlab-no-retake (the same table,
 variant no-syscall-retake) and tokio (a blocked worker blocks its queue), with rows of runtime,

@@ -11,5 +11,6 @@ pub mod locked;
 pub mod native;
 pub mod netpoll;
 pub mod sim;
+pub mod task;
 
 pub use herdlab_core::mechanisms::gmp::Gmp;

@@ -7,23 +7,29 @@
 //! spin. Nothing of the algorithm is written here: this file starts the Ms, times the run, and
 //! checks what it left in memory.
 //!
-//! A G here is what the model's workload makes it (`fan-out`: main spawns the others; `chain`:
-//! each spawns the next; `spawn-many` and `yield-many`: core's spawner thread, outside every P,
-//! makes them; `ping-pong`: pairs parking and readying each other), not a Rust future: the
-//! model's Gs are memory words (core's `MAX_GOROUTINES`, in a table of at most 65,535 words:
-//! 10,000 Gs on 8 Ps of 256 slots take 22,108), with Go's 256-slot rings ([`ring_for`]).
+//! A G's code comes from one of two places. [`run_tasks`]: each G is a Rust future
+//! ([`super::task`]), polled by the M that runs it, the poll's spawns, wakes and result becoming
+//! the table's G actions through core's `GCode` seam (`herdlab bench gmp`'s shapes: the same async
+//! code runs on tokio). [`run`]: the model's own workload (`fan-out`: main spawns the others;
+//! `chain`: each spawns the next; `spawn-many` and `yield-many`: core's spawner thread, outside
+//! every P, makes them; `ping-pong`: pairs parking and readying each other; and the `--blocking`,
+//! `--locked` and `--netpoll` shapes, whose Gs block in syscalls, lock their thread or wait on
+//! the netpoller, which futures here do not do). Either way the Gs' scheduling state is memory
+//! words (core's `MAX_GOROUTINES`, in a table of at most 65,535 words: 10,000 Gs on 8 Ps of 256
+//! slots take 22,108), with Go's 256-slot rings ([`ring_for`]).
 
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
 use std::sync::atomic::{AtomicU32, AtomicU64};
-use std::sync::{Condvar, Mutex, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
 use herdlab_core::machine::steps::Ops;
 use herdlab_core::mechanisms::gmp::machine::{fatal, gstatus, MCounts, DONE, LIVE, SCHED_LOCK};
 use herdlab_core::mechanisms::gmp::params::MAX_WORDS;
-use herdlab_core::mechanisms::gmp::{GmpActor, GmpParams, Workload};
+use herdlab_core::mechanisms::gmp::{GmpActor, GmpConfig, GmpParams, Workload};
 use herdlab_core::op::{CondId, MutexId, Op, OpResult, SemId, WakeCount, Word};
 
 use super::layout::{GoMemory, Line, IN_WORLD, WATCH};
+use super::task::{Tasks, FOREIGN_PARKED};
 use crate::platform::futex::{futex_wait, futex_wake, WaitOutcome};
 use crate::platform::native::{NativeError, NativeThread, NativeWorld, WorldSpec};
 use crate::platform::WAIT_TIMEOUT;
@@ -354,6 +360,50 @@ impl StartGate {
 pub fn run(p: &GmpParams, work_ns: u64) -> Result<GmpRun, NativeError> {
     let mut cfg = p.config();
     cfg.work_ns = work_ns;
+    run_inner(cfg, None)
+}
+
+/// Run the Gs of `tasks` (Rust futures, [`super::task`]) on core's table with `p`'s Ps, Ms and
+/// variant: a workload that starts from `main` (G1, the first root) or, when `p`'s workload
+/// spawns from outside (`spawn-many`, `yield-many`), from the spawner, which injects every root.
+/// `p.goroutines` must be the room of `tasks` (every G id runs once). Every G must run to its end
+/// exactly once, every `execute` must be a first run or one after a `Gosched` or `goready`, and
+/// every spawned G must have run: an error says what did not hold.
+pub fn run_tasks(p: &GmpParams, tasks: &Arc<Tasks>) -> Result<GmpRun, NativeError> {
+    let mut cfg = p.config();
+    // the table's flags of the workload (external or not) are kept; what a G does is the futures'
+    cfg.workload = if cfg.workload.external() {
+        Workload::SpawnMany
+    } else {
+        Workload::FanOut
+    };
+    let spawned = tasks.spawned();
+    if cfg.workload.external() && spawned != cfg.gs {
+        return Err(NativeError::new(format!(
+            "the spawner injects {} Gs but {spawned} roots were given",
+            cfg.gs
+        )));
+    }
+    if !cfg.workload.external() && spawned != 1 {
+        return Err(NativeError::new(format!(
+            "a run from main takes one root (main), not {spawned}"
+        )));
+    }
+    let r = run_inner(cfg, Some(tasks));
+    if let Some(f) = tasks.failure() {
+        return Err(NativeError::new(f));
+    }
+    let stuck = tasks.undelivered();
+    match r {
+        Err(e) if !stuck.is_empty() => Err(NativeError::new(format!(
+            "{}; {FOREIGN_PARKED} (G{stuck:?})",
+            e.0
+        ))),
+        r => r,
+    }
+}
+
+fn run_inner(cfg: GmpConfig, tasks: Option<&Arc<Tasks>>) -> Result<GmpRun, NativeError> {
     let words = cfg.words_needed();
     if words > MAX_WORDS {
         return Err(NativeError::new(format!(
@@ -367,7 +417,11 @@ pub fn run(p: &GmpParams, work_ns: u64) -> Result<GmpRun, NativeError> {
     } else {
         0
     };
-    let mem = GoMemory::new(&cfg);
+    let mem = Arc::new(GoMemory::new(&cfg));
+    if let Some(t) = tasks {
+        t.attach(mem.clone(), cfg);
+    }
+    let mem = &*mem;
     let lock_word = mem.lock_word();
     let spec = WorldSpec {
         words: 0,
@@ -396,7 +450,7 @@ pub fn run(p: &GmpParams, work_ns: u64) -> Result<GmpRun, NativeError> {
     let lock = world.word(lock_word)?;
     let (start, end) = (AtomicU64::new(0), AtomicU64::new(0));
     let ready = StartGate::new(threads);
-    let (world, mem, start, end, ready) = (&world, &mem, &start, &end, &ready);
+    let (world, start, end, ready) = (&world, &start, &end, &ready);
     // each M's counters, the Gs it locked and the Gs it executed (`locked` workload)
     type MResult = Result<(MCounts, Vec<u32>, Vec<u32>), NativeError>;
     let results: Vec<MResult> = std::thread::scope(|s| {
@@ -421,7 +475,10 @@ pub fn run(p: &GmpParams, work_ns: u64) -> Result<GmpRun, NativeError> {
                         held: false,
                         end,
                     };
-                    let mut m = GmpActor::new(cfg, i as u32);
+                    let mut m = match tasks {
+                        Some(t) => GmpActor::with_code(cfg, i as u32, t.code()),
+                        None => GmpActor::new(cfg, i as u32),
+                    };
                     if i == first {
                         start.store(world.now_ns(), SeqCst);
                     }
@@ -501,6 +558,11 @@ pub fn run(p: &GmpParams, work_ns: u64) -> Result<GmpRun, NativeError> {
     let finished = (1..=cfg.gs)
         .filter(|&g| load(cfg.status(g)) == gstatus::DEAD)
         .count() as u32;
+    // the futures' runs: as many Gs as were spawned, as many Gosched as they made
+    let (gs, yields_due) = match tasks {
+        Some(t) => (t.spawned(), Some(t.yields())),
+        None => (cfg.gs, None),
+    };
     let run = GmpRun {
         wall_ns: end.load(SeqCst).saturating_sub(start.load(SeqCst)).max(1),
         counts,
@@ -511,13 +573,14 @@ pub fn run(p: &GmpParams, work_ns: u64) -> Result<GmpRun, NativeError> {
     let c = &run.counts;
     // a G runs once, and once more after each Gosched, goready, preemption and exitsyscall0
     let exit0 = c.syscalls - c.syscall_oldp - c.syscall_pidle;
-    let executes = cfg.gs as u64 + c.yields + c.readies + c.preemptions + exit0 + c.netpoll_ready;
+    let executes = gs as u64 + c.yields + c.readies + c.preemptions + exit0 + c.netpoll_ready;
     let yields = match cfg.workload {
         Workload::YieldMany => cfg.gs as u64 * cfg.yields as u64,
         Workload::Locked => (cfg.gs as u64 - 1) * cfg.yields as u64,
         _ => 0,
     };
-    if run.finished != cfg.gs
+    let yields = yields_due.unwrap_or(yields);
+    if run.finished != gs
         || run.live != 0
         || c.context_switches != executes
         || c.yields != yields
@@ -527,7 +590,7 @@ pub fn run(p: &GmpParams, work_ns: u64) -> Result<GmpRun, NativeError> {
         return Err(NativeError::new(format!(
             "{} Gs: {} finished, {} still live, {} executes for {} Gosched and {} goready ({} parks; \
              {yields} Gosched due): each G must run once, and once more after each Gosched and goready",
-            cfg.gs, run.finished, run.live, c.context_switches, c.yields, c.readies, c.gparks
+            gs, run.finished, run.live, c.context_switches, c.yields, c.readies, c.gparks
         )));
     }
     Ok(run)

@@ -1,0 +1,475 @@
+//! herdlab's native G is a Rust future: the Gs' code for core's G/M/P table on real threads.
+//!
+//! A G is a `Pin<Box<dyn Future<Output = ()> + Send>>` in a slot of its own ([`Tasks`]); the
+//! scheduler is core's `Sched` table in its straight-line form, unchanged. The seam is core's
+//! [`GCode`]: each M's actor is made with
+//! [`GmpActor::with_code`](herdlab_core::mechanisms::gmp::GmpActor::with_code), and when the
+//! table asks for the running G's action at a new step (`Workload::action` in the simulator),
+//! the M polls that G's future once and answers with what the poll did, one action per table step:
+//! - each [`spawn`] made during the poll → [`GAct::Spawn`] (`newproc` into the M's `runnext`,
+//!   the table's path);
+//! - each waker of another G woken during the poll → [`GAct::Ready`] (`goready` through the G's
+//!   wait word: a token if that G is not parked yet, which its park then finds, so a wake before
+//!   the park is not lost);
+//! - then `Poll::Ready` → [`GAct::Exit`]; `Pending` after waking its own waker ([`yield_now`])
+//!   → [`GAct::Yield`] (`Gosched`: the global queue under `sched.lock`); any other `Pending` →
+//!   [`GAct::Park`] (`gopark`, unless a token came, then it is polled again at once).
+//!
+//! The future is dropped inside the poll's context, so a wake its drop makes (a dropped oneshot
+//! sender) is an action of the G too.
+//!
+//! # Ownership of a G's future
+//! Only the M that runs G g (`_Grunning`, `m.curg = g`) polls g's future: the table hands a G to
+//! exactly one M at a time (core's invariant `conservation`, which the checker proves on its
+//! presets). The slot is a `std::sync::Mutex` all the same, so that this holds without
+//! `unsafe`: the M locks it around the poll, uncontended by that invariant. What it costs: a lock
+//! and an unlock, two locked instructions per poll, where one run of a G on the table takes
+//! about a dozen of its own; measured with `perf` (2-vCPU KVM guest, Linux 6.18.44, 2026-12-03,
+//! `herdlab bench gmp --workers 1 --shapes yield_many`), about half of the poll path's time and
+//! a tenth of the run (the table's steps take about three quarters). The spawner (`spawn_many`,
+//! `yield_many`) fills the slots before the run; a G's [`spawn`] fills the child's slot before
+//! the table makes the child runnable.
+//!
+//! # Wakes from outside a poll
+//! A waker is `Send + Sync`. Woken outside every poll of this runtime (a foreign thread, a timer),
+//! it puts the token on the G's wait word (`EMPTY → TOKEN`, the same CAS the table's `SendPost`
+//! makes): a G that has not parked yet finds it at its park and is polled again. A G already
+//! parked goes on a list that the next poll of any G of the runtime takes (one relaxed load per
+//! poll while it is empty): each becomes a `Ready` action of that G, so the table's own `goready`
+//! (the wait word, `runqput` into runnext, `wakep`) readies it. What is not there: Go's
+//! `injectglist` from outside every P, which would wake an M when *no* G is running. A foreign
+//! wake of a parked G while every G waits is therefore not delivered: the Ms park, `checkdead`
+//! reports the deadlock (a run from `main`; a run from the outside spawner has no `checkdead` and
+//! ends at the platform's wait timeout) and the run fails, naming the undelivered wake
+//! ([`FOREIGN_PARKED`], [`Tasks::undelivered`]). Never a silent loss.
+//!
+//! Limits: the Gs are core's words, so a run has a fixed number of Gs (each id runs once), given
+//! up front ([`Tasks::new`]); a spawn past it fails the run. The G ids are handed out in spawn
+//! order (the roots first; a poll's spawns when the poll returns). A future may not block its
+//! thread (the table's blocking syscalls, LockOSThread and the netpoller stay the model's:
+//! `herdlab bench gmp --blocking`, `--locked`, `--netpoll`).
+
+use std::cell::RefCell;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::AtomicU32;
+use std::sync::atomic::Ordering::{Relaxed, SeqCst};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::task::{Context, Poll, Wake, Waker};
+
+use herdlab_core::mechanisms::gmp::machine::wait;
+use herdlab_core::mechanisms::gmp::{GAct, GCode, GmpConfig};
+
+use super::layout::{GoMemory, IN_WORLD};
+
+/// A G's code.
+pub type BoxFut = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
+
+/// The error of a foreign wake that found its G parked.
+pub const FOREIGN_PARKED: &str = "a wake from outside the runtime's Gs found its G parked when no \
+     G ran to deliver it: goready from outside every P (Go's injectglist without a P) is not \
+     implemented for futures";
+
+/// A G's slot: its future (taken at its exit) and its waker (made at its first poll).
+#[derive(Default)]
+struct Slot {
+    fut: Option<BoxFut>,
+    waker: Option<Waker>,
+    /// The G's `Yield`s (counted here, under the slot's lock, not on a shared counter).
+    yields: u32,
+}
+
+/// The Gs of one run: a slot per G id (1..=`max`), the ids handed out, the run's memory (for a
+/// wake from outside), the yields made, the first failure.
+pub struct Tasks {
+    slots: Box<[Mutex<Slot>]>,
+    /// The last id handed out.
+    last: AtomicU32,
+    max: u32,
+    /// The table's memory and scenario, set when the run starts.
+    mem: OnceLock<(Arc<GoMemory>, GmpConfig)>,
+    failure: Mutex<Option<String>>,
+    /// Gs a foreign wake found parked, for the next poll to ready ([`Tasks::foreign_wake`]).
+    foreign: Mutex<Vec<u32>>,
+    /// How many wait there (read without the lock by every poll).
+    foreign_n: AtomicU32,
+}
+
+impl std::fmt::Debug for Tasks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tasks")
+            .field("max", &self.max)
+            .field("spawned", &self.spawned())
+            .finish()
+    }
+}
+
+/// The poll running on this thread: its runtime, its G and what it did.
+struct PollCx {
+    /// The runtime's address (which runtime a waker belongs to; no reference is held).
+    tasks: usize,
+    g: u32,
+    acts: Vec<GAct>,
+    /// The futures [`spawn`]ed, each before its `GAct::Spawn` (its id is given after the poll).
+    spawns: Vec<BoxFut>,
+    self_woken: bool,
+}
+
+thread_local! {
+    static CURRENT: RefCell<Option<PollCx>> = const { RefCell::new(None) };
+}
+
+impl Tasks {
+    /// Room for `max` Gs.
+    pub fn new(max: u32) -> Arc<Self> {
+        Arc::new(Tasks {
+            slots: (0..=max).map(|_| Mutex::new(Slot::default())).collect(),
+            last: AtomicU32::new(0),
+            max,
+            mem: OnceLock::new(),
+            failure: Mutex::new(None),
+            foreign: Mutex::new(Vec::new()),
+            foreign_n: AtomicU32::new(0),
+        })
+    }
+
+    /// The Gs spawned so far (roots included).
+    pub fn spawned(&self) -> u32 {
+        self.last.load(SeqCst).min(self.max)
+    }
+
+    /// The `Yield`s answered (after the run: it reads every G's slot).
+    pub fn yields(&self) -> u64 {
+        self.slots
+            .iter()
+            .map(|s| u64::from(s.lock().unwrap_or_else(PoisonError::into_inner).yields))
+            .sum()
+    }
+
+    /// The first failure (a spawn past the room, a poll that panicked, a foreign wake after the
+    /// park).
+    pub fn failure(&self) -> Option<String> {
+        self.failure
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn fail(&self, what: String) {
+        let mut f = self.failure.lock().unwrap_or_else(PoisonError::into_inner);
+        if f.is_none() {
+            *f = Some(what);
+        }
+    }
+
+    /// Give the next G id `fut` (`None`: no room left, the run fails).
+    fn put(&self, fut: BoxFut) -> Option<u32> {
+        let g = self.last.fetch_add(1, SeqCst) + 1;
+        if g > self.max {
+            self.fail(format!(
+                "more than {} tasks spawned (the run's room)",
+                self.max
+            ));
+            return None;
+        }
+        self.slots[g as usize]
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .fut = Some(fut);
+        Some(g)
+    }
+
+    /// A G before the run starts (the first is `main`; with an outside spawner, each is one of
+    /// its spawns). Its id.
+    pub fn root(&self, fut: impl Future<Output = ()> + Send + 'static) -> Option<u32> {
+        self.put(Box::pin(fut))
+    }
+
+    /// The run starts on this memory.
+    pub(crate) fn attach(&self, mem: Arc<GoMemory>, cfg: GmpConfig) {
+        let _ = self.mem.set((mem, cfg));
+    }
+
+    /// M `m`'s [`GCode`].
+    pub fn code(self: &Arc<Self>) -> Arc<dyn GCode> {
+        Arc::new(MCode {
+            tasks: self.clone(),
+        })
+    }
+
+    /// Poll G `g` once (this M runs it) and return what the poll did, in order.
+    ///
+    /// Its cost beside the table's steps: the slot's lock and unlock (two atomic
+    /// read-modify-writes, uncontended) and the thread-local context; the waker is made once
+    /// per G and lent to each poll, no reference count moves.
+    fn poll(self: &Arc<Self>, g: u32, acts: &mut Vec<GAct>) {
+        let Some(slot) = self.slots.get(g as usize) else {
+            self.fail(format!("the table ran G{g}, which has no slot"));
+            acts.push(GAct::Exit);
+            return;
+        };
+        let mut slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
+        let Slot {
+            fut,
+            waker: kept,
+            yields,
+        } = &mut *slot;
+        let Some(f) = fut.as_mut() else {
+            self.fail(format!(
+                "G{g} ran with no future (run twice, or never spawned)"
+            ));
+            acts.push(GAct::Exit);
+            return;
+        };
+        let waker = kept.get_or_insert_with(|| {
+            Waker::from(Arc::new(GWaker {
+                tasks: self.clone(),
+                g,
+            }))
+        });
+        let me = Arc::as_ptr(self) as usize;
+        CURRENT.with(|c| {
+            let mut c = c.borrow_mut();
+            let cx = c.get_or_insert_with(|| PollCx {
+                tasks: 0,
+                g: 0,
+                acts: Vec::new(),
+                spawns: Vec::new(),
+                self_woken: false,
+            });
+            cx.tasks = me;
+            cx.g = g;
+            cx.self_woken = false;
+            std::mem::swap(&mut cx.acts, acts);
+        });
+        if self.foreign_n.load(Relaxed) != 0 {
+            self.deliver_foreign(g);
+        }
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            f.as_mut().poll(&mut Context::from_waker(waker))
+        }));
+        let done = match r {
+            Ok(Poll::Ready(())) => true,
+            Ok(Poll::Pending) => false,
+            Err(_) => {
+                self.fail(format!("G{g}'s future panicked"));
+                true
+            }
+        };
+        if done {
+            // dropped inside the poll's context: the wakes of its drop are its actions
+            let f = fut.take();
+            *kept = None;
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || drop(f)));
+        }
+        let (self_woken, spawns) = CURRENT.with(|c| {
+            let mut c = c.borrow_mut();
+            let cx = c.as_mut().expect("the poll's context");
+            cx.tasks = 0;
+            std::mem::swap(&mut cx.acts, acts);
+            (cx.self_woken, std::mem::take(&mut cx.spawns))
+        });
+        // the spawned futures into their slots, before the table makes them runnable
+        let mut spawns = spawns.into_iter();
+        for a in acts.iter_mut() {
+            if let GAct::Spawn(id) = a {
+                let f = spawns.next().expect("a future per spawn");
+                match self.put(f) {
+                    Some(g2) => *id = g2,
+                    // no room: the run fails; the spawn is a newproc of nothing
+                    None => *a = GAct::Work(0),
+                }
+            }
+        }
+        acts.push(if done {
+            GAct::Exit
+        } else if self_woken {
+            *yields += 1;
+            GAct::Yield
+        } else {
+            GAct::Park
+        });
+    }
+
+    /// A wake of G `g` from outside every poll of this runtime: the token on its wait word; if
+    /// the G has parked, the G goes on the list the next poll of any G readies (its `goready`).
+    fn foreign_wake(&self, g: u32) {
+        let Some((mem, cfg)) = self.mem.get() else {
+            // before the run: every G is polled at its first run anyway
+            return;
+        };
+        let Some(e) = mem.entry(cfg.wait(g)).filter(|e| e & IN_WORLD == 0) else {
+            self.fail(format!("G{g}'s wait word is not in the run's memory"));
+            return;
+        };
+        let w = GoMemory::at(&mem.lines, e);
+        match w.compare_exchange(wait::EMPTY, wait::TOKEN, SeqCst, SeqCst) {
+            Ok(_) | Err(wait::TOKEN) => {}
+            Err(_) => {
+                let mut l = self.foreign.lock().unwrap_or_else(PoisonError::into_inner);
+                l.push(g);
+                self.foreign_n.store(l.len() as u32, SeqCst);
+            }
+        }
+    }
+
+    /// The foreign wakes of parked Gs become actions of G `g`'s poll: a `Ready` each (`goready`
+    /// through the wait word, as a wake from another G).
+    fn deliver_foreign(&self, g: u32) {
+        let list = {
+            let mut l = self.foreign.lock().unwrap_or_else(PoisonError::into_inner);
+            self.foreign_n.store(0, SeqCst);
+            std::mem::take(&mut *l)
+        };
+        CURRENT.with(|c| {
+            if let Some(cx) = c.borrow_mut().as_mut() {
+                for w in list {
+                    if w == g {
+                        // it runs now: its token is already taken or it will be polled anyway
+                        continue;
+                    }
+                    if !cx.acts.contains(&GAct::Ready(w)) {
+                        cx.acts.push(GAct::Ready(w));
+                    }
+                }
+            }
+        });
+    }
+
+    /// Foreign wakes of parked Gs that no poll has delivered (a run that ends with some failed:
+    /// no G ran after them).
+    pub fn undelivered(&self) -> Vec<u32> {
+        self.foreign
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
+/// A G's waker.
+struct GWaker {
+    tasks: Arc<Tasks>,
+    g: u32,
+}
+
+impl Wake for GWaker {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+    fn wake_by_ref(self: &Arc<Self>) {
+        let me = Arc::as_ptr(&self.tasks) as usize;
+        let inside = CURRENT.with(|c| {
+            let mut c = c.borrow_mut();
+            match c.as_mut() {
+                Some(cx) if cx.tasks == me => {
+                    if cx.g == self.g {
+                        cx.self_woken = true;
+                    } else if !cx.acts.contains(&GAct::Ready(self.g)) {
+                        cx.acts.push(GAct::Ready(self.g));
+                    }
+                    true
+                }
+                _ => false,
+            }
+        });
+        if !inside {
+            self.tasks.foreign_wake(self.g);
+        }
+    }
+}
+
+/// Spawn `fut` as a new G of the runtime whose G is being polled on this thread (`go f()`: the
+/// poll's next action is `newproc` of it; its G id is given when the poll returns). Outside a
+/// poll of herdlab's runtime it panics.
+pub fn spawn(fut: impl Future<Output = ()> + Send + 'static) {
+    let fut: BoxFut = Box::pin(fut);
+    CURRENT.with(|c| {
+        let mut c = c.borrow_mut();
+        let cx = c
+            .as_mut()
+            .filter(|cx| cx.tasks != 0)
+            .expect("herdlab::spawn outside a G of herdlab's runtime");
+        cx.spawns.push(fut);
+        cx.acts.push(GAct::Spawn(0));
+    });
+}
+
+/// `runtime.Gosched()` as a future: the first poll wakes the G's own waker and is pending (the
+/// G's `Yield`: the global queue), the next is ready.
+pub fn yield_now() -> YieldNow {
+    YieldNow(false)
+}
+
+/// [`yield_now`]'s future.
+#[derive(Debug)]
+pub struct YieldNow(bool);
+
+impl Future for YieldNow {
+    type Output = ();
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.0 {
+            Poll::Ready(())
+        } else {
+            self.0 = true;
+            cx.waker().wake_by_ref();
+            Poll::Pending
+        }
+    }
+}
+
+/// What the last poll on this thread answered: the runtime, the G, the `pc` of its first
+/// action, the actions. An M is one thread, so this is the M's own (no lock).
+struct Burst {
+    tasks: usize,
+    g: u32,
+    base: u32,
+    acts: Vec<GAct>,
+}
+
+thread_local! {
+    static BURST: RefCell<Burst> = const {
+        RefCell::new(Burst {
+            tasks: 0,
+            g: 0,
+            base: 0,
+            acts: Vec::new(),
+        })
+    };
+}
+
+/// An M's [`GCode`]: polls on the M's thread, and answers from the burst of the last poll.
+struct MCode {
+    tasks: Arc<Tasks>,
+}
+
+impl std::fmt::Debug for MCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MCode").field("tasks", &self.tasks).finish()
+    }
+}
+
+impl GCode for MCode {
+    fn action(&self, _c: &GmpConfig, g: u32, pc: u32) -> GAct {
+        let me = Arc::as_ptr(&self.tasks) as usize;
+        BURST.with(|cell| {
+            let mut b = cell.borrow_mut();
+            if b.tasks == me && b.g == g && pc >= b.base {
+                if let Some(&a) = b.acts.get((pc - b.base) as usize) {
+                    return a;
+                }
+            }
+            // a step past the last burst (or another G): the next poll
+            b.tasks = me;
+            b.g = g;
+            b.base = pc;
+            let mut acts = std::mem::take(&mut b.acts);
+            acts.clear();
+            // not borrowed while the future runs (a future may run another runtime's G code)
+            drop(b);
+            self.tasks.poll(g, &mut acts);
+            let a = acts[0];
+            cell.borrow_mut().acts = acts;
+            a
+        })
+    }
+}

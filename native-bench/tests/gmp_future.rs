@@ -1,0 +1,368 @@
+//! herdlab's native G is a Rust future: each action kind a poll can make (spawn, self-wake
+//! yield, a wake of another G before and after its park, exit), 10,000 futures each run exactly
+//! once on 1, 2 and 4 workers (from main and from the outside spawner), a foreign thread's wake
+//! before the park is not lost, and one after the park fails the run with a clear error (never
+//! a silent loss). Exact counts from the table's counters.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::SeqCst};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
+
+use herdlab_bench::mechanisms::gmp::native::{ring_for, run_tasks, GmpRun};
+use herdlab_bench::mechanisms::gmp::task::{spawn, yield_now, Tasks, FOREIGN_PARKED};
+use herdlab_core::mechanisms::gmp::{GmpParams, Workload};
+
+fn params(workers: u32, gs: u32, external: bool) -> GmpParams {
+    GmpParams {
+        gomaxprocs: workers,
+        threads: workers + 1,
+        cpus: workers,
+        workload: if external {
+            Workload::SpawnMany
+        } else {
+            Workload::FanOut
+        },
+        goroutines: gs,
+        work_ns: 1,
+        ring: ring_for(workers, workers + 1, gs).expect("fits"),
+        ..GmpParams::default()
+    }
+}
+
+/// Run `main` as G1 with room for `gs` Gs.
+fn run_main(
+    workers: u32,
+    gs: u32,
+    main: impl Future<Output = ()> + Send + 'static,
+) -> Result<GmpRun, String> {
+    let tasks = Tasks::new(gs);
+    tasks.root(main).expect("room for main");
+    run_tasks(&params(workers, gs, false), &tasks).map_err(|e| e.to_string())
+}
+
+/// Pending on its first poll without arranging any wake (so only a token already on the G's
+/// wait word, or a goready, runs the G again); ready on the next.
+struct PendingOnce(bool);
+
+impl Future for PendingOnce {
+    type Output = ();
+    fn poll(mut self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<()> {
+        if std::mem::replace(&mut self.0, true) {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
+    }
+}
+
+/// Waits for a flag; its waker is kept where a waker-of-the-flag finds it.
+struct Flag {
+    set: AtomicBool,
+    waker: Mutex<Option<Waker>>,
+}
+
+impl Flag {
+    fn new() -> Arc<Self> {
+        Arc::new(Flag {
+            set: AtomicBool::new(false),
+            waker: Mutex::new(None),
+        })
+    }
+    fn raise(&self) {
+        self.set.store(true, SeqCst);
+        if let Some(w) = self.waker.lock().unwrap().take() {
+            w.wake();
+        }
+    }
+    fn wait(self: &Arc<Self>) -> impl Future<Output = ()> + Send + 'static {
+        let f = self.clone();
+        std::future::poll_fn(move |cx| {
+            *f.waker.lock().unwrap() = Some(cx.waker().clone());
+            if f.set.load(SeqCst) {
+                Poll::Ready(())
+            } else {
+                Poll::Pending
+            }
+        })
+    }
+}
+
+#[test]
+fn a_future_that_returns_is_one_exit() {
+    let ran = Arc::new(AtomicU32::new(0));
+    let r2 = ran.clone();
+    let r = run_main(1, 1, async move {
+        r2.fetch_add(1, SeqCst);
+    })
+    .unwrap();
+    assert_eq!(ran.load(SeqCst), 1);
+    assert_eq!((r.finished, r.live), (1, 0));
+    assert_eq!(r.counts.context_switches, 1);
+    assert_eq!(
+        (r.counts.yields, r.counts.gparks, r.counts.readies),
+        (0, 0, 0)
+    );
+}
+
+#[test]
+fn each_spawn_is_a_newproc_and_each_child_runs_once() {
+    let ran: Arc<Vec<AtomicU32>> = Arc::new((0..4).map(|_| AtomicU32::new(0)).collect());
+    let r2 = ran.clone();
+    let r = run_main(1, 4, async move {
+        for i in 1..4 {
+            let r3 = r2.clone();
+            spawn(async move {
+                r3[i].fetch_add(1, SeqCst);
+            });
+        }
+        r2[0].fetch_add(1, SeqCst);
+    })
+    .unwrap();
+    assert!(ran.iter().all(|n| n.load(SeqCst) == 1));
+    // main and its 3 children, one execute each, nobody yields or parks
+    assert_eq!((r.finished, r.counts.context_switches), (4, 4));
+    assert_eq!((r.counts.yields, r.counts.gparks), (0, 0));
+}
+
+#[test]
+fn a_self_wake_then_pending_is_a_gosched() {
+    let r = run_main(1, 1, async {
+        for _ in 0..5 {
+            yield_now().await;
+        }
+    })
+    .unwrap();
+    // each yield a Gosched through the global queue, and one more execute after it
+    assert_eq!(r.counts.yields, 5);
+    assert_eq!(r.counts.context_switches, 6);
+    assert_eq!(r.counts.global_queue_gets, 5);
+    assert_eq!(r.counts.gparks, 0);
+}
+
+#[test]
+fn a_wake_of_a_parked_g_is_a_goready() {
+    // main spawns G2 (runnext), then waits on the flag: pending, it parks; G2 raises the flag,
+    // which wakes main from G2's poll: goready of a parked G
+    for workers in [1, 2] {
+        let flag = Flag::new();
+        let (f1, f2) = (flag.clone(), flag.clone());
+        let r = run_main(workers, 2, async move {
+            spawn(async move { f2.raise() });
+            f1.wait().await;
+        })
+        .unwrap();
+        assert_eq!(r.finished, 2);
+        if workers == 1 {
+            assert_eq!((r.counts.gparks, r.counts.readies), (1, 1));
+            assert_eq!(r.counts.context_switches, 3);
+        }
+        assert_eq!(r.counts.gparks, r.counts.readies);
+    }
+}
+
+#[test]
+fn a_wake_before_the_park_leaves_a_token_the_park_finds() {
+    // one P: main spawns G2 and yields until G2 has run; G2 keeps its waker and yields; main
+    // wakes G2's waker while G2 is runnable (not parked: the token); G2, run again, is pending
+    // without arranging a wake, so only the token runs it on
+    let slot: Arc<Mutex<Option<Waker>>> = Arc::new(Mutex::new(None));
+    let polls = Arc::new(AtomicU32::new(0));
+    let (s1, s2, p2) = (slot.clone(), slot.clone(), polls.clone());
+    let r = run_main(1, 2, async move {
+        spawn(async move {
+            std::future::poll_fn(|cx| {
+                *s2.lock().unwrap() = Some(cx.waker().clone());
+                Poll::Ready(())
+            })
+            .await;
+            yield_now().await;
+            p2.fetch_add(1, SeqCst);
+            PendingOnce(false).await;
+            p2.fetch_add(1, SeqCst);
+        });
+        // until G2 has kept its waker (and so, on one P, yielded: runnable, not parked)
+        let w = loop {
+            if let Some(w) = s1.lock().unwrap().take() {
+                break w;
+            }
+            yield_now().await;
+        };
+        w.wake();
+    })
+    .unwrap();
+    assert_eq!(polls.load(SeqCst), 2);
+    assert_eq!(r.finished, 2);
+    // the token was taken at the park: no gopark, no goready
+    assert_eq!((r.counts.gparks, r.counts.readies), (0, 0));
+    assert!(r.counts.yields >= 2);
+}
+
+#[test]
+fn ten_thousand_futures_each_run_exactly_once() {
+    const N: u32 = 10_000;
+    for workers in [1, 2, 4] {
+        // from main (a worker's spawns: runnext and the ring)
+        let ran: Arc<Vec<AtomicU32>> = Arc::new((0..N).map(|_| AtomicU32::new(0)).collect());
+        let r2 = ran.clone();
+        let r = run_main(workers, N, async move {
+            for i in 1..N as usize {
+                let r3 = r2.clone();
+                spawn(async move {
+                    r3[i].fetch_add(1, SeqCst);
+                });
+            }
+            r2[0].fetch_add(1, SeqCst);
+        })
+        .unwrap();
+        assert!(ran.iter().all(|n| n.load(SeqCst) == 1), "{workers} workers");
+        assert_eq!((r.finished, r.live), (N, 0));
+        assert_eq!(r.counts.context_switches, u64::from(N));
+        // from the spawner outside every P (the global queue)
+        let ran: Arc<Vec<AtomicU32>> = Arc::new((0..N).map(|_| AtomicU32::new(0)).collect());
+        let tasks = Tasks::new(N);
+        for i in 0..N as usize {
+            let r3 = ran.clone();
+            tasks.root(async move {
+                r3[i].fetch_add(1, SeqCst);
+            });
+        }
+        let r = run_tasks(&params(workers, N, true), &tasks).unwrap();
+        assert!(ran.iter().all(|n| n.load(SeqCst) == 1), "{workers} workers");
+        assert_eq!((r.finished, r.counts.context_switches), (N, u64::from(N)));
+    }
+}
+
+#[test]
+fn oneshot_ping_pong_pairs_finish() {
+    for workers in [1, 2, 4] {
+        let done = Arc::new(AtomicU32::new(0));
+        let d = done.clone();
+        let r = run_main(workers, 201, async move {
+            for _ in 0..100 {
+                let d = d.clone();
+                spawn(async move {
+                    let (tx1, rx1) = tokio::sync::oneshot::channel::<()>();
+                    let (tx2, rx2) = tokio::sync::oneshot::channel::<()>();
+                    spawn(async move {
+                        rx1.await.unwrap();
+                        tx2.send(()).unwrap();
+                    });
+                    tx1.send(()).unwrap();
+                    rx2.await.unwrap();
+                    d.fetch_add(1, SeqCst);
+                });
+            }
+        })
+        .unwrap();
+        assert_eq!(done.load(SeqCst), 100);
+        assert_eq!(r.finished, 201);
+        assert_eq!(r.counts.gparks, r.counts.readies);
+    }
+}
+
+#[test]
+fn a_foreign_wake_before_the_park_is_not_lost() {
+    // main hands its waker to a thread, which wakes it before main's poll returns: main's
+    // park finds the token and main is polled again
+    let polls = Arc::new(AtomicU32::new(0));
+    let p = polls.clone();
+    let r = run_main(1, 1, async move {
+        let mut woken = false;
+        std::future::poll_fn(move |cx| {
+            p.fetch_add(1, SeqCst);
+            if woken {
+                return Poll::Ready(());
+            }
+            woken = true;
+            let w = cx.waker().clone();
+            std::thread::spawn(move || w.wake()).join().unwrap();
+            Poll::Pending
+        })
+        .await
+    })
+    .unwrap();
+    assert_eq!(polls.load(SeqCst), 2);
+    assert_eq!(
+        (r.counts.gparks, r.counts.readies, r.counts.yields),
+        (0, 0, 0)
+    );
+}
+
+#[test]
+fn a_foreign_wake_after_the_park_is_delivered_by_a_running_g() {
+    // G2 parks on a flag a foreign thread raises 20 ms later; main yields until G2 is done, and
+    // its next poll after the wake readies G2 (the table's goready)
+    for workers in [1, 2] {
+        let flag = Flag::new();
+        let finished = Arc::new(AtomicBool::new(false));
+        let (f2, fin2, fin1) = (flag.clone(), finished.clone(), finished.clone());
+        let r = run_main(workers, 2, async move {
+            spawn(async move {
+                let f3 = f2.clone();
+                let t = std::thread::spawn(move || {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                    f3.raise();
+                });
+                f2.wait().await;
+                t.join().unwrap();
+                fin2.store(true, SeqCst);
+            });
+            while !fin1.load(SeqCst) {
+                yield_now().await;
+            }
+        })
+        .unwrap();
+        assert!(finished.load(SeqCst));
+        assert_eq!(r.finished, 2);
+        assert_eq!(r.counts.gparks, r.counts.readies);
+    }
+}
+
+#[test]
+fn a_foreign_wake_after_the_park_is_an_error_not_a_loss() {
+    let e = run_main(1, 1, async move {
+        let mut first = true;
+        std::future::poll_fn(move |cx| {
+            if !std::mem::replace(&mut first, false) {
+                return Poll::Ready(());
+            }
+            let w = cx.waker().clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                w.wake();
+            });
+            Poll::Pending
+        })
+        .await
+    })
+    .unwrap_err();
+    // no other G runs to deliver the wake: the only M parks with main waiting (checkdead's
+    // deadlock), and the run fails and says so (naming the wake if it came first)
+    assert!(e.contains("deadlock") || e.contains(FOREIGN_PARKED), "{e}");
+}
+
+#[test]
+fn the_bench_shapes_run_every_task_once_as_futures() {
+    use herdlab_bench::mechanisms::gmp::bench::{params, run_herdlab, Runtime, Shape};
+    for rt in [Runtime::Herdlab, Runtime::Herdlab2012] {
+        for shape in Shape::ALL {
+            for workers in [1, 2, 4] {
+                let p = params(rt, shape, workers, 50).unwrap();
+                let (tasks, yields) = shape.size(50);
+                // run_herdlab refuses a run where a task's body ran twice or never
+                let r = run_herdlab(&p, shape, 0).unwrap_or_else(|e| panic!("{p:?}: {}", e.0));
+                let c = r.counts;
+                assert_eq!((r.finished, r.live), (tasks, 0), "{p:?}");
+                let due = if shape == Shape::YieldMany { yields } else { 0 };
+                assert_eq!(c.yields, u64::from(tasks) * u64::from(due), "{p:?}");
+                assert_eq!(c.gparks, c.readies, "{p:?}");
+                assert_eq!(c.context_switches, u64::from(tasks) + c.yields + c.readies);
+                if rt == Runtime::Herdlab2012 {
+                    assert_eq!(c.global_queue_gets, c.context_switches, "{p:?}");
+                }
+            }
+        }
+    }
+}
