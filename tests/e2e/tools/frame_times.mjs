@@ -5,11 +5,13 @@
 // performance trace of the same window gives each frame's main-thread time by kind (script: the
 // simulation, Yew's render and DOM diff; style; layout; paint).
 //
-//   node tests/e2e/tools/frame_times.mjs [--rounds 5] [--secs 3] [--trace] URL [URL ...]
+//   node tests/e2e/tools/frame_times.mjs [--rounds 5] [--secs 3] [--trace] [--board] URL [URL ...]
 //
 // Prints, per URL, every round's frame count and the medians over rounds of the frame time's
 // median and 95th percentile (ms), the frames per second and the steps per second. Not a test:
 // timings are printed, never asserted. State the machine's load (`uptime`) beside its figures.
+// As in herd.test.mjs the page stays where the speed buttons are (the board below, out of view);
+// --board scrolls the lanes into view first (the board drawn on every frame).
 
 import { chromium } from 'playwright-core';
 
@@ -20,15 +22,17 @@ const args = process.argv.slice(2);
 let rounds = 5;
 let secs = 3;
 let trace = false;
+let board = false;
 const urls = [];
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '--rounds') rounds = Number(args[++i]);
   else if (args[i] === '--secs') secs = Number(args[++i]);
   else if (args[i] === '--trace') trace = true;
+  else if (args[i] === '--board') board = true;
   else urls.push(args[i].replace(/\/+$/, ''));
 }
 if (urls.length === 0 || !(rounds > 0) || !(secs > 0)) {
-  console.error('usage: frame_times.mjs [--rounds N] [--secs S] [--trace] URL [URL ...]');
+  console.error('usage: frame_times.mjs [--rounds N] [--secs S] [--trace] [--board] URL [URL ...]');
   process.exit(2);
 }
 
@@ -96,6 +100,9 @@ async function once(url) {
       const up = page.locator(sel('speed-up'));
       if (!(await up.isEnabled())) break;
       await up.click();
+    }
+    if (board) {
+      await page.evaluate(() => document.querySelector('[data-testid="sim-main"] .b-lanes').scrollIntoView());
     }
     const play = page.locator(sel('play'));
     if ((await play.getAttribute('aria-pressed')) !== 'true') await play.click();

@@ -110,7 +110,7 @@ pub fn check_page(p: &CheckPageProps) -> Html {
 pub fn lesson_link(slug: &str) -> Html {
     let title = catalog::find(slug).map_or(slug, |l| l.title);
     html! {
-        <p><a href={format!("#/lesson/{slug}")} data-testid="check-page-lesson">{ format!("← the lesson: {title}") }</a></p>
+        <p><a href={format!("#/lesson/{slug}")} data-testid="check-page-lesson">{ "← the lesson: " }{ title }</a></p>
     }
 }
 

@@ -17,12 +17,24 @@ pub fn replay_progress(position: u64, total: usize, on_script: Option<bool>, tex
 }
 
 /// The words of [`counterexample_progress`]: at step `pos` of a counterexample of `total` steps,
-/// `done` (replayed to its end) or still `on` it (else stepped off it by hand); `broken` is what
-/// the end shows wrong ("a wakeup is lost", "no_lost_wakeup is broken"), empty for nothing.
-pub fn progress_text(pos: u64, total: usize, done: bool, on: bool, broken: &str) -> String {
+/// `done` (replayed to its end) or still `on` it (else stepped off it by hand); at the end,
+/// `broken` then `more` say what went wrong ("a wakeup is lost", "cache-count" " is broken"),
+/// nothing when `broken` is empty.
+pub fn progress_text(
+    pos: u64,
+    total: usize,
+    done: bool,
+    on: bool,
+    broken: &str,
+    more: &str,
+) -> String {
     if done {
-        let and = if broken.is_empty() { "" } else { ", and " };
-        format!("counterexample replayed: step {pos} of {total}{and}{broken}")
+        let (and, more) = if broken.is_empty() {
+            ("", "")
+        } else {
+            (", and ", more)
+        };
+        format!("counterexample replayed: step {pos} of {total}{and}{broken}{more}")
     } else if on {
         format!("counterexample: step {pos} of {total}")
     } else {
@@ -33,11 +45,11 @@ pub fn progress_text(pos: u64, total: usize, done: bool, on: bool, broken: &str)
 }
 
 /// The `replay-progress` line of a widget whose model `run` replays a counterexample (none
-/// without one); `broken` as in [`progress_text`].
-pub fn counterexample_progress(run: &SimRun, broken: &str) -> Option<Html> {
+/// without one); `broken` and `more` as in [`progress_text`].
+pub fn counterexample_progress(run: &SimRun, broken: &str, more: &str) -> Option<Html> {
     let script = run.script()?;
     let (pos, on) = (run.position(), run.on_script());
-    let text = progress_text(pos, script.len(), run.script_done(), on, broken);
+    let text = progress_text(pos, script.len(), run.script_done(), on, broken, more);
     Some(replay_progress(pos, script.len(), Some(on), text))
 }
 
@@ -48,19 +60,23 @@ mod tests {
     #[test]
     fn the_three_states_in_words() {
         assert_eq!(
-            progress_text(7, 7, true, true, "a wakeup is lost"),
+            progress_text(7, 7, true, true, "a wakeup is lost", ""),
             "counterexample replayed: step 7 of 7, and a wakeup is lost"
         );
         assert_eq!(
-            progress_text(7, 7, true, true, ""),
+            progress_text(7, 7, true, true, "cache-count", " is broken"),
+            "counterexample replayed: step 7 of 7, and cache-count is broken"
+        );
+        assert_eq!(
+            progress_text(7, 7, true, true, "", " is broken"),
             "counterexample replayed: step 7 of 7"
         );
         assert_eq!(
-            progress_text(3, 7, false, true, "x is broken"),
+            progress_text(3, 7, false, true, "x", " is broken"),
             "counterexample: step 3 of 7"
         );
         assert_eq!(
-            progress_text(4, 7, false, false, ""),
+            progress_text(4, 7, false, false, "", ""),
             "off the counterexample: you stepped by hand (step 4); reset to follow it again"
         );
     }

@@ -50,7 +50,7 @@ impl SimKind for HerdSim {
         } else {
             ""
         };
-        let progress = counterexample_progress(m, lost);
+        let progress = counterexample_progress(m, lost, "");
         let mut controls = live.controls(id, main);
         controls.connect = m.sim().has_network().then_some(m.can_connect());
         SimFrame {

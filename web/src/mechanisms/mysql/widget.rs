@@ -68,12 +68,7 @@ impl SimKind for MysqlSim {
         let main = props.main();
         let mut controls = live.controls(&spec.id, main);
         controls.run_to_end = true;
-        let broken = if snap.invariant.name.is_empty() {
-            String::new()
-        } else {
-            format!("{} is broken", snap.invariant.name)
-        };
-        let progress = counterexample_progress(m, &broken);
+        let progress = counterexample_progress(m, &snap.invariant.name, " is broken");
         SimFrame {
             mechanism: Some(("mysql-sim", "mysql")),
             strategy: None,

@@ -59,12 +59,7 @@ impl SimKind for PoolSim {
         controls.run_to_end = true;
         controls.next_wakeup = true;
         let p = m.params();
-        let broken = if snap.invariant.name.is_empty() {
-            String::new()
-        } else {
-            format!("{} is broken", snap.invariant.name)
-        };
-        let progress = counterexample_progress(m, &broken);
+        let progress = counterexample_progress(m, &snap.invariant.name, " is broken");
         SimFrame {
             mechanism: Some(("pool-sim", "pool")),
             strategy: None,
