@@ -91,8 +91,10 @@ mod tests {
     /// its least, late ones after a stepping within budget do not, and it never leaves the range.
     #[test]
     fn the_budget_adapts_within_its_range() {
-        let mut f = FrameLoop::default();
-        f.cut = true;
+        let mut f = FrameLoop {
+            cut: true,
+            ..FrameLoop::default()
+        };
         let mut ts = 0.0;
         let mut budgets = Vec::new();
         for _ in 0..30 {
