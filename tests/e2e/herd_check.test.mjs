@@ -116,6 +116,10 @@ test('a herd check page refuses a herd too big for the browser, and says so', { 
   await page.goto(`${BASE}/#/check?mechanism=herd&workers=6&connections=1&variant=correct`);
   const block = page.locator('[data-testid="check-page"]');
   await block.locator('[data-testid="find-bug"]').waitFor();
+  // the footer links the lesson of the mechanism checked
+  const lesson = page.locator('[data-testid="check-page-lesson"]');
+  assert.equal(await lesson.getAttribute('href'), '#/lesson/thundering-herd');
+  assert.equal(await lesson.textContent(), '← the lesson: The thundering herd');
   const err = block.locator('[data-testid="block-error"]');
   assert.match(await err.textContent(), /workers: 6 is too many for the checker in the browser, which takes at most 4/);
   // it checks the capped scenario: 4 workers, correct, which holds

@@ -325,6 +325,7 @@ test('the correct lock, 3 threads x 2 rounds: the worker reports progress, finds
   await page.goto(CHECK_PAGE);
   const block = page.locator('[data-testid="check-page"]');
   await block.locator('[data-testid="find-bug"]').waitFor();
+  assert.equal(await page.locator('[data-testid="check-page-lesson"]').getAttribute('href'), '#/lesson/nginx-shmtx');
   // count animation frames while the worker searches: a long gap would mean a frozen page
   await page.evaluate(() => {
     window.__gaps = { max: 0, last: null, on: true };

@@ -435,6 +435,10 @@ test('#/check takes mysql: the lazy bundle checks the thread cache\'s preset, fi
   await block.locator('[data-testid="find-bug"]').waitFor();
   assert.equal(await block.locator('[data-testid="block-error"]').count(), 0, 'the query parses');
   assert.equal(await page.locator('[data-testid="check-page-error"]').count(), 0);
+  // one footer, the lazy bundle's: the lesson of the mechanism checked
+  const lesson = page.locator('[data-testid="check-page-lesson"]');
+  assert.equal(await lesson.count(), 1);
+  assert.equal(await lesson.getAttribute('href'), '#/lesson/mysql-thread-per-connection');
   assert.match(await block.textContent(), /Invariants: one-listener, no-lost-event, active-count, thread-bound, idle-with-work, cache-count, one-connection, all-served/);
   await block.locator('[data-testid="find-bug"]').click();
   await block.locator('[data-testid="check-result"]').waitFor({ timeout: CHECK_WAIT });

@@ -30,7 +30,7 @@ use yew::prelude::*;
 
 use crate::dom::{self, Shortcut};
 use crate::live::form::FormState;
-use crate::live::frame_loop::{advance_within, FrameLoop, FRAME_BUDGET_MS};
+use crate::live::frame_loop::{advance_within, FrameLoop};
 use crate::live::keys::key_action;
 use crate::live::model::LiveModel;
 use crate::live::sim_model::Action;
@@ -190,8 +190,9 @@ impl Live {
                 None => false,
             },
             LiveMsg::Frame(ts) => {
-                let dt = self.frames.tick(ts);
-                let changed = advance_within(&mut *self.model, dt, FRAME_BUDGET_MS);
+                let (dt, budget) = self.frames.tick(ts);
+                let (changed, cut) = advance_within(&mut *self.model, dt, budget);
+                self.frames.cut = cut;
                 self.sync_play(link);
                 let stopped = !self.model.play().playing;
                 if changed || stopped {

@@ -7,7 +7,7 @@ use yew::html::Scope;
 use yew::prelude::*;
 
 use crate::dom::{self, Shortcut};
-use crate::live::frame_loop::{advance_within, FrameLoop, FRAME_BUDGET_MS};
+use crate::live::frame_loop::{advance_within, FrameLoop};
 use crate::live::keys::key_action;
 use crate::live::model::LiveModel;
 use crate::live::sim_model::Action;
@@ -134,12 +134,15 @@ impl Pair {
                 None => false,
             },
             PairMsg::Frame(ts) => {
-                let dt = self.frames.tick(ts);
-                let share = FRAME_BUDGET_MS / self.sides.len().max(1) as f64;
-                let mut changed = false;
+                let (dt, budget) = self.frames.tick(ts);
+                let share = budget / self.sides.len().max(1) as f64;
+                let (mut changed, mut cut) = (false, false);
                 for m in &mut self.sides {
-                    changed |= advance_within(&mut **m, dt, share);
+                    let (c, k) = advance_within(&mut **m, dt, share);
+                    changed |= c;
+                    cut |= k;
                 }
+                self.frames.cut = cut;
                 if !self.playing() {
                     self.say();
                 }

@@ -16,15 +16,13 @@ use yew::prelude::*;
 
 use crate::check_proto::CHECKED;
 use crate::dom;
+use crate::lesson::catalog;
 use crate::lesson::check::CheckSpec;
 use crate::lesson::grammar::named_mechanism;
 use crate::mechanisms;
 use crate::pages::check_widget::CheckWidget;
 use crate::pages::lesson::lazy_query;
 use crate::ui::lazy::Lazy;
-
-/// The lesson the page links back to (the one its example address belongs to).
-const LOCK_LESSON: &str = "nginx-shmtx";
 
 /// Props of [`CheckPage`].
 #[derive(Properties, PartialEq)]
@@ -75,10 +73,13 @@ fn shown_for(q: &str) -> Shown {
 pub fn check_page(p: &CheckPageProps) -> Html {
     let shown = use_memo(p.query.clone(), |q| shown_for(q));
     use_effect_with((), |_| dom::set_title("Model checker · herdlab"));
+    // the lazily loaded bundle links the lesson of a lazy-only mechanism (`LazyCheck`)
+    let mut lesson = None;
     let body = match &*shown {
         Shown::Here(spec) => {
             // a counterexample opens in the playground of its mechanism's lesson
             let slug = mechanisms::lesson_of(&spec.scenario);
+            lesson = Some(slug);
             html! { <CheckWidget spec={spec.clone()} slug={slug} /> }
         }
         Shown::Lazy(query) => html! { <Lazy what="check-page" query={query.clone()} /> },
@@ -99,8 +100,17 @@ pub fn check_page(p: &CheckPageProps) -> Html {
                 </a>{ "." }
             </p>
             { body }
-            <p><a href={format!("#/lesson/{LOCK_LESSON}")}>{ "← the lesson on nginx's lock" }</a></p>
+            { for lesson.map(lesson_link) }
         </article>
+    }
+}
+
+/// The link back to the lesson `slug` (`check-page-lesson`), the one of the mechanism checked:
+/// where its counterexamples open.
+pub fn lesson_link(slug: &str) -> Html {
+    let title = catalog::find(slug).map_or(slug, |l| l.title);
+    html! {
+        <p><a href={format!("#/lesson/{slug}")} data-testid="check-page-lesson">{ "← the lesson: " }{ title }</a></p>
     }
 }
 
@@ -121,6 +131,16 @@ mod tests {
                     assert_eq!(spec.scenario.mechanism(), *m);
                     assert!(spec.errors.is_empty(), "{m}: {:?}", spec.errors);
                     assert_eq!((spec.id.as_str(), spec.caption.as_deref()), ("page", None));
+                    // the footer links the lesson of the mechanism checked, which exists
+                    let slug = mechanisms::lesson_of(&spec.scenario);
+                    assert!(catalog::find(slug).is_some(), "{m}: {slug}");
+                    let want = match *m {
+                        "locks" => "nginx-shmtx",
+                        "herd" => "thundering-herd",
+                        "pool" => "nginx-thread-pool",
+                        other => panic!("{other}: which lesson?"),
+                    };
+                    assert_eq!(slug, want, "{m}");
                 }
                 Shown::Lazy(body) => {
                     assert!(mechanisms::LAZY_ONLY.contains(m), "{m}");

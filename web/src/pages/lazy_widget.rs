@@ -79,6 +79,12 @@ pub fn LazyCheck(p: &LazyCheckProps) -> Html {
         check(query, *page)
     });
     match &*c {
+        Ok((spec, slug)) if p.page => html! {
+            <>
+                <CheckWidget spec={spec.clone()} slug={slug.clone()} />
+                { crate::pages::check::lesson_link(slug) }
+            </>
+        },
         Ok((spec, slug)) => html! { <CheckWidget spec={spec.clone()} slug={slug.clone()} /> },
         Err(e) => html! {
             <p class="lazy-error" role="alert" data-testid="lazy-widget-error">{ e.clone() }</p>

@@ -29,7 +29,7 @@ pub fn wait_queue(props: &WaitQueueProps) -> Html {
                     if e.exclusive { "exclusive" } else { "not exclusive" }
                 );
                 html! {
-                    <li class={classes!("wq-entry", if e.exclusive { "x" } else { "n" })}
+                    <li key={e.thread as usize} class={classes!("wq-entry", if e.exclusive { "x" } else { "n" })}
                         data-testid={format!("wq-entry-{pos}")}
                         data-thread={e.thread.to_string()}
                         data-exclusive={e.exclusive.to_string()}

@@ -43,7 +43,7 @@ pub fn accept_queue(props: &AcceptQueueProps) -> Html {
                 if a.conns.is_empty() {
                     <li class="empty">{ "empty" }</li>
                 } else {
-                    { for a.conns.iter().map(|c| html! { <li class="conn">{ format!("#{c}") }</li> }) }
+                    { for a.conns.iter().map(|c| html! { <li key={*c as usize} class="conn">{ format!("#{c}") }</li> }) }
                     if a.more > 0 { <li class="more">{ format!("+{} more", a.more) }</li> }
                 }
             </ol>

@@ -14,7 +14,7 @@ use crate::mechanisms::herd::model::HerdModel;
 use crate::mechanisms::herd::snapshot::Snapshot;
 use crate::ui::counters::counter_values;
 use crate::ui::cpus::{cpus, CpuProps};
-use crate::ui::replay_progress::replay_progress;
+use crate::ui::replay_progress::counterexample_progress;
 use crate::ui::shell::sim_frame::{kicker, SimFrame};
 use crate::ui::shell::sim_shell::{SimKind, SimProps};
 use crate::ui::sim_board::SimBoard;
@@ -45,25 +45,12 @@ impl SimKind for HerdSim {
         let snap = Snapshot::of(m);
         let id = &spec.id;
         let main = props.main();
-        let progress = m.script().map(|script| {
-            let pos = m.position();
-            let text = if m.script_done() {
-                format!(
-                    "counterexample replayed: step {pos} of {}{}",
-                    script.len(),
-                    if m.sim().metrics().lost_wakeups > 0 {
-                        ", and a wakeup is lost"
-                    } else {
-                        ""
-                    }
-                )
-            } else if m.on_script() {
-                format!("counterexample: step {pos} of {}", script.len())
-            } else {
-                format!("off the counterexample: you stepped by hand (step {pos}); reset to follow it again")
-            };
-            replay_progress(pos, script.len(), Some(m.on_script()), text)
-        });
+        let lost = if m.sim().metrics().lost_wakeups > 0 {
+            "a wakeup is lost"
+        } else {
+            ""
+        };
+        let progress = counterexample_progress(m, lost, "");
         let mut controls = live.controls(id, main);
         controls.connect = m.sim().has_network().then_some(m.can_connect());
         SimFrame {

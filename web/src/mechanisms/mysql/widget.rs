@@ -12,7 +12,7 @@ use crate::mechanisms::mysql::blocks::MysqlMainInit;
 use crate::mechanisms::mysql::model::MysqlSimModel;
 use crate::mechanisms::mysql::panel::{mysql_panel, MysqlPanelProps};
 use crate::mechanisms::mysql::snapshot::MysqlSnapshot;
-use crate::ui::replay_progress::replay_progress;
+use crate::ui::replay_progress::counterexample_progress;
 use crate::ui::shell::sim_frame::{kicker, SimFrame};
 use crate::ui::shell::sim_shell::{SimKind, SimProps};
 use crate::ui::sim_board::SimBoard;
@@ -68,25 +68,7 @@ impl SimKind for MysqlSim {
         let main = props.main();
         let mut controls = live.controls(&spec.id, main);
         controls.run_to_end = true;
-        let progress = m.script().map(|script| {
-            let pos = m.position();
-            let text = if m.script_done() {
-                format!(
-                    "counterexample replayed: step {pos} of {}{}",
-                    script.len(),
-                    if snap.invariant.name.is_empty() {
-                        String::new()
-                    } else {
-                        format!(", and {} is broken", snap.invariant.name)
-                    }
-                )
-            } else if m.on_script() {
-                format!("counterexample: step {pos} of {}", script.len())
-            } else {
-                format!("off the counterexample: you stepped by hand (step {pos}); reset to follow it again")
-            };
-            replay_progress(pos, script.len(), Some(m.on_script()), text)
-        });
+        let progress = counterexample_progress(m, &snap.invariant.name, " is broken");
         SimFrame {
             mechanism: Some(("mysql-sim", "mysql")),
             strategy: None,

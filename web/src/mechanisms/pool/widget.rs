@@ -13,7 +13,7 @@ use crate::mechanisms::pool::blocks::PoolMainInit;
 use crate::mechanisms::pool::model::PoolSimModel;
 use crate::mechanisms::pool::queue_panel::{pool_panel, PoolPanelProps};
 use crate::mechanisms::pool::snapshot::PoolSnapshot;
-use crate::ui::replay_progress::replay_progress;
+use crate::ui::replay_progress::counterexample_progress;
 use crate::ui::shell::sim_frame::{kicker, SimFrame};
 use crate::ui::shell::sim_shell::{SimKind, SimProps};
 use crate::ui::sim_board::SimBoard;
@@ -59,25 +59,7 @@ impl SimKind for PoolSim {
         controls.run_to_end = true;
         controls.next_wakeup = true;
         let p = m.params();
-        let progress = m.script().map(|script| {
-            let pos = m.position();
-            let text = if m.script_done() {
-                format!(
-                    "counterexample replayed: step {pos} of {}{}",
-                    script.len(),
-                    if snap.invariant.name.is_empty() {
-                        String::new()
-                    } else {
-                        format!(", and {} is broken", snap.invariant.name)
-                    }
-                )
-            } else if m.on_script() {
-                format!("counterexample: step {pos} of {}", script.len())
-            } else {
-                format!("off the counterexample: you stepped by hand (step {pos}); reset to follow it again")
-            };
-            replay_progress(pos, script.len(), Some(m.on_script()), text)
-        });
+        let progress = counterexample_progress(m, &snap.invariant.name, " is broken");
         SimFrame {
             mechanism: Some(("pool-sim", "pool")),
             strategy: None,
