@@ -284,9 +284,8 @@ fn command_problems(span: &str, xtask_main: &str, cli_sources: &str) -> Vec<Stri
                 };
                 // A flag may be written as its parameter key (`KeyFlag::Key("net_ns")` is `--net-ns`).
                 let key = name.replace('-', "_");
-                if !cli_sources.contains(&format!("\"{name}\""))
-                    && !(what == "flag" && cli_sources.contains(&format!("\"{key}\"")))
-                {
+                let as_key = what == "flag" && cli_sources.contains(&format!("\"{key}\""));
+                if !as_key && !cli_sources.contains(&format!("\"{name}\"")) {
                     out.push(format!("`herdlab {verb}`: no {what} `{name}`"));
                 }
             }
