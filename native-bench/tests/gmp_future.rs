@@ -344,7 +344,11 @@ fn a_oneshot_sent_from_a_sleeping_thread_runs_its_g_when_every_m_sleeps() {
         assert_eq!(ran.load(SeqCst), 1, "{workers} workers");
         assert_eq!((r.finished, r.live), (1, 0), "{workers} workers");
         // parked once, readied once from outside, run twice
-        assert_eq!((r.counts.gparks, r.counts.readies), (1, 1), "{workers} workers");
+        assert_eq!(
+            (r.counts.gparks, r.counts.readies),
+            (1, 1),
+            "{workers} workers"
+        );
         assert_eq!(r.counts.context_switches, 2, "{workers} workers");
         // off the global queue, on an M the injector woke (the only wake: main spawns nothing)
         assert_eq!(r.counts.global_queue_gets, 1, "{workers} workers");

@@ -40,7 +40,11 @@ pub const GMP_FIELDS: [Field; 15] = [
     number("hog_ns", "hog's loop (ns, hog)", "1-1000000000"),
     number("rounds", "round trips (pair), reads (netpoll)", "1-10000"),
     number("locked", "LockOSThread goroutines (locked)", "0-16"),
-    number("net_ns", "network delay (ns, netpoll; foreign-wake: the outside wake's)", "1-1000000000"),
+    number(
+        "net_ns",
+        "network delay (ns, netpoll; foreign-wake's waker)",
+        "1-1000000000",
+    ),
     number("seed", "seed", "0-18446744073709551615"),
 ];
 
