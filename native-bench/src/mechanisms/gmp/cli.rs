@@ -88,7 +88,8 @@ dance's counterexample: --variant reversed-dance (--preemption-bound 5 finds it 
 --variant no-syscall-retake (workload syscall), no-async-preemption (hog), runnext-without-sysmon
 (pair), no-blocking-netpoll (1 P, 2 Ms, one G that reads once: 53 steps); the runtime on the
 same: --workload syscall|hog|pair|netpoll (netpoll: 1 P, 2 Ms, 2 Gs of one read, 311,944 states); a
-wake from outside every P: --workload foreign-wake (1 P, 2 Ms, 2 Gs). The checker has no clock: a
+wake from outside every P: --workload foreign-wake (1 P, 2 Ms, 2 Gs: 768,139 states) and
+--variant inject-without-startm (no startIdle -> lost-wakeup, 72 steps). The checker has no clock: a
 timed sleep (sysmon's usleep, a blocking syscall) is a yield point that may end at any moment;
 sysmon's own clock (the sum of its sleeps, in its registers) makes these searches large: give
 --preemption-bound 2 (the runtime's presets proven in 214,163 to 453,517 states; no-syscall-retake
