@@ -137,11 +137,15 @@ pub enum GmpVariant {
     /// (findRunnable's step 13 dropped): Gs parked on the poller wait while their readiness sits
     /// in the kernel, and `checkdead` reports a deadlock that is not one.
     NoBlockingNetpoll,
+    /// A thread outside every P readies a parked G onto the global queue but skips
+    /// `injectglist`'s `startIdle` (`foreign-wake`): with every M asleep in `stopm` the G waits
+    /// on the global queue while a P idles, and nobody looks.
+    InjectWithoutStartm,
 }
 
 impl GmpVariant {
     /// Every variant, the correct one first.
-    pub const ALL: [GmpVariant; 12] = [
+    pub const ALL: [GmpVariant; 13] = [
         GmpVariant::Correct,
         GmpVariant::ReversedDance,
         GmpVariant::WakepNoSpinTest,
@@ -154,9 +158,10 @@ impl GmpVariant {
         GmpVariant::RunnextWithoutSysmon,
         GmpVariant::LockedRunsAnywhere,
         GmpVariant::NoBlockingNetpoll,
+        GmpVariant::InjectWithoutStartm,
     ];
     /// Their names, as `variant=` takes them.
-    pub const NAMES: [&'static str; 12] = [
+    pub const NAMES: [&'static str; 13] = [
         "correct",
         "reversed-dance",
         "wakep-no-spin-test",
@@ -169,6 +174,7 @@ impl GmpVariant {
         "runnext-without-sysmon",
         "locked-runs-anywhere",
         "no-blocking-netpoll",
+        "inject-without-startm",
     ];
     /// This variant's name.
     pub fn name(self) -> &'static str {
@@ -231,6 +237,15 @@ pub enum Workload {
     /// waits for a token that never comes. When the last M goes idle, `checkdead` ends the
     /// program: "all goroutines are asleep - deadlock!".
     Deadlock,
+    /// A wake from outside every P (a foreign thread, a timer): main spawns G2..GN; every G
+    /// (main after its spawns) computes `work_ns`, receives a token (`gopark` unless it came)
+    /// and exits. The tokens come from a thread outside the runtime, no P and not an
+    /// M (the injector): it sleeps `net_ns` before each, then, G1 to GN in turn, leaves the
+    /// token on the G's wait word if the G has not parked, else readies it the way Go readies
+    /// a G from a thread without a P (`injectglist` with no P: `_Grunnable`,
+    /// `globrunqputbatch` under `sched.lock`, `startIdle`), which must wake a parked M when
+    /// every M sleeps in `stopm`.
+    ForeignWake,
 }
 
 /// One thing a running G does next.
@@ -292,7 +307,7 @@ pub struct GCodeRef(pub Option<Arc<dyn GCode>>);
 
 impl Workload {
     /// Every workload.
-    pub const ALL: [Workload; 12] = [
+    pub const ALL: [Workload; 13] = [
         Workload::FanOut,
         Workload::Chain,
         Workload::Tree,
@@ -305,9 +320,10 @@ impl Workload {
         Workload::Locked,
         Workload::Netpoll,
         Workload::Deadlock,
+        Workload::ForeignWake,
     ];
     /// Their names.
-    pub const NAMES: [&'static str; 12] = [
+    pub const NAMES: [&'static str; 13] = [
         "fan-out",
         "chain",
         "tree",
@@ -320,6 +336,7 @@ impl Workload {
         "locked",
         "netpoll",
         "deadlock",
+        "foreign-wake",
     ];
     /// Whether the Gs are made by the spawner outside every P (no `main` on M0).
     pub fn external(self) -> bool {
@@ -337,7 +354,13 @@ impl Workload {
                 | Workload::Locked
                 | Workload::Netpoll
                 | Workload::Deadlock
+                | Workload::ForeignWake
         )
+    }
+    /// Whether a thread outside the runtime (the injector: no P, not an M) readies the
+    /// workload's parked Gs (`foreign-wake`).
+    pub fn foreign(self) -> bool {
+        matches!(self, Workload::ForeignWake)
     }
     /// Whether the workload's Gs wait on the network, so its world has the poller's words and
     /// one peer per G (the other end of its connection).
@@ -528,6 +551,15 @@ impl Workload {
                     }
                 }
             }
+            Workload::ForeignWake => {
+                let spawns = if g == 1 { gs - 1 } else { 0 };
+                match pc {
+                    _ if pc < spawns => GAct::Spawn(pc + 2),
+                    _ if pc == spawns => GAct::Work(work_ns),
+                    _ if pc == spawns + 1 => GAct::Park,
+                    _ => GAct::Exit,
+                }
+            }
             Workload::Deadlock => {
                 if g == 1 {
                     match pc {
@@ -574,8 +606,14 @@ pub struct GmpConfig {
     pub rounds: u32,
     /// `locked`: how many Gs (G2, G3, …) call `LockOSThread`.
     pub locked: u32,
-    /// `netpoll`: the network's delay between a request and its answer.
+    /// `netpoll`: the network's delay between a request and its answer; `foreign-wake`: the
+    /// injector's sleep before each wake.
     pub net_ns: u64,
+    /// Threads outside the runtime may ready parked Gs (the `foreign-wake` injector; natively,
+    /// any thread that holds a future's waker), so a run whose every M is idle and every G
+    /// waits is not known to be dead: `checkdead` stays silent, as Go's does in a program
+    /// built as a library (`-buildmode=c-archive`, `c-shared`), whose host's threads call in.
+    pub foreign_wakes: bool,
 }
 
 impl GmpConfig {
@@ -583,6 +621,13 @@ impl GmpConfig {
     /// `runnext-without-sysmon` variant).
     pub fn sysmon(&self) -> bool {
         self.workload.sysmon_world() && self.variant != GmpVariant::RunnextWithoutSysmon
+    }
+    /// The actor index of the injector (`foreign-wake`: the thread outside the runtime that
+    /// readies parked Gs, after every other thread), if it runs.
+    pub fn injector_id(&self) -> Option<u32> {
+        self.workload.foreign().then(|| {
+            self.threads + self.workload.external() as u32 + self.sysmon() as u32 + self.peers()
+        })
     }
     /// The actor index of sysmon (after the Ms and the spawner), if it runs.
     pub fn sysmon_id(&self) -> Option<u32> {
@@ -637,10 +682,14 @@ impl GmpConfig {
     fn m_base(&self, m: u32) -> u32 {
         self.p_base(self.procs).wrapping_add(m.wrapping_mul(2))
     }
-    /// The threads of a run: the Ms, the spawner (id `threads`) when the workload has one, and
-    /// sysmon when it runs.
+    /// The threads of a run: the Ms, the spawner (id `threads`) when the workload has one,
+    /// sysmon when it runs, the peers of a `netpoll` world, and the injector of `foreign-wake`.
     pub fn actors(&self) -> u32 {
-        self.threads + self.workload.external() as u32 + self.sysmon() as u32 + self.peers()
+        self.threads
+            + self.workload.external() as u32
+            + self.sysmon() as u32
+            + self.peers()
+            + self.workload.foreign() as u32
     }
     /// `m.park`: the note the M sleeps on.
     pub fn park(&self, m: u32) -> Word {
@@ -878,6 +927,7 @@ pub const LISTING: &[&str] = &[
     "netpollBreak(): if cas(netpollWakeSig, 0, 1): write(eventfd)   // startm found no M while an M blocks in netpoll; the program's end",
     "peer: wait for the request; sleep(net_ns); the fd is readable: push it on epoll's ready list; wake epoll_wait",
     "stopm: mput(m); checkdead(): run = mcount - nmidle; run == 0 && Gs wait: throw(\"all goroutines are asleep - deadlock!\")",
+    "foreign thread (no P, not an M): sleep; G's wait word empty? leave the token : parked? take it; injectglist: casgstatus(gp, _Gwaiting, _Grunnable); lock; globrunqputbatch; unlock; startIdle(1)",
 ];
 
 /// Line numbers (1-based) into [`LISTING`].
@@ -994,6 +1044,8 @@ pub mod ln {
     pub const PEER: u16 = 55;
     /// `checkdead`.
     pub const CHECKDEAD: u16 = 56;
+    /// A thread outside the runtime readies a parked G (`injectglist` with no P).
+    pub const FOREIGN: u16 = 57;
 }
 
 /// Where `runqput` returns to.
@@ -1219,6 +1271,8 @@ pub struct Mcx {
     pub dancing: bool,
     /// `wakep` is the spawner's `startIdle` (no `nmspinning`, `startm(pp, spinning=false)`).
     inject: bool,
+    /// The injector: the last G it readies (it readies G `pc` now).
+    ij_last: u32,
     /// Ghost: the G this M is parking (status `_Gwaiting`, not yet published on its wait word).
     pub parking: u32,
     /// Ghost: the G this M is readying (taken off its wait word, status not yet `_Grunnable`).
@@ -1289,7 +1343,7 @@ impl Mcx {
             (self.pass, self.k, self.start, self.stride),
             (&self.batch, &self.hand),
             (self.pending_spin, self.waking, self.dancing),
-            (self.inject, self.parking, self.readying),
+            (self.inject, self.ij_last, self.parking, self.readying),
             (
                 self.oldp,
                 self.ptick,
@@ -1371,6 +1425,22 @@ impl Mcx {
         }
     }
 
+    /// Whether this is the injector: a thread outside the runtime that readies parked Gs
+    /// (`foreign-wake`'s, or natively any thread that wakes a parked future's waker).
+    pub fn is_injector(&self) -> bool {
+        self.cfg.injector_id() == Some(self.id) || self.ij_last != 0
+    }
+
+    /// The injector's next wake (after its sleep), or its end.
+    fn ij_next(&mut self) -> Next<Sched, ()> {
+        if self.pc < self.ij_last {
+            self.pc += 1;
+            Next::Go(Sched::IjSleep)
+        } else {
+            Next::Done(())
+        }
+    }
+
     /// Whether this is the spawner (not an M).
     pub fn is_spawner(&self) -> bool {
         self.id == self.cfg.threads && self.cfg.workload.external()
@@ -1442,8 +1512,11 @@ impl Mcx {
         self.sm.n = 0;
     }
 
-    /// The spawner's next G, or its end.
+    /// The spawner's next G, or its end (the injector: its next wake).
     fn inject_next(&mut self) -> Next<Sched, ()> {
+        if self.is_injector() {
+            return self.ij_next();
+        }
         self.pc += 1;
         if self.pc <= self.cfg.gs {
             Next::Go(Sched::XNewLive)
@@ -1483,8 +1556,12 @@ impl Mcx {
                 Next::Go(Sched::StopLock)
             }
             PutRet::Inject => {
-                // startIdle(1): straight to the lock, no nmspinning
                 self.wake_ret = WakeRet::Inject;
+                if self.cfg.variant == GmpVariant::InjectWithoutStartm && self.is_injector() {
+                    // broken: no startIdle
+                    return self.wake_done();
+                }
+                // startIdle(1): straight to the lock, no nmspinning
                 self.inject = true;
                 Next::Go(Sched::WakeLock)
             }
@@ -1800,7 +1877,11 @@ impl Mcx {
     /// counts as running, which the model does not have (`sched.nmidlelocked`).
     fn checkdead(&mut self) -> Next<Sched, ()> {
         let idle = (self.mask | (1 << self.id)).count_ones();
-        if idle >= self.cfg.threads && !self.cfg.workload.external() && !self.cfg.sysmon() {
+        if idle >= self.cfg.threads
+            && !self.cfg.workload.external()
+            && !self.cfg.sysmon()
+            && !self.cfg.foreign_wakes
+        {
             self.n = 0;
             Next::Go(Sched::CdScan { g: 1 })
         } else {
@@ -2532,6 +2613,57 @@ crate::steps! {
         XEnd @ ln::INJECT => fetch_add(LIVE, u32::MAX) => |old|
             if old == 1 { Go(Sched::EndLock) } else { Done(()) };
 
+        // ----- a thread outside every P readies a parked G (injectglist with no P) -----
+        /// The injector's timer: it sleeps `net_ns` before each wake.
+        IjSleep @ ln::FOREIGN => sleep(m.cfg.net_ns) => |()| Go(Sched::IjLoad);
+        /// G `pc`'s wait word: parked, empty, or a token already there.
+        IjLoad @ ln::FOREIGN => load(m.cfg.wait(m.pc)) => |v|
+            if v == wait::PARKED {
+                Go(Sched::IjTake)
+            } else if v == wait::EMPTY {
+                Go(Sched::IjPost)
+            } else {
+                m.ij_next()
+            };
+        /// Not parked: leave the token (the G's park finds it).
+        IjPost @ ln::FOREIGN => cas(m.cfg.wait(m.pc), wait::EMPTY, wait::TOKEN) => |ok|
+            if ok { m.ij_next() } else { Go(Sched::IjLoad) };
+        /// Parked: take it off its wait word…
+        IjTake @ ln::FOREIGN => cas(m.cfg.wait(m.pc), wait::PARKED, wait::EMPTY) => |ok|
+            if ok {
+                m.readying = m.pc;
+                Go(Sched::IjStatus)
+            } else {
+                Go(Sched::IjLoad)
+            };
+        /// The injector's `startm` found no parked M (Go: `newm`, a new thread; the model's Ms
+        /// are a fixed set, and every M without a P is on its way to `stopm`): unless the
+        /// program ended…
+        IjNoMDone @ ln::FOREIGN => load(DONE) => |d|
+            if d != 0 { Go(Sched::IjGivePidle) } else { Go(Sched::IjNoMUnlock) };
+        /// …`unlock`, holding the P…
+        IjNoMUnlock @ ln::FOREIGN => mutex_unlock(SCHED_LOCK) => |()| Go(Sched::IjNoMYield);
+        /// …yield…
+        IjNoMYield @ ln::FOREIGN => sched_yield() => |()| Go(Sched::IjNoMLock);
+        /// …and `mget` again under the lock.
+        IjNoMLock @ ln::FOREIGN => mutex_lock(SCHED_LOCK) => |()| Go(Sched::WakeMidle);
+        /// The program ended: the P goes back idle (the idle mask read again).
+        IjGivePidle @ ln::FOREIGN => load(PIDLE) => |mask| {
+            m.mask = mask;
+            m.counts.no_m += 1;
+            Go(Sched::WakeGiveBack)
+        };
+        /// …`injectglist` with no P: `casgstatus(gp, _Gwaiting, _Grunnable)`, then
+        /// `globrunqputbatch` under the lock and `startIdle(1)` (the spawner's rows).
+        IjStatus @ ln::INJECTGLIST => store(m.cfg.status(m.pc), gstatus::RUNNABLE) => |()| {
+            let g = m.pc;
+            m.readying = 0;
+            m.hand.push(g);
+            m.waking = true;
+            m.counts.readies += 1;
+            m.global_put(g, PutRet::Inject)
+        };
+
         // ----- runqput(pp, gp, next) -----
         /// `oldnext := pp.runnext`.
         PutNextLoad @ ln::PUT_NEXT => load(m.cfg.runnext(m.p)) => |old| Go(Sched::PutNextCas { old });
@@ -3185,7 +3317,9 @@ crate::steps! {
         WakeNpidle @ ln::WAKE_PIDLE => fetch_add(NPIDLE, u32::MAX) => |_| Go(Sched::WakeMidle);
         /// `mget`: a parked M.
         WakeMidle @ ln::STARTM => load(MIDLE) => |mm|
-            if mm == 0 {
+            if mm == 0 && m.is_injector() {
+                Go(Sched::IjNoMDone)
+            } else if mm == 0 {
                 m.counts.no_m += 1;
                 m.np.brk = m.cfg.workload.netpoll_world();
                 Go(Sched::WakeGiveBack)
@@ -3773,10 +3907,13 @@ impl GmpActor {
     pub fn new(cfg: GmpConfig, id: u32) -> Self {
         let external = cfg.workload.external();
         let sysmon = cfg.sysmon_id() == Some(id);
+        let injector = cfg.injector_id() == Some(id);
         let n = if sysmon { cfg.procs as usize } else { 0 };
         GmpActor {
             at: Some(if sysmon {
                 Sched::SmSleep
+            } else if injector {
+                Sched::IjSleep
             } else if id >= cfg.peer_id(1) && id < cfg.actors() {
                 Sched::PeerWait
             } else if external && id == cfg.threads {
@@ -3792,7 +3929,7 @@ impl GmpActor {
                 p: NONE,
                 spinning: false,
                 curg: 0,
-                pc: 0,
+                pc: if injector { 1 } else { 0 },
                 schedtick: 0,
                 g: 0,
                 inherit: false,
@@ -3815,6 +3952,7 @@ impl GmpActor {
                 waking: false,
                 dancing: false,
                 inject: false,
+                ij_last: if injector { cfg.gs } else { 0 },
                 parking: 0,
                 readying: 0,
                 oldp: NONE,
@@ -3848,6 +3986,18 @@ impl GmpActor {
     pub fn with_code(cfg: GmpConfig, id: u32, code: Arc<dyn GCode>) -> Self {
         let mut a = Self::new(cfg, id);
         a.cx.code = GCodeRef(Some(code));
+        a
+    }
+
+    /// A thread outside the runtime that wakes G `g` (natively: a thread that wakes a parked
+    /// future's waker): once, from its wait word, the injector's rows — a token if `g` has not
+    /// parked, else `injectglist` with no P — and then it is done. The actor's id is
+    /// `cfg.threads` (the spawner's slot: an injector never parks on it).
+    pub fn injector(cfg: GmpConfig, g: u32) -> Self {
+        let mut a = Self::new(cfg, cfg.threads);
+        a.at = Some(Sched::IjLoad);
+        a.cx.pc = g;
+        a.cx.ij_last = g;
         a
     }
 

@@ -261,6 +261,46 @@
 //! and on 2 Ps, 3 Ms and one G (143,390); 2 Ps with 2 Gs did not finish in 400 s of a release
 //! build (the peers' timers multiply the orders).
 //!
+//! # A wake from outside every P (`foreign-wake`)
+//! A G parked on its wait word may be readied by a thread that is neither an M nor holds a P: a
+//! foreign thread, a timer (natively: any thread that wakes a parked future's waker). Go readies
+//! Gs found by such a thread with `injectglist` when `getg().m.p == 0` (§3.12): every G
+//! `_Grunnable`, `globrunqputbatch` under `sched.lock`, then `startIdle(n)`: per G, under the
+//! lock, `pidlegetSpinning` (none: `needspinning = 1`, stop) and `startm(pp, false)`, which
+//! wakes a parked M for it. The model's *injector* is that thread (one more actor, after every
+//! other, [`GmpConfig::injector_id`]): it sleeps `net_ns` (a timed sleep: any moment in the
+//! checker), then G1 to GN in turn: a G that has not parked gets the token on its wait word
+//! (its receive takes it, as a send before the park), a parked one is taken off it and
+//! injected, through the spawner's own rows (`globrunqput`, then `startIdle(1)`: no second
+//! copy). Natively each foreign wake runs the same rows once for its G on the waking thread
+//! ([`GmpActor::injector`]). The `foreign-wake` workload: main spawns G2..GN, every G computes,
+//! receives (parks, unless its token came while it computed) and exits. Since a thread outside the runtime may still wake a G, a world
+//! with one ([`GmpConfig::foreign_wakes`]) has no `checkdead` (Go's is silent in a program built
+//! as a library, whose host's threads call in).
+//!
+//! | state | what it does | next |
+//! |---|---|---|
+//! | `IjSleep` | the outside thread's sleep (`net_ns`) | `IjLoad` |
+//! | `IjLoad`, `IjPost` | the G's wait word: empty → CAS in the token | the next G, or the end |
+//! | `IjTake`, `IjStatus` | parked → CAS it off; `casgstatus(gp, _Gwaiting, _Grunnable)` | `globrunqput` (`SlowLock` …), `startIdle(1)` (`WakeLock` …), the next G |
+//! | `IjNoMDone` … `IjNoMLock`, `IjGivePidle` | `startm` found no parked M: unless the program ended (the P back idle), unlock, yield, lock, `mget` again | `WakeMidle` |
+//!
+//! Where the model differs: Go's `startm` creates a thread (`newm`) when no M is idle. The
+//! model's Ms are a fixed set, and an M that has done its last re-check of the queues may still
+//! be on its way to `stopm`: giving the P back there (`no_m`, as the Ms' own `wakep` does) would
+//! leave the injected G queued while every M sleeps (the checker found that on the preset: both
+//! Ms past their last re-check, neither on `midle` yet). So the injector's `startm` waits instead, holding the P, until one of them parks
+//! (there are more Ms than Ps, so an M without a P always ends in `stopm`), as a locked M's
+//! `handoffp` does (`locked_no_m`).
+//!
+//! Invariants: `conservation` counts a G between the injector's take and its status change as
+//! waiting in its hands, and a runnable G in them until it is on the global queue;
+//! `lost-wakeup` counts the injector as looking until its `startIdle` ends. The variant
+//! `inject-without-startm` skips `startIdle`: with every M asleep in `stopm` the injected G
+//! waits on the global queue while the P idles, which the checker finds on the preset
+//! ([`GmpParams::action_preset`] of `foreign-wake`: 1 P, 2 Ms, main and G2) in 72 steps; the
+//! runtime's code is proven there (768,139 states, about a minute of a debug build).
+//!
 //! # Invariants ([`invariants`], §5 of the fact sheet)
 //! `conservation`, `ownership`, `queue-bounds`, `spinning`, `lost-wakeup`, the bounded-liveness
 //! checks of the sysmon worlds `syscall-retake`, `preemption` and `starvation`, `locked-thread`

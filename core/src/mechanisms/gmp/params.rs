@@ -194,7 +194,7 @@ const KEYS: &[Key] = &[
             hi: 1_000_000_000,
             unit: "ns",
         },
-        help: "netpoll: the network's delay from a request to its answer",
+        help: "netpoll: the network's delay from a request to its answer; foreign-wake: the outside thread's sleep before each wake",
     },
     Key {
         name: "locked",
@@ -454,6 +454,7 @@ impl GmpParams {
             rounds: self.rounds.min(10_000),
             locked: self.locked.min(16),
             net_ns: self.net_ns as u64,
+            foreign_wakes: self.workload.foreign(),
         }
     }
 
@@ -536,8 +537,10 @@ impl GmpParams {
 
     /// The checker's tiny preset for a workload's G action, proven in a second of a debug build:
     /// `ping-pong` (gopark / goready), 1 P, 2 Ms, one pair; `spawn-many` (the spawner outside
-    /// every P), 2 Ps, 3 Ms, 1 G; `yield-many` (Gosched), 1 P, 2 Ms, 2 Gs of one yield each.
-    /// Other workloads: [`GmpParams::check_preset`].
+    /// every P), 2 Ps, 3 Ms, 1 G; `yield-many` (Gosched), 1 P, 2 Ms, 2 Gs of one yield each;
+    /// `foreign-wake` (a thread outside every P readies parked Gs), 1 P, 2 Ms, 2 Gs. The
+    /// sysmon, `locked` and `netpoll` worlds have their own (below). Other workloads:
+    /// [`GmpParams::check_preset`].
     pub fn action_preset(workload: Workload, variant: GmpVariant) -> GmpParams {
         let base = GmpParams {
             workload,
@@ -594,19 +597,30 @@ impl GmpParams {
                 rounds: 1,
                 ..one_p
             },
+            // main spawns G2; both park; the injector outside every P readies main, then G2
+            // (a token if it has not parked yet, else injectglist with no P: startIdle must
+            // wake an M when both sleep in stopm)
+            Workload::ForeignWake => GmpParams {
+                goroutines: 2,
+                ..one_p
+            },
             _ => base,
         }
     }
 
     /// The checker's preset of a variant: the sysmon variants' tiny presets
     /// ([`GmpParams::action_preset`] of `syscall`, `hog` and `pair`), `no-blocking-netpoll`'s
-    /// (1 P, 2 Ms, one G that reads once), else [`GmpParams::check_preset`].
+    /// (1 P, 2 Ms, one G that reads once), `inject-without-startm`'s (`foreign-wake`'s: 1 P,
+    /// 2 Ms, 2 Gs), else [`GmpParams::check_preset`].
     pub fn variant_preset(variant: GmpVariant) -> GmpParams {
         match variant {
             GmpVariant::NoSyscallRetake => GmpParams::action_preset(Workload::Syscall, variant),
             GmpVariant::NoAsyncPreemption => GmpParams::action_preset(Workload::Hog, variant),
             GmpVariant::RunnextWithoutSysmon => GmpParams::action_preset(Workload::Pair, variant),
             GmpVariant::LockedRunsAnywhere => GmpParams::locked_preset(variant),
+            GmpVariant::InjectWithoutStartm => {
+                GmpParams::action_preset(Workload::ForeignWake, variant)
+            }
             // 1 P, 2 Ms, main alone: it reads once and parks; the M finds nothing and parks
             GmpVariant::NoBlockingNetpoll => GmpParams {
                 gomaxprocs: 1,

@@ -59,7 +59,10 @@ G runs only on its own M: stoplockedm and startlockedm hand the P to it each tim
 main spawns the rest, each G --rounds times computes and reads from its connection, whose
 peer answers after --net-ns: the G parks on the netpoller until a netpoll finds it ready;
 deadlock: main waits for a token nobody sends, and checkdead ends the run with \"all
-goroutines are asleep - deadlock!\", exit 1), each computing --work-ns, on --gomaxprocs Ps
+goroutines are asleep - deadlock!\", exit 1; foreign-wake: main spawns the rest, every G computes, then waits
+for a token that a thread outside the runtime (no P, not an M) sends after --net-ns each, G1
+first: a token if the G has not parked yet, else injectglist with no P, which starts an M
+for an idle P), each computing --work-ns, on --gomaxprocs Ps
 and --threads Ms
 over --cpus CPUs, each P with a --ring slot local queue and runnext. syscall, hog and pair run
 sysmon (retake, preemption; a blocked M and sysmon sleep off every CPU, so any --cpus will do).
@@ -84,7 +87,9 @@ dance's counterexample: --variant reversed-dance (--preemption-bound 5 finds it 
 190,000 states). The sysmon variants start from their own preset (1 P, 2 Ms and sysmon):
 --variant no-syscall-retake (workload syscall), no-async-preemption (hog), runnext-without-sysmon
 (pair), no-blocking-netpoll (1 P, 2 Ms, one G that reads once: 53 steps); the runtime on the
-same: --workload syscall|hog|pair|netpoll (netpoll: 1 P, 2 Ms, 2 Gs of one read, 311,944 states). The checker has no clock: a
+same: --workload syscall|hog|pair|netpoll (netpoll: 1 P, 2 Ms, 2 Gs of one read, 311,944 states); a
+wake from outside every P: --workload foreign-wake (1 P, 2 Ms, 2 Gs: 768,139 states) and
+--variant inject-without-startm (no startIdle -> lost-wakeup, 72 steps). The checker has no clock: a
 timed sleep (sysmon's usleep, a blocking syscall) is a yield point that may end at any moment;
 sysmon's own clock (the sum of its sleeps, in its registers) makes these searches large: give
 --preemption-bound 2 (the runtime's presets proven in 214,163 to 453,517 states; no-syscall-retake
@@ -129,6 +134,7 @@ pub fn check_params(m: &ArgMatches) -> Result<GmpParams, CliError> {
     let mut params = if given.workload.sysmon_world()
         || given.workload == Workload::Locked
         || given.workload.netpoll_world()
+        || given.workload.foreign()
     {
         GmpParams::action_preset(given.workload, given.variant)
     } else {
@@ -165,6 +171,9 @@ pub fn variant_lines() -> Vec<String> {
         }
         GmpVariant::LockedRunsAnywhere => {
             "no startlockedm: a LockOSThread G runs on any M -> locked-thread (workload locked)"
+        }
+        GmpVariant::InjectWithoutStartm => {
+            "a wake from outside every P queues the G but starts no M -> lost-wakeup (workload foreign-wake)"
         }
         GmpVariant::NoBlockingNetpoll => {
             "the last M parks in stopm without polling -> deadlock-report (workload netpoll)"

@@ -29,7 +29,7 @@ use herdlab_core::mechanisms::gmp::{GmpActor, GmpConfig, GmpParams, Workload};
 use herdlab_core::op::{CondId, MutexId, Op, OpResult, SemId, WakeCount, Word};
 
 use super::layout::{GoMemory, Line, IN_WORLD, WATCH};
-use super::task::{Tasks, FOREIGN_PARKED};
+use super::task::Tasks;
 use crate::platform::futex::{futex_wait, futex_wake, WaitOutcome};
 use crate::platform::native::{NativeError, NativeThread, NativeWorld, WorldSpec};
 use crate::platform::WAIT_TIMEOUT;
@@ -127,45 +127,11 @@ impl MOps<'_> {
         Ok(())
     }
 
-    /// `lock2`'s contended path: spin, yield once, then sleep on the word as a waiter
-    /// (`futex(2)`, bounded by [`WAIT_TIMEOUT`], and left when the run fails: `NativeWorld::fail`
-    /// wakes the word).
+    /// `lock2`'s contended path ([`lock_slow`]).
     #[cold]
     #[inline(never)]
     fn lock_slow(&mut self) -> Result<(), NativeError> {
-        for _ in 0..ACTIVE_SPIN {
-            for _ in 0..ACTIVE_SPIN_CNT {
-                std::hint::spin_loop();
-            }
-            if self.lock.load(Relaxed) == UNLOCKED
-                && self
-                    .lock
-                    .compare_exchange(UNLOCKED, LOCKED, Acquire, Relaxed)
-                    .is_ok()
-            {
-                return Ok(());
-            }
-        }
-        std::thread::yield_now();
-        let t0 = std::time::Instant::now();
-        while self.lock.swap(SLEEPING, Acquire) != UNLOCKED {
-            if self.world.aborted() {
-                return Err(NativeError::new(
-                    "an M stopped waiting for sched.lock: the run failed",
-                ));
-            }
-            // a plain futex sleep, as Go's `futexsleep`: not a park of the M (the trace's
-            // `park`/`sleep` pairs are the table's notes), so not the platform's recorded wait
-            if let WaitOutcome::TimedOut = futex_wait(self.lock, SLEEPING, WAIT_TIMEOUT)? {
-                if t0.elapsed() >= WAIT_TIMEOUT {
-                    return Err(NativeError::new(format!(
-                        "an M waited for sched.lock past {} s",
-                        WAIT_TIMEOUT.as_secs()
-                    )));
-                }
-            }
-        }
-        Ok(())
+        lock_slow(self.lock, self.world)
     }
 
     /// Let go of `sched.lock` if this M still holds it (its run stopped on an error).
@@ -317,6 +283,203 @@ impl Ops for MOps<'_> {
     }
 }
 
+/// `lock2`'s contended path: spin, yield once, then sleep on the word as a waiter (`futex(2)`,
+/// bounded by [`WAIT_TIMEOUT`], and left when the run fails: `NativeWorld::fail` wakes the word).
+fn lock_slow(lock: &AtomicU32, world: &NativeWorld) -> Result<(), NativeError> {
+    for _ in 0..ACTIVE_SPIN {
+        for _ in 0..ACTIVE_SPIN_CNT {
+            std::hint::spin_loop();
+        }
+        if lock.load(Relaxed) == UNLOCKED
+            && lock
+                .compare_exchange(UNLOCKED, LOCKED, Acquire, Relaxed)
+                .is_ok()
+        {
+            return Ok(());
+        }
+    }
+    std::thread::yield_now();
+    let t0 = std::time::Instant::now();
+    while lock.swap(SLEEPING, Acquire) != UNLOCKED {
+        if world.aborted() {
+            return Err(NativeError::new(
+                "a thread stopped waiting for sched.lock: the run failed",
+            ));
+        }
+        // a plain futex sleep, as Go's `futexsleep`: not a park of the M (the trace's
+        // `park`/`sleep` pairs are the table's notes), so not the platform's recorded wait
+        if let WaitOutcome::TimedOut = futex_wait(lock, SLEEPING, WAIT_TIMEOUT)? {
+            if t0.elapsed() >= WAIT_TIMEOUT {
+                return Err(NativeError::new(format!(
+                    "a thread waited for sched.lock past {} s",
+                    WAIT_TIMEOUT.as_secs()
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The platform of a thread outside the runtime that readies a parked G (core's injector,
+/// [`GmpActor::injector`]): the same words as an M's ([`GoMemory`], the Ms' notes and
+/// `sched.lock`'s futex word in the world) and the same `lock2`, without a thread slot of the
+/// world (any thread may wake a future's waker). It only loads, stores, CASes, takes and
+/// releases `sched.lock` and wakes an M's note: any other operation is an error.
+struct ForeignOps<'w> {
+    world: &'w NativeWorld,
+    map: &'w [u32],
+    lines: &'w [Line],
+    lock: &'w AtomicU32,
+    held: bool,
+}
+
+impl ForeignOps<'_> {
+    fn word(&self, w: Word) -> Result<&AtomicU32, NativeError> {
+        match self.map.get(w.0 as usize).copied() {
+            Some(e) if e & IN_WORLD == 0 => Ok(GoMemory::at(self.lines, e)),
+            _ => self.world.word(w),
+        }
+    }
+    fn refuse<T>(&self, what: &str) -> Result<T, NativeError> {
+        Err(NativeError::new(format!(
+            "a foreign wake's injectglist issued {what}, which a thread outside the runtime does not"
+        )))
+    }
+}
+
+impl Ops for ForeignOps<'_> {
+    type Error = NativeError;
+    fn load(&mut self, w: Word) -> Result<u32, NativeError> {
+        Ok(self.word(w)?.load(SeqCst))
+    }
+    fn store(&mut self, w: Word, v: u32) -> Result<(), NativeError> {
+        match self.map.get(w.0 as usize).copied() {
+            Some(e) if e & IN_WORLD == 0 => GoMemory::store(self.lines, e, v),
+            _ => self.world.word(w)?.store(v, SeqCst),
+        }
+        Ok(())
+    }
+    fn cas(&mut self, w: Word, old: u32, new: u32) -> Result<bool, NativeError> {
+        Ok(self
+            .word(w)?
+            .compare_exchange(old, new, SeqCst, SeqCst)
+            .is_ok())
+    }
+    fn fetch_add(&mut self, w: Word, d: u32) -> Result<u32, NativeError> {
+        Ok(self.word(w)?.fetch_add(d, SeqCst))
+    }
+    fn swap(&mut self, w: Word, v: u32) -> Result<u32, NativeError> {
+        Ok(self.word(w)?.swap(v, SeqCst))
+    }
+    fn sem_wait(&mut self, _: SemId) -> Result<(), NativeError> {
+        self.refuse("sem_wait")
+    }
+    fn sem_post(&mut self, _: SemId) -> Result<(), NativeError> {
+        self.refuse("sem_post")
+    }
+    fn futex_wait(&mut self, _: Word, _: u32) -> Result<bool, NativeError> {
+        self.refuse("futex_wait")
+    }
+    /// `notewakeup(&mp.park)`'s wake of a parked M.
+    fn futex_wake(&mut self, w: Word, n: WakeCount) -> Result<u32, NativeError> {
+        let n = match n {
+            WakeCount::All => i32::MAX,
+            WakeCount::Up(k) => i32::try_from(k).unwrap_or(i32::MAX),
+        };
+        futex_wake(self.world.word(w)?, n)
+    }
+    fn mutex_lock(&mut self, m: MutexId) -> Result<(), NativeError> {
+        if m != SCHED_LOCK || self.held {
+            return self.refuse("a lock other than sched.lock, or sched.lock twice");
+        }
+        if self
+            .lock
+            .compare_exchange(UNLOCKED, LOCKED, Acquire, Relaxed)
+            .is_err()
+        {
+            lock_slow(self.lock, self.world)?;
+        }
+        self.held = true;
+        Ok(())
+    }
+    fn mutex_unlock(&mut self, m: MutexId) -> Result<(), NativeError> {
+        if m != SCHED_LOCK || !self.held {
+            return self.refuse("an unlock of a lock it does not hold");
+        }
+        self.held = false;
+        if self.lock.swap(UNLOCKED, Release) == SLEEPING {
+            futex_wake(self.lock, 1)?;
+        }
+        Ok(())
+    }
+    fn cond_wait(&mut self, _: CondId, _: MutexId) -> Result<(), NativeError> {
+        self.refuse("cond_wait")
+    }
+    fn cond_notify(&mut self, _: CondId, _: WakeCount) -> Result<(), NativeError> {
+        self.refuse("cond_notify")
+    }
+    fn work(&mut self, _: u64) -> Result<(), NativeError> {
+        self.refuse("work")
+    }
+    fn sleep(&mut self, _: u64) -> Result<(), NativeError> {
+        self.refuse("a sleep")
+    }
+    fn pause(&mut self) -> Result<(), NativeError> {
+        std::hint::spin_loop();
+        Ok(())
+    }
+    /// The yield of `startm`'s wait for an M on its way to `stopm`: left when the run fails.
+    fn sched_yield(&mut self) -> Result<(), NativeError> {
+        if self.world.aborted() {
+            return Err(NativeError::new(
+                "a foreign wake stopped waiting for an idle M: the run failed",
+            ));
+        }
+        std::thread::yield_now();
+        Ok(())
+    }
+    fn now(&mut self) -> Result<u64, NativeError> {
+        Ok(self.world.now_ns())
+    }
+    fn other(&mut self, op: Op) -> Result<OpResult, NativeError> {
+        self.refuse(&format!("{op:?}"))
+    }
+}
+
+/// The run a foreign wake goes to: the table's memory and scenario, the world that holds the
+/// Ms' notes and `sched.lock`'s word.
+#[derive(Debug)]
+pub(crate) struct RunMem {
+    pub(crate) mem: Arc<GoMemory>,
+    pub(crate) cfg: GmpConfig,
+    pub(crate) world: Arc<NativeWorld>,
+}
+
+impl RunMem {
+    /// A thread outside the runtime wakes G `g`: core's injector rows, straight-line, on this
+    /// thread (a token if `g` has not parked, else `injectglist` with no P: `_Grunnable`, the
+    /// global queue under `sched.lock`, `startIdle`, which wakes a parked M for an idle P).
+    /// What the injector counted (its `goready`s of parked Gs, its M wakes).
+    pub(crate) fn inject(&self, g: u32) -> Result<MCounts, NativeError> {
+        let mut ops = ForeignOps {
+            world: &self.world,
+            map: &self.mem.map,
+            lines: &self.mem.lines,
+            lock: self.world.word(self.mem.lock_word())?,
+            held: false,
+        };
+        let mut a = GmpActor::injector(self.cfg, g);
+        let r = a.run(&mut ops);
+        if ops.held {
+            // stopped on an error with the lock: let go of it
+            if ops.lock.swap(UNLOCKED, Release) == SLEEPING {
+                let _ = futex_wake(ops.lock, i32::MAX);
+            }
+        }
+        r.map(|()| a.cx.counts)
+    }
+}
+
 /// The Ms' start: none runs until every one has started (a `Barrier` that a failed start can
 /// open without them).
 struct StartGate {
@@ -377,6 +540,9 @@ pub fn run_tasks(p: &GmpParams, tasks: &Arc<Tasks>) -> Result<GmpRun, NativeErro
     } else {
         Workload::FanOut
     };
+    // any thread may hold a future's waker and wake it later: `checkdead` cannot know the
+    // program is dead (a run whose every G waits for good ends at the platform's wait timeout)
+    cfg.foreign_wakes = true;
     let spawned = tasks.spawned();
     if cfg.workload.external() && spawned != cfg.gs {
         return Err(NativeError::new(format!(
@@ -393,14 +559,7 @@ pub fn run_tasks(p: &GmpParams, tasks: &Arc<Tasks>) -> Result<GmpRun, NativeErro
     if let Some(f) = tasks.failure() {
         return Err(NativeError::new(f));
     }
-    let stuck = tasks.undelivered();
-    match r {
-        Err(e) if !stuck.is_empty() => Err(NativeError::new(format!(
-            "{}; {FOREIGN_PARKED} (G{stuck:?})",
-            e.0
-        ))),
-        r => r,
-    }
+    r
 }
 
 fn run_inner(cfg: GmpConfig, tasks: Option<&Arc<Tasks>>) -> Result<GmpRun, NativeError> {
@@ -418,9 +577,7 @@ fn run_inner(cfg: GmpConfig, tasks: Option<&Arc<Tasks>>) -> Result<GmpRun, Nativ
         0
     };
     let mem = Arc::new(GoMemory::new(&cfg));
-    if let Some(t) = tasks {
-        t.attach(mem.clone(), cfg);
-    }
+    let mem_arc = mem.clone();
     let mem = &*mem;
     let lock_word = mem.lock_word();
     let spec = WorldSpec {
@@ -446,11 +603,20 @@ fn run_inner(cfg: GmpConfig, tasks: Option<&Arc<Tasks>>) -> Result<GmpRun, Nativ
     } else {
         lock_word.0 as usize + 1
     };
-    let world = NativeWorld::with_words(spec, world_words)?;
+    let world_arc = Arc::new(NativeWorld::with_words(spec, world_words)?);
+    if let Some(t) = tasks {
+        // a foreign wake from now on runs core's injector on this run's words
+        t.attach(RunMem {
+            mem: mem_arc,
+            cfg,
+            world: world_arc.clone(),
+        });
+    }
+    let world = &*world_arc;
     let lock = world.word(lock_word)?;
     let (start, end) = (AtomicU64::new(0), AtomicU64::new(0));
     let ready = StartGate::new(threads);
-    let (world, start, end, ready) = (&world, &start, &end, &ready);
+    let (start, end, ready) = (&start, &end, &ready);
     // each M's counters, the Gs it locked and the Gs it executed (`locked` workload)
     type MResult = Result<(MCounts, Vec<u32>, Vec<u32>), NativeError>;
     let results: Vec<MResult> = std::thread::scope(|s| {
@@ -517,10 +683,15 @@ fn run_inner(cfg: GmpConfig, tasks: Option<&Arc<Tasks>>) -> Result<GmpRun, Nativ
             })
             .collect()
     });
+    // the foreign wakes still in flight end their injectglist (a bounded tail: the lock, an
+    // M's note) before their counts are read
+    let mut counts = match tasks {
+        Some(t) => t.settle()?,
+        None => MCounts::default(),
+    };
     if let Some(f) = world.failure() {
         return Err(NativeError::new(f));
     }
-    let mut counts = MCounts::default();
     let mut per_m = Vec::with_capacity(results.len());
     for r in results {
         let (c, locked_here, ran) = r?;

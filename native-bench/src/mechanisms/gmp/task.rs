@@ -32,16 +32,21 @@
 //!
 //! # Wakes from outside a poll
 //! A waker is `Send + Sync`. Woken outside every poll of this runtime (a foreign thread, a timer),
-//! it puts the token on the G's wait word (`EMPTY → TOKEN`, the same CAS the table's `SendPost`
-//! makes): a G that has not parked yet finds it at its park and is polled again. A G already
-//! parked goes on a list that the next poll of any G of the runtime takes (one relaxed load per
-//! poll while it is empty): each becomes a `Ready` action of that G, so the table's own `goready`
-//! (the wait word, `runqput` into runnext, `wakep`) readies it. What is not there: Go's
-//! `injectglist` from outside every P, which would wake an M when *no* G is running. A foreign
-//! wake of a parked G while every G waits is therefore not delivered: the Ms park, `checkdead`
-//! reports the deadlock (a run from `main`; a run from the outside spawner has no `checkdead` and
-//! ends at the platform's wait timeout) and the run fails, naming the undelivered wake
-//! ([`FOREIGN_PARKED`], [`Tasks::undelivered`]). Never a silent loss.
+//! the waking thread is core's injector
+//! ([`GmpActor::injector`](herdlab_core::mechanisms::gmp::GmpActor::injector): a thread outside every P, not
+//! an M) and runs its rows straight-line on the run's words, the way Go readies a G from a
+//! thread without a P: the G's wait word first (`EMPTY → TOKEN`, the CAS the table's `SendPost`
+//! makes: a G that has not parked yet finds the token at its park and is polled again); a G
+//! already parked is taken off it (`PARKED → EMPTY`) and `injectglist`ed with no P: `_Grunnable`,
+//! `globrunqputbatch` under `sched.lock`, then `startIdle` takes an idle P and `startm`s a parked
+//! M for it (`notewakeup` of its note), so the G runs even when every G waits and every M sleeps
+//! in `stopm`. The simulator and the checker step the same rows (core's `foreign-wake`
+//! workload). A wake before the run starts does nothing (every G is polled at its first run
+//! anyway); an injection that fails fails the run. Never a silent loss.
+//!
+//! Because any thread may hold a waker, `checkdead` stays silent on these runs (as Go's does in
+//! a program built as a library, whose host's threads call in): a run whose every G waits for a
+//! wake that never comes ends at the platform's wait timeout, with an error.
 //!
 //! Limits: the Gs are core's words, so a run has a fixed number of Gs (each id runs once), given
 //! up front ([`Tasks::new`]); a spawn past it fails the run. The G ids are handed out in spawn
@@ -53,22 +58,18 @@ use std::cell::RefCell;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::AtomicU32;
-use std::sync::atomic::Ordering::{Relaxed, SeqCst};
+use std::sync::atomic::Ordering::SeqCst;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::task::{Context, Poll, Wake, Waker};
 
-use herdlab_core::mechanisms::gmp::machine::wait;
+use herdlab_core::mechanisms::gmp::machine::MCounts;
 use herdlab_core::mechanisms::gmp::{GAct, GCode, GmpConfig};
 
-use super::layout::{GoMemory, IN_WORLD};
+use super::native::RunMem;
+use crate::platform::native::{NativeError, WAIT_TIMEOUT};
 
 /// A G's code.
 pub type BoxFut = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
-
-/// The error of a foreign wake that found its G parked.
-pub const FOREIGN_PARKED: &str = "a wake from outside the runtime's Gs found its G parked when no \
-     G ran to deliver it: goready from outside every P (Go's injectglist without a P) is not \
-     implemented for futures";
 
 /// A G's slot: its future (taken at its exit) and its waker (made at its first poll).
 #[derive(Default)]
@@ -86,13 +87,13 @@ pub struct Tasks {
     /// The last id handed out.
     last: AtomicU32,
     max: u32,
-    /// The table's memory and scenario, set when the run starts.
-    mem: OnceLock<(Arc<GoMemory>, GmpConfig)>,
+    /// The table's memory, scenario and world, set when the run starts.
+    run: OnceLock<RunMem>,
     failure: Mutex<Option<String>>,
-    /// Gs a foreign wake found parked, for the next poll to ready ([`Tasks::foreign_wake`]).
-    foreign: Mutex<Vec<u32>>,
-    /// How many wait there (read without the lock by every poll).
-    foreign_n: AtomicU32,
+    /// Foreign wakes running core's injector now ([`Tasks::foreign_wake`]).
+    inflight: AtomicU32,
+    /// What the injectors counted (their `goready`s, their M wakes).
+    injected: Mutex<MCounts>,
 }
 
 impl std::fmt::Debug for Tasks {
@@ -126,10 +127,10 @@ impl Tasks {
             slots: (0..=max).map(|_| Mutex::new(Slot::default())).collect(),
             last: AtomicU32::new(0),
             max,
-            mem: OnceLock::new(),
+            run: OnceLock::new(),
             failure: Mutex::new(None),
-            foreign: Mutex::new(Vec::new()),
-            foreign_n: AtomicU32::new(0),
+            inflight: AtomicU32::new(0),
+            injected: Mutex::new(MCounts::default()),
         })
     }
 
@@ -146,8 +147,8 @@ impl Tasks {
             .sum()
     }
 
-    /// The first failure (a spawn past the room, a poll that panicked, a foreign wake after the
-    /// park).
+    /// The first failure (a spawn past the room, a poll that panicked, a foreign wake whose
+    /// injection failed).
     pub fn failure(&self) -> Option<String> {
         self.failure
             .lock()
@@ -186,8 +187,26 @@ impl Tasks {
     }
 
     /// The run starts on this memory.
-    pub(crate) fn attach(&self, mem: Arc<GoMemory>, cfg: GmpConfig) {
-        let _ = self.mem.set((mem, cfg));
+    pub(crate) fn attach(&self, run: RunMem) {
+        let _ = self.run.set(run);
+    }
+
+    /// After the run: wait for the foreign wakes still inside their `injectglist` (its tail
+    /// after the G is queued: the lock, an M's note) and take what they counted.
+    pub(crate) fn settle(&self) -> Result<MCounts, NativeError> {
+        let t0 = std::time::Instant::now();
+        while self.inflight.load(SeqCst) != 0 {
+            if t0.elapsed() >= WAIT_TIMEOUT {
+                return Err(NativeError::new(format!(
+                    "a foreign wake's injectglist ran past {} s",
+                    WAIT_TIMEOUT.as_secs()
+                )));
+            }
+            std::thread::yield_now();
+        }
+        Ok(std::mem::take(
+            &mut *self.injected.lock().unwrap_or_else(PoisonError::into_inner),
+        ))
     }
 
     /// M `m`'s [`GCode`].
@@ -242,9 +261,6 @@ impl Tasks {
             cx.self_woken = false;
             std::mem::swap(&mut cx.acts, acts);
         });
-        if self.foreign_n.load(Relaxed) != 0 {
-            self.deliver_foreign(g);
-        }
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             f.as_mut().poll(&mut Context::from_waker(waker))
         }));
@@ -291,58 +307,28 @@ impl Tasks {
         });
     }
 
-    /// A wake of G `g` from outside every poll of this runtime: the token on its wait word; if
-    /// the G has parked, the G goes on the list the next poll of any G readies (its `goready`).
+    /// A wake of G `g` from outside every poll of this runtime: this thread is core's injector
+    /// for `g` (a token if `g` has not parked, else `injectglist` with no P; module docs).
     fn foreign_wake(&self, g: u32) {
-        let Some((mem, cfg)) = self.mem.get() else {
+        let Some(run) = self.run.get() else {
             // before the run: every G is polled at its first run anyway
             return;
         };
-        let Some(e) = mem.entry(cfg.wait(g)).filter(|e| e & IN_WORLD == 0) else {
-            self.fail(format!("G{g}'s wait word is not in the run's memory"));
-            return;
-        };
-        let w = GoMemory::at(&mem.lines, e);
-        match w.compare_exchange(wait::EMPTY, wait::TOKEN, SeqCst, SeqCst) {
-            Ok(_) | Err(wait::TOKEN) => {}
-            Err(_) => {
-                let mut l = self.foreign.lock().unwrap_or_else(PoisonError::into_inner);
-                l.push(g);
-                self.foreign_n.store(l.len() as u32, SeqCst);
+        self.inflight.fetch_add(1, SeqCst);
+        match run.inject(g) {
+            Ok(c) => {
+                let mut t = self.injected.lock().unwrap_or_else(PoisonError::into_inner);
+                t.readies += c.readies;
+                t.futex_wakes += c.futex_wakes;
+                t.no_m += c.no_m;
+            }
+            Err(e) => {
+                let what = format!("a foreign wake of G{g} failed: {}", e.0);
+                self.fail(what.clone());
+                run.world.fail(&what);
             }
         }
-    }
-
-    /// The foreign wakes of parked Gs become actions of G `g`'s poll: a `Ready` each (`goready`
-    /// through the wait word, as a wake from another G).
-    fn deliver_foreign(&self, g: u32) {
-        let list = {
-            let mut l = self.foreign.lock().unwrap_or_else(PoisonError::into_inner);
-            self.foreign_n.store(0, SeqCst);
-            std::mem::take(&mut *l)
-        };
-        CURRENT.with(|c| {
-            if let Some(cx) = c.borrow_mut().as_mut() {
-                for w in list {
-                    if w == g {
-                        // it runs now: its token is already taken or it will be polled anyway
-                        continue;
-                    }
-                    if !cx.acts.contains(&GAct::Ready(w)) {
-                        cx.acts.push(GAct::Ready(w));
-                    }
-                }
-            }
-        });
-    }
-
-    /// Foreign wakes of parked Gs that no poll has delivered (a run that ends with some failed:
-    /// no G ran after them).
-    pub fn undelivered(&self) -> Vec<u32> {
-        self.foreign
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+        self.inflight.fetch_sub(1, SeqCst);
     }
 }
 

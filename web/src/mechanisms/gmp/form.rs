@@ -40,7 +40,11 @@ pub const GMP_FIELDS: [Field; 15] = [
     number("hog_ns", "hog's loop (ns, hog)", "1-1000000000"),
     number("rounds", "round trips (pair), reads (netpoll)", "1-10000"),
     number("locked", "LockOSThread goroutines (locked)", "0-16"),
-    number("net_ns", "network delay (ns, netpoll)", "1-1000000000"),
+    number(
+        "net_ns",
+        "network delay (ns, netpoll; foreign-wake's waker)",
+        "1-1000000000",
+    ),
     number("seed", "seed", "0-18446744073709551615"),
 ];
 
@@ -59,6 +63,9 @@ pub fn workload_story(v: &str) -> &'static str {
         "locked" => "goroutines locked to their thread: each return needs its own M",
         "netpoll" => "goroutines wait on the network: they park on the poller until a netpoll finds them ready",
         "deadlock" => "main waits for a token nobody sends: checkdead ends the program",
+        "foreign-wake" => {
+            "a thread outside every P wakes parked goroutines: injectglist starts an M for them"
+        }
         _ => "",
     }
 }
@@ -81,6 +88,9 @@ pub fn variant_story(v: &str) -> &'static str {
         "locked-runs-anywhere" => "a locked goroutine runs on whichever M found it",
         "no-blocking-netpoll" => {
             "the last idle M parks instead of blocking in netpoll: a false deadlock"
+        }
+        "inject-without-startm" => {
+            "a wake from outside every P queues the goroutine but starts no M: it waits"
         }
         _ => "",
     }
