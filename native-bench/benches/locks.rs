@@ -151,7 +151,8 @@ fn uncontended(c: &mut Criterion) {
         g.bench_function("shmtx (lock+unlock only)", |b| {
             b.iter(|| {
                 s.lock_run(&mut Hot::new(&mut th, words)).expect("the lock");
-                s.unlock_run(&mut Hot::new(&mut th, words)).expect("the unlock");
+                s.unlock_run(&mut Hot::new(&mut th, words))
+                    .expect("the unlock");
             })
         });
     }

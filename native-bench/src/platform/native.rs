@@ -23,6 +23,9 @@
 //! [`drive`] runs one machine to its exit. A harness that needs to act between operations (stop
 //! between lock rounds, time an acquisition, check mutual exclusion around the critical section)
 //! makes its own loop over [`NativeThread::exec`], which executes exactly one operation.
+//! A straight-line run (a step table's `run`) calls the thread's typed primitives directly; a
+//! lock's runs go through a [`Hot`] view, which has the world's first words resolved and checked
+//! once ([`NativeThread::words`]), so its memory operations need no check per operation.
 //!
 //! # Counters (per thread, the definitions of `herdlab_core::metrics`)
 //! - `wakeups`: a `FutexWait` that returned 0 after sleeping (not `EAGAIN`), or a `CondWait` that
@@ -616,10 +619,7 @@ impl<'t, 'w, const N: usize> Hot<'t, 'w, N> {
     /// The view of `th` with `words` (made from the same world: [`NativeThread::words`]) at hand.
     #[inline(always)]
     pub fn new(th: &'t mut NativeThread<'w>, words: Words<'w, N>) -> Self {
-        Hot {
-            th,
-            words: words.0,
-        }
+        Hot { th, words: words.0 }
     }
 
     /// The word `w` if it is one of those at hand (a constant `w` folds this to one array read).
@@ -857,7 +857,9 @@ impl<'w> NativeThread<'w> {
     pub fn words<const N: usize>(&self) -> Result<Words<'w, N>, NativeError> {
         let world = self.world;
         if N > world.words || N > usize::from(u16::MAX) + 1 {
-            return Err(no_word(Word(world.words.min(N).min(usize::from(u16::MAX)) as u16)));
+            return Err(no_word(Word(
+                world.words.min(N).min(usize::from(u16::MAX)) as u16
+            )));
         }
         Ok(Words(std::array::from_fn(|i| {
             &world.lines[i >> world.shift].0[i & world.mask]
@@ -1688,7 +1690,10 @@ mod tests {
             threads: 1,
             ..WorldSpec::default()
         };
-        let (a, b) = (NativeWorld::new(spec).unwrap(), NativeWorld::new(spec).unwrap());
+        let (a, b) = (
+            NativeWorld::new(spec).unwrap(),
+            NativeWorld::new(spec).unwrap(),
+        );
         let mut plain = NativeThread::new(&a, 0).unwrap();
         let want = script(&mut plain);
         let mut th = NativeThread::new(&b, 0).unwrap();
@@ -1704,7 +1709,11 @@ mod tests {
         }
         assert_eq!(th.counters(), plain.counters());
         assert_eq!(
-            (th.counters().ops, th.counters().cas_failures, th.counters().pauses),
+            (
+                th.counters().ops,
+                th.counters().cas_failures,
+                th.counters().pauses
+            ),
             (12, 2, 2)
         );
         // the words are checked once, when resolved

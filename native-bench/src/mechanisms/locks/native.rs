@@ -8,7 +8,8 @@
 //! row's figure differs from another's only by the lock:
 //! - [`CoreStraight`] ([`Form::Straight`], the default): one of core's lock algorithms as its step
 //!   tables' straight-line form (`Shmtx::lock_run`/`unlock_run` and the others': the state in a
-//!   local, the primitives of [`NativeThread`] inlined);
+//!   local, the primitives of [`NativeThread`] inlined, through a [`Hot`] view whose lock words,
+//!   [`LOCK_WORDS`], were checked once when the thread was made);
 //! - [`CoreStepped`] ([`Form::Stepped`]): core's whole thread ([`LockWorker`]) stepped one
 //!   operation at a time through `NativeThread::exec`, as the simulator steps it, its critical
 //!   section included (the machine's `Work` step): what stepping costs (`--form stepped`);
@@ -60,9 +61,7 @@ use herdlab_core::op::{SemId, Word};
 use herdlab_core::trace::Kind;
 
 use crate::mechanisms::herd::native::quantile;
-use crate::platform::native::{
-    own_nvcsw, spin_for, Hot, NativeThread, OpCounters, Padded, Words,
-};
+use crate::platform::native::{own_nvcsw, spin_for, Hot, NativeThread, OpCounters, Padded, Words};
 use crate::platform::{supported, NativeError, NativeWorld, WorldSpec};
 use crate::trace::Recorder;
 
@@ -494,7 +493,12 @@ impl<'w, T: Straight> CoreStraight<'w, T> {
     /// thread's world lacks the lock's words ([`LOCK_WORDS`]).
     pub fn new(table: T, th: NativeThread<'w>) -> Result<Self, NativeError> {
         let words = th.words()?;
-        Ok(CoreStraight { table, th, words })
+        Ok(Self::with_words(table, th, words))
+    }
+
+    /// The same with the lock's words already checked.
+    fn with_words(table: T, th: NativeThread<'w>, words: Words<'w, LOCK_WORDS>) -> Self {
+        CoreStraight { table, th, words }
     }
 }
 
@@ -635,10 +639,10 @@ fn core_thread(
             args,
         ),
         Form::Straight => match table(p, index) {
-            Table::Shmtx(t) => go(CoreStraight { table: t, th, words }, args),
-            Table::Ttas(t) => go(CoreStraight { table: t, th, words }, args),
-            Table::Ticket(t) => go(CoreStraight { table: t, th, words }, args),
-            Table::Futex(t) => go(CoreStraight { table: t, th, words }, args),
+            Table::Shmtx(t) => go(CoreStraight::with_words(t, th, words), args),
+            Table::Ttas(t) => go(CoreStraight::with_words(t, th, words), args),
+            Table::Ticket(t) => go(CoreStraight::with_words(t, th, words), args),
+            Table::Futex(t) => go(CoreStraight::with_words(t, th, words), args),
         },
     };
     let acquisitions = match result {
