@@ -21,9 +21,9 @@ use std::time::{Duration, Instant};
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use herdlab_bench::mechanisms::locks::native::{
-    CoreStepped, CoreStraight, Harness, Library, RoundLock,
+    CoreStepped, CoreStraight, Harness, Library, RoundLock, LOCK_WORDS,
 };
-use herdlab_bench::platform::native::NativeThread;
+use herdlab_bench::platform::native::{Hot, NativeThread};
 use herdlab_bench::platform::{NativeWorld, WorldSpec};
 use herdlab_core::mechanisms::locks::futex_mutex::FutexMutex;
 use herdlab_core::mechanisms::locks::shmtx::{Shmtx, ShmtxConfig};
@@ -125,7 +125,7 @@ fn uncontended(c: &mut Criterion) {
         with_tables!(kind, |t, _u| uncontended_row(
             &mut g,
             kind.name(),
-            CoreStraight::new(t, NativeThread::new(&wd, 0).unwrap())
+            CoreStraight::new(t, NativeThread::new(&wd, 0).unwrap()).expect("the lock's words")
         ));
         let wd = world();
         uncontended_row(
@@ -146,11 +146,13 @@ fn uncontended(c: &mut Criterion) {
     {
         let wd = world();
         let mut th = NativeThread::new(&wd, 0).unwrap();
+        let words = th.words::<LOCK_WORDS>().expect("the lock's words");
         let mut s = Shmtx::new(shmtx_config(&params(LockKind::Shmtx)), 1);
         g.bench_function("shmtx (lock+unlock only)", |b| {
             b.iter(|| {
-                s.lock_run(&mut th).expect("the lock");
-                s.unlock_run(&mut th).expect("the unlock");
+                s.lock_run(&mut Hot::new(&mut th, words)).expect("the lock");
+                s.unlock_run(&mut Hot::new(&mut th, words))
+                    .expect("the unlock");
             })
         });
     }
@@ -203,8 +205,9 @@ fn contended2(c: &mut Criterion) {
                 let wd = &wd;
                 with_tables!(kind, |t, u| contended(
                     iters,
-                    CoreStraight::new(t, NativeThread::new(wd, 0).unwrap()),
+                    CoreStraight::new(t, NativeThread::new(wd, 0).unwrap()).expect("the words"),
                     move || CoreStraight::new(u, NativeThread::new(wd, 1).unwrap())
+                        .expect("the words")
                 ))
             })
         });

@@ -76,6 +76,46 @@ mod native {
         }
     }
 
+    /// One thread never waits, so its operation counters are exact: the straight-line form (its
+    /// lock's words checked once, the memory operations through the platform's `Hot` view) counts
+    /// what the stepped form counts, less the critical section's `Work` step that only the stepped
+    /// form executes, one a round; shmtx's uncontended round is four operations (L1's load and
+    /// CAS, the releasing CAS and the load of `wait`), with no failed CAS, pause or sleep.
+    #[test]
+    fn one_thread_counts_the_same_operations_in_both_forms() {
+        use herdlab_core::mechanisms::locks::LockKind;
+        const R: u32 = 1000;
+        for kind in LockKind::ALL {
+            let counters = |form| {
+                let r = run(&LockRun {
+                    lock: BenchLock::Core(kind),
+                    threads: 1,
+                    cs_ns: 0,
+                    padded: true,
+                    bound: Bound::Rounds(R),
+                    check_exclusion: true,
+                    form,
+                })
+                .unwrap_or_else(|e| panic!("{} {}: {e}", kind.name(), form.name()));
+                assert_eq!(r.total(), u64::from(R), "{}", kind.name());
+                r.counters()
+            };
+            let (straight, stepped) = (counters(Form::Straight), counters(Form::Stepped));
+            assert_eq!(straight.ops + u64::from(R), stepped.ops, "{}", kind.name());
+            assert_eq!(
+                (straight.cas_failures, straight.pauses, straight.sem_sleeps),
+                (stepped.cas_failures, stepped.pauses, stepped.sem_sleeps),
+                "{}",
+                kind.name()
+            );
+            if kind == LockKind::Shmtx {
+                assert_eq!(straight.ops, 4 * u64::from(R));
+                assert_eq!((straight.cas_failures, straight.pauses), (0, 0));
+                assert_eq!((straight.sem_sleeps, straight.sem_posts), (0, 0));
+            }
+        }
+    }
+
     #[test]
     fn longer_critical_sections_and_the_packed_layout() {
         for lock in BenchLock::ALL {

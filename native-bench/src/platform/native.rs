@@ -23,6 +23,9 @@
 //! [`drive`] runs one machine to its exit. A harness that needs to act between operations (stop
 //! between lock rounds, time an acquisition, check mutual exclusion around the critical section)
 //! makes its own loop over [`NativeThread::exec`], which executes exactly one operation.
+//! A straight-line run (a step table's `run`) calls the thread's typed primitives directly; a
+//! lock's runs go through a [`Hot`] view, which has the world's first words resolved and checked
+//! once ([`NativeThread::words`]), so its memory operations need no check per operation.
 //!
 //! # Counters (per thread, the definitions of `herdlab_core::metrics`)
 //! - `wakeups`: a `FutexWait` that returned 0 after sleeping (not `EAGAIN`), or a `CondWait` that
@@ -49,13 +52,16 @@ use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
+use herdlab_core::machine::steps::Read;
 use herdlab_core::machine::Machine;
 
 use super::futex::{futex_wait, futex_wake, WaitOutcome};
 pub use super::mem::{spin_for, Padded};
 use super::sem::{Sem, SemOutcome};
 use crate::trace::{now_ns, Recorder};
-use herdlab_core::op::{CondId, MutexId, Op, OpResult, SemId, WakeCount, Word};
+use herdlab_core::op::{
+    CondId, EpId, Fd, Interest, ListenerId, MutexId, Op, OpResult, Ready, SemId, WakeCount, Word,
+};
 use herdlab_core::trace::Kind;
 
 /// The longest any single futex, semaphore or condition-variable wait may sleep before it is an
@@ -588,6 +594,195 @@ impl herdlab_core::machine::steps::Ops for NativeThread<'_> {
 /// Words whose addresses a [`NativeThread`] keeps at hand.
 pub const FAST_WORDS: usize = 8;
 
+/// The first `N` words of a thread's world, resolved and checked once, when made
+/// ([`NativeThread::words`]): typed handles for a straight-line run's memory operations, which then
+/// need no check per operation ([`Hot`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Words<'w, const N: usize>([&'w AtomicU32; N]);
+
+/// A thread's executor with its world's first `N` words at hand ([`Words`]): what a lock's
+/// straight-line run calls, one view per run (`herdlab bench locks`' default form).
+///
+/// A memory operation (`load`, `store`, `cas`, `fetch_add`, `swap`) on one of those words is the
+/// `SeqCst` atomic alone, counted in the thread's [`OpCounters`] as [`NativeThread`] counts it: the
+/// word was checked to exist when [`Words`] was made, and its address is a local of the run rather
+/// than a look-up through the thread after every locked instruction. Any other word, and every
+/// other operation, goes to the thread's own [`Ops`](herdlab_core::machine::steps::Ops) methods,
+/// checks and counters included, so an operation means and counts the same through the view as
+/// through the thread.
+pub struct Hot<'t, 'w, const N: usize> {
+    th: &'t mut NativeThread<'w>,
+    words: [&'w AtomicU32; N],
+}
+
+impl<'t, 'w, const N: usize> Hot<'t, 'w, N> {
+    /// The view of `th` with `words` (made from the same world: [`NativeThread::words`]) at hand.
+    #[inline(always)]
+    pub fn new(th: &'t mut NativeThread<'w>, words: Words<'w, N>) -> Self {
+        Hot { th, words: words.0 }
+    }
+
+    /// The word `w` if it is one of those at hand (a constant `w` folds this to one array read).
+    #[inline(always)]
+    fn at(&self, w: Word) -> Option<&'w AtomicU32> {
+        self.words.get(w.0 as usize).copied()
+    }
+}
+
+/// The memory operations inlined, on the words at hand without a check; the rest is the
+/// thread's.
+impl<const N: usize> herdlab_core::machine::steps::Ops for Hot<'_, '_, N> {
+    type Error = NativeError;
+
+    #[inline(always)]
+    fn load(&mut self, w: Word) -> Result<u32, NativeError> {
+        match self.at(w) {
+            Some(a) => {
+                self.th.counters.ops += 1;
+                Ok(a.load(SeqCst))
+            }
+            None => self.th.load(w),
+        }
+    }
+    #[inline(always)]
+    fn store(&mut self, w: Word, v: u32) -> Result<(), NativeError> {
+        match self.at(w) {
+            Some(a) => {
+                self.th.counters.ops += 1;
+                a.store(v, SeqCst);
+                Ok(())
+            }
+            None => self.th.store(w, v),
+        }
+    }
+    #[inline(always)]
+    fn cas(&mut self, w: Word, expected: u32, new: u32) -> Result<bool, NativeError> {
+        match self.at(w) {
+            Some(a) => {
+                self.th.counters.ops += 1;
+                let ok = a.compare_exchange(expected, new, SeqCst, SeqCst).is_ok();
+                if !ok {
+                    self.th.counters.cas_failures += 1;
+                }
+                Ok(ok)
+            }
+            None => self.th.cas(w, expected, new),
+        }
+    }
+    #[inline(always)]
+    fn fetch_add(&mut self, w: Word, d: u32) -> Result<u32, NativeError> {
+        match self.at(w) {
+            Some(a) => {
+                self.th.counters.ops += 1;
+                Ok(a.fetch_add(d, SeqCst))
+            }
+            None => self.th.fetch_add(w, d),
+        }
+    }
+    #[inline(always)]
+    fn swap(&mut self, w: Word, v: u32) -> Result<u32, NativeError> {
+        match self.at(w) {
+            Some(a) => {
+                self.th.counters.ops += 1;
+                Ok(a.swap(v, SeqCst))
+            }
+            None => self.th.swap(w, v),
+        }
+    }
+    #[inline(always)]
+    fn pause(&mut self) -> Result<(), NativeError> {
+        self.th.pause()
+    }
+    #[inline(always)]
+    fn sem_wait(&mut self, s: SemId) -> Result<(), NativeError> {
+        self.th.sem_wait(s)
+    }
+    #[inline(always)]
+    fn sem_post(&mut self, s: SemId) -> Result<(), NativeError> {
+        self.th.sem_post(s)
+    }
+    #[inline(always)]
+    fn futex_wait(&mut self, w: Word, expected: u32) -> Result<bool, NativeError> {
+        self.th.futex_wait(w, expected)
+    }
+    #[inline(always)]
+    fn futex_wake(&mut self, w: Word, n: WakeCount) -> Result<u32, NativeError> {
+        self.th.futex_wake(w, n)
+    }
+    #[inline(always)]
+    fn mutex_lock(&mut self, m: MutexId) -> Result<(), NativeError> {
+        self.th.mutex_lock(m)
+    }
+    #[inline(always)]
+    fn mutex_unlock(&mut self, m: MutexId) -> Result<(), NativeError> {
+        self.th.mutex_unlock(m)
+    }
+    #[inline(always)]
+    fn cond_wait(&mut self, c: CondId, m: MutexId) -> Result<(), NativeError> {
+        self.th.cond_wait(c, m)
+    }
+    #[inline(always)]
+    fn cond_notify(&mut self, c: CondId, n: WakeCount) -> Result<(), NativeError> {
+        self.th.cond_notify(c, n)
+    }
+    #[inline(always)]
+    fn work(&mut self, ns: u64) -> Result<(), NativeError> {
+        self.th.work(ns)
+    }
+    #[inline(always)]
+    fn sched_yield(&mut self) -> Result<(), NativeError> {
+        self.th.sched_yield()
+    }
+    #[inline(always)]
+    fn now(&mut self) -> Result<u64, NativeError> {
+        self.th.now()
+    }
+    #[inline(always)]
+    fn other(&mut self, op: Op) -> Result<OpResult, NativeError> {
+        self.th.other(op)
+    }
+    #[inline(always)]
+    fn accept(&mut self, l: ListenerId) -> Result<Option<u32>, NativeError> {
+        self.th.accept(l)
+    }
+    #[inline(always)]
+    fn accept_nb(&mut self, l: ListenerId) -> Result<Option<u32>, NativeError> {
+        self.th.accept_nb(l)
+    }
+    #[inline(always)]
+    fn epoll_add(&mut self, ep: EpId, fd: Fd, interest: Interest) -> Result<(), NativeError> {
+        self.th.epoll_add(ep, fd, interest)
+    }
+    #[inline(always)]
+    fn epoll_del(&mut self, ep: EpId, fd: Fd) -> Result<(), NativeError> {
+        self.th.epoll_del(ep, fd)
+    }
+    #[inline(always)]
+    fn epoll_wait(&mut self, ep: EpId, timeout_ns: Option<u64>) -> Result<Ready, NativeError> {
+        self.th.epoll_wait(ep, timeout_ns)
+    }
+    #[inline(always)]
+    fn read_next(&mut self) -> Result<Read, NativeError> {
+        self.th.read_next()
+    }
+    #[inline(always)]
+    fn recv(&mut self, c: u32) -> Result<Read, NativeError> {
+        self.th.recv(c)
+    }
+    #[inline(always)]
+    fn respond(&mut self, c: u32) -> Result<(), NativeError> {
+        self.th.respond(c)
+    }
+    #[inline(always)]
+    fn sleep(&mut self, ns: u64) -> Result<(), NativeError> {
+        self.th.sleep(ns)
+    }
+    #[inline(always)]
+    fn await_event(&mut self) -> Result<bool, NativeError> {
+        self.th.await_event()
+    }
+}
+
 /// Run `machine` on the calling thread until it exits: `loop { op = next_op(); if Exit break;
 /// complete(exec(op)) }`. `index` is the thread's counter slot in `world`; `gate` serves
 /// `Op::AwaitEvent`. On an error the world is failed ([`NativeWorld::fail`]) and the error returned.
@@ -654,6 +849,21 @@ impl<'w> NativeThread<'w> {
     pub fn with_gate(mut self, gate: Option<&'w dyn EventGate>) -> Self {
         self.gate = gate;
         self
+    }
+
+    /// The world's first `N` words, checked to exist now: an error naming the first missing word
+    /// when the world has fewer. A [`Hot`] view over them runs their memory operations with no
+    /// check.
+    pub fn words<const N: usize>(&self) -> Result<Words<'w, N>, NativeError> {
+        let world = self.world;
+        if N > world.words || N > usize::from(u16::MAX) + 1 {
+            return Err(no_word(Word(
+                world.words.min(N).min(usize::from(u16::MAX)) as u16
+            )));
+        }
+        Ok(Words(std::array::from_fn(|i| {
+            &world.lines[i >> world.shift].0[i & world.mask]
+        })))
     }
 
     /// The word `w`: from the addresses at hand, else through the world (an error if it does not
@@ -1450,6 +1660,66 @@ mod tests {
         });
         assert!(t0.elapsed() < WAIT_TIMEOUT);
         assert_eq!(w.failure().as_deref(), Some("test"));
+    }
+
+    /// The same operations through a [`Hot`] view and through the thread itself: the same results,
+    /// the same words changed and, once the view is dropped, the same counters; a word past those
+    /// at hand goes to the thread's checked path (an error where it does not exist).
+    #[test]
+    fn a_hot_view_counts_and_answers_as_the_thread() {
+        use herdlab_core::machine::steps::Ops;
+        fn script<P: Ops<Error = NativeError>>(p: &mut P) -> Vec<u64> {
+            let mut out = vec![];
+            out.push(u64::from(p.load(Word(0)).unwrap()));
+            p.store(Word(0), 5).unwrap();
+            out.push(u64::from(p.cas(Word(0), 5, 7).unwrap()));
+            out.push(u64::from(p.cas(Word(0), 5, 9).unwrap()));
+            out.push(u64::from(p.fetch_add(Word(1), 3).unwrap()));
+            out.push(u64::from(p.swap(Word(1), 11).unwrap()));
+            // word 2: not at hand in a view of two words, through the thread
+            out.push(u64::from(p.fetch_add(Word(2), 1).unwrap()));
+            out.push(u64::from(p.cas(Word(2), 0, 1).unwrap()));
+            p.pause().unwrap();
+            p.pause().unwrap();
+            p.sched_yield().unwrap();
+            out.push(u64::from(p.load(Word(3)).is_err()));
+            out
+        }
+        let spec = WorldSpec {
+            words: 3,
+            threads: 1,
+            ..WorldSpec::default()
+        };
+        let (a, b) = (
+            NativeWorld::new(spec).unwrap(),
+            NativeWorld::new(spec).unwrap(),
+        );
+        let mut plain = NativeThread::new(&a, 0).unwrap();
+        let want = script(&mut plain);
+        let mut th = NativeThread::new(&b, 0).unwrap();
+        let words = th.words::<2>().unwrap();
+        let got = {
+            let mut hot = Hot::new(&mut th, words);
+            script(&mut hot)
+        };
+        assert_eq!(got, want);
+        assert_eq!(want, vec![0, 1, 0, 0, 3, 0, 0, 1]);
+        for i in 0..3 {
+            assert_eq!(b.load(Word(i)), a.load(Word(i)), "word {i}");
+        }
+        assert_eq!(th.counters(), plain.counters());
+        assert_eq!(
+            (
+                th.counters().ops,
+                th.counters().cas_failures,
+                th.counters().pauses
+            ),
+            (12, 2, 2)
+        );
+        // the words are checked once, when resolved
+        assert!(th.words::<3>().is_ok());
+        let e = th.words::<4>().unwrap_err();
+        assert!(e.0.contains("word 3 does not exist"), "{e}");
     }
 
     #[test]

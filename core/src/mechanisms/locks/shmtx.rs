@@ -442,10 +442,17 @@ impl Shmtx {
     /// Begin `ngx_shmtx_unlock`.
     #[inline(always)]
     pub fn start_unlock(&mut self) {
-        self.unlock = match self.cfg.variant {
+        self.unlock = self.unlock_start();
+    }
+
+    /// The unlock table's first state: the release, or in `unlock-reads-wait-first` (with a
+    /// semaphore) the read of `wait`.
+    #[inline(always)]
+    fn unlock_start(&self) -> Unlock {
+        match self.cfg.variant {
             ShmtxVariant::UnlockReadsWaitFirst if self.cfg.semaphore => Unlock::WaitLoad,
             _ => Unlock::Release,
-        };
+        }
     }
 
     /// True between announcing in `wait` and undoing it or returning from `sem_wait` (the set A).
@@ -539,7 +546,8 @@ impl Shmtx {
     /// primitives, transitions and final state as `run`, which `core/tests/lock_forms.rs` checks.
     #[inline(always)]
     pub fn lock_run<P: Ops + ?Sized>(&mut self, p: &mut P) -> Result<(), P::Error> {
-        self.start_lock();
+        // every way out below rests the stepped state where the run stopped, so the start state
+        // need not be stored first ([`Shmtx::start_lock`])
         let mut at = Lock::L1Load;
         let mut next = self.lock_row(at, p)?;
         if matches!(next, Next::Go(Lock::L1Cas)) {
@@ -586,8 +594,9 @@ impl Shmtx {
     /// its fast path's rows (the releasing CAS, the load of `wait`) first, as [`Shmtx::lock_run`].
     #[inline(always)]
     pub fn unlock_run<P: Ops + ?Sized>(&mut self, p: &mut P) -> Result<(), P::Error> {
-        self.start_unlock();
-        if self.unlock == Unlock::Release {
+        // as in `lock_run`, the state is stored on every way out of the fast path's rows
+        let start = self.unlock_start();
+        if start == Unlock::Release {
             let mut at = Unlock::Release;
             let mut next = self.unlock_row(at, p)?;
             if matches!(next, Next::Go(Unlock::WaitLoad)) {
@@ -601,6 +610,8 @@ impl Shmtx {
                 }
                 Next::Go(s) => self.unlock = s,
             }
+        } else {
+            self.unlock = start;
         }
         <Unlock as Call<Shmtx>>::run(self, p)
     }

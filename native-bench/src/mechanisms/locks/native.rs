@@ -8,7 +8,8 @@
 //! row's figure differs from another's only by the lock:
 //! - [`CoreStraight`] ([`Form::Straight`], the default): one of core's lock algorithms as its step
 //!   tables' straight-line form (`Shmtx::lock_run`/`unlock_run` and the others': the state in a
-//!   local, the primitives of [`NativeThread`] inlined);
+//!   local, the primitives of [`NativeThread`] inlined, through a [`Hot`] view whose lock words,
+//!   [`LOCK_WORDS`], were checked once when the thread was made);
 //! - [`CoreStepped`] ([`Form::Stepped`]): core's whole thread ([`LockWorker`]) stepped one
 //!   operation at a time through `NativeThread::exec`, as the simulator steps it, its critical
 //!   section included (the machine's `Work` step): what stepping costs (`--form stepped`);
@@ -60,7 +61,7 @@ use herdlab_core::op::{SemId, Word};
 use herdlab_core::trace::Kind;
 
 use crate::mechanisms::herd::native::quantile;
-use crate::platform::native::{own_nvcsw, spin_for, NativeThread, OpCounters, Padded};
+use crate::platform::native::{own_nvcsw, spin_for, Hot, NativeThread, OpCounters, Padded, Words};
 use crate::platform::{supported, NativeError, NativeWorld, WorldSpec};
 use crate::trace::Recorder;
 
@@ -446,50 +447,69 @@ fn round_loop<L: RoundLock>(
     Ok(n)
 }
 
+/// The words a lock's straight-line run finds at hand ([`Hot`]): the lock's own, word 0 and 1
+/// (shmtx's `LOCK` and `WAIT`, ticket's `NEXT` and `SERVING`; ttas and futex use word 0). A word
+/// past them still works, through the thread's checked path.
+pub const LOCK_WORDS: usize = 2;
+
+/// A thread's executor as a lock's straight-line run sees it: its world's lock words at hand.
+pub type LockOps<'t, 'w> = Hot<'t, 'w, LOCK_WORDS>;
+
 /// One of core's lock algorithms in the straight-line form of its step tables: the lock table's
 /// `lock_run`, the unlock table's `unlock_run`.
 pub trait Straight {
     /// The lock table's straight-line run.
-    fn lock_run(&mut self, th: &mut NativeThread<'_>) -> Result<(), NativeError>;
+    fn lock_run(&mut self, p: &mut LockOps<'_, '_>) -> Result<(), NativeError>;
     /// The unlock table's straight-line run.
-    fn unlock_run(&mut self, th: &mut NativeThread<'_>) -> Result<(), NativeError>;
+    fn unlock_run(&mut self, p: &mut LockOps<'_, '_>) -> Result<(), NativeError>;
 }
 
 macro_rules! straight {
     ($($t:ty),*) => {$(
         impl Straight for $t {
             #[inline(always)]
-            fn lock_run(&mut self, th: &mut NativeThread<'_>) -> Result<(), NativeError> {
-                <$t>::lock_run(self, th)
+            fn lock_run(&mut self, p: &mut LockOps<'_, '_>) -> Result<(), NativeError> {
+                <$t>::lock_run(self, p)
             }
             #[inline(always)]
-            fn unlock_run(&mut self, th: &mut NativeThread<'_>) -> Result<(), NativeError> {
-                <$t>::unlock_run(self, th)
+            fn unlock_run(&mut self, p: &mut LockOps<'_, '_>) -> Result<(), NativeError> {
+                <$t>::unlock_run(self, p)
             }
         }
     )*};
 }
 straight!(Shmtx, Ttas, Ticket, FutexMutex);
 
-/// A core lock in its straight-line form ([`Form::Straight`]) on this thread's [`NativeThread`].
+/// A core lock in its straight-line form ([`Form::Straight`]) on this thread's [`NativeThread`],
+/// with the lock's words resolved and checked once, when it is made ([`LockOps`]).
 pub struct CoreStraight<'w, T> {
     table: T,
     th: NativeThread<'w>,
+    words: Words<'w, LOCK_WORDS>,
 }
 
 impl<'w, T: Straight> CoreStraight<'w, T> {
-    /// `table` (one thread's view of the lock) on the thread's executor `th`.
-    pub fn new(table: T, th: NativeThread<'w>) -> Self {
-        CoreStraight { table, th }
+    /// `table` (one thread's view of the lock) on the thread's executor `th`; an error when the
+    /// thread's world lacks the lock's words ([`LOCK_WORDS`]).
+    pub fn new(table: T, th: NativeThread<'w>) -> Result<Self, NativeError> {
+        let words = th.words()?;
+        Ok(Self::with_words(table, th, words))
+    }
+
+    /// The same with the lock's words already checked.
+    fn with_words(table: T, th: NativeThread<'w>, words: Words<'w, LOCK_WORDS>) -> Self {
+        CoreStraight { table, th, words }
     }
 }
 
 impl<T: Straight> RoundLock for CoreStraight<'_, T> {
     #[inline(always)]
     fn with<R>(&mut self, body: impl FnOnce(&mut Self) -> R) -> Result<R, NativeError> {
-        self.table.lock_run(&mut self.th)?;
+        self.table
+            .lock_run(&mut Hot::new(&mut self.th, self.words))?;
         let r = body(self);
-        self.table.unlock_run(&mut self.th)?;
+        self.table
+            .unlock_run(&mut Hot::new(&mut self.th, self.words))?;
         Ok(r)
     }
     #[inline(always)]
@@ -588,6 +608,8 @@ fn core_thread(
 ) -> Result<LockThreadReport, NativeError> {
     let th = NativeThread::new(world, index)?;
     let counter = world.word(COUNTER)?;
+    // the lock's words, checked here, before the start line (the straight form's view needs them)
+    let words: Words<'_, LOCK_WORDS> = th.words()?;
     let mut s = Sampler::new();
     let nv0 = own_nvcsw();
     if !ctl.start_line() {
@@ -617,10 +639,10 @@ fn core_thread(
             args,
         ),
         Form::Straight => match table(p, index) {
-            Table::Shmtx(t) => go(CoreStraight { table: t, th }, args),
-            Table::Ttas(t) => go(CoreStraight { table: t, th }, args),
-            Table::Ticket(t) => go(CoreStraight { table: t, th }, args),
-            Table::Futex(t) => go(CoreStraight { table: t, th }, args),
+            Table::Shmtx(t) => go(CoreStraight::with_words(t, th, words), args),
+            Table::Ttas(t) => go(CoreStraight::with_words(t, th, words), args),
+            Table::Ticket(t) => go(CoreStraight::with_words(t, th, words), args),
+            Table::Futex(t) => go(CoreStraight::with_words(t, th, words), args),
         },
     };
     let acquisitions = match result {
