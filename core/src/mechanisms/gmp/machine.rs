@@ -1526,8 +1526,15 @@ impl Mcx {
     }
 
     fn unhand(&mut self, g: u32) {
-        if let Some(i) = self.hand.iter().position(|&x| x == g) {
-            self.hand.remove(i);
+        match self.hand.iter().position(|&x| x == g) {
+            // the last one (the usual case): a pop, not `remove`'s `memmove` of nothing
+            Some(i) if i + 1 == self.hand.len() => {
+                self.hand.pop();
+            }
+            Some(i) => {
+                self.hand.remove(i);
+            }
+            None => {}
         }
     }
 
