@@ -292,6 +292,98 @@ fn both_forms_of_the_m_table_issue_the_same_operations() {
     }
 }
 
+/// The straight-line form (`GmpActor::run`, what the native runtime runs) against the stepped
+/// form on the shapes of `herdlab bench gmp`, where a Gosched goes to the global queue: the same
+/// operations, the same resting state and registers wherever the platform stops it (the
+/// recorder's budget ends the runs at many steps of the path over the seeds), and the rows of the
+/// Gosched path (`globrunqput`, `wakep`, `runqget`, the batch of `globrunqget`) are really taken.
+#[test]
+fn the_native_driver_takes_the_gosched_path_as_the_stepped_form() {
+    use std::collections::HashSet;
+    let mut seen: HashSet<&'static str> = HashSet::new();
+    for (workload, procs) in [
+        (Workload::YieldMany, 1),
+        (Workload::YieldMany, 2),
+        (Workload::SpawnMany, 2),
+        (Workload::FanOut, 2),
+    ] {
+        let p = GmpParams {
+            gomaxprocs: procs,
+            threads: procs + 1,
+            goroutines: 6,
+            ring: 4,
+            yields: 3,
+            workload,
+            ..GmpParams::default()
+        };
+        let cfg = p.config();
+        for id in [0, 1, cfg.threads]
+            .into_iter()
+            .filter(|&i| i < cfg.actors())
+        {
+            for seed in 0..200 {
+                let budget = 20 + (seed as usize * 7) % 300;
+                let mut rec = Recorder::new(seed, budget);
+                rec.draw_values_from(&[0, 1, 2]);
+                let mut straight = GmpActor::new(cfg, id);
+                let _ = straight.run(&mut rec);
+                let mut stepped = GmpActor::new(cfg, id);
+                for (op, r) in rec.ops().iter().zip(rec.results()) {
+                    assert_eq!(stepped.next_op(), *op, "{workload:?} M{id} seed {seed}");
+                    if let Some(s) = stepped.at {
+                        seen.insert(s.name());
+                    }
+                    stepped.complete(*r);
+                }
+                assert_eq!(stepped.at, straight.at, "{workload:?} M{id} seed {seed}");
+                assert_eq!(stepped.cx, straight.cx, "{workload:?} M{id} seed {seed}");
+            }
+        }
+    }
+    for row in [
+        "ExecSched",
+        "YieldSave",
+        "YieldStatus",
+        "SlowLock",
+        "GPushTail",
+        "GPushLink",
+        "GPushHead",
+        "GPushSetTail",
+        "GPushSize",
+        "SlowUnlock",
+        "WakeLoad",
+        "WakeCas",
+        "WakeLock",
+        "WakePidle",
+        "WakeNeed",
+        "WakeUndo",
+        "WakeUnlock",
+        "NextLoad",
+        "NextCas",
+        "RqHead",
+        "RqTail",
+        "RqSlot",
+        "RqCas",
+        "GPeek",
+        "GLock",
+        "GSize",
+        "GOwnTail",
+        "GPopHead",
+        "GPopLink",
+        "GPopSet",
+        "GPopUnlink",
+        "GPopSize",
+        "GPutSlot",
+        "GPutTail",
+        "GUnlock",
+        "Exec",
+        "GExit",
+        "GExitLive",
+    ] {
+        assert!(seen.contains(row), "no run took {row}");
+    }
+}
+
 #[test]
 fn every_state_reached_shows_a_line_of_the_listing() {
     for variant in GmpVariant::ALL {

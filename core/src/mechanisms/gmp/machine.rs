@@ -1409,8 +1409,8 @@ impl Mcx {
     }
 
     fn g_next(&mut self) -> Next<Sched, ()> {
-        let c = self.cfg;
-        match self.action(&c) {
+        // the config lent, not copied (88 bytes: a `memcpy` per G action natively)
+        match self.action(&self.cfg) {
             GAct::Work(_) => Next::Go(Sched::GWork),
             GAct::Slice { .. } => Next::Go(Sched::GSlice),
             GAct::Syscall(_) => Next::Go(Sched::EnterStatus),
@@ -1464,8 +1464,8 @@ impl Mcx {
     /// Whether the G at a slice's end checks for preemption: always with calls (the prologue's
     /// check); in a call-free loop only by the async signal.
     fn slice_checks(&self) -> bool {
-        let c = self.cfg;
-        match self.action(&c) {
+        let c = &self.cfg;
+        match self.action(c) {
             GAct::Slice { calls, .. } => calls || c.variant != GmpVariant::NoAsyncPreemption,
             _ => false,
         }
@@ -1526,8 +1526,7 @@ impl Mcx {
     }
 
     fn work_ns(&self) -> u64 {
-        let c = self.cfg;
-        match self.action(&c) {
+        match self.action(&self.cfg) {
             GAct::Work(ns) | GAct::Syscall(ns) | GAct::Slice { ns, .. } => ns,
             _ => 0,
         }
@@ -1604,8 +1603,15 @@ impl Mcx {
     }
 
     fn unhand(&mut self, g: u32) {
-        if let Some(i) = self.hand.iter().position(|&x| x == g) {
-            self.hand.remove(i);
+        match self.hand.iter().position(|&x| x == g) {
+            // the last one (the usual case): a pop, not `remove`'s `memmove` of nothing
+            Some(i) if i + 1 == self.hand.len() => {
+                self.hand.pop();
+            }
+            Some(i) => {
+                self.hand.remove(i);
+            }
+            None => {}
         }
     }
 
