@@ -260,8 +260,10 @@ impl RunAt {
         }
     }
 
-    /// Replay the matches above every leaf changed since the last flush.
-    #[inline]
+    /// Replay the matches above every leaf changed since the last flush. Out of line: one copy
+    /// of the unrolled scan in the site's wasm, not one in every caller of the step's end (the
+    /// main wasm's size budget); natively the compiler kept it out of line anyway.
+    #[inline(never)]
     pub(super) fn flush(&mut self) {
         if self.p <= SCAN_MAX {
             if self.dirty != 0 {
