@@ -181,9 +181,18 @@ impl WaitQueue {
     /// assert_eq!(order, [3, 2, 1]);
     /// ```
     pub fn add(&mut self, waiter: u16, how: Enqueue) -> bool {
-        if let Some(e) = self.entries.iter_mut().find(|e| e.waiter == waiter) {
-            e.exclusive = how.is_exclusive();
-            return false;
+        // the bit answers for a waiter below 64 without the walk along the list (a herd's 64
+        // sleepers queue themselves one after another: the walk would pass every one before)
+        let queued = if waiter < 64 {
+            self.low & bit(waiter) != 0
+        } else {
+            true
+        };
+        if queued {
+            if let Some(e) = self.entries.iter_mut().find(|e| e.waiter == waiter) {
+                e.exclusive = how.is_exclusive();
+                return false;
+            }
         }
         let entry = Entry {
             waiter,

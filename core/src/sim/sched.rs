@@ -148,10 +148,36 @@ impl RunQueue {
 /// Up to this many leaves, [`RunAt::flush`] scans the leaves instead of replaying matches.
 const SCAN_MAX: usize = 8;
 
+/// The low bits of a [`RunAt`] key: the CPU (up to 256 CPUs, the most a world has: `u8` CPUs and
+/// the producer's own).
+const CPU_BITS: u32 = 8;
+
+/// The latest clock a [`RunAt`] key holds exactly (about 2.3 years of simulated time); a later
+/// clock is held as this one, and [`RunAt::earliest`] then reads the exact clocks instead.
+const CLOCK_CAP: u64 = (1 << (64 - CPU_BITS)) - 2;
+
+/// A leaf's key: the clock above the CPU, so that the lesser of two keys is the earlier clock, ties
+/// to the lower CPU, in one `u64` comparison; `u64::MAX` for an idle CPU (greater than every key
+/// of a running one).
+#[inline(always)]
+fn key(t: u64, cpu: usize) -> u64 {
+    if t == u64::MAX {
+        u64::MAX
+    } else {
+        t.min(CLOCK_CAP) << CPU_BITS | cpu as u64
+    }
+}
+
 /// Per CPU: its clock while it runs a thread, `u64::MAX` while idle, kept as the leaves of a
 /// tournament tree whose every inner node holds the earlier of its two children (ties: the left,
 /// lower-numbered one). The root is then the running CPU with the earliest clock, ties to the
 /// lowest CPU, exactly what a scan of the leaves finds, without a scan on every step.
+///
+/// The tree holds keys ([`key`]): the clock in the high bits and the CPU in the low
+/// [`CPU_BITS`], so a match is one `u64` comparison (the lower CPU wins a tie by its bits) and a
+/// node is one word. A clock past [`CLOCK_CAP`] is held as the cap; [`RunAt::earliest`] finds a
+/// capped root, which only happens once every running CPU is past the cap, and then scans the
+/// exact clocks (`clock`), so the answer is exact at any clock.
 ///
 /// A step may move a CPU's clock several times (its cost, a context switch, a wakeup): a change
 /// only writes its leaf and marks it, and [`RunAt::flush`], once at the end of the step, replays the
@@ -161,15 +187,18 @@ const SCAN_MAX: usize = 8;
 /// leaves, is `n` rounded up to a power of two; the spare leaves are idle CPUs that never run).
 ///
 /// Up to [`SCAN_MAX`] leaves there are no matches to replay: the flush scans the leaves once,
-/// branch-free, and writes only the root (the inner nodes stay unused). A step marks 2-3 leaves on
-/// average (the herd, 64 workers on 8 CPUs), and one scan of 8 leaves is cheaper than 2-3 climbs
-/// of 3 matches each.
+/// branch-free (7 `min`s for 8 leaves), and writes only the root (the inner nodes stay unused).
+/// Almost every step marks one leaf only (the stepping CPU's: the herd at 64 workers on 8 CPUs
+/// marks 1.04 a step, a wake walk several), and the scan costs about what one climb of 3 matches
+/// and its loop cost.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(super) struct RunAt {
     /// The index of the first leaf.
     p: usize,
-    /// `(clock, cpu)` per node; entry 0 is unused.
-    node: Vec<(u64, u32)>,
+    /// The key per node; entry 0 is unused.
+    node: Vec<u64>,
+    /// The exact clock per leaf (`u64::MAX`: idle).
+    clock: Vec<u64>,
     /// Bit `c`: CPU `c`'s leaf changed since the last flush (CPUs from 64 up replay at once).
     dirty: u64,
 }
@@ -178,26 +207,32 @@ impl RunAt {
     /// A tree over these leaves (one per CPU).
     pub(super) fn new(leaves: &[u64]) -> Self {
         let p = leaves.len().max(1).next_power_of_two();
-        let mut node = vec![(u64::MAX, 0u32); 2 * p];
-        for (i, e) in node[p..].iter_mut().enumerate() {
-            *e = (leaves.get(i).copied().unwrap_or(u64::MAX), i as u32);
+        let clock: Vec<u64> = (0..p)
+            .map(|i| leaves.get(i).copied().unwrap_or(u64::MAX))
+            .collect();
+        let mut node = vec![u64::MAX; 2 * p];
+        for (i, &t) in clock.iter().enumerate() {
+            node[p + i] = key(t, i);
         }
-        let mut tree = RunAt { p, node, dirty: 0 };
+        let mut tree = RunAt {
+            p,
+            node,
+            clock,
+            dirty: 0,
+        };
         if p <= SCAN_MAX {
             tree.node[1] = tree.scan();
         } else {
             for k in (1..p).rev() {
-                let (l, r) = (tree.node[2 * k], tree.node[2 * k + 1]);
-                tree.node[k] = if r.0 < l.0 { r } else { l };
+                tree.node[k] = tree.node[2 * k].min(tree.node[2 * k + 1]);
             }
         }
         tree
     }
 
-    /// The leaf with the least clock, ties to the lowest CPU (`(u64::MAX, 0)` when every CPU is
-    /// idle, as the tree's matches give). `p` is 1, 2, 4 or 8 here.
+    /// The least leaf key (`u64::MAX` when every CPU is idle). `p` is 1, 2, 4 or 8 here.
     #[inline]
-    fn scan(&self) -> (u64, u32) {
+    fn scan(&self) -> u64 {
         let leaves = &self.node[self.p..];
         match self.p {
             1 => scan_leaves::<1>(leaves),
@@ -210,13 +245,14 @@ impl RunAt {
     /// CPU `cpu`'s leaf.
     #[inline]
     pub(super) fn get(&self, cpu: usize) -> u64 {
-        self.node[self.p + cpu].0
+        self.clock[cpu]
     }
 
     /// Set CPU `cpu`'s leaf; the tree above it is brought up to date by the next flush.
     #[inline]
     pub(super) fn set(&mut self, cpu: usize, t: u64) {
-        self.node[self.p + cpu].0 = t;
+        self.clock[cpu] = t;
+        self.node[self.p + cpu] = key(t, cpu);
         if cpu < 64 {
             self.dirty |= 1 << cpu;
         } else {
@@ -224,8 +260,10 @@ impl RunAt {
         }
     }
 
-    /// Replay the matches above every leaf changed since the last flush.
-    #[inline]
+    /// Replay the matches above every leaf changed since the last flush. Out of line: one copy
+    /// of the unrolled scan in the site's wasm, not one in every caller of the step's end (the
+    /// main wasm's size budget); natively the compiler kept it out of line anyway.
+    #[inline(never)]
     pub(super) fn flush(&mut self) {
         if self.p <= SCAN_MAX {
             if self.dirty != 0 {
@@ -241,23 +279,14 @@ impl RunAt {
         }
     }
 
-    /// Replay the matches above CPU `cpu`'s leaf. The leaf's entry climbs in registers and meets
-    /// only its siblings, and each match picks its winner with masks rather than a branch, since
-    /// which side wins is as good as random from one step to the next.
+    /// Replay the matches above CPU `cpu`'s leaf: the leaf's key climbs in a register and meets
+    /// only its siblings.
     #[inline]
     fn replay(&mut self, cpu: usize) {
         let mut k = self.p + cpu;
         let mut cur = self.node[k];
         while k > 1 {
-            let sib = self.node[k ^ 1];
-            // a left child (even k) wins ties: it has the lower CPUs; all ones when `cur` wins
-            let left = (k & 1 == 0) as u64;
-            let wins = (cur.0 < sib.0) as u64 | ((cur.0 == sib.0) as u64 & left);
-            let m = wins.wrapping_neg();
-            cur = (
-                (cur.0 & m) | (sib.0 & !m),
-                (cur.1 & m as u32) | (sib.1 & !m as u32),
-            );
+            cur = cur.min(self.node[k ^ 1]);
             k >>= 1;
             self.node[k] = cur;
         }
@@ -268,31 +297,47 @@ impl RunAt {
     #[inline]
     pub(super) fn earliest(&self) -> Option<(u64, usize)> {
         debug_assert_eq!(self.dirty, 0, "RunAt read before a flush");
-        let (t, i) = self.node[1];
-        (t != u64::MAX).then_some((t, i as usize))
+        let k = self.node[1];
+        if k == u64::MAX {
+            return None;
+        }
+        let t = k >> CPU_BITS;
+        if t >= CLOCK_CAP {
+            return self.earliest_exact();
+        }
+        Some((t, (k & ((1 << CPU_BITS) - 1)) as usize))
+    }
+
+    /// [`RunAt::earliest`] by a scan of the exact clocks, once every running CPU is past
+    /// [`CLOCK_CAP`].
+    #[cold]
+    #[inline(never)]
+    fn earliest_exact(&self) -> Option<(u64, usize)> {
+        let mut best: Option<(u64, usize)> = None;
+        for (i, &t) in self.clock.iter().enumerate() {
+            if t != u64::MAX && best.is_none_or(|(bt, _)| t < bt) {
+                best = Some((t, i));
+            }
+        }
+        best
     }
 }
 
-/// The first of the `N` leaves with the least clock, by the same matches as the tree (a right
-/// child wins only with a clock strictly less than the left one's, so the lower CPU wins a tie),
-/// played all at once. Clocks are compared as `u64` and each match picks its winner's clock and CPU
-/// with a select, not a branch (which side wins is as good as random from one step to the next).
-/// `N` is a constant so that the matches unroll into straight-line code.
+/// The least of the `N` leaf keys, by the same matches as the tree, played all at once; `N` is a
+/// constant so that the matches unroll into straight-line code (each a `min`, a compare and a
+/// select, no branch).
 #[inline(always)]
-fn scan_leaves<const N: usize>(leaves: &[(u64, u32)]) -> (u64, u32) {
-    let leaves: &[(u64, u32); N] = leaves.try_into().expect("N leaves");
-    let mut t: [u64; N] = core::array::from_fn(|i| leaves[i].0);
-    let mut c: [u32; N] = core::array::from_fn(|i| leaves[i].1);
+fn scan_leaves<const N: usize>(leaves: &[u64]) -> u64 {
+    let leaves: &[u64; N] = leaves.try_into().expect("N leaves");
+    let mut t: [u64; N] = *leaves;
     let mut n = N;
     while n > 1 {
         n /= 2;
         for i in 0..n {
-            let right = t[2 * i + 1] < t[2 * i];
-            t[i] = if right { t[2 * i + 1] } else { t[2 * i] };
-            c[i] = if right { c[2 * i + 1] } else { c[2 * i] };
+            t[i] = t[2 * i].min(t[2 * i + 1]);
         }
     }
-    (t[0], c[0])
+    t[0]
 }
 
 impl Cpu {
@@ -579,6 +624,35 @@ mod tests {
                 tree.flush();
                 assert_eq!(tree.earliest(), scan(&v), "{v:?}");
                 assert_eq!(RunAt::new(&v), tree, "a tree is a function of its leaves");
+            }
+        }
+    }
+
+    #[test]
+    fn run_at_is_exact_past_the_clock_cap() {
+        // clocks past the cap, equal ones among them, and ordinary ones, on 3 and 12 CPUs
+        for n in [3usize, 12] {
+            let big = [
+                CLOCK_CAP - 1,
+                CLOCK_CAP,
+                CLOCK_CAP + 1,
+                CLOCK_CAP + 7,
+                u64::MAX - 1,
+            ];
+            let mut rng = Rng::new(5);
+            let mut v: Vec<u64> = vec![u64::MAX; n];
+            let mut tree = RunAt::new(&v);
+            for _ in 0..500 {
+                let cpu = rng.below(n as u64) as usize;
+                let t = match rng.below(6) {
+                    0 => u64::MAX,
+                    1 => rng.below(4),
+                    _ => big[rng.below(big.len() as u64) as usize],
+                };
+                v[cpu] = t;
+                tree.set(cpu, t);
+                tree.flush();
+                assert_eq!(tree.earliest(), scan(&v), "{v:?}");
             }
         }
     }
