@@ -406,7 +406,11 @@ impl<M: Machine> Simulation<M> {
         } else if h == Some(prev) {
             None
         } else {
-            (0..self.cpus.len()).find(|&i| Some(i) != h && idle(&self.cpus[i]))
+            match h {
+                // (the common case: no CPU set apart, the plain search)
+                None => self.cpus.iter().position(idle),
+                Some(h) => (0..self.cpus.len()).find(|&i| i != h && idle(&self.cpus[i])),
+            }
         };
         let was_worker_sleep = self.threads[tid as usize].role == Role::Worker
             && self.threads[tid as usize].sleep == SleepKind::Work;
