@@ -105,3 +105,25 @@ export async function waitForSteps(page, sim, n) {
     [sim, n],
   );
 }
+
+/**
+ * Clicks `locator` and waits until `fn(arg)` holds in the page. A first click that the page has
+ * not answered within 8 s is said on stderr (`[click retried]`) and made once more; the condition
+ * must then hold within WAIT. Why: in 2 of 4 full runs of the browser tests on 2026-12-04 one first
+ * click after a page load went unanswered for 20 s, each time in a different test (url_sync's
+ * play, mysql's compare step) and never when the file ran alone; the cause was not found. A lost
+ * click then shows in the log instead of failing the run; `fn` must be the click's own effect
+ * (a pressed button, a step taken), so a click that is never answered still fails.
+ */
+export async function clickUntil(page, locator, fn, arg, what) {
+  await locator.click();
+  try {
+    await page.waitForFunction(fn, arg, { timeout: 8_000 });
+    return;
+  } catch (e) {
+    if (e.name !== 'TimeoutError') throw e;
+  }
+  console.error(`[click retried] ${what}: the page did not answer the first click within 8 s`);
+  await locator.click();
+  await page.waitForFunction(fn, arg);
+}
