@@ -380,7 +380,44 @@ pub struct OpCounters {
     pub sleeps: u64,
 }
 
+/// The memory operations on a word already found, and how each counts: written once here, for
+/// [`NativeThread`] (which finds the word through the world) and [`Hot`] (which has it at hand).
 impl OpCounters {
+    /// `Load`: one `SeqCst` load, one operation.
+    #[inline(always)]
+    fn load(&mut self, a: &AtomicU32) -> u32 {
+        self.ops += 1;
+        a.load(SeqCst)
+    }
+    /// `Store`: one `SeqCst` store, one operation.
+    #[inline(always)]
+    fn store(&mut self, a: &AtomicU32, v: u32) {
+        self.ops += 1;
+        a.store(v, SeqCst);
+    }
+    /// `Cas`: one `SeqCst` compare-exchange, one operation, and a failure counted.
+    #[inline(always)]
+    fn cas(&mut self, a: &AtomicU32, expected: u32, new: u32) -> bool {
+        self.ops += 1;
+        let ok = a.compare_exchange(expected, new, SeqCst, SeqCst).is_ok();
+        if !ok {
+            self.cas_failures += 1;
+        }
+        ok
+    }
+    /// `FetchAdd`: one `SeqCst` fetch-add, one operation.
+    #[inline(always)]
+    fn fetch_add(&mut self, a: &AtomicU32, d: u32) -> u32 {
+        self.ops += 1;
+        a.fetch_add(d, SeqCst)
+    }
+    /// `Swap`: one `SeqCst` swap, one operation.
+    #[inline(always)]
+    fn swap(&mut self, a: &AtomicU32, v: u32) -> u32 {
+        self.ops += 1;
+        a.swap(v, SeqCst)
+    }
+
     /// The sum, field by field.
     pub fn add(&mut self, o: &OpCounters) {
         self.ops += o.ops;
@@ -453,36 +490,29 @@ impl herdlab_core::machine::steps::Ops for NativeThread<'_> {
 
     #[inline(always)]
     fn load(&mut self, w: Word) -> Result<u32, NativeError> {
-        self.counters.ops += 1;
-        Ok(self.word(w)?.load(SeqCst))
+        let a = self.mem_word(w)?;
+        Ok(self.counters.load(a))
     }
     #[inline(always)]
     fn store(&mut self, w: Word, v: u32) -> Result<(), NativeError> {
-        self.counters.ops += 1;
-        self.word(w)?.store(v, SeqCst);
+        let a = self.mem_word(w)?;
+        self.counters.store(a, v);
         Ok(())
     }
     #[inline(always)]
     fn cas(&mut self, w: Word, expected: u32, new: u32) -> Result<bool, NativeError> {
-        self.counters.ops += 1;
-        let ok = self
-            .word(w)?
-            .compare_exchange(expected, new, SeqCst, SeqCst)
-            .is_ok();
-        if !ok {
-            self.counters.cas_failures += 1;
-        }
-        Ok(ok)
+        let a = self.mem_word(w)?;
+        Ok(self.counters.cas(a, expected, new))
     }
     #[inline(always)]
     fn fetch_add(&mut self, w: Word, d: u32) -> Result<u32, NativeError> {
-        self.counters.ops += 1;
-        Ok(self.word(w)?.fetch_add(d, SeqCst))
+        let a = self.mem_word(w)?;
+        Ok(self.counters.fetch_add(a, d))
     }
     #[inline(always)]
     fn swap(&mut self, w: Word, v: u32) -> Result<u32, NativeError> {
-        self.counters.ops += 1;
-        Ok(self.word(w)?.swap(v, SeqCst))
+        let a = self.mem_word(w)?;
+        Ok(self.counters.swap(a, v))
     }
     #[inline(always)]
     fn pause(&mut self) -> Result<(), NativeError> {
@@ -637,10 +667,7 @@ impl<const N: usize> herdlab_core::machine::steps::Ops for Hot<'_, '_, N> {
     #[inline(always)]
     fn load(&mut self, w: Word) -> Result<u32, NativeError> {
         match self.at(w) {
-            Some(a) => {
-                self.th.counters.ops += 1;
-                Ok(a.load(SeqCst))
-            }
+            Some(a) => Ok(self.th.counters.load(a)),
             None => self.th.load(w),
         }
     }
@@ -648,8 +675,7 @@ impl<const N: usize> herdlab_core::machine::steps::Ops for Hot<'_, '_, N> {
     fn store(&mut self, w: Word, v: u32) -> Result<(), NativeError> {
         match self.at(w) {
             Some(a) => {
-                self.th.counters.ops += 1;
-                a.store(v, SeqCst);
+                self.th.counters.store(a, v);
                 Ok(())
             }
             None => self.th.store(w, v),
@@ -658,34 +684,21 @@ impl<const N: usize> herdlab_core::machine::steps::Ops for Hot<'_, '_, N> {
     #[inline(always)]
     fn cas(&mut self, w: Word, expected: u32, new: u32) -> Result<bool, NativeError> {
         match self.at(w) {
-            Some(a) => {
-                self.th.counters.ops += 1;
-                let ok = a.compare_exchange(expected, new, SeqCst, SeqCst).is_ok();
-                if !ok {
-                    self.th.counters.cas_failures += 1;
-                }
-                Ok(ok)
-            }
+            Some(a) => Ok(self.th.counters.cas(a, expected, new)),
             None => self.th.cas(w, expected, new),
         }
     }
     #[inline(always)]
     fn fetch_add(&mut self, w: Word, d: u32) -> Result<u32, NativeError> {
         match self.at(w) {
-            Some(a) => {
-                self.th.counters.ops += 1;
-                Ok(a.fetch_add(d, SeqCst))
-            }
+            Some(a) => Ok(self.th.counters.fetch_add(a, d)),
             None => self.th.fetch_add(w, d),
         }
     }
     #[inline(always)]
     fn swap(&mut self, w: Word, v: u32) -> Result<u32, NativeError> {
         match self.at(w) {
-            Some(a) => {
-                self.th.counters.ops += 1;
-                Ok(a.swap(v, SeqCst))
-            }
+            Some(a) => Ok(self.th.counters.swap(a, v)),
             None => self.th.swap(w, v),
         }
     }
@@ -874,6 +887,14 @@ impl<'w> NativeThread<'w> {
             Some(Some(a)) => Ok(a),
             _ => self.world.word(w),
         }
+    }
+
+    /// The word `w` of a memory operation: an operation on a word that does not exist still
+    /// counts as one issued (its error is the thread's answer), as before the count moved to
+    /// [`OpCounters`]' memory operations.
+    #[inline(always)]
+    fn mem_word(&mut self, w: Word) -> Result<&'w AtomicU32, NativeError> {
+        self.word(w).inspect_err(|_| self.counters.ops += 1)
     }
 
     /// Record `kind` now in the thread's trace (`--trace`; nothing, one branch, when off): what a
