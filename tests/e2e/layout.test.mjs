@@ -106,3 +106,43 @@ for (const slug of LESSONS) {
     assertNoPageErrors();
   });
 }
+
+// Regression (lost first click, 2026-12): lesson prose had `content-visibility: auto` with a
+// 900 px estimate, so the frame after a scroll drew the prose near the viewport at its real height
+// and Chrome's scroll anchoring moved the page by up to ~860 px. A press that came in that frame
+// went down on a widget's step button and up somewhere else: no click (one or two first clicks a
+// full browser run, in a different test each time). Every simulation's step button, scrolled into
+// view in a freshly opened lesson, must stay where it is over the frames that follow.
+const ALL_LESSONS = [...LESSONS, 'nginx-thread-pool', 'go-scheduler', 'mysql-thread-per-connection', 'mysql-thread-pool'];
+for (const slug of ALL_LESSONS) {
+  test(`lost first click: lesson ${slug}'s step buttons stay put the frames after they scroll into view`, { timeout: 120_000 }, async (t) => {
+    const { page, assertNoPageErrors } = await openPage(t);
+    await page.goto(`${BASE}/#/lesson/${slug}`);
+    await page.waitForSelector('[data-testid="step-forward"]');
+    // the lazily drawn widgets too (their placeholders are gone)
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="lazy-loading"]').length === 0);
+    const n = await page.locator('[data-testid="step-forward"]').count();
+    assert.ok(n >= 1, `lesson ${slug} has step buttons`);
+    const moved = [];
+    for (let i = 0; i < n; i++) {
+      const tops = await page.evaluate(async (i) => {
+        const b = document.querySelectorAll('[data-testid="step-forward"]')[i];
+        b.scrollIntoView({ block: 'center' });
+        const tops = [b.getBoundingClientRect().top];
+        for (let f = 0; f < 4; f++) {
+          await new Promise((r) => requestAnimationFrame(r));
+          tops.push(b.getBoundingClientRect().top);
+        }
+        await new Promise((r) => setTimeout(r, 150));
+        tops.push(b.getBoundingClientRect().top);
+        return tops.map((y) => Math.round(y * 10) / 10);
+      }, i);
+      if (tops.some((y) => Math.abs(y - tops[0]) > 0.5)) {
+        const sim = await page.locator('[data-testid="step-forward"]').nth(i).evaluate((b) => b.closest('[data-testid^="sim-"]')?.dataset.testid);
+        moved.push(`${sim}: ${tops.join(' → ')}`);
+      }
+    }
+    assert.deepEqual(moved, [], `step buttons of lesson ${slug} that moved after scrolling into view (y per frame)`);
+    assertNoPageErrors();
+  });
+}

@@ -57,10 +57,15 @@ export async function openPage(t, { reducedMotion = 'reduce', quietConsole } = {
     reducedMotion,
     viewport: { width: 1280, height: 900 },
   });
+  await context.addInitScript(RECORDER);
   const page = await context.newPage();
   page.setDefaultTimeout(WAIT);
   const errors = [];
-  page.on('pageerror', (err) => errors.push(err));
+  page.on('pageerror', (err) => {
+    errors.push(err);
+    // said at once: a test that then times out waiting would otherwise never show it
+    console.error(`[page error] ${err}\n${err.stack ?? ''}`);
+  });
   page.on('console', (msg) => {
     if (msg.type() === 'error' && !quietConsole?.test(msg.text())) {
       console.error(`[browser console] ${msg.text()}`);
@@ -95,35 +100,92 @@ export async function waitForSim(page, sim = 'main') {
 
 /** Waits until the step counter of simulation `sim` shows `n`. */
 export async function waitForSteps(page, sim, n) {
-  await page.waitForFunction(
-    ([sim, want]) =>
-      Number(
-        document
-          .querySelector(`[data-testid="sim-${sim}"] [data-testid="counter-steps"]`)
-          ?.textContent.trim(),
-      ) === want,
-    [sim, n],
-  );
+  try {
+    await page.waitForFunction(
+      ([sim, want]) =>
+        Number(
+          document
+            .querySelector(`[data-testid="sim-${sim}"] [data-testid="counter-steps"]`)
+            ?.textContent.trim(),
+        ) === want,
+      [sim, n],
+    );
+  } catch (e) {
+    if (e.name === 'TimeoutError') await explain(page, `waiting for sim-${sim} to show step ${n}`);
+    throw e;
+  }
 }
 
 /**
- * Clicks `locator` and waits until `fn(arg)` holds in the page. A first click that the page has
- * not answered within 8 s is said on stderr (`[click retried]`) and made once more; the condition
- * must then hold within WAIT. Why: in 2 of 4 full runs of the browser tests on 2026-12-04 one first
- * click after a page load went unanswered for 20 s, each time in a different test (url_sync's
- * play, mysql's compare step) and never when the file ran alone; the cause was not found. A lost
- * click then shows in the log instead of failing the run; `fn` must be the click's own effect
- * (a pressed button, a step taken), so a click that is never answered still fails.
+ * Installed in every page before its scripts (see openPage): records, in a bounded list on
+ * `window.__herdlabLog`, each input event (at the window, in the capture phase, before the app
+ * sees it) with the test id nearest its target, each change of visibility, and each change of a
+ * step counter's text. Read by explain() when a wait fails.
  */
-export async function clickUntil(page, locator, fn, arg, what) {
-  await locator.click();
-  try {
-    await page.waitForFunction(fn, arg, { timeout: 8_000 });
-    return;
-  } catch (e) {
-    if (e.name !== 'TimeoutError') throw e;
+export const RECORDER = `(() => {
+  const log = (window.__herdlabLog = []);
+  const t0 = performance.now();
+  const put = (what) => {
+    log.push(Math.round(performance.now() - t0) + 'ms ' + what);
+    if (log.length > 200) log.shift();
+  };
+  const id = (el) => (el && el.closest ? el.closest('[data-testid]')?.dataset.testid ?? el.tagName : String(el));
+  const at = (e) => (e.clientX === undefined ? '' : ' at ' + e.clientX + ',' + e.clientY + ' scrollY ' + Math.round(scrollY));
+  for (const type of ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click', 'keydown']) {
+    window.addEventListener(type, (e) => put(type + ' on ' + id(e.target) + at(e) + (e.isTrusted ? '' : ' (synthetic)')), true);
   }
-  console.error(`[click retried] ${what}: the page did not answer the first click within 8 s`);
-  await locator.click();
-  await page.waitForFunction(fn, arg);
+  window.addEventListener('scroll', () => put('scroll to ' + Math.round(scrollY)), true);
+  try {
+    new PerformanceObserver((list) => {
+      for (const shift of list.getEntries()) {
+        const moved = (shift.sources ?? []).slice(0, 3).map((s) =>
+          id(s.node) + ' ' + Math.round(s.previousRect.y) + '->' + Math.round(s.currentRect.y) +
+          ' h ' + Math.round(s.previousRect.height) + '->' + Math.round(s.currentRect.height));
+        put('layout shift ' + shift.value.toFixed(4) + ': ' + moved.join('; '));
+      }
+    }).observe({ type: 'layout-shift', buffered: true });
+  } catch {}
+  document.addEventListener('visibilitychange', () => put('visibility ' + document.visibilityState));
+  window.addEventListener('hashchange', () => put('hashchange ' + location.hash.slice(0, 80)));
+  new MutationObserver((records) => {
+    for (const r of records) {
+      const el = r.target.nodeType === 3 ? r.target.parentElement : r.target;
+      const c = el && el.closest && el.closest('[data-testid="counter-steps"]');
+      if (c) put('steps ' + c.closest('[data-testid^="sim-"]')?.dataset.testid + ' = ' + c.textContent.trim());
+    }
+  }).observe(document, { subtree: true, childList: true, characterData: true });
+})();`;
+
+/**
+ * After a wait that timed out: says on stderr what the page was doing (its recorded events, the
+ * step counters, whether it is visible and whether animation frames still come) and saves a
+ * screenshot, so that a failure in CI can be told apart: a click never delivered, one delivered
+ * and ignored, or a page that stopped drawing.
+ */
+export async function explain(page, what) {
+  try {
+    const state = await page.evaluate(async () => {
+      const frame = await Promise.race([
+        new Promise((ok) => requestAnimationFrame(() => ok('yes'))),
+        new Promise((ok) => setTimeout(() => ok('none within 1 s'), 1000)),
+      ]);
+      const counters = [...document.querySelectorAll('[data-testid="counter-steps"]')].map(
+        (c) => `${c.closest('[data-testid^="sim-"]')?.dataset.testid}=${c.textContent.trim()}`,
+      );
+      return {
+        url: location.href,
+        visibility: document.visibilityState,
+        focus: document.hasFocus(),
+        animationFrame: frame,
+        counters,
+        log: window.__herdlabLog ?? [],
+      };
+    });
+    console.error(`[explain] ${what}\n${JSON.stringify(state, null, 1)}`);
+    const file = path.join(SCREENSHOTS, `failed-${Date.now()}.png`);
+    await page.screenshot({ path: file, timeout: 5000 }).catch(() => {});
+    console.error(`[explain] screenshot: ${file}`);
+  } catch (err) {
+    console.error(`[explain] ${what}: the page could not be read (${err})`);
+  }
 }
