@@ -53,8 +53,10 @@ pub fn last_walk(p: &LastWalkProps) -> Html {
                     };
                     let flag = if v.exclusive { "X" } else { "N" };
                     let full = format!("{} {flag} · {what} (ret {}) · budget left {left}", v.short, v.ret);
+                    // keyed by position: Yew lines an unkeyed list up from its end, so a walk of
+                    // another length would rewrite every visit
                     html! {
-                        <li class={classes!("visit", (v.ret > 0).then_some("woke"))}
+                        <li key={k} class={classes!("visit", (v.ret > 0).then_some("woke"))}
                             data-testid={format!("walk-visit-{k}")}>
                             { if compact { format!("{} {flag} {}", v.short, v.ret) } else { full } }
                         </li>

@@ -28,8 +28,13 @@ pub fn wait_queue(props: &WaitQueueProps) -> Html {
                     e.short,
                     if e.exclusive { "exclusive" } else { "not exclusive" }
                 );
+                // keyed by position: Yew lines an unkeyed list up from its end, so a queue that
+                // grows or shrinks would rewrite every entry; keyed by thread, the entries that
+                // come and go on every wake-all (about 30 a frame at full speed) are made and
+                // dropped instead of rewritten in place (and every later position's counter with
+                // them). By position, only the entries whose thread changed get new text.
                 html! {
-                    <li key={e.thread as usize} class={classes!("wq-entry", if e.exclusive { "x" } else { "n" })}
+                    <li key={pos} class={classes!("wq-entry", if e.exclusive { "x" } else { "n" })}
                         data-testid={format!("wq-entry-{pos}")}
                         data-thread={e.thread.to_string()}
                         data-exclusive={e.exclusive.to_string()}
