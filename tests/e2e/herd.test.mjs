@@ -313,5 +313,31 @@ test('64 workers at full speed: report render time and frame rate, take a screen
 
   await mkdir(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: path.join(SCREENSHOTS, 'lesson.png') });
+
+  // The queues after thousands of re-rendered frames (entries made, dropped and rewritten in
+  // place, keyed by position) are what a fresh render of the same step shows: paused, the
+  // address holds the step; a new page opened at it renders the wait queue and the last walk at
+  // once.
+  await page.locator(inSim('play')).click();
+  await page.waitForSelector(`${inSim('play')}[aria-pressed="false"]`);
+  const at = await steps(page);
+  await page.waitForFunction((n) => new URLSearchParams(location.hash.split('?')[1]).get('step') === String(n), at);
+  const queues = (p) =>
+    p.evaluate(() => {
+      const root = document.querySelector('[data-testid="sim-main"]');
+      const rows = (q) =>
+        [...root.querySelectorAll(q)].map((el) =>
+          [el.dataset.testid, el.dataset.thread, el.dataset.exclusive, el.className, el.title, el.textContent].join('|'),
+        );
+      return { wq: rows('[data-testid="wait-queue"] > li'), walk: rows('[data-testid^="walk-visit-"]') };
+    });
+  const played = await queues(page);
+  const fresh = await openPage(t);
+  await fresh.page.goto(page.url());
+  await waitForSim(fresh.page);
+  await waitForSteps(fresh.page, at);
+  assert.deepEqual(await queues(fresh.page), played, `the queues at step ${at}, played vs opened there`);
+  assert.ok(played.wq.length + played.walk.length > 0, 'something is queued or was walked');
   assertNoPageErrors();
+  fresh.assertNoPageErrors();
 });

@@ -3,7 +3,9 @@
 // every round opens each URL in a fresh headless chromium, in turn (interleaved), plays for
 // --secs seconds and records the time between animation frames; with --trace, Chromium's
 // performance trace of the same window gives each frame's main-thread time by kind (script: the
-// simulation, Yew's render and DOM diff; style; layout; paint).
+// simulation, Yew's render and DOM diff; style; layout; paint), and the main thread's CPU time
+// (its thread time, which other processes' load inflates less than wall time), the layout objects
+// found dirty and the elements restyled per frame.
 //
 //   node tests/e2e/tools/frame_times.mjs [--rounds 5] [--secs 3] [--trace] [--board] URL [URL ...]
 //
@@ -81,6 +83,16 @@ function breakdown(json, frames) {
     }
     out[kind] = total / 1000 / Math.max(1, frames);
   }
+  // Less sensitive to the machine's load than the wall times above: the main thread's CPU time
+  // (the trace's thread time of its top-level tasks), the objects each layout found dirty and
+  // the elements each style recalculation restyled, all per frame.
+  const onMain = events.filter((e) => `${e.pid}:${e.tid}` === main);
+  const sum = (name, f) => onMain.filter((e) => e.name === name).reduce((a, e) => a + (f(e) ?? 0), 0);
+  out.cpu = sum('RunTask', (e) => e.tdur) / 1000 / Math.max(1, frames);
+  out.dirty = sum('Layout', (e) => e.args?.beginData?.dirtyObjects) / Math.max(1, frames);
+  out.restyled =
+    (sum('UpdateLayoutTree', (e) => e.args?.elementCount) + sum('RecalculateStyles', (e) => e.args?.elementCount)) /
+    Math.max(1, frames);
   return out;
 }
 
@@ -104,12 +116,17 @@ async function once(url) {
     if (board) {
       await page.evaluate(() => document.querySelector('[data-testid="sim-main"] .b-lanes').scrollIntoView());
     }
+    // where the speed clicks left the page: the lanes in view or not (the same build measures
+    // about twice the layout with them in view; compare rounds of like positions)
+    const lanesInView = await page.evaluate(
+      () => document.querySelector('[data-testid="sim-main"] .b-lanes').getBoundingClientRect().top < innerHeight,
+    );
     const play = page.locator(sel('play'));
     if ((await play.getAttribute('aria-pressed')) !== 'true') await play.click();
     await page.waitForSelector(`${sel('play')}[aria-pressed="true"]`);
     // let the first frames (and the wasm's warm-up) pass
     await page.waitForTimeout(500);
-    if (trace) await browser.startTracing(page, { categories: ['devtools.timeline'] });
+    if (trace) await browser.startTracing(page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline'] });
     const s0 = await steps(page);
     const { deltas, ms } = await page.evaluate(
       (windowMs) =>
@@ -135,6 +152,7 @@ async function once(url) {
       median: median(deltas),
       p95: quantile(deltas, 0.95),
       fps: (deltas.length * 1000) / ms,
+      lanesInView,
       stepsPerS: ((s1 - s0) * 1000) / ms,
       parts,
     };
@@ -143,16 +161,20 @@ async function once(url) {
   }
 }
 
+/** A frame's breakdown in words: wall ms by kind, main-thread CPU ms, dirty objects, restyled elements. */
+function parts(keys, value) {
+  const wall = ['script', 'style', 'layout', 'paint'].map((k) => `${k} ${value(k).toFixed(2)}`).join(', ');
+  return `${wall} ms; main thread CPU ${value('cpu').toFixed(2)} ms, layout dirty ${Math.round(value('dirty'))}, restyled ${Math.round(value('restyled'))}`;
+}
+
 const results = urls.map(() => []);
 for (let r = 0; r < rounds; r++) {
   for (let u = 0; u < urls.length; u++) {
     const res = await once(urls[u]);
     results[u].push(res);
-    const p = res.parts
-      ? ` | per frame: ${Object.entries(res.parts).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ')} ms`
-      : '';
+    const p = res.parts ? ` | per frame: ${parts(res.parts, (k) => res.parts[k])}` : '';
     console.log(
-      `round ${r + 1} ${urls[u]}: ${res.frames} frames, median ${res.median.toFixed(1)} ms, p95 ${res.p95.toFixed(1)} ms, ${res.fps.toFixed(1)} fps, ${Math.round(res.stepsPerS)} steps/s${p}`,
+      `round ${r + 1} ${urls[u]}: lanes ${res.lanesInView ? 'in view' : 'below'}, ${res.frames} frames, median ${res.median.toFixed(1)} ms, p95 ${res.p95.toFixed(1)} ms, ${res.fps.toFixed(1)} fps, ${Math.round(res.stepsPerS)} steps/s${p}`,
     );
   }
 }
@@ -161,7 +183,7 @@ for (let u = 0; u < urls.length; u++) {
   const m = (f) => median(rs.map(f));
   let line = `${urls[u]}: frame median ${m((r) => r.median).toFixed(1)} ms, p95 ${m((r) => r.p95).toFixed(1)} ms, ${m((r) => r.fps).toFixed(1)} fps, ${Math.round(m((r) => r.stepsPerS))} steps/s (medians of ${rs.length} rounds)`;
   if (rs[0].parts) {
-    line += ` | per frame: ${Object.keys(rs[0].parts).map((k) => `${k} ${m((r) => r.parts[k]).toFixed(2)}`).join(', ')} ms`;
+    line += ` | per frame: ${parts(rs[0].parts, (k) => m((r) => r.parts[k]))}`;
   }
   console.log(line);
 }
