@@ -119,8 +119,10 @@ export async function waitForSteps(page, sim, n) {
 /**
  * Installed in every page before its scripts (see openPage): records, in a bounded list on
  * `window.__herdlabLog`, each input event (at the window, in the capture phase, before the app
- * sees it) with the test id nearest its target, each change of visibility, and each change of a
- * step counter's text. Read by explain() when a wait fails.
+ * sees it) with the test id nearest its target, the pointer's position and the page's scroll
+ * offset, each scroll, each layout shift (what moved, from where to where), each change of
+ * visibility and of the address's hash. Cheap enough for the fps test: nothing per DOM change.
+ * Read by explain() when a wait fails.
  */
 export const RECORDER = `(() => {
   const log = (window.__herdlabLog = []);
@@ -147,13 +149,6 @@ export const RECORDER = `(() => {
   } catch {}
   document.addEventListener('visibilitychange', () => put('visibility ' + document.visibilityState));
   window.addEventListener('hashchange', () => put('hashchange ' + location.hash.slice(0, 80)));
-  new MutationObserver((records) => {
-    for (const r of records) {
-      const el = r.target.nodeType === 3 ? r.target.parentElement : r.target;
-      const c = el && el.closest && el.closest('[data-testid="counter-steps"]');
-      if (c) put('steps ' + c.closest('[data-testid^="sim-"]')?.dataset.testid + ' = ' + c.textContent.trim());
-    }
-  }).observe(document, { subtree: true, childList: true, characterData: true });
 })();`;
 
 /**
