@@ -57,6 +57,8 @@ pub const STEAL_TRIES: u32 = 4;
 pub const NONE: u32 = u32::MAX;
 /// `forcePreemptNS`: the time slice sysmon gives a P's `schedtick` before `preemptone` (10 ms).
 pub const FORCE_PREEMPT_NS: u64 = 10_000_000;
+/// sysmon polls the network when nobody has for longer than this (`lastpoll + 10ms < now`).
+pub const SYSMON_NETPOLL_NS: u64 = 10_000_000;
 /// `retake`'s grace for a syscall on a P with an empty queue while spinning or idle Ps exist.
 pub const SYSCALL_GRACE_NS: u64 = 10_000_000;
 /// sysmon's first sleep, in µs (`usleep(20)`).
@@ -141,11 +143,16 @@ pub enum GmpVariant {
     /// `injectglist`'s `startIdle` (`foreign-wake`): with every M asleep in `stopm` the G waits
     /// on the global queue while a P idles, and nobody looks.
     InjectWithoutStartm,
+    /// sysmon never polls the network (its "not polled for more than 10 ms" check dropped):
+    /// while every P computes, Gs whose answers have come wait in the kernel until some M's
+    /// `findRunnable` reaches its own `netpoll` (counted, not caught: they wait, they are not
+    /// lost).
+    NoSysmonNetpoll,
 }
 
 impl GmpVariant {
     /// Every variant, the correct one first.
-    pub const ALL: [GmpVariant; 13] = [
+    pub const ALL: [GmpVariant; 14] = [
         GmpVariant::Correct,
         GmpVariant::ReversedDance,
         GmpVariant::WakepNoSpinTest,
@@ -159,9 +166,10 @@ impl GmpVariant {
         GmpVariant::LockedRunsAnywhere,
         GmpVariant::NoBlockingNetpoll,
         GmpVariant::InjectWithoutStartm,
+        GmpVariant::NoSysmonNetpoll,
     ];
     /// Their names, as `variant=` takes them.
-    pub const NAMES: [&'static str; 13] = [
+    pub const NAMES: [&'static str; 14] = [
         "correct",
         "reversed-dance",
         "wakep-no-spin-test",
@@ -175,6 +183,7 @@ impl GmpVariant {
         "locked-runs-anywhere",
         "no-blocking-netpoll",
         "inject-without-startm",
+        "no-sysmon-netpoll",
     ];
     /// This variant's name.
     pub fn name(self) -> &'static str {
@@ -246,6 +255,13 @@ pub enum Workload {
     /// `globrunqputbatch` under `sched.lock`, `startIdle`), which must wake a parked M when
     /// every M sleeps in `stopm`.
     ForeignWake,
+    /// Gs waiting on the network while a CPU hog holds the Ps: main spawns G2..GN; G2 first
+    /// runs a call-free loop of `hog_ns` (slices of [`HOG_SLICE_NS`], as `hog`'s G2), then every
+    /// G reads as in `netpoll` (`rounds` times: compute `work_ns`, read, the answer `net_ns`
+    /// later). With the hog on every P no `findRunnable` reaches its `netpoll` while the
+    /// answers wait in the kernel: sysmon's poll (nobody polled for 10 ms) finds them. Its world
+    /// has both the poller (one peer per G) and sysmon.
+    NetpollHog,
 }
 
 /// One thing a running G does next.
@@ -307,7 +323,7 @@ pub struct GCodeRef(pub Option<Arc<dyn GCode>>);
 
 impl Workload {
     /// Every workload.
-    pub const ALL: [Workload; 13] = [
+    pub const ALL: [Workload; 14] = [
         Workload::FanOut,
         Workload::Chain,
         Workload::Tree,
@@ -321,9 +337,10 @@ impl Workload {
         Workload::Netpoll,
         Workload::Deadlock,
         Workload::ForeignWake,
+        Workload::NetpollHog,
     ];
     /// Their names.
-    pub const NAMES: [&'static str; 13] = [
+    pub const NAMES: [&'static str; 14] = [
         "fan-out",
         "chain",
         "tree",
@@ -337,6 +354,7 @@ impl Workload {
         "netpoll",
         "deadlock",
         "foreign-wake",
+        "netpoll-hog",
     ];
     /// Whether the Gs are made by the spawner outside every P (no `main` on M0).
     pub fn external(self) -> bool {
@@ -355,6 +373,7 @@ impl Workload {
                 | Workload::Netpoll
                 | Workload::Deadlock
                 | Workload::ForeignWake
+                | Workload::NetpollHog
         )
     }
     /// Whether a thread outside the runtime (the injector: no P, not an M) readies the
@@ -365,12 +384,15 @@ impl Workload {
     /// Whether the workload's Gs wait on the network, so its world has the poller's words and
     /// one peer per G (the other end of its connection).
     pub fn netpoll_world(self) -> bool {
-        matches!(self, Workload::Netpoll)
+        matches!(self, Workload::Netpoll | Workload::NetpollHog)
     }
     /// Whether the workload has syscalls or long-running Gs, so its world has each P's syscall
     /// and preemption words and (in every variant but `runnext-without-sysmon`) a sysmon.
     pub fn sysmon_world(self) -> bool {
-        matches!(self, Workload::Syscall | Workload::Hog | Workload::Pair)
+        matches!(
+            self,
+            Workload::Syscall | Workload::Hog | Workload::Pair | Workload::NetpollHog
+        )
     }
     /// This workload's name.
     pub fn name(self) -> &'static str {
@@ -537,12 +559,24 @@ impl Workload {
                 _ => GAct::Exit,
             },
             Workload::Locked => locked_action(c, g, pc),
-            Workload::Netpoll => {
+            Workload::Netpoll | Workload::NetpollHog => {
                 let spawns = if g == 1 { gs - 1 } else { 0 };
+                // netpoll-hog: G2 first computes its call-free loop in slices
+                let slices = if self == Workload::NetpollHog && g == 2 {
+                    c.hog_ns.div_ceil(HOG_SLICE_NS).max(1) as u32
+                } else {
+                    0
+                };
                 if pc < spawns {
                     GAct::Spawn(pc + 2)
+                } else if pc < slices {
+                    let left = c.hog_ns.max(1) - pc as u64 * HOG_SLICE_NS;
+                    GAct::Slice {
+                        ns: left.min(HOG_SLICE_NS),
+                        calls: false,
+                    }
                 } else {
-                    let q = pc - spawns;
+                    let q = pc - spawns - slices;
                     match q {
                         _ if q >= 3 * c.rounds => GAct::Exit,
                         _ if q % 3 == 0 => GAct::Work(work_ns),
@@ -617,8 +651,8 @@ pub struct GmpConfig {
 }
 
 impl GmpConfig {
-    /// Whether a sysmon thread runs (the syscall, hog and pair workloads, except in the
-    /// `runnext-without-sysmon` variant).
+    /// Whether a sysmon thread runs (the syscall, hog, pair and netpoll-hog workloads, except
+    /// in the `runnext-without-sysmon` variant).
     pub fn sysmon(&self) -> bool {
         self.workload.sysmon_world() && self.variant != GmpVariant::RunnextWithoutSysmon
     }
@@ -735,8 +769,10 @@ impl GmpConfig {
             return self.lock_words_end();
         }
         if self.workload.netpoll_world() {
-            self.n_base()
-                .wrapping_add(N_GLOBALS + N_WORDS.wrapping_mul(self.gs) + 1)
+            // a world with both the poller and sysmon has one word more: `lastpoll`'s stamp
+            self.n_base().wrapping_add(
+                N_GLOBALS + N_WORDS.wrapping_mul(self.gs) + 1 + self.sysmon_polls() as u32,
+            )
         } else if self.workload.sysmon_world() {
             self.x_base(self.procs).wrapping_add(2)
         } else {
@@ -842,6 +878,23 @@ impl GmpConfig {
     pub fn rdy(&self) -> Word {
         w(self.n_base().wrapping_add(4))
     }
+    /// `sched.lastpoll`'s time, as a stamp: a world with both the poller and sysmon
+    /// ([`GmpConfig::sysmon_polls`]) keeps it in the word after the poller's (the break
+    /// eventfd's link). Go stores `now` there after every blocking `netpoll` and at sysmon's
+    /// own poll; the model's Ms keep no time, so they add one to the stamp instead, and sysmon
+    /// measures its age on its own clock (the sum of its sleeps) from the round it first saw
+    /// the stamp, as `retake` measures a P's `schedtick`.
+    pub fn lastpoll_stamp(&self) -> Word {
+        w(self
+            .n_base()
+            .wrapping_add(N_GLOBALS + N_WORDS.wrapping_mul(self.gs) + 1))
+    }
+    /// Whether the world has both the poller and sysmon (`netpoll-hog`): then the Ms stamp
+    /// `lastpoll` after each blocking `netpoll`, and sysmon polls the network when nobody has
+    /// for 10 ms (except in the `no-sysmon-netpoll` variant).
+    pub fn sysmon_polls(&self) -> bool {
+        self.workload.netpoll_world() && self.sysmon()
+    }
     /// The break eventfd's fd number.
     pub fn brk_fd(&self) -> u32 {
         self.gs + 1
@@ -928,6 +981,7 @@ pub const LISTING: &[&str] = &[
     "peer: wait for the request; sleep(net_ns); the fd is readable: push it on epoll's ready list; wake epoll_wait",
     "stopm: mput(m); checkdead(): run = mcount - nmidle; run == 0 && Gs wait: throw(\"all goroutines are asleep - deadlock!\")",
     "foreign thread (no P, not an M): sleep; G's wait word empty? leave the token : parked? take it; injectglist: casgstatus(gp, _Gwaiting, _Grunnable); lock; globrunqputbatch; unlock; startIdle(1)",
+    "sysmon: if lastpoll != 0 && lastpoll + 10ms < now: cas(lastpoll, lastpoll, now); list = netpoll(0); injectglist(list)   // no P: all to the global queue, startIdle",
 ];
 
 /// Line numbers (1-based) into [`LISTING`].
@@ -1046,6 +1100,8 @@ pub mod ln {
     pub const CHECKDEAD: u16 = 56;
     /// A thread outside the runtime readies a parked G (`injectglist` with no P).
     pub const FOREIGN: u16 = 57;
+    /// sysmon's network poll (nobody polled for 10 ms).
+    pub const SYSMON_NETPOLL: u16 = 58;
 }
 
 /// Where `runqput` returns to.
@@ -1155,6 +1211,10 @@ pub struct MCounts {
     pub netpoll_breaks: u64,
     /// Gs parked on the poller (`netpollblockcommit` succeeded).
     pub netpoll_parks: u64,
+    /// sysmon's `netpoll(0)`s (nobody had polled for 10 ms; also counted in `netpoll_polls`).
+    pub sysmon_netpolls: u64,
+    /// Gs sysmon's polls found ready and injected (`injectglist` with no P: the global queue).
+    pub sysmon_injected: u64,
 }
 
 /// Where the poller goes after `injectglist`.
@@ -1165,6 +1225,8 @@ pub enum NpAfter {
     Run,
     /// `stopm` (the blocking `netpoll` got no P).
     Stop,
+    /// sysmon's poll: on with `retake`.
+    Sysmon,
 }
 
 /// The network poller's registers of an M, and a peer's.
@@ -1218,6 +1280,10 @@ pub struct SysmonRegs {
     /// Ghost: the Ps whose syscall sysmon has seen twice, as it left them (the invariant
     /// `syscall-retake` reads it).
     pub twice: u32,
+    /// The `lastpoll` stamp sysmon last saw ([`GmpConfig::lastpoll_stamp`]).
+    pub poll_stamp: u32,
+    /// `now − lastpoll` on sysmon's clock: the age of that stamp (saturates just past 10 ms).
+    pub poll_age: u64,
 }
 
 /// An M: its registers, its continuation registers and the ghost state the invariants read.
@@ -1509,7 +1575,19 @@ impl Mcx {
         for a in self.sm.sys_age.iter_mut() {
             *a = (*a + d).min(SYSCALL_GRACE_NS);
         }
+        if self.cfg.sysmon_polls() {
+            self.sm.poll_age = (self.sm.poll_age + d).min(SYSMON_NETPOLL_NS + 1);
+        }
         self.sm.n = 0;
+    }
+
+    /// sysmon's round after its sleep: the network poll (`netpoll-hog`'s world), then `retake`.
+    fn sm_round(&self) -> Next<Sched, ()> {
+        if self.cfg.sysmon_polls() && self.cfg.variant != GmpVariant::NoSysmonNetpoll {
+            Next::Go(Sched::SmNpLast)
+        } else {
+            Next::Go(Sched::SmFlag { p: 0 })
+        }
     }
 
     /// The spawner's next G, or its end (the injector: its next wake).
@@ -1809,7 +1887,20 @@ impl Mcx {
 
     /// `netpoll` returned its list.
     fn np_polled(&mut self) -> Next<Sched, ()> {
-        if self.np.blocking {
+        if self.is_sysmon() {
+            // sysmon's poll: `injectglist` with no P (after `netpollAdjustWaiters`), then
+            // `retake`
+            if self.np.list.is_empty() {
+                Next::Go(Sched::SmFlag { p: 0 })
+            } else {
+                self.counts.sysmon_injected += self.np.list.len() as u64;
+                self.np.first = 0;
+                self.np.after = NpAfter::Sysmon;
+                Next::Go(Sched::NpAdjust)
+            }
+        } else if self.np.blocking && self.cfg.sysmon_polls() {
+            Next::Go(Sched::NpStamp)
+        } else if self.np.blocking {
             Next::Go(Sched::NpLastpoll)
         } else {
             Next::Go(Sched::NpPollDone)
@@ -1865,6 +1956,10 @@ impl Mcx {
         match self.np.after {
             NpAfter::Run => Next::Go(Sched::NpFirstStatus),
             NpAfter::Stop => Next::Go(Sched::StopLock),
+            NpAfter::Sysmon => {
+                self.np.after = NpAfter::Run;
+                Next::Go(Sched::SmFlag { p: 0 })
+            }
         }
     }
 
@@ -2959,14 +3054,14 @@ crate::steps! {
             };
         /// `sched.npidle.Load() == gomaxprocs`: every P idle → the deep sleep.
         SmIdle @ ln::SYSMON_DEEP => load(NPIDLE) => |n|
-            if n == m.cfg.procs { Go(Sched::SmDeepLock) } else { Go(Sched::SmFlag { p: 0 }) };
+            if n == m.cfg.procs { Go(Sched::SmDeepLock) } else { m.sm_round() };
         /// `lock(&sched.lock)`.
         SmDeepLock @ ln::SYSMON_DEEP => mutex_lock(SCHED_LOCK) => |()| Go(Sched::SmDeepCheck);
         /// The same test under the lock.
         SmDeepCheck @ ln::SYSMON_DEEP => load(NPIDLE) => |n|
             if n == m.cfg.procs { Go(Sched::SmWaitSet) } else { Go(Sched::SmDeepUnlock) };
         /// Not idle after all: `unlock`, then `retake`.
-        SmDeepUnlock @ ln::SYSMON_DEEP => mutex_unlock(SCHED_LOCK) => |()| Go(Sched::SmFlag { p: 0 });
+        SmDeepUnlock @ ln::SYSMON_DEEP => mutex_unlock(SCHED_LOCK) => |()| m.sm_round();
         /// `sched.sysmonwait.Store(true)`.
         SmWaitSet @ ln::SYSMON_DEEP => store(m.cfg.sysmonwait(), 1) => |()| {
             m.counts.sysmon_deep_sleeps += 1;
@@ -2991,7 +3086,35 @@ crate::steps! {
         SmWokeUnlock @ ln::SYSMON_DEEP => mutex_unlock(SCHED_LOCK) => |()| Go(Sched::SmWokeDone);
         /// Woken by the program's end? Else `retake`.
         SmWokeDone @ ln::SYSMON_DEEP => load(DONE) => |d|
-            if d != 0 { Done(()) } else { Go(Sched::SmFlag { p: 0 }) };
+            if d != 0 { Done(()) } else { m.sm_round() };
+        /// sysmon's network poll: `lastpoll != 0` (nobody blocks in `netpoll`)…
+        SmNpLast @ ln::SYSMON_NETPOLL => load(m.cfg.in_netpoll()) => |l|
+            if l == 0 { Go(Sched::SmNpStamp) } else { Go(Sched::SmFlag { p: 0 }) };
+        /// …`&& lastpoll + 10ms < now`: the stamp unchanged for more than 10 ms of sysmon's
+        /// clock (a new stamp starts its age at 0).
+        SmNpStamp @ ln::SYSMON_NETPOLL => load(m.cfg.lastpoll_stamp()) => |t|
+            if t != m.sm.poll_stamp {
+                m.sm.poll_stamp = t;
+                m.sm.poll_age = 0;
+                Go(Sched::SmFlag { p: 0 })
+            } else if m.sm.poll_age > SYSMON_NETPOLL_NS {
+                Go(Sched::SmNpCas { t })
+            } else {
+                Go(Sched::SmFlag { p: 0 })
+            };
+        /// `sched.lastpoll.CompareAndSwap(lastpoll, now)` (its result ignored, as in Go: an M
+        /// that stored meanwhile stamped it too); then `netpoll(0)`.
+        SmNpCas {
+            /// The stamp read.
+            t: u32,
+        } @ ln::SYSMON_NETPOLL => cas(m.cfg.lastpoll_stamp(), t, t.wrapping_add(1)) => |ok| {
+            m.sm.poll_stamp = if ok { t.wrapping_add(1) } else { t };
+            m.sm.poll_age = 0;
+            m.np.blocking = false;
+            m.counts.sysmon_netpolls += 1;
+            m.counts.netpoll_polls += 1;
+            Go(Sched::NpTake)
+        };
         /// `s := pp.status`: `_Psyscall`?
         SmFlag {
             /// The P.
@@ -3323,7 +3446,7 @@ crate::steps! {
         WakeNpidle @ ln::WAKE_PIDLE => fetch_add(NPIDLE, u32::MAX) => |_| Go(Sched::WakeMidle);
         /// `mget`: a parked M.
         WakeMidle @ ln::STARTM => load(MIDLE) => |mm|
-            if mm == 0 && m.is_injector() {
+            if mm == 0 && (m.is_injector() || m.is_sysmon()) {
                 Go(Sched::IjNoMDone)
             } else if mm == 0 {
                 m.counts.no_m += 1;
@@ -3650,6 +3773,9 @@ crate::steps! {
             } else {
                 Go(Sched::StopLock)
             };
+        /// `sched.lastpoll.Store(now)` where sysmon polls too: the stamp first (so a sysmon that
+        /// sees `lastpoll != 0` below also sees the new stamp)…
+        NpStamp @ ln::NETPOLL_AFTER => fetch_add(m.cfg.lastpoll_stamp(), 1) => |_| Go(Sched::NpLastpoll);
         /// `sched.lastpoll.Store(now)`.
         NpLastpoll @ ln::NETPOLL_AFTER => store(m.cfg.in_netpoll(), 0) => |()| Go(Sched::NpBLock);
         /// `lock(&sched.lock)`.

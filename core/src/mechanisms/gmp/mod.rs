@@ -261,6 +261,49 @@
 //! and on 2 Ps, 3 Ms and one G (143,390); 2 Ps with 2 Gs did not finish in 400 s of a release
 //! build (the peers' timers multiply the orders).
 //!
+//! # sysmon's network poll (`netpoll-hog`)
+//! Go's sysmon, after its sleep (and its deep-sleep test), polls the network when nobody has
+//! for more than 10 ms: `lastpoll := sched.lastpoll.Load(); if lastpoll != 0 && lastpoll +
+//! 10ms < now { sched.lastpoll.CompareAndSwap(lastpoll, now); list := netpoll(0); if
+//! !list.empty() { injectglist(&list); netpollAdjustWaiters(delta) } }` (`proc.go`'s
+//! `sysmon`), then runs `retake`. `lastpoll` is stored (`now`) only by an M back from the
+//! blocking `netpoll` of findRunnable's step 13 and by sysmon itself: the non-blocking
+//! `netpoll(0)` of step 8 leaves it, so "nobody polled" means nobody blocked in the poller
+//! and sysmon did not poll, for 10 ms. sysmon takes no `pollingNet` and does not test
+//! `netpollAnyWaiters`. Without a P, its `injectglist` puts every G found on the global queue
+//! under `sched.lock` and `startIdle`s an M per G for an idle P: the same rows as the blocking
+//! poller without a P and the injector of `foreign-wake` (`InjStatus`, `globrunqputbatch` through
+//! `SlowLock` …, `startIdle` through `WakeLock` …), not a second copy; like the injector, its
+//! `startm` that finds no parked M waits for one (`IjNoMDone` …), where Go would start a thread.
+//!
+//! It matters when every P computes: a `findRunnable` reaches its own `netpoll(0)` only after
+//! the local and global queues came up empty, so while a call-free hog holds the only P, each
+//! preemption puts the hog on the global queue and the next `findRunnable` takes it back
+//! before any poll. The `netpoll-hog` workload (main spawns the hog G2, which runs `hog_ns` in
+//! slices and then reads like the others; every G reads `rounds` times) has both the poller
+//! and sysmon. On 1 P and 2 Ms, with a 50 ms hog and main's answer after 100 µs, sysmon's poll
+//! finds main after 10 ms of its clock (its sleep has grown to milliseconds by then), injects
+//! it, and main runs at the hog's next preemption (it ends at about 14.7 ms); the variant
+//! `no-sysmon-netpoll` (counted, not caught: the G waits, it is not lost) leaves main's answer
+//! in the kernel until the hog ends and parks on its own read, 50 ms (the tests,
+//! `core/tests/gmp_sysmon_netpoll.rs`). Counted in `sysmon_netpolls` (also in
+//! `netpoll_polls`) and `sysmon_injected`.
+//!
+//! The model's `lastpoll`: the flag [`GmpConfig::in_netpoll`] (`lastpoll == 0`) as before, and
+//! in a world with sysmon a stamp ([`GmpConfig::lastpoll_stamp`], the world's last word) that an
+//! M back from the blocking poll increments before clearing the flag, and sysmon's CAS moves
+//! on; sysmon measures the stamp's age on its own clock from the round it first saw it (as
+//! `retake` measures `schedtick`), saturating just past 10 ms so the checker's states stay
+//! finite. The other netpoll worlds (no sysmon) have no stamp and take no extra step: their
+//! state counts and traces are as before.
+//!
+//! | state | what it does | next |
+//! |---|---|---|
+//! | `SmNpLast`, `SmNpStamp` | `lastpoll != 0`; the stamp unchanged for more than 10 ms | `SmNpCas`, else `retake` |
+//! | `SmNpCas` | `cas(lastpoll, t, t + 1)` (result ignored) | `netpoll(0)` (`NpTake` …) |
+//! | (`np_polled`) | nothing found → `retake`; else `netpollAdjustWaiters`, `injectglist` with no P | `SmFlag` |
+//! | `NpStamp` | an M back from the blocking poll: `lastpoll = now` (the stamp, then the flag) | `NpLastpoll` |
+//!
 //! # A wake from outside every P (`foreign-wake`)
 //! A G parked on its wait word may be readied by a thread that is neither an M nor holds a P: a
 //! foreign thread, a timer (natively: any thread that wakes a parked future's waker). Go readies
@@ -345,6 +388,8 @@
 //! (with sysmon the bound is its 10 ms, which only the simulator's clock sees).
 //! `locked-runs-anywhere` (`schedule` skips `startlockedm` and runs a locked G on whichever M
 //! picked it) → `locked-thread` (68 steps on [`GmpParams::locked_preset`]).
+//! `no-sysmon-netpoll` (sysmon never polls the network) is counted, not caught: on
+//! `netpoll-hog` an answered G waits in the kernel for the hog's whole run instead of 10 ms.
 //!
 //! # What seed 003 (the 2012 design doc's translation) gets wrong (fact sheet §7)
 //! - An idle or syscalling M holds *no* P (the translation says it needs one).
@@ -358,11 +403,11 @@
 //!
 //! # Model limits (not modelled yet)
 //! Timers (so `netpoll`'s delay is always −1 or 0, and `wakeNetPoller` has no caller),
-//! `UnlockOSThread` (LockOSThread's limits are above), `entersyscallblock`, sysmon's netpoll
-//! (its 10 ms rule) and its deep sleep's timeout (the next timer, 60 s), a stop-the-world
+//! `UnlockOSThread` (LockOSThread's limits are above), `entersyscallblock`, sysmon's deep
+//! sleep's timeout (the next timer, 60 s), a stop-the-world
 //! (`gcwaiting`),
 //! Go 1.26's scan-bit retake (above). sysmon runs only in the `syscall`,
-//! `hog` and `pair` worlds (the other workloads' Gs never run 10 ms nor block, so it would only
+//! `hog`, `pair` and `netpoll-hog` worlds (the other workloads' Gs never run 10 ms nor block, so it would only
 //! tick; their figures are as pinned before it existed). A G's channel is one token on its wait word (a oneshot),
 //! not Go's `hchan` with its lock and wait queues. The ring is a parameter (Go: 256, the bench
 //! uses 256; the checker's presets 2); `runqputslow` moves half of it.

@@ -178,6 +178,9 @@ pub fn variant_lines() -> Vec<String> {
         GmpVariant::NoBlockingNetpoll => {
             "the last M parks in stopm without polling -> deadlock-report (workload netpoll)"
         }
+        GmpVariant::NoSysmonNetpoll => {
+            "sysmon never polls the network: answered Gs wait behind a hog (counted, workload netpoll-hog)"
+        }
     }
     };
     let w = GmpVariant::NAMES.iter().map(|n| n.len()).max().unwrap_or(0);

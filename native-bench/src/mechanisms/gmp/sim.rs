@@ -71,6 +71,12 @@ pub fn render_gmp(r: &SimGmpReport) -> String {
             p.netpoll_polls, p.netpoll_parks, p.netpoll_ready, p.netpoll_blocks, p.netpoll_breaks
         ));
     }
+    if p.sysmon_netpolls > 0 {
+        out.push_str(&format!(
+            "sysmon's netpolls (nobody polled for 10 ms) {}, Gs it injected {}\n",
+            p.sysmon_netpolls, p.sysmon_injected
+        ));
+    }
     if let Some(f) = &p.fatal {
         out.push_str(&format!("fatal error: {f}\n"));
     }
