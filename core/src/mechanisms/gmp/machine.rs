@@ -3841,9 +3841,15 @@ crate::steps! {
                 Go(Sched::InjNpidle)
             }
         };
-        /// With a P: `npidle`; that many Gs to the global queue (and an M each), the rest local.
+        /// With a P: `npidle`; that many Gs to the global queue (and an M each), the rest local
+        /// (`single-queue`: all of them global).
         InjNpidle @ ln::INJECTGLIST => load(NPIDLE) => |n| {
-            let k = n.min(m.np.inj.len() as u32);
+            // the Go 1.0 design has no local queues: every G to the global queue
+            let k = if m.cfg.variant == GmpVariant::SingleQueue {
+                m.np.inj.len() as u32
+            } else {
+                n.min(m.np.inj.len() as u32)
+            };
             m.np.k = k;
             if k == 0 {
                 m.inj_local()
