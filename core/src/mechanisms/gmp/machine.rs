@@ -3091,30 +3091,25 @@ crate::steps! {
         SmNpLast @ ln::SYSMON_NETPOLL => load(m.cfg.in_netpoll()) => |l|
             if l == 0 { Go(Sched::SmNpStamp) } else { Go(Sched::SmFlag { p: 0 }) };
         /// …`&& lastpoll + 10ms < now`: the stamp unchanged for more than 10 ms of sysmon's
-        /// clock (a new stamp starts its age at 0).
+        /// clock (a new stamp starts its age at 0). Then Go's
+        /// `sched.lastpoll.CompareAndSwap(lastpoll, now)`: only sysmon reads `lastpoll`'s time
+        /// (the Ms test it against 0), so the model's sysmon restarts its own age instead of
+        /// writing the stamp (a stamp sysmon bumped every 10 ms would grow without bound while
+        /// sysmon runs alone, and the checker's states with it); then `netpoll(0)`.
         SmNpStamp @ ln::SYSMON_NETPOLL => load(m.cfg.lastpoll_stamp()) => |t|
             if t != m.sm.poll_stamp {
                 m.sm.poll_stamp = t;
                 m.sm.poll_age = 0;
                 Go(Sched::SmFlag { p: 0 })
             } else if m.sm.poll_age > SYSMON_NETPOLL_NS {
-                Go(Sched::SmNpCas { t })
+                m.sm.poll_age = 0;
+                m.np.blocking = false;
+                m.counts.sysmon_netpolls += 1;
+                m.counts.netpoll_polls += 1;
+                Go(Sched::NpTake)
             } else {
                 Go(Sched::SmFlag { p: 0 })
             };
-        /// `sched.lastpoll.CompareAndSwap(lastpoll, now)` (its result ignored, as in Go: an M
-        /// that stored meanwhile stamped it too); then `netpoll(0)`.
-        SmNpCas {
-            /// The stamp read.
-            t: u32,
-        } @ ln::SYSMON_NETPOLL => cas(m.cfg.lastpoll_stamp(), t, t.wrapping_add(1)) => |ok| {
-            m.sm.poll_stamp = if ok { t.wrapping_add(1) } else { t };
-            m.sm.poll_age = 0;
-            m.np.blocking = false;
-            m.counts.sysmon_netpolls += 1;
-            m.counts.netpoll_polls += 1;
-            Go(Sched::NpTake)
-        };
         /// `s := pp.status`: `_Psyscall`?
         SmFlag {
             /// The P.

@@ -291,16 +291,17 @@
 //!
 //! The model's `lastpoll`: the flag [`GmpConfig::in_netpoll`] (`lastpoll == 0`) as before, and
 //! in a world with sysmon a stamp ([`GmpConfig::lastpoll_stamp`], the world's last word) that an
-//! M back from the blocking poll increments before clearing the flag, and sysmon's CAS moves
-//! on; sysmon measures the stamp's age on its own clock from the round it first saw it (as
-//! `retake` measures `schedtick`), saturating just past 10 ms so the checker's states stay
-//! finite. The other netpoll worlds (no sysmon) have no stamp and take no extra step: their
+//! M back from the blocking poll increments before clearing the flag; sysmon measures the
+//! stamp's age on its own clock from the round it first saw it (as `retake` measures
+//! `schedtick`), saturating just past 10 ms so the checker's states stay finite. sysmon's own
+//! `CompareAndSwap(lastpoll, now)` only restarts that age: nobody else reads the time, and a
+//! stamp sysmon bumped every 10 ms would grow without bound while it runs alone (the checker
+//! found such runs past depth 100,000 on the preset). The other netpoll worlds (no sysmon) have no stamp and take no extra step: their
 //! state counts and traces are as before.
 //!
 //! | state | what it does | next |
 //! |---|---|---|
-//! | `SmNpLast`, `SmNpStamp` | `lastpoll != 0`; the stamp unchanged for more than 10 ms | `SmNpCas`, else `retake` |
-//! | `SmNpCas` | `cas(lastpoll, t, t + 1)` (result ignored) | `netpoll(0)` (`NpTake` …) |
+//! | `SmNpLast`, `SmNpStamp` | `lastpoll != 0`; the stamp unchanged for more than 10 ms: `lastpoll = now` (sysmon's age back to 0) | `netpoll(0)` (`NpTake` …), else `retake` |
 //! | (`np_polled`) | nothing found → `retake`; else `netpollAdjustWaiters`, `injectglist` with no P | `SmFlag` |
 //! | `NpStamp` | an M back from the blocking poll: `lastpoll = now` (the stamp, then the flag) | `NpLastpoll` |
 //!
