@@ -236,7 +236,10 @@ pub enum Workload {
     /// the first `locked` of them lock their M first; each G then computes `work_ns` and calls
     /// `runtime.Gosched` `yields` times, computes once more and exits. A locked G's every run
     /// after a `Gosched` needs its own M: `stoplockedm` on it, `startlockedm` on the M that
-    /// picks the G.
+    /// picks the G. Every locked G but the last (G2 … G`locked`) calls
+    /// `runtime.UnlockOSThread` after the first half of its yields (rounded up) and runs on any
+    /// M from then on; the last one, G(1+`locked`), holds its M to its exit, and its thread
+    /// exits with it.
     Locked,
     /// Gs waiting on the network: main spawns G2..GN; then every G, `rounds` times, computes
     /// `work_ns` and reads from its connection, whose peer answers `net_ns` after the request
@@ -291,6 +294,8 @@ pub enum GAct {
     },
     /// `runtime.LockOSThread()`: wire the G and its M to each other.
     LockOSThread,
+    /// `runtime.UnlockOSThread()` (`dounlockOSThread`): unwire them; the G runs on any M again.
+    UnlockOSThread,
     /// Read from the G's connection: send the request to its peer, then `netpollblock` (park on
     /// the `pollDesc` until the poller finds the answer).
     NetWait,
@@ -982,6 +987,7 @@ pub const LISTING: &[&str] = &[
     "stopm: mput(m); checkdead(): run = mcount - nmidle; run == 0 && Gs wait: throw(\"all goroutines are asleep - deadlock!\")",
     "foreign thread (no P, not an M): sleep; G's wait word empty? leave the token : parked? take it; injectglist: casgstatus(gp, _Gwaiting, _Grunnable); lock; globrunqputbatch; unlock; startIdle(1)",
     "sysmon: if lastpoll != 0 && lastpoll + 10ms < now: cas(lastpoll, lastpoll, now); list = netpoll(0); injectglist(list)   // no P: all to the global queue, startIdle",
+    "G: UnlockOSThread() -> dounlockOSThread: m.lockedg = 0; gp.lockedm = 0   // from now on the G runs on any M",
 ];
 
 /// Line numbers (1-based) into [`LISTING`].
@@ -1102,6 +1108,8 @@ pub mod ln {
     pub const FOREIGN: u16 = 57;
     /// sysmon's network poll (nobody polled for 10 ms).
     pub const SYSMON_NETPOLL: u16 = 58;
+    /// `UnlockOSThread`.
+    pub const UNLOCK: u16 = 59;
 }
 
 /// Where `runqput` returns to.
@@ -1201,6 +1209,8 @@ pub struct MCounts {
     pub locked_exits: u64,
     /// A locked M's `handoffp` found no idle M and tried again (Go would start a new M).
     pub locked_no_m: u64,
+    /// `UnlockOSThread` calls.
+    pub unlocks: u64,
     /// `netpoll` calls (non-blocking and blocking).
     pub netpoll_polls: u64,
     /// Gs `netpoll` found ready (`netpollunblock` of a parked G).
@@ -1371,6 +1381,8 @@ pub struct Mcx {
     pub locked_here: Vec<u32>,
     /// Record (not state): every G this M executed, in order (`locked` workload).
     pub ran: Vec<u32>,
+    /// Record (not state): the Gs this M unlocked (`UnlockOSThread`, `locked` workload).
+    pub unlocked_here: Vec<u32>,
     /// Where the Gs' code comes from ([`GCode`]; none: the workload's).
     pub code: GCodeRef,
 }
@@ -1486,6 +1498,7 @@ impl Mcx {
             GAct::Park => Next::Go(Sched::RecvLoad),
             GAct::Ready(c) => Next::Go(Sched::SendLoad { c }),
             GAct::LockOSThread => Next::Go(Sched::LkLockM),
+            GAct::UnlockOSThread => Next::Go(Sched::LkUnlockM),
             GAct::NetWait => Next::Go(Sched::NwReq),
             GAct::NetDone => Next::Go(Sched::NwDone),
         }
@@ -3506,6 +3519,18 @@ crate::steps! {
             m.pc += 1;
             m.g_next()
         };
+        /// `dounlockOSThread`: `m.lockedg = 0`…
+        LkUnlockM @ ln::UNLOCK => store(m.cfg.lockedg(m.id), 0) => |()| {
+            m.lockedg = 0;
+            Go(Sched::LkUnlockG)
+        };
+        /// …`gp.lockedm = 0`; the G goes on (and after its next stop, on any M).
+        LkUnlockG @ ln::UNLOCK => store(m.cfg.lockedm(m.curg), 0) => |()| {
+            m.counts.unlocks += 1;
+            m.unlocked_here.push(m.curg);
+            m.pc += 1;
+            m.g_next()
+        };
         /// `stoplockedm`: `releasep()` (`pp.m = 0; m.p = 0`), then `handoffp(pp)`.
         LkStopOwner @ ln::STOP_LOCKED => store(m.cfg.owner(m.p), 0) => |()| {
             m.inherits = 0;
@@ -3945,7 +3970,7 @@ crate::steps! {
 
 /// What G `g` of the `locked` workload does at its step `pc`: main spawns the others; G2 …
 /// G(1+`locked`) lock their M first; then each computes and yields `yields` times, computes once
-/// more and exits.
+/// more and exits; all of them but G(1+`locked`) unlock after `ceil(yields / 2)` yields.
 fn locked_action(c: &GmpConfig, g: u32, pc: u32) -> GAct {
     if g == 1 {
         return if pc + 2 <= c.gs {
@@ -3958,7 +3983,16 @@ fn locked_action(c: &GmpConfig, g: u32, pc: u32) -> GAct {
     if locks && pc == 0 {
         return GAct::LockOSThread;
     }
-    let q = pc - locks as u32;
+    let mut q = pc - locks as u32;
+    // every locked G but the last unlocks after the first half (rounded up) of its yields
+    if locks && g < 1 + c.locked {
+        let held = 2 * c.yields.div_ceil(2);
+        match q.cmp(&held) {
+            core::cmp::Ordering::Equal => return GAct::UnlockOSThread,
+            core::cmp::Ordering::Greater => q -= 1,
+            core::cmp::Ordering::Less => {}
+        }
+    }
     match q {
         _ if q < 2 * c.yields && q % 2 == 0 => GAct::Work(c.work_ns),
         _ if q < 2 * c.yields => GAct::Yield,
@@ -4107,6 +4141,7 @@ impl GmpActor {
                 lk_handing: false,
                 locked_here: Vec::new(),
                 ran: Vec::new(),
+                unlocked_here: Vec::new(),
                 np: NetRegs::default(),
                 fatal: fatal::NONE,
                 code: GCodeRef(None),

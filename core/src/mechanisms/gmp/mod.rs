@@ -164,11 +164,19 @@
 //! and the M that picks it hands the P back and parks (`locked_handoffs`, a wakeup of the locked
 //! M). The `locked` workload: main spawns G2..GN, the first `locked` of them call
 //! `LockOSThread`, then each computes `work_ns` and calls `Gosched` `yields` times, computes once
-//! more and exits.
+//! more and exits; every locked G but the last calls `UnlockOSThread` after the first half of its
+//! yields (rounded up), the last one exits locked.
+//!
+//! `runtime.UnlockOSThread` (`dounlockOSThread`, with `lockedExt` back at 0: the model has no
+//! nesting count) clears `m.lockedg`, then `gp.lockedm`, on the M the G runs on. Nothing else
+//! changes at once: the G runs on; at its next stop its M's `schedule` no longer sees
+//! `m.lockedg`, so the M looks for work like any other instead of `stoplockedm`, and the M that
+//! later picks the G finds `gp.lockedm == 0` and runs it itself. Counted in `unlocks`.
 //!
 //! | state | what it does | next |
 //! |---|---|---|
 //! | `LkLockM`, `LkLockG` | `m.lockedg = gp`; `gp.lockedm = m` | the G goes on |
+//! | `LkUnlockM`, `LkUnlockG` | `UnlockOSThread`: `m.lockedg = 0`; `gp.lockedm = 0` | the G goes on, and runs on any M from its next stop |
 //! | `LkStopOwner` | `stoplockedm`: `releasep` | `handoffp` (`HoNext` …) |
 //! | `LkIdleInc` | `incidlelocked(1)` | `LkSleep` |
 //! | `LkSleep`, `LkWoke`, `LkClear` | `notesleep(&m.park)`; `noteclear` | `LkNextp` |
@@ -179,7 +187,8 @@
 //! | `LkNoMDone`, `LkNoMUnlock`, `LkNoMYield` | a locked M's `startm` found no idle M: unless the program ended, unlock, yield, try again | `StLock` |
 //!
 //! Invariants (`locked-thread`, and `conservation`'s extra place): a running G whose `lockedm`
-//! is set runs on that M; `gp.lockedm = m` implies `m.lockedg = gp`; a locked M asleep in
+//! is set runs on that M; `gp.lockedm = m` implies `m.lockedg = gp` (except between
+//! `dounlockOSThread`'s two stores, on the G's own M); a locked M asleep in
 //! `stoplockedm` holds no P; a locked G that `startlockedm` handed over (the locked M's `nextp`
 //! set, not yet taken) is in that M's hands, so `conservation` still finds every G in exactly
 //! one place. `lost-wakeup` counts an M inside its `handoffp` as looking.
@@ -191,8 +200,8 @@
 //! and the run stalled), so that `startm` waits instead (unlock, yield, lock, `mget` again,
 //! `locked_no_m`) until one of them parks, which the rule "more Ms than `gomaxprocs + locked`"
 //! guarantees. `incidlelocked` is a bare `fetch_add` (Go takes `sched.lock` for it and
-//! `checkdead` reads it there); the model has no `UnlockOSThread`, no nesting count
-//! (`lockedExt`), no template thread and no locked syscalls.
+//! `checkdead` reads it there); the model has no nesting count (`lockedExt`, `lockedInt`: one
+//! `LockOSThread`, one `UnlockOSThread`), no template thread and no locked syscalls.
 //!
 //! The checker's presets ([`GmpParams::locked_preset`]: main and G2, which locks, computes, calls
 //! `Gosched` once, computes and exits): 1 P and 3 Ms proven complete (15,268 states); 2 Ps and
@@ -404,7 +413,7 @@
 //!
 //! # Model limits (not modelled yet)
 //! Timers (so `netpoll`'s delay is always −1 or 0, and `wakeNetPoller` has no caller),
-//! `UnlockOSThread` (LockOSThread's limits are above), `entersyscallblock`, sysmon's deep
+//! LockOSThread's nesting (its limits are above), `entersyscallblock`, sysmon's deep
 //! sleep's timeout (the next timer, 60 s), a stop-the-world
 //! (`gcwaiting`),
 //! Go 1.26's scan-bit retake (above). sysmon runs only in the `syscall`,

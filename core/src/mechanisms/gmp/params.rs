@@ -765,6 +765,8 @@ pub struct GmpReport {
     pub locked_exits: u64,
     /// A locked M's `handoffp` found no idle M and tried again (Go would start a new M).
     pub locked_no_m: u64,
+    /// `UnlockOSThread` calls (a locked G unwired from its M).
+    pub unlocks: u64,
     /// Gs that ran to their end.
     pub finished: u32,
     /// The first broken invariant, if any.
@@ -802,6 +804,7 @@ impl GmpReport {
             c.lockedm_parks += m.lockedm_parks;
             c.locked_exits += m.locked_exits;
             c.locked_no_m += m.locked_no_m;
+            c.unlocks += m.unlocks;
             c.netpoll_polls += m.netpoll_polls;
             c.netpoll_ready += m.netpoll_ready;
             c.netpoll_blocks += m.netpoll_blocks;
@@ -856,6 +859,7 @@ impl GmpReport {
             lockedm_parks: c.lockedm_parks,
             locked_exits: c.locked_exits,
             locked_no_m: c.locked_no_m,
+            unlocks: c.unlocks,
             finished,
             violation,
         }
