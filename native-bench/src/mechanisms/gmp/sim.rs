@@ -61,8 +61,8 @@ pub fn render_gmp(r: &SimGmpReport) -> String {
     }
     if p.locks > 0 {
         out.push_str(&format!(
-            "LockOSThread calls {}, locked handoffs (startlockedm) {}, locked-M parks (stoplockedm) {}, thread exits of locked Gs {}\n",
-            p.locks, p.locked_handoffs, p.lockedm_parks, p.locked_exits
+            "LockOSThread calls {}, locked handoffs (startlockedm) {}, locked-M parks (stoplockedm) {}, thread exits of locked Gs {}, UnlockOSThread calls {}\n",
+            p.locks, p.locked_handoffs, p.lockedm_parks, p.locked_exits, p.unlocks
         ));
     }
     if p.netpoll_polls + p.netpoll_parks > 0 {
