@@ -314,6 +314,12 @@
 //! | (`np_polled`) | nothing found → `retake`; else `netpollAdjustWaiters`, `injectglist` with no P | `SmFlag` |
 //! | `NpStamp` | an M back from the blocking poll: `lastpoll = now` (the stamp, then the flag) | `NpLastpoll` |
 //!
+//! The checker proves the runtime's code on the `netpoll-hog` preset
+//! ([`GmpParams::action_preset`]: 1 P, 2 Ms, main and a hog of 2 slices, one read each, sysmon
+//! and 2 peers) up to 2 preemptions: 6,150,897 states, complete, about 30 s of a release build
+//! (`herdlab check gmp --workload netpoll-hog --preemption-bound 2`); that search reaches
+//! sysmon's poll and its `injectglist` of a found G (schedules of 658 and 673 steps).
+//!
 //! # A wake from outside every P (`foreign-wake`)
 //! A G parked on its wait word may be readied by a thread that is neither an M nor holds a P: a
 //! foreign thread, a timer (natively: any thread that wakes a parked future's waker). Go readies
