@@ -698,11 +698,13 @@ fn bench_gmp_blocking_prints_a_row_per_runtime_with_herdlabs_retakes() {
 #[test]
 fn native_locked_goroutines_run_only_on_their_own_thread() {
     // core's `locked` workload on real threads: the Gs that call LockOSThread run only on the M
-    // they locked (each M records the Gs it executed; `native::run` refuses a locked G on
-    // another M), every return of a locked G is one startlockedm and one stoplockedm, and its
-    // thread exits with it
+    // they locked while locked (each M records the Gs it executed and unlocked; `native::run`
+    // refuses a locked G that never unlocked on another M), every return of a locked G is one
+    // startlockedm and one stoplockedm; with 2 locked, G2 calls UnlockOSThread after 10 of its
+    // 20 Gosched calls (the same table rows as the simulator's) and the last locked G's thread
+    // exits with it
     use herdlab_bench::mechanisms::gmp::native;
-    for (procs, locked) in [(1, 1), (2, 1), (2, 2)] {
+    for (procs, locked) in [(1, 1), (2, 1), (2, 2), (1, 2)] {
         let p = GmpParams {
             gomaxprocs: procs,
             threads: procs + locked + 2,
@@ -716,13 +718,20 @@ fn native_locked_goroutines_run_only_on_their_own_thread() {
         };
         let r = native::run(&p, 1_000).unwrap_or_else(|e| panic!("{p:?}: {}", e.0));
         let c = r.counts;
+        let unlocking = locked as u64 - 1;
         assert_eq!(r.finished, 6, "{p:?}");
-        assert_eq!(c.locks, locked as u64, "{p:?}");
-        assert_eq!(c.locked_handoffs, locked as u64 * 20, "{p:?}");
-        assert_eq!(c.lockedm_parks, locked as u64 * 20, "{p:?}");
-        assert_eq!(c.locked_exits, locked as u64, "{p:?}");
-        // a locked G runs once, and once more after each of its 20 Gosched calls
-        assert_eq!(r.locked_runs, locked as u64 * 21, "{p:?}");
+        assert_eq!((c.locks, c.unlocks), (locked as u64, unlocking), "{p:?}");
+        assert_eq!(c.locked_handoffs, 20 + 10 * unlocking, "{p:?}");
+        assert_eq!(c.lockedm_parks, 20 + 10 * unlocking, "{p:?}");
+        assert_eq!(c.locked_exits, 1, "{p:?}");
+        // a locked G runs once, and once more after each Gosched while locked, on its M: the
+        // last one all 21 times; an unlocked one 11 times there, and any of its last 10 there
+        // or elsewhere
+        assert!(
+            (21 + 11 * unlocking..=21 + 21 * unlocking).contains(&r.locked_runs),
+            "{p:?}: {}",
+            r.locked_runs
+        );
     }
 }
 

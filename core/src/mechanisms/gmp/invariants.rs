@@ -370,7 +370,14 @@ fn locked_thread(sim: &GmpSim) -> Option<Violation> {
     }
     for g in 1..=cfg.gs {
         let lm = sim.word(cfg.lockedm(g));
-        if lm != 0 && sim.word(cfg.lockedg(lm - 1)) != g {
+        // `dounlockOSThread` clears `m.lockedg` first, then `gp.lockedm`: between the two the
+        // G runs on that M, which is the only one that reads either word for it
+        let unlocking = lm != 0
+            && matches!(
+                sim.threads()[(lm - 1) as usize].machine().at,
+                Some(Sched::LkUnlockG)
+            );
+        if lm != 0 && !unlocking && sim.word(cfg.lockedg(lm - 1)) != g {
             return v(
                 "locked-thread",
                 format!(

@@ -57,6 +57,8 @@ pub const STEAL_TRIES: u32 = 4;
 pub const NONE: u32 = u32::MAX;
 /// `forcePreemptNS`: the time slice sysmon gives a P's `schedtick` before `preemptone` (10 ms).
 pub const FORCE_PREEMPT_NS: u64 = 10_000_000;
+/// sysmon polls the network when nobody has for longer than this (`lastpoll + 10ms < now`).
+pub const SYSMON_NETPOLL_NS: u64 = 10_000_000;
 /// `retake`'s grace for a syscall on a P with an empty queue while spinning or idle Ps exist.
 pub const SYSCALL_GRACE_NS: u64 = 10_000_000;
 /// sysmon's first sleep, in µs (`usleep(20)`).
@@ -141,11 +143,16 @@ pub enum GmpVariant {
     /// `injectglist`'s `startIdle` (`foreign-wake`): with every M asleep in `stopm` the G waits
     /// on the global queue while a P idles, and nobody looks.
     InjectWithoutStartm,
+    /// sysmon never polls the network (its "not polled for more than 10 ms" check dropped):
+    /// while every P computes, Gs whose answers have come wait in the kernel until some M's
+    /// `findRunnable` reaches its own `netpoll` (counted, not caught: they wait, they are not
+    /// lost).
+    NoSysmonNetpoll,
 }
 
 impl GmpVariant {
     /// Every variant, the correct one first.
-    pub const ALL: [GmpVariant; 13] = [
+    pub const ALL: [GmpVariant; 14] = [
         GmpVariant::Correct,
         GmpVariant::ReversedDance,
         GmpVariant::WakepNoSpinTest,
@@ -159,9 +166,10 @@ impl GmpVariant {
         GmpVariant::LockedRunsAnywhere,
         GmpVariant::NoBlockingNetpoll,
         GmpVariant::InjectWithoutStartm,
+        GmpVariant::NoSysmonNetpoll,
     ];
     /// Their names, as `variant=` takes them.
-    pub const NAMES: [&'static str; 13] = [
+    pub const NAMES: [&'static str; 14] = [
         "correct",
         "reversed-dance",
         "wakep-no-spin-test",
@@ -175,6 +183,7 @@ impl GmpVariant {
         "locked-runs-anywhere",
         "no-blocking-netpoll",
         "inject-without-startm",
+        "no-sysmon-netpoll",
     ];
     /// This variant's name.
     pub fn name(self) -> &'static str {
@@ -227,7 +236,10 @@ pub enum Workload {
     /// the first `locked` of them lock their M first; each G then computes `work_ns` and calls
     /// `runtime.Gosched` `yields` times, computes once more and exits. A locked G's every run
     /// after a `Gosched` needs its own M: `stoplockedm` on it, `startlockedm` on the M that
-    /// picks the G.
+    /// picks the G. Every locked G but the last (G2 … G`locked`) calls
+    /// `runtime.UnlockOSThread` after the first half of its yields (rounded up) and runs on any
+    /// M from then on; the last one, G(1+`locked`), holds its M to its exit, and its thread
+    /// exits with it.
     Locked,
     /// Gs waiting on the network: main spawns G2..GN; then every G, `rounds` times, computes
     /// `work_ns` and reads from its connection, whose peer answers `net_ns` after the request
@@ -246,6 +258,13 @@ pub enum Workload {
     /// `globrunqputbatch` under `sched.lock`, `startIdle`), which must wake a parked M when
     /// every M sleeps in `stopm`.
     ForeignWake,
+    /// Gs waiting on the network while a CPU hog holds the Ps: main spawns G2..GN; G2 first
+    /// runs a call-free loop of `hog_ns` (slices of [`HOG_SLICE_NS`], as `hog`'s G2), then every
+    /// G reads as in `netpoll` (`rounds` times: compute `work_ns`, read, the answer `net_ns`
+    /// later). With the hog on every P no `findRunnable` reaches its `netpoll` while the
+    /// answers wait in the kernel: sysmon's poll (nobody polled for 10 ms) finds them. Its world
+    /// has both the poller (one peer per G) and sysmon.
+    NetpollHog,
 }
 
 /// One thing a running G does next.
@@ -275,6 +294,8 @@ pub enum GAct {
     },
     /// `runtime.LockOSThread()`: wire the G and its M to each other.
     LockOSThread,
+    /// `runtime.UnlockOSThread()` (`dounlockOSThread`): unwire them; the G runs on any M again.
+    UnlockOSThread,
     /// Read from the G's connection: send the request to its peer, then `netpollblock` (park on
     /// the `pollDesc` until the poller finds the answer).
     NetWait,
@@ -307,7 +328,7 @@ pub struct GCodeRef(pub Option<Arc<dyn GCode>>);
 
 impl Workload {
     /// Every workload.
-    pub const ALL: [Workload; 13] = [
+    pub const ALL: [Workload; 14] = [
         Workload::FanOut,
         Workload::Chain,
         Workload::Tree,
@@ -321,9 +342,10 @@ impl Workload {
         Workload::Netpoll,
         Workload::Deadlock,
         Workload::ForeignWake,
+        Workload::NetpollHog,
     ];
     /// Their names.
-    pub const NAMES: [&'static str; 13] = [
+    pub const NAMES: [&'static str; 14] = [
         "fan-out",
         "chain",
         "tree",
@@ -337,6 +359,7 @@ impl Workload {
         "netpoll",
         "deadlock",
         "foreign-wake",
+        "netpoll-hog",
     ];
     /// Whether the Gs are made by the spawner outside every P (no `main` on M0).
     pub fn external(self) -> bool {
@@ -355,6 +378,7 @@ impl Workload {
                 | Workload::Netpoll
                 | Workload::Deadlock
                 | Workload::ForeignWake
+                | Workload::NetpollHog
         )
     }
     /// Whether a thread outside the runtime (the injector: no P, not an M) readies the
@@ -365,12 +389,15 @@ impl Workload {
     /// Whether the workload's Gs wait on the network, so its world has the poller's words and
     /// one peer per G (the other end of its connection).
     pub fn netpoll_world(self) -> bool {
-        matches!(self, Workload::Netpoll)
+        matches!(self, Workload::Netpoll | Workload::NetpollHog)
     }
     /// Whether the workload has syscalls or long-running Gs, so its world has each P's syscall
     /// and preemption words and (in every variant but `runnext-without-sysmon`) a sysmon.
     pub fn sysmon_world(self) -> bool {
-        matches!(self, Workload::Syscall | Workload::Hog | Workload::Pair)
+        matches!(
+            self,
+            Workload::Syscall | Workload::Hog | Workload::Pair | Workload::NetpollHog
+        )
     }
     /// This workload's name.
     pub fn name(self) -> &'static str {
@@ -537,12 +564,24 @@ impl Workload {
                 _ => GAct::Exit,
             },
             Workload::Locked => locked_action(c, g, pc),
-            Workload::Netpoll => {
+            Workload::Netpoll | Workload::NetpollHog => {
                 let spawns = if g == 1 { gs - 1 } else { 0 };
+                // netpoll-hog: G2 first computes its call-free loop in slices
+                let slices = if self == Workload::NetpollHog && g == 2 {
+                    c.hog_ns.div_ceil(HOG_SLICE_NS).max(1) as u32
+                } else {
+                    0
+                };
                 if pc < spawns {
                     GAct::Spawn(pc + 2)
+                } else if pc < slices {
+                    let left = c.hog_ns.max(1) - pc as u64 * HOG_SLICE_NS;
+                    GAct::Slice {
+                        ns: left.min(HOG_SLICE_NS),
+                        calls: false,
+                    }
                 } else {
-                    let q = pc - spawns;
+                    let q = pc - spawns - slices;
                     match q {
                         _ if q >= 3 * c.rounds => GAct::Exit,
                         _ if q % 3 == 0 => GAct::Work(work_ns),
@@ -617,8 +656,8 @@ pub struct GmpConfig {
 }
 
 impl GmpConfig {
-    /// Whether a sysmon thread runs (the syscall, hog and pair workloads, except in the
-    /// `runnext-without-sysmon` variant).
+    /// Whether a sysmon thread runs (the syscall, hog, pair and netpoll-hog workloads, except
+    /// in the `runnext-without-sysmon` variant).
     pub fn sysmon(&self) -> bool {
         self.workload.sysmon_world() && self.variant != GmpVariant::RunnextWithoutSysmon
     }
@@ -735,8 +774,10 @@ impl GmpConfig {
             return self.lock_words_end();
         }
         if self.workload.netpoll_world() {
-            self.n_base()
-                .wrapping_add(N_GLOBALS + N_WORDS.wrapping_mul(self.gs) + 1)
+            // a world with both the poller and sysmon has one word more: `lastpoll`'s stamp
+            self.n_base().wrapping_add(
+                N_GLOBALS + N_WORDS.wrapping_mul(self.gs) + 1 + self.sysmon_polls() as u32,
+            )
         } else if self.workload.sysmon_world() {
             self.x_base(self.procs).wrapping_add(2)
         } else {
@@ -842,6 +883,23 @@ impl GmpConfig {
     pub fn rdy(&self) -> Word {
         w(self.n_base().wrapping_add(4))
     }
+    /// `sched.lastpoll`'s time, as a stamp: a world with both the poller and sysmon
+    /// ([`GmpConfig::sysmon_polls`]) keeps it in the word after the poller's (the break
+    /// eventfd's link). Go stores `now` there after every blocking `netpoll` and at sysmon's
+    /// own poll; the model's Ms keep no time, so they add one to the stamp instead, and sysmon
+    /// measures its age on its own clock (the sum of its sleeps) from the round it first saw
+    /// the stamp, as `retake` measures a P's `schedtick`.
+    pub fn lastpoll_stamp(&self) -> Word {
+        w(self
+            .n_base()
+            .wrapping_add(N_GLOBALS + N_WORDS.wrapping_mul(self.gs) + 1))
+    }
+    /// Whether the world has both the poller and sysmon (`netpoll-hog`): then the Ms stamp
+    /// `lastpoll` after each blocking `netpoll`, and sysmon polls the network when nobody has
+    /// for 10 ms (except in the `no-sysmon-netpoll` variant).
+    pub fn sysmon_polls(&self) -> bool {
+        self.workload.netpoll_world() && self.sysmon()
+    }
     /// The break eventfd's fd number.
     pub fn brk_fd(&self) -> u32 {
         self.gs + 1
@@ -928,6 +986,8 @@ pub const LISTING: &[&str] = &[
     "peer: wait for the request; sleep(net_ns); the fd is readable: push it on epoll's ready list; wake epoll_wait",
     "stopm: mput(m); checkdead(): run = mcount - nmidle; run == 0 && Gs wait: throw(\"all goroutines are asleep - deadlock!\")",
     "foreign thread (no P, not an M): sleep; G's wait word empty? leave the token : parked? take it; injectglist: casgstatus(gp, _Gwaiting, _Grunnable); lock; globrunqputbatch; unlock; startIdle(1)",
+    "sysmon: if lastpoll != 0 && lastpoll + 10ms < now: cas(lastpoll, lastpoll, now); list = netpoll(0); injectglist(list)   // no P: all to the global queue, startIdle",
+    "G: UnlockOSThread() -> dounlockOSThread: m.lockedg = 0; gp.lockedm = 0   // from now on the G runs on any M",
 ];
 
 /// Line numbers (1-based) into [`LISTING`].
@@ -1046,6 +1106,10 @@ pub mod ln {
     pub const CHECKDEAD: u16 = 56;
     /// A thread outside the runtime readies a parked G (`injectglist` with no P).
     pub const FOREIGN: u16 = 57;
+    /// sysmon's network poll (nobody polled for 10 ms).
+    pub const SYSMON_NETPOLL: u16 = 58;
+    /// `UnlockOSThread`.
+    pub const UNLOCK: u16 = 59;
 }
 
 /// Where `runqput` returns to.
@@ -1145,6 +1209,8 @@ pub struct MCounts {
     pub locked_exits: u64,
     /// A locked M's `handoffp` found no idle M and tried again (Go would start a new M).
     pub locked_no_m: u64,
+    /// `UnlockOSThread` calls.
+    pub unlocks: u64,
     /// `netpoll` calls (non-blocking and blocking).
     pub netpoll_polls: u64,
     /// Gs `netpoll` found ready (`netpollunblock` of a parked G).
@@ -1155,6 +1221,10 @@ pub struct MCounts {
     pub netpoll_breaks: u64,
     /// Gs parked on the poller (`netpollblockcommit` succeeded).
     pub netpoll_parks: u64,
+    /// sysmon's `netpoll(0)`s (nobody had polled for 10 ms; also counted in `netpoll_polls`).
+    pub sysmon_netpolls: u64,
+    /// Gs sysmon's polls found ready and injected (`injectglist` with no P: the global queue).
+    pub sysmon_injected: u64,
 }
 
 /// Where the poller goes after `injectglist`.
@@ -1165,6 +1235,8 @@ pub enum NpAfter {
     Run,
     /// `stopm` (the blocking `netpoll` got no P).
     Stop,
+    /// sysmon's poll: on with `retake`.
+    Sysmon,
 }
 
 /// The network poller's registers of an M, and a peer's.
@@ -1218,6 +1290,10 @@ pub struct SysmonRegs {
     /// Ghost: the Ps whose syscall sysmon has seen twice, as it left them (the invariant
     /// `syscall-retake` reads it).
     pub twice: u32,
+    /// The `lastpoll` stamp sysmon last saw ([`GmpConfig::lastpoll_stamp`]).
+    pub poll_stamp: u32,
+    /// `now − lastpoll` on sysmon's clock: the age of that stamp (saturates just past 10 ms).
+    pub poll_age: u64,
 }
 
 /// An M: its registers, its continuation registers and the ghost state the invariants read.
@@ -1305,6 +1381,8 @@ pub struct Mcx {
     pub locked_here: Vec<u32>,
     /// Record (not state): every G this M executed, in order (`locked` workload).
     pub ran: Vec<u32>,
+    /// Record (not state): the Gs this M unlocked (`UnlockOSThread`, `locked` workload).
+    pub unlocked_here: Vec<u32>,
     /// Where the Gs' code comes from ([`GCode`]; none: the workload's).
     pub code: GCodeRef,
 }
@@ -1420,6 +1498,7 @@ impl Mcx {
             GAct::Park => Next::Go(Sched::RecvLoad),
             GAct::Ready(c) => Next::Go(Sched::SendLoad { c }),
             GAct::LockOSThread => Next::Go(Sched::LkLockM),
+            GAct::UnlockOSThread => Next::Go(Sched::LkUnlockM),
             GAct::NetWait => Next::Go(Sched::NwReq),
             GAct::NetDone => Next::Go(Sched::NwDone),
         }
@@ -1509,7 +1588,19 @@ impl Mcx {
         for a in self.sm.sys_age.iter_mut() {
             *a = (*a + d).min(SYSCALL_GRACE_NS);
         }
+        if self.cfg.sysmon_polls() {
+            self.sm.poll_age = (self.sm.poll_age + d).min(SYSMON_NETPOLL_NS + 1);
+        }
         self.sm.n = 0;
+    }
+
+    /// sysmon's round after its sleep: the network poll (`netpoll-hog`'s world), then `retake`.
+    fn sm_round(&self) -> Next<Sched, ()> {
+        if self.cfg.sysmon_polls() && self.cfg.variant != GmpVariant::NoSysmonNetpoll {
+            Next::Go(Sched::SmNpLast)
+        } else {
+            Next::Go(Sched::SmFlag { p: 0 })
+        }
     }
 
     /// The spawner's next G, or its end (the injector: its next wake).
@@ -1809,7 +1900,20 @@ impl Mcx {
 
     /// `netpoll` returned its list.
     fn np_polled(&mut self) -> Next<Sched, ()> {
-        if self.np.blocking {
+        if self.is_sysmon() {
+            // sysmon's poll: `injectglist` with no P (after `netpollAdjustWaiters`), then
+            // `retake`
+            if self.np.list.is_empty() {
+                Next::Go(Sched::SmFlag { p: 0 })
+            } else {
+                self.counts.sysmon_injected += self.np.list.len() as u64;
+                self.np.first = 0;
+                self.np.after = NpAfter::Sysmon;
+                Next::Go(Sched::NpAdjust)
+            }
+        } else if self.np.blocking && self.cfg.sysmon_polls() {
+            Next::Go(Sched::NpStamp)
+        } else if self.np.blocking {
             Next::Go(Sched::NpLastpoll)
         } else {
             Next::Go(Sched::NpPollDone)
@@ -1865,6 +1969,10 @@ impl Mcx {
         match self.np.after {
             NpAfter::Run => Next::Go(Sched::NpFirstStatus),
             NpAfter::Stop => Next::Go(Sched::StopLock),
+            NpAfter::Sysmon => {
+                self.np.after = NpAfter::Run;
+                Next::Go(Sched::SmFlag { p: 0 })
+            }
         }
     }
 
@@ -2959,14 +3067,14 @@ crate::steps! {
             };
         /// `sched.npidle.Load() == gomaxprocs`: every P idle → the deep sleep.
         SmIdle @ ln::SYSMON_DEEP => load(NPIDLE) => |n|
-            if n == m.cfg.procs { Go(Sched::SmDeepLock) } else { Go(Sched::SmFlag { p: 0 }) };
+            if n == m.cfg.procs { Go(Sched::SmDeepLock) } else { m.sm_round() };
         /// `lock(&sched.lock)`.
         SmDeepLock @ ln::SYSMON_DEEP => mutex_lock(SCHED_LOCK) => |()| Go(Sched::SmDeepCheck);
         /// The same test under the lock.
         SmDeepCheck @ ln::SYSMON_DEEP => load(NPIDLE) => |n|
             if n == m.cfg.procs { Go(Sched::SmWaitSet) } else { Go(Sched::SmDeepUnlock) };
         /// Not idle after all: `unlock`, then `retake`.
-        SmDeepUnlock @ ln::SYSMON_DEEP => mutex_unlock(SCHED_LOCK) => |()| Go(Sched::SmFlag { p: 0 });
+        SmDeepUnlock @ ln::SYSMON_DEEP => mutex_unlock(SCHED_LOCK) => |()| m.sm_round();
         /// `sched.sysmonwait.Store(true)`.
         SmWaitSet @ ln::SYSMON_DEEP => store(m.cfg.sysmonwait(), 1) => |()| {
             m.counts.sysmon_deep_sleeps += 1;
@@ -2991,7 +3099,30 @@ crate::steps! {
         SmWokeUnlock @ ln::SYSMON_DEEP => mutex_unlock(SCHED_LOCK) => |()| Go(Sched::SmWokeDone);
         /// Woken by the program's end? Else `retake`.
         SmWokeDone @ ln::SYSMON_DEEP => load(DONE) => |d|
-            if d != 0 { Done(()) } else { Go(Sched::SmFlag { p: 0 }) };
+            if d != 0 { Done(()) } else { m.sm_round() };
+        /// sysmon's network poll: `lastpoll != 0` (nobody blocks in `netpoll`)…
+        SmNpLast @ ln::SYSMON_NETPOLL => load(m.cfg.in_netpoll()) => |l|
+            if l == 0 { Go(Sched::SmNpStamp) } else { Go(Sched::SmFlag { p: 0 }) };
+        /// …`&& lastpoll + 10ms < now`: the stamp unchanged for more than 10 ms of sysmon's
+        /// clock (a new stamp starts its age at 0). Then Go's
+        /// `sched.lastpoll.CompareAndSwap(lastpoll, now)`: only sysmon reads `lastpoll`'s time
+        /// (the Ms test it against 0), so the model's sysmon restarts its own age instead of
+        /// writing the stamp (a stamp sysmon bumped every 10 ms would grow without bound while
+        /// sysmon runs alone, and the checker's states with it); then `netpoll(0)`.
+        SmNpStamp @ ln::SYSMON_NETPOLL => load(m.cfg.lastpoll_stamp()) => |t|
+            if t != m.sm.poll_stamp {
+                m.sm.poll_stamp = t;
+                m.sm.poll_age = 0;
+                Go(Sched::SmFlag { p: 0 })
+            } else if m.sm.poll_age > SYSMON_NETPOLL_NS {
+                m.sm.poll_age = 0;
+                m.np.blocking = false;
+                m.counts.sysmon_netpolls += 1;
+                m.counts.netpoll_polls += 1;
+                Go(Sched::NpTake)
+            } else {
+                Go(Sched::SmFlag { p: 0 })
+            };
         /// `s := pp.status`: `_Psyscall`?
         SmFlag {
             /// The P.
@@ -3323,7 +3454,7 @@ crate::steps! {
         WakeNpidle @ ln::WAKE_PIDLE => fetch_add(NPIDLE, u32::MAX) => |_| Go(Sched::WakeMidle);
         /// `mget`: a parked M.
         WakeMidle @ ln::STARTM => load(MIDLE) => |mm|
-            if mm == 0 && m.is_injector() {
+            if mm == 0 && (m.is_injector() || m.is_sysmon()) {
                 Go(Sched::IjNoMDone)
             } else if mm == 0 {
                 m.counts.no_m += 1;
@@ -3385,6 +3516,18 @@ crate::steps! {
         LkLockG @ ln::LOCK => store(m.cfg.lockedm(m.curg), m.id + 1) => |()| {
             m.counts.locks += 1;
             m.locked_here.push(m.curg);
+            m.pc += 1;
+            m.g_next()
+        };
+        /// `dounlockOSThread`: `m.lockedg = 0`…
+        LkUnlockM @ ln::UNLOCK => store(m.cfg.lockedg(m.id), 0) => |()| {
+            m.lockedg = 0;
+            Go(Sched::LkUnlockG)
+        };
+        /// …`gp.lockedm = 0`; the G goes on (and after its next stop, on any M).
+        LkUnlockG @ ln::UNLOCK => store(m.cfg.lockedm(m.curg), 0) => |()| {
+            m.counts.unlocks += 1;
+            m.unlocked_here.push(m.curg);
             m.pc += 1;
             m.g_next()
         };
@@ -3650,6 +3793,9 @@ crate::steps! {
             } else {
                 Go(Sched::StopLock)
             };
+        /// `sched.lastpoll.Store(now)` where sysmon polls too: the stamp first (so a sysmon that
+        /// sees `lastpoll != 0` below also sees the new stamp)…
+        NpStamp @ ln::NETPOLL_AFTER => fetch_add(m.cfg.lastpoll_stamp(), 1) => |_| Go(Sched::NpLastpoll);
         /// `sched.lastpoll.Store(now)`.
         NpLastpoll @ ln::NETPOLL_AFTER => store(m.cfg.in_netpoll(), 0) => |()| Go(Sched::NpBLock);
         /// `lock(&sched.lock)`.
@@ -3715,9 +3861,15 @@ crate::steps! {
                 Go(Sched::InjNpidle)
             }
         };
-        /// With a P: `npidle`; that many Gs to the global queue (and an M each), the rest local.
+        /// With a P: `npidle`; that many Gs to the global queue (and an M each), the rest local
+        /// (`single-queue`: all of them global).
         InjNpidle @ ln::INJECTGLIST => load(NPIDLE) => |n| {
-            let k = n.min(m.np.inj.len() as u32);
+            // the Go 1.0 design has no local queues: every G to the global queue
+            let k = if m.cfg.variant == GmpVariant::SingleQueue {
+                m.np.inj.len() as u32
+            } else {
+                n.min(m.np.inj.len() as u32)
+            };
             m.np.k = k;
             if k == 0 {
                 m.inj_local()
@@ -3818,7 +3970,7 @@ crate::steps! {
 
 /// What G `g` of the `locked` workload does at its step `pc`: main spawns the others; G2 …
 /// G(1+`locked`) lock their M first; then each computes and yields `yields` times, computes once
-/// more and exits.
+/// more and exits; all of them but G(1+`locked`) unlock after `ceil(yields / 2)` yields.
 fn locked_action(c: &GmpConfig, g: u32, pc: u32) -> GAct {
     if g == 1 {
         return if pc + 2 <= c.gs {
@@ -3831,7 +3983,16 @@ fn locked_action(c: &GmpConfig, g: u32, pc: u32) -> GAct {
     if locks && pc == 0 {
         return GAct::LockOSThread;
     }
-    let q = pc - locks as u32;
+    let mut q = pc - locks as u32;
+    // every locked G but the last unlocks after the first half (rounded up) of its yields
+    if locks && g < 1 + c.locked {
+        let held = 2 * c.yields.div_ceil(2);
+        match q.cmp(&held) {
+            core::cmp::Ordering::Equal => return GAct::UnlockOSThread,
+            core::cmp::Ordering::Greater => q -= 1,
+            core::cmp::Ordering::Less => {}
+        }
+    }
     match q {
         _ if q < 2 * c.yields && q % 2 == 0 => GAct::Work(c.work_ns),
         _ if q < 2 * c.yields => GAct::Yield,
@@ -3980,6 +4141,7 @@ impl GmpActor {
                 lk_handing: false,
                 locked_here: Vec::new(),
                 ran: Vec::new(),
+                unlocked_here: Vec::new(),
                 np: NetRegs::default(),
                 fatal: fatal::NONE,
                 code: GCodeRef(None),

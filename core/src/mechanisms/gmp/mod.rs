@@ -164,11 +164,19 @@
 //! and the M that picks it hands the P back and parks (`locked_handoffs`, a wakeup of the locked
 //! M). The `locked` workload: main spawns G2..GN, the first `locked` of them call
 //! `LockOSThread`, then each computes `work_ns` and calls `Gosched` `yields` times, computes once
-//! more and exits.
+//! more and exits; every locked G but the last calls `UnlockOSThread` after the first half of its
+//! yields (rounded up), the last one exits locked.
+//!
+//! `runtime.UnlockOSThread` (`dounlockOSThread`, with `lockedExt` back at 0: the model has no
+//! nesting count) clears `m.lockedg`, then `gp.lockedm`, on the M the G runs on. Nothing else
+//! changes at once: the G runs on; at its next stop its M's `schedule` no longer sees
+//! `m.lockedg`, so the M looks for work like any other instead of `stoplockedm`, and the M that
+//! later picks the G finds `gp.lockedm == 0` and runs it itself. Counted in `unlocks`.
 //!
 //! | state | what it does | next |
 //! |---|---|---|
 //! | `LkLockM`, `LkLockG` | `m.lockedg = gp`; `gp.lockedm = m` | the G goes on |
+//! | `LkUnlockM`, `LkUnlockG` | `UnlockOSThread`: `m.lockedg = 0`; `gp.lockedm = 0` | the G goes on, and runs on any M from its next stop |
 //! | `LkStopOwner` | `stoplockedm`: `releasep` | `handoffp` (`HoNext` …) |
 //! | `LkIdleInc` | `incidlelocked(1)` | `LkSleep` |
 //! | `LkSleep`, `LkWoke`, `LkClear` | `notesleep(&m.park)`; `noteclear` | `LkNextp` |
@@ -179,7 +187,8 @@
 //! | `LkNoMDone`, `LkNoMUnlock`, `LkNoMYield` | a locked M's `startm` found no idle M: unless the program ended, unlock, yield, try again | `StLock` |
 //!
 //! Invariants (`locked-thread`, and `conservation`'s extra place): a running G whose `lockedm`
-//! is set runs on that M; `gp.lockedm = m` implies `m.lockedg = gp`; a locked M asleep in
+//! is set runs on that M; `gp.lockedm = m` implies `m.lockedg = gp` (except between
+//! `dounlockOSThread`'s two stores, on the G's own M); a locked M asleep in
 //! `stoplockedm` holds no P; a locked G that `startlockedm` handed over (the locked M's `nextp`
 //! set, not yet taken) is in that M's hands, so `conservation` still finds every G in exactly
 //! one place. `lost-wakeup` counts an M inside its `handoffp` as looking.
@@ -191,8 +200,8 @@
 //! and the run stalled), so that `startm` waits instead (unlock, yield, lock, `mget` again,
 //! `locked_no_m`) until one of them parks, which the rule "more Ms than `gomaxprocs + locked`"
 //! guarantees. `incidlelocked` is a bare `fetch_add` (Go takes `sched.lock` for it and
-//! `checkdead` reads it there); the model has no `UnlockOSThread`, no nesting count
-//! (`lockedExt`), no template thread and no locked syscalls.
+//! `checkdead` reads it there); the model has no nesting count (`lockedExt`, `lockedInt`: one
+//! `LockOSThread`, one `UnlockOSThread`), no template thread and no locked syscalls.
 //!
 //! The checker's presets ([`GmpParams::locked_preset`]: main and G2, which locks, computes, calls
 //! `Gosched` once, computes and exits): 1 P and 3 Ms proven complete (15,268 states); 2 Ps and
@@ -260,6 +269,56 @@
 //! preset ([`GmpParams::action_preset`]: 1 P, 2 Ms, 2 Gs of one read, 2 peers: 311,944 states)
 //! and on 2 Ps, 3 Ms and one G (143,390); 2 Ps with 2 Gs did not finish in 400 s of a release
 //! build (the peers' timers multiply the orders).
+//!
+//! # sysmon's network poll (`netpoll-hog`)
+//! Go's sysmon, after its sleep (and its deep-sleep test), polls the network when nobody has
+//! for more than 10 ms: `lastpoll := sched.lastpoll.Load(); if lastpoll != 0 && lastpoll +
+//! 10ms < now { sched.lastpoll.CompareAndSwap(lastpoll, now); list := netpoll(0); if
+//! !list.empty() { injectglist(&list); netpollAdjustWaiters(delta) } }` (`proc.go`'s
+//! `sysmon`), then runs `retake`. `lastpoll` is stored (`now`) only by an M back from the
+//! blocking `netpoll` of findRunnable's step 13 and by sysmon itself: the non-blocking
+//! `netpoll(0)` of step 8 leaves it, so "nobody polled" means nobody blocked in the poller
+//! and sysmon did not poll, for 10 ms. sysmon takes no `pollingNet` and does not test
+//! `netpollAnyWaiters`. Without a P, its `injectglist` puts every G found on the global queue
+//! under `sched.lock` and `startIdle`s an M per G for an idle P: the same rows as the blocking
+//! poller without a P and the injector of `foreign-wake` (`InjStatus`, `globrunqputbatch` through
+//! `SlowLock` …, `startIdle` through `WakeLock` …), not a second copy; like the injector, its
+//! `startm` that finds no parked M waits for one (`IjNoMDone` …), where Go would start a thread.
+//!
+//! It matters when every P computes: a `findRunnable` reaches its own `netpoll(0)` only after
+//! the local and global queues came up empty, so while a call-free hog holds the only P, each
+//! preemption puts the hog on the global queue and the next `findRunnable` takes it back
+//! before any poll. The `netpoll-hog` workload (main spawns the hog G2, which runs `hog_ns` in
+//! slices and then reads like the others; every G reads `rounds` times) has both the poller
+//! and sysmon. On 1 P and 2 Ms, with a 50 ms hog and main's answer after 100 µs, sysmon's poll
+//! finds main after 10 ms of its clock (its sleep has grown to milliseconds by then), injects
+//! it, and main runs at the hog's next preemption (it ends at about 14.7 ms); the variant
+//! `no-sysmon-netpoll` (counted, not caught: the G waits, it is not lost) leaves main's answer
+//! in the kernel until the hog ends and parks on its own read, 50 ms (the tests,
+//! `core/tests/gmp_sysmon_netpoll.rs`). Counted in `sysmon_netpolls` (also in
+//! `netpoll_polls`) and `sysmon_injected`.
+//!
+//! The model's `lastpoll`: the flag [`GmpConfig::in_netpoll`] (`lastpoll == 0`) as before, and
+//! in a world with sysmon a stamp ([`GmpConfig::lastpoll_stamp`], the world's last word) that an
+//! M back from the blocking poll increments before clearing the flag; sysmon measures the
+//! stamp's age on its own clock from the round it first saw it (as `retake` measures
+//! `schedtick`), saturating just past 10 ms so the checker's states stay finite. sysmon's own
+//! `CompareAndSwap(lastpoll, now)` only restarts that age: nobody else reads the time, and a
+//! stamp sysmon bumped every 10 ms would grow without bound while it runs alone (the checker
+//! found such runs past depth 100,000 on the preset). The other netpoll worlds (no sysmon) have no stamp and take no extra step: their
+//! state counts and traces are as before.
+//!
+//! | state | what it does | next |
+//! |---|---|---|
+//! | `SmNpLast`, `SmNpStamp` | `lastpoll != 0`; the stamp unchanged for more than 10 ms: `lastpoll = now` (sysmon's age back to 0) | `netpoll(0)` (`NpTake` …), else `retake` |
+//! | (`np_polled`) | nothing found → `retake`; else `netpollAdjustWaiters`, `injectglist` with no P | `SmFlag` |
+//! | `NpStamp` | an M back from the blocking poll: `lastpoll = now` (the stamp, then the flag) | `NpLastpoll` |
+//!
+//! The checker proves the runtime's code on the `netpoll-hog` preset
+//! ([`GmpParams::action_preset`]: 1 P, 2 Ms, main and a hog of 2 slices, one read each, sysmon
+//! and 2 peers) up to 2 preemptions: 6,150,897 states, complete, about 30 s of a release build
+//! (`herdlab check gmp --workload netpoll-hog --preemption-bound 2`); that search reaches
+//! sysmon's poll and its `injectglist` of a found G (schedules of 658 and 673 steps).
 //!
 //! # A wake from outside every P (`foreign-wake`)
 //! A G parked on its wait word may be readied by a thread that is neither an M nor holds a P: a
@@ -345,6 +404,8 @@
 //! (with sysmon the bound is its 10 ms, which only the simulator's clock sees).
 //! `locked-runs-anywhere` (`schedule` skips `startlockedm` and runs a locked G on whichever M
 //! picked it) → `locked-thread` (68 steps on [`GmpParams::locked_preset`]).
+//! `no-sysmon-netpoll` (sysmon never polls the network) is counted, not caught: on
+//! `netpoll-hog` an answered G waits in the kernel for the hog's whole run instead of 10 ms.
 //!
 //! # What seed 003 (the 2012 design doc's translation) gets wrong (fact sheet §7)
 //! - An idle or syscalling M holds *no* P (the translation says it needs one).
@@ -358,11 +419,11 @@
 //!
 //! # Model limits (not modelled yet)
 //! Timers (so `netpoll`'s delay is always −1 or 0, and `wakeNetPoller` has no caller),
-//! `UnlockOSThread` (LockOSThread's limits are above), `entersyscallblock`, sysmon's netpoll
-//! (its 10 ms rule) and its deep sleep's timeout (the next timer, 60 s), a stop-the-world
+//! LockOSThread's nesting (its limits are above), `entersyscallblock`, sysmon's deep
+//! sleep's timeout (the next timer, 60 s), a stop-the-world
 //! (`gcwaiting`),
 //! Go 1.26's scan-bit retake (above). sysmon runs only in the `syscall`,
-//! `hog` and `pair` worlds (the other workloads' Gs never run 10 ms nor block, so it would only
+//! `hog`, `pair` and `netpoll-hog` worlds (the other workloads' Gs never run 10 ms nor block, so it would only
 //! tick; their figures are as pinned before it existed). A G's channel is one token on its wait word (a oneshot),
 //! not Go's `hchan` with its lock and wait queues. The ring is a parameter (Go: 256, the bench
 //! uses 256; the checker's presets 2); `runqputslow` moves half of it.

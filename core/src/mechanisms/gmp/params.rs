@@ -377,6 +377,15 @@ impl Mechanism for Gmp {
                 ),
             ));
         }
+        if p.workload == Workload::NetpollHog && p.goroutines < 2 {
+            errs.push(err(
+                "goroutines",
+                format!(
+                    "{} goroutines for netpoll-hog; at least 2 (main and the hog G2)",
+                    p.goroutines
+                ),
+            ));
+        }
         if p.workload == Workload::Deadlock && p.goroutines < 2 {
             errs.push(err(
                 "goroutines",
@@ -597,6 +606,16 @@ impl GmpParams {
                 rounds: 1,
                 ..one_p
             },
+            // main spawns G2 (a hog of 2 slices, then one read) and reads once; sysmon's poll
+            // needs 10 ms of its clock, so the checker sees it only on schedules where sysmon
+            // sleeps that long while the hog holds the P
+            Workload::NetpollHog => GmpParams {
+                goroutines: 2,
+                rounds: 1,
+                cpus: 3,
+                hog_ns: 2 * super::machine::HOG_SLICE_NS as u32,
+                ..one_p
+            },
             // main spawns G2; both park; the injector outside every P readies main, then G2
             // (a token if it has not parked yet, else injectglist with no P: startIdle must
             // wake an M when both sleep in stopm)
@@ -726,6 +745,11 @@ pub struct GmpReport {
     pub netpoll_breaks: u64,
     /// Gs parked on the poller (a read whose answer had not come).
     pub netpoll_parks: u64,
+    /// sysmon's network polls (`netpoll-hog`: nobody had polled for 10 ms; also in
+    /// `netpoll_polls`).
+    pub sysmon_netpolls: u64,
+    /// Gs sysmon's polls found ready and injected onto the global queue.
+    pub sysmon_injected: u64,
     /// What `checkdead` threw, if it did ("all goroutines are asleep - deadlock!").
     pub fatal: Option<String>,
     /// `syscall`, `hog`, `pair` runs of [`GmpParams::run`]: the longest time a G stayed runnable
@@ -741,6 +765,8 @@ pub struct GmpReport {
     pub locked_exits: u64,
     /// A locked M's `handoffp` found no idle M and tried again (Go would start a new M).
     pub locked_no_m: u64,
+    /// `UnlockOSThread` calls (a locked G unwired from its M).
+    pub unlocks: u64,
     /// Gs that ran to their end.
     pub finished: u32,
     /// The first broken invariant, if any.
@@ -778,11 +804,14 @@ impl GmpReport {
             c.lockedm_parks += m.lockedm_parks;
             c.locked_exits += m.locked_exits;
             c.locked_no_m += m.locked_no_m;
+            c.unlocks += m.unlocks;
             c.netpoll_polls += m.netpoll_polls;
             c.netpoll_ready += m.netpoll_ready;
             c.netpoll_blocks += m.netpoll_blocks;
             c.netpoll_breaks += m.netpoll_breaks;
             c.netpoll_parks += m.netpoll_parks;
+            c.sysmon_netpolls += m.sysmon_netpolls;
+            c.sysmon_injected += m.sysmon_injected;
         }
         let fatal = sim
             .threads()
@@ -821,6 +850,8 @@ impl GmpReport {
             netpoll_blocks: c.netpoll_blocks,
             netpoll_breaks: c.netpoll_breaks,
             netpoll_parks: c.netpoll_parks,
+            sysmon_netpolls: c.sysmon_netpolls,
+            sysmon_injected: c.sysmon_injected,
             fatal,
             max_wait_ns: 0,
             locks: c.locks,
@@ -828,6 +859,7 @@ impl GmpReport {
             lockedm_parks: c.lockedm_parks,
             locked_exits: c.locked_exits,
             locked_no_m: c.locked_no_m,
+            unlocks: c.unlocks,
             finished,
             violation,
         }

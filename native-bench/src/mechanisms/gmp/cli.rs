@@ -97,7 +97,10 @@ and runnext-without-sysmon broken in seconds; no-async-preemption takes minutes 
 build, as sysmon must first sleep 10 ms of its clock, a few hundred steps). LockOSThread:
 --workload locked (2 Ps, 4 Ms, main and G2, which locks its M and calls Gosched once;
 --preemption-bound 2 proves it in about 117,000 states) and --variant locked-runs-anywhere
-(schedule runs a locked G on whichever M picked it -> locked-thread). --list-variants
+(schedule runs a locked G on whichever M picked it -> locked-thread); with --gomaxprocs 1
+--goroutines 3 --locked 2 G2 also unlocks (UnlockOSThread), proven in 200,484 states. sysmon's
+network poll: --workload netpoll-hog (1 P, 2 Ms, main and a 2-slice hog that each read once;
+--preemption-bound 2 proves it in 6,150,897 states). --list-variants
 prints the variants, correct first.";
 
 /// `sim gmp`, parsed.
@@ -177,6 +180,9 @@ pub fn variant_lines() -> Vec<String> {
         }
         GmpVariant::NoBlockingNetpoll => {
             "the last M parks in stopm without polling -> deadlock-report (workload netpoll)"
+        }
+        GmpVariant::NoSysmonNetpoll => {
+            "sysmon never polls the network: answered Gs wait behind a hog (counted, workload netpoll-hog)"
         }
     }
     };

@@ -68,8 +68,8 @@ pub struct GmpRun {
     pub finished: u32,
     /// The live-G count at the end (0 when every G exited).
     pub live: u32,
-    /// `locked`: the runs (`execute`s) of Gs that called `LockOSThread`, every one on the M
-    /// that G locked (a run elsewhere is an error).
+    /// `locked`: the runs (`execute`s) of Gs that called `LockOSThread` on the M that G locked
+    /// (a run elsewhere is an error, unless the G called `UnlockOSThread`).
     pub locked_runs: u64,
 }
 
@@ -618,7 +618,7 @@ fn run_inner(cfg: GmpConfig, tasks: Option<&Arc<Tasks>>) -> Result<GmpRun, Nativ
     let ready = StartGate::new(threads);
     let (start, end, ready) = (&start, &end, &ready);
     // each M's counters, the Gs it locked and the Gs it executed (`locked` workload)
-    type MResult = Result<(MCounts, Vec<u32>, Vec<u32>), NativeError>;
+    type MResult = Result<(MCounts, Vec<u32>, Vec<u32>, Vec<u32>), NativeError>;
     let results: Vec<MResult> = std::thread::scope(|s| {
         let mut handles = Vec::with_capacity(threads);
         for i in 0..threads {
@@ -660,7 +660,7 @@ fn run_inner(cfg: GmpConfig, tasks: Option<&Arc<Tasks>>) -> Result<GmpRun, Nativ
                         world.fail(&e.0);
                         return Err(e);
                     }
-                    Ok((m.cx.counts, m.cx.locked_here, m.cx.ran))
+                    Ok((m.cx.counts, m.cx.locked_here, m.cx.ran, m.cx.unlocked_here))
                 });
             match spawned {
                 Ok(h) => handles.push(h),
@@ -694,13 +694,14 @@ fn run_inner(cfg: GmpConfig, tasks: Option<&Arc<Tasks>>) -> Result<GmpRun, Nativ
     }
     let mut per_m = Vec::with_capacity(results.len());
     for r in results {
-        let (c, locked_here, ran) = r?;
-        per_m.push((locked_here, ran));
+        let (c, locked_here, ran, unlocked_here) = r?;
+        per_m.push((locked_here, ran, unlocked_here));
         counts.locks += c.locks;
         counts.locked_handoffs += c.locked_handoffs;
         counts.lockedm_parks += c.lockedm_parks;
         counts.locked_exits += c.locked_exits;
         counts.locked_no_m += c.locked_no_m;
+        counts.unlocks += c.unlocks;
         counts.steals += c.steals;
         counts.parks += c.parks;
         counts.spins += c.spins;
@@ -768,10 +769,17 @@ fn run_inner(cfg: GmpConfig, tasks: Option<&Arc<Tasks>>) -> Result<GmpRun, Nativ
 }
 
 /// The runs of locked Gs, each checked to be on the M that G locked: `per_m[i]` holds the Gs M i
-/// locked and every G it executed, in order. A locked G executed by another M is an error.
-fn locked_runs(per_m: &[(Vec<u32>, Vec<u32>)]) -> Result<u64, NativeError> {
+/// locked, every G it executed, in order, and the Gs it unlocked (`UnlockOSThread`). A locked G
+/// that never unlocked, executed by another M, is an error; one that unlocked may run anywhere
+/// after, so only its runs on its own M are counted (at least one per return while locked: the
+/// table's invariant `locked-thread` checks the order in the simulator and the checker).
+fn locked_runs(per_m: &[(Vec<u32>, Vec<u32>, Vec<u32>)]) -> Result<u64, NativeError> {
+    let unlocked: std::collections::HashSet<u32> = per_m
+        .iter()
+        .flat_map(|(_, _, u)| u.iter().copied())
+        .collect();
     let mut owner = std::collections::HashMap::new();
-    for (i, (locked, _)) in per_m.iter().enumerate() {
+    for (i, (locked, _, _)) in per_m.iter().enumerate() {
         for &g in locked {
             if let Some(j) = owner.insert(g, i) {
                 return Err(NativeError::new(format!("G{g} locked both M{j} and M{i}")));
@@ -779,9 +787,11 @@ fn locked_runs(per_m: &[(Vec<u32>, Vec<u32>)]) -> Result<u64, NativeError> {
         }
     }
     let mut runs = 0;
-    for (i, (_, ran)) in per_m.iter().enumerate() {
+    for (i, (_, ran, _)) in per_m.iter().enumerate() {
         for &g in ran {
             match owner.get(&g) {
+                // unlocked: free to run anywhere after (not counted)
+                Some(&j) if j != i && unlocked.contains(&g) => {}
                 Some(&j) if j != i => {
                     return Err(NativeError::new(format!(
                         "G{g} is locked to M{j} (LockOSThread) but ran on M{i}"

@@ -61,14 +61,20 @@ pub fn render_gmp(r: &SimGmpReport) -> String {
     }
     if p.locks > 0 {
         out.push_str(&format!(
-            "LockOSThread calls {}, locked handoffs (startlockedm) {}, locked-M parks (stoplockedm) {}, thread exits of locked Gs {}\n",
-            p.locks, p.locked_handoffs, p.lockedm_parks, p.locked_exits
+            "LockOSThread calls {}, locked handoffs (startlockedm) {}, locked-M parks (stoplockedm) {}, thread exits of locked Gs {}, UnlockOSThread calls {}\n",
+            p.locks, p.locked_handoffs, p.lockedm_parks, p.locked_exits, p.unlocks
         ));
     }
     if p.netpoll_polls + p.netpoll_parks > 0 {
         out.push_str(&format!(
             "netpoll: polls {}, Gs parked on the poller {}, made ready {}, blocking polls {}, breaks {}\n",
             p.netpoll_polls, p.netpoll_parks, p.netpoll_ready, p.netpoll_blocks, p.netpoll_breaks
+        ));
+    }
+    if p.sysmon_netpolls > 0 {
+        out.push_str(&format!(
+            "sysmon's netpolls (nobody polled for 10 ms) {}, Gs it injected {}\n",
+            p.sysmon_netpolls, p.sysmon_injected
         ));
     }
     if let Some(f) = &p.fatal {
