@@ -62,6 +62,9 @@ pub fn workload_story(v: &str) -> &'static str {
         "pair" => "a ping-pong pair shares one time slice through runnext",
         "locked" => "goroutines locked to their thread: each return needs its own M",
         "netpoll" => "goroutines wait on the network: they park on the poller until a netpoll finds them ready",
+        "netpoll-hog" => {
+            "a hog holds the only P while an answer arrives: sysmon's poll finds it after 10 ms"
+        }
         "deadlock" => "main waits for a token nobody sends: checkdead ends the program",
         "foreign-wake" => {
             "a thread outside every P wakes parked goroutines: injectglist starts an M for them"
@@ -88,6 +91,9 @@ pub fn variant_story(v: &str) -> &'static str {
         "locked-runs-anywhere" => "a locked goroutine runs on whichever M found it",
         "no-blocking-netpoll" => {
             "the last idle M parks instead of blocking in netpoll: a false deadlock"
+        }
+        "no-sysmon-netpoll" => {
+            "sysmon never polls the network: a ready goroutine waits for the next findRunnable"
         }
         "inject-without-startm" => {
             "a wake from outside every P queues the goroutine but starts no M: it waits"

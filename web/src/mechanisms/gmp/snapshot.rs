@@ -97,9 +97,11 @@ pub fn gmp_short(cfg: &GmpConfig, i: u32) -> String {
     }
 }
 
-/// The counters of `r` (`counter-<key>`); the `locked` workload's (`locked`) add LockOSThread's
-/// `startlockedm`s and `stoplockedm`s.
-pub fn gmp_counters(r: &GmpReport, locked: bool) -> Vec<(&'static str, u64)> {
+/// The counters of `r` (`counter-<key>`), with those of `workload`'s own mechanism: the
+/// `locked` workload adds LockOSThread's `startlockedm`s, `stoplockedm`s and `UnlockOSThread`s;
+/// the network worlds (`netpoll`, `netpoll-hog`) the poller's calls and the Gs parked on it;
+/// `netpoll-hog` sysmon's own polls and the Gs they injected.
+pub fn gmp_counters(r: &GmpReport, workload: Workload) -> Vec<(&'static str, u64)> {
     let mut c = vec![
         ("steps", r.steps),
         ("steals", r.steals),
@@ -114,9 +116,18 @@ pub fn gmp_counters(r: &GmpReport, locked: bool) -> Vec<(&'static str, u64)> {
         ("finished", r.finished as u64),
         ("sim_time_ns", r.sim_time_ns),
     ];
-    if locked {
+    if workload == Workload::Locked {
         c.push(("locked_handoffs", r.locked_handoffs));
         c.push(("lockedm_parks", r.lockedm_parks));
+        c.push(("unlocks", r.unlocks));
+    }
+    if workload.netpoll_world() {
+        c.push(("netpoll_polls", r.netpoll_polls));
+        c.push(("netpoll_parks", r.netpoll_parks));
+    }
+    if workload == Workload::NetpollHog {
+        c.push(("sysmon_netpolls", r.sysmon_netpolls));
+        c.push(("sysmon_injected", r.sysmon_injected));
     }
     c
 }
@@ -275,7 +286,7 @@ impl GmpSnapshot {
             },
         };
         let report = GmpReport::of(sim, m.position(), violation);
-        let counters = gmp_counters(&report, cfg.workload == Workload::Locked);
+        let counters = gmp_counters(&report, cfg.workload);
         let status = StatusView {
             status: sim.status().clone(),
             position: m.position(),
@@ -355,6 +366,49 @@ mod tests {
         assert_eq!(s.counters[0], ("steps", 0));
         let on: usize = s.code[0].lines.iter().map(|l| l.threads.len()).sum();
         assert_eq!(on, 3, "every M is on one line");
+    }
+
+    /// netpoll-hog's panel shows sysmon's polls, and they are core's: run to the end, sysmon
+    /// polled and injected at least once (the hog holds the only P for 50 ms), and the panel's
+    /// figures are the report's.
+    #[test]
+    fn netpoll_hog_shows_sysmons_polls_with_cores_counts() {
+        // core's one-P case (core/tests/gmp_sysmon_netpoll.rs): main and a 50 ms hog
+        let p = GmpParams {
+            gomaxprocs: 1,
+            threads: 2,
+            cpus: 2,
+            workload: Workload::NetpollHog,
+            goroutines: 2,
+            rounds: 1,
+            work_ns: 5_000,
+            ring: 4,
+            ..Default::default()
+        };
+        let mut m = GmpSimModel::new(p);
+        m.apply(Action::RunToEnd);
+        assert!(!m.can_step(), "the run ends");
+        let s = GmpSnapshot::of(&m);
+        let get = |k: &str| s.counters.iter().find(|c| c.0 == k).map(|c| c.1);
+        let sim: GmpSim = typed(m.sim());
+        let report = GmpReport::of(&sim, m.position(), None);
+        assert_eq!(get("sysmon_netpolls"), Some(report.sysmon_netpolls));
+        assert_eq!(get("sysmon_injected"), Some(report.sysmon_injected));
+        assert_eq!(get("netpoll_parks"), Some(report.netpoll_parks));
+        assert!(
+            report.sysmon_netpolls >= 1 && report.sysmon_injected >= 1,
+            "{report:?}"
+        );
+        assert_eq!(
+            get("unlocks"),
+            None,
+            "only the locked workload shows unlocks"
+        );
+        let fan_out = GmpSnapshot::of(&GmpSimModel::new(small()));
+        assert!(fan_out
+            .counters
+            .iter()
+            .all(|c| !c.0.starts_with("sysmon") && !c.0.starts_with("netpoll")));
     }
 
     #[test]
