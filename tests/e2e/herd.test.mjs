@@ -341,3 +341,18 @@ test('64 workers at full speed: report render time and frame rate, take a screen
   assertNoPageErrors();
   fresh.assertNoPageErrors();
 });
+
+test('#/bench counts a second of the herd simulation after a warm-up second, and says both rates', { timeout: TEST_TIMEOUT }, async (t) => {
+  const { page, assertNoPageErrors } = await openPage(t);
+  await page.goto(`${BASE}/#/bench`);
+  await page.waitForSelector('[data-testid="bench-rate"]', { timeout: 60_000 });
+  const read = async (id) => Number((await page.textContent(`[data-testid="${id}"]`)).trim());
+  const [rate, steps, ms, cold] = [await read('bench-rate'), await read('bench-steps'), await read('bench-ms'), await read('bench-cold-rate')];
+  assert.match(await page.textContent('.scenario code'), /^mechanism=herd&/);
+  assert.ok(steps > 0 && cold > 0, `steps ${steps}, warm-up rate ${cold}`);
+  // the counted second: at least the run time asked for, and the rate is its steps over its time
+  assert.ok(ms >= 1000, `counted for ${ms} ms`);
+  assert.ok(Math.abs(rate - (steps * 1000) / ms) <= rate * 0.001 + 1, `rate ${rate} = ${steps} steps / ${ms} ms`);
+  console.log(`bench page: ${rate} steps/s counted, ${cold} steps/s in the warm-up second`);
+  assertNoPageErrors();
+});
