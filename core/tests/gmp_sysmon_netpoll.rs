@@ -14,23 +14,9 @@ use herdlab_core::mechanisms::gmp::machine::gstatus;
 use herdlab_core::mechanisms::gmp::params::all_exited;
 use herdlab_core::mechanisms::gmp::{Gmp, GmpParams, GmpReport, GmpVariant, Workload};
 
-/// 1 P, 2 Ms: main spawns the hog G2 (50 ms in 100 µs slices, then one read) and reads once
-/// (the answer comes 100 µs later).
+/// core's case (`GmpParams::sysmon_poll_case`): 1 P, 2 Ms, main and a 50 ms hog.
 fn one_p(variant: GmpVariant) -> GmpParams {
-    GmpParams {
-        gomaxprocs: 1,
-        threads: 2,
-        cpus: 2,
-        workload: Workload::NetpollHog,
-        goroutines: 2,
-        rounds: 1,
-        work_ns: 5_000,
-        net_ns: 100_000,
-        hog_ns: 50_000_000,
-        ring: 4,
-        variant,
-        ..GmpParams::default()
-    }
+    GmpParams::sysmon_poll_case(variant)
 }
 
 /// Run to the end; the simulated time at which each G ended (index g), and the report.

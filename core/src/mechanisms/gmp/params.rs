@@ -685,6 +685,26 @@ impl GmpParams {
             ..GmpParams::check_preset(variant)
         }
     }
+
+    /// sysmon's network poll where it matters: 1 P, 2 Ms, `netpoll-hog`: main spawns the hog G2
+    /// (50 ms in 100 µs slices, then one read) and reads once, its answer 100 µs later. With
+    /// sysmon's poll main is injected after 10 ms; with `no-sysmon-netpoll` it waits for the hog.
+    pub fn sysmon_poll_case(variant: GmpVariant) -> GmpParams {
+        GmpParams {
+            gomaxprocs: 1,
+            threads: 2,
+            cpus: 2,
+            workload: Workload::NetpollHog,
+            goroutines: 2,
+            rounds: 1,
+            work_ns: 5_000,
+            net_ns: 100_000,
+            hog_ns: 50_000_000,
+            ring: 4,
+            variant,
+            ..GmpParams::default()
+        }
+    }
 }
 
 /// What a run counted. The first eight fields are the `herdlab sim gmp --json` keys.

@@ -373,18 +373,8 @@ mod tests {
     /// figures are the report's.
     #[test]
     fn netpoll_hog_shows_sysmons_polls_with_cores_counts() {
-        // core's one-P case (core/tests/gmp_sysmon_netpoll.rs): main and a 50 ms hog
-        let p = GmpParams {
-            gomaxprocs: 1,
-            threads: 2,
-            cpus: 2,
-            workload: Workload::NetpollHog,
-            goroutines: 2,
-            rounds: 1,
-            work_ns: 5_000,
-            ring: 4,
-            ..Default::default()
-        };
+        // core's one-P case: main and a 50 ms hog
+        let p = GmpParams::sysmon_poll_case(herdlab_core::mechanisms::gmp::GmpVariant::Correct);
         let mut m = GmpSimModel::new(p);
         m.apply(Action::RunToEnd);
         assert!(!m.can_step(), "the run ends");
