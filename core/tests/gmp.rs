@@ -304,6 +304,8 @@ fn the_native_driver_takes_the_gosched_path_as_the_stepped_form() {
     for (workload, procs) in [
         (Workload::YieldMany, 1),
         (Workload::YieldMany, 2),
+        (Workload::GoyieldMany, 1),
+        (Workload::GoyieldMany, 2),
         (Workload::SpawnMany, 2),
         (Workload::FanOut, 2),
     ] {
@@ -344,6 +346,12 @@ fn the_native_driver_takes_the_gosched_path_as_the_stepped_form() {
         "ExecSched",
         "YieldSave",
         "YieldStatus",
+        "GoyieldSave",
+        "GoyieldStatus",
+        "PutHead",
+        "PutTail",
+        "PutSlot",
+        "PutPublish",
         "SlowLock",
         "GPushTail",
         "GPushLink",
@@ -545,6 +553,46 @@ fn gosched_sends_the_g_to_the_global_queue_and_the_gs_take_turns() {
 }
 
 #[test]
+fn goyield_sends_the_g_to_its_own_rings_tail_without_the_lock() {
+    // one P, two Gs goyielding 3 times each. The outside spawner queues G1 globally and starts
+    // M0, which takes G1 before G2 is queued; every goyield puts G1 at the tail of the P's ring
+    // (not the global queue), and schedule looks at the ring before the global queue (but at
+    // every 61st tick), so G1 runs to its end before G2 leaves the global queue. Gosched, whose G
+    // goes behind G2 on the global queue, makes them alternate (the test above)
+    let p = one_p_of(Workload::GoyieldMany, 2, 3);
+    let (_, order) = run_order(&p);
+    assert_eq!(order, vec![1, 1, 1, 1, 2, 2, 2, 2]);
+    let (_, r) = p.run(u64::MAX);
+    assert_eq!(r.violation, None);
+    assert_eq!((r.finished, r.context_switches, r.yields), (2, 8, 6));
+    let (_, gosched) = one_p_of(Workload::YieldMany, 2, 3).run(u64::MAX);
+    assert_eq!(
+        (r.global_queue_gets, gosched.global_queue_gets),
+        (2, 5),
+        "goyield's Gs pass the global queue once each (the spawner's); Gosched's at every yield, \
+         a batch at a time (globrunqgetbatch also fills the ring)"
+    );
+    assert!(r.steps < gosched.steps, "{} {}", r.steps, gosched.steps);
+}
+
+#[test]
+fn goyield_overflows_a_full_ring_to_the_global_queue() {
+    // one P with a ring of 2 and 9 Gs yielding: the spawner's batch fills the ring, so a G's
+    // goyield finds it full and runqputslow moves the oldest half and the G to the global queue;
+    // every G still runs yields + 1 times and nothing is lost
+    let p = GmpParams {
+        ring: 2,
+        ..one_p_of(Workload::GoyieldMany, 9, 4)
+    };
+    assert!(Gmp::validate(&p).is_empty(), "{p:?}");
+    let (sim, r) = p.run(10_000_000);
+    assert_eq!(r.violation, None);
+    assert!(all_exited(&sim));
+    assert_eq!((r.finished, r.context_switches, r.yields), (9, 45, 36));
+    assert!(r.global_queue_gets > 1, "{r:?}");
+}
+
+#[test]
 fn ping_pong_parks_the_first_receiver_and_goready_puts_it_in_runnext() {
     // one P, one pair: main spawns G2 and exits; G2 works, spawns G3 (runnext), sends G3 its
     // token (G3 has not run: the token waits) and receives: nothing yet, so it parks. G3 runs,
@@ -567,7 +615,12 @@ fn ping_pong_parks_the_first_receiver_and_goready_puts_it_in_runnext() {
 
 #[test]
 fn the_new_workloads_run_every_g_to_its_end_over_seeds_shapes_and_variants() {
-    for workload in [Workload::SpawnMany, Workload::YieldMany, Workload::PingPong] {
+    for workload in [
+        Workload::SpawnMany,
+        Workload::YieldMany,
+        Workload::GoyieldMany,
+        Workload::PingPong,
+    ] {
         for (procs, threads, ring, gs) in [(1, 2, 2, 9), (2, 3, 2, 13), (4, 6, 8, 41)] {
             for seed in 0..3 {
                 for variant in GmpVariant::ALL {
@@ -594,7 +647,7 @@ fn the_new_workloads_run_every_g_to_its_end_over_seeds_shapes_and_variants() {
                         Workload::SpawnMany => {
                             assert_eq!((r.context_switches, r.yields, r.gparks), (gs, 0, 0))
                         }
-                        Workload::YieldMany => {
+                        Workload::YieldMany | Workload::GoyieldMany => {
                             assert_eq!((r.context_switches, r.yields), (gs * 5, gs * 4), "{p:?}")
                         }
                         _ => {
@@ -618,6 +671,7 @@ fn the_checker_proves_each_g_action_on_its_tiny_preset() {
         (Workload::PingPong, 638),
         (Workload::SpawnMany, 63_461),
         (Workload::YieldMany, 47_043),
+        (Workload::GoyieldMany, 66_457),
     ] {
         let p = GmpParams::action_preset(workload, GmpVariant::Correct);
         assert!(Gmp::validate(&p).is_empty(), "{p:?}");

@@ -1,14 +1,15 @@
 //! Go's scheduler on real threads: core's G/M/P table (`herdlab`, and Go 1.0's single queue,
 //! `herdlab-2012`) beside tokio's multi-thread runtime, on the shapes of `herdlab bench gmp`
-//! (tokio's sizes divided by 10, no work: `spawn_many`, `spawn_many_task`, `yield_many`,
-//! `ping_pong`, `chained_spawn`: the same async code on every runtime, herdlab's tasks Rust
+//! (tokio's sizes divided by 10, no work: `spawn_many`, `spawn_many_task`, `yield_many` (Go's
+//! `goyield` on herdlab), `gosched_many` (Go's `Gosched`), `ping_pong`, `chained_spawn`: the
+//! same async code on every runtime, herdlab's tasks Rust
 //! futures on core's table), at 1 and 2 workers. Criterion times whole runs; a
 //! herdlab run also starts its Ms (OS threads), which `herdlab bench gmp` leaves out of its time,
 //! so these figures are larger than the command's for herdlab.
 //!
 //! `gosched_floor` times, for scale, only the locked instructions that Go's own `Gosched` path
 //! issues per yield with GOMAXPROCS=1 (Go 1.21 and later): what no implementation of that
-//! algorithm can avoid on this machine, beside which `yield_many`'s per-yield time can be read.
+//! algorithm can avoid on this machine, beside which `gosched_many`'s per-yield time can be read.
 //!
 //! `cargo bench -p herdlab-bench --bench gmp -- --warm-up-time 1 --measurement-time 3`
 

@@ -335,8 +335,8 @@ fn bench_gmp_quick_json_rows_carry_the_contracts_keys() {
     );
     let v = json_of(&out);
     let rows = v.as_array().expect("rows");
-    // workers 1 and 2, five shapes, three runtimes
-    assert_eq!(rows.len(), 30);
+    // workers 1 and 2, six shapes, three runtimes
+    assert_eq!(rows.len(), 36);
     for r in rows {
         for k in [
             "runtime",
@@ -363,7 +363,7 @@ fn bench_gmp_quick_json_rows_carry_the_contracts_keys() {
         // tokio's sizes divided by 50
         let (tasks, yields) = match r["shape"].as_str().unwrap() {
             "spawn_many" | "spawn_many_task" => (200, 0),
-            "yield_many" => (4, 20),
+            "yield_many" | "gosched_many" => (4, 20),
             "ping_pong" => (41, 0),
             "chained_spawn" => (20, 0),
             s => panic!("shape {s}"),
@@ -390,7 +390,7 @@ fn bench_gmp_quick_json_rows_carry_the_contracts_keys() {
         .collect();
     seen.sort();
     seen.dedup();
-    assert_eq!(seen.len(), 30);
+    assert_eq!(seen.len(), 36);
 }
 
 #[test]
@@ -475,7 +475,7 @@ fn bench_gmp_refuses_bad_input_with_the_allowed_values() {
     );
     refused(
         &["bench", "gmp", "--shapes", "ping-pong"],
-        "allowed: a comma-separated list of spawn_many, spawn_many_task, yield_many, ping_pong, chained_spawn",
+        "allowed: a comma-separated list of spawn_many, spawn_many_task, yield_many, gosched_many, ping_pong, chained_spawn",
     );
     refused(&["bench", "gmp", "--shrink", "0"], "allowed 1-100");
     refused(&["bench", "gmp", "--shrink", "101"], "allowed 1-100");

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 
 use herdlab_bench::mechanisms::gmp::native::{ring_for, run_tasks, GmpRun};
-use herdlab_bench::mechanisms::gmp::task::{spawn, yield_now, Tasks};
+use herdlab_bench::mechanisms::gmp::task::{gosched, spawn, yield_now, Tasks};
 use herdlab_core::mechanisms::gmp::{GmpParams, Workload};
 
 fn params(workers: u32, gs: u32, external: bool) -> GmpParams {
@@ -128,10 +128,26 @@ fn each_spawn_is_a_newproc_and_each_child_runs_once() {
 }
 
 #[test]
-fn a_self_wake_then_pending_is_a_gosched() {
+fn a_self_wake_then_pending_is_a_goyield() {
     let r = run_main(1, 1, async {
         for _ in 0..5 {
             yield_now().await;
+        }
+    })
+    .unwrap();
+    // each yield a goyield to the tail of the P's own ring, and one more execute after it;
+    // nothing passes the global queue
+    assert_eq!(r.counts.yields, 5);
+    assert_eq!(r.counts.context_switches, 6);
+    assert_eq!(r.counts.global_queue_gets, 0);
+    assert_eq!(r.counts.gparks, 0);
+}
+
+#[test]
+fn gosched_goes_through_the_global_queue() {
+    let r = run_main(1, 1, async {
+        for _ in 0..5 {
+            gosched().await;
         }
     })
     .unwrap();
@@ -140,6 +156,23 @@ fn a_self_wake_then_pending_is_a_gosched() {
     assert_eq!(r.counts.context_switches, 6);
     assert_eq!(r.counts.global_queue_gets, 5);
     assert_eq!(r.counts.gparks, 0);
+}
+
+#[test]
+fn goyield_and_gosched_mix_in_one_task() {
+    // the flag is per poll: a Gosched does not make the next plain yield global
+    let r = run_main(1, 1, async {
+        for i in 0..6 {
+            if i % 3 == 0 {
+                gosched().await;
+            } else {
+                yield_now().await;
+            }
+        }
+    })
+    .unwrap();
+    assert_eq!((r.counts.yields, r.counts.context_switches), (6, 7));
+    assert_eq!(r.counts.global_queue_gets, 2);
 }
 
 #[test]
@@ -446,8 +479,16 @@ fn the_bench_shapes_run_every_task_once_as_futures() {
                 let r = run_herdlab(&p, shape, 0).unwrap_or_else(|e| panic!("{p:?}: {}", e.0));
                 let c = r.counts;
                 assert_eq!((r.finished, r.live), (tasks, 0), "{p:?}");
-                let due = if shape == Shape::YieldMany { yields } else { 0 };
+                let due = if shape.yields() { yields } else { 0 };
                 assert_eq!(c.yields, u64::from(tasks) * u64::from(due), "{p:?}");
+                if rt == Runtime::Herdlab && shape == Shape::YieldMany {
+                    // goyield keeps a G on its P's ring: each G takes the global queue once at
+                    // most (the spawner's injection); Gosched's pass it at every yield
+                    assert!(c.global_queue_gets <= u64::from(tasks), "{p:?} {c:?}");
+                }
+                if rt == Runtime::Herdlab && shape == Shape::GoschedMany {
+                    assert!(c.global_queue_gets > u64::from(tasks), "{p:?} {c:?}");
+                }
                 assert_eq!(c.gparks, c.readies, "{p:?}");
                 assert_eq!(c.context_switches, u64::from(tasks) + c.yields + c.readies);
                 if rt == Runtime::Herdlab2012 {

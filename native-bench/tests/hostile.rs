@@ -185,8 +185,8 @@ fn bench_gmp_interrupted_prints_the_rows_of_the_rounds_done_marked_partial() {
     assert_eq!(v["partial"], true);
     assert_eq!(v["interrupted_by"], "SIGINT");
     let rows = v["rows"].as_array().unwrap();
-    // every cell: 3 runtimes x 5 shapes x workers 1 and 2, each over the same rounds done
-    assert_eq!(rows.len(), 30, "{rows:?}");
+    // every cell: 3 runtimes x 6 shapes x workers 1 and 2, each over the same rounds done
+    assert_eq!(rows.len(), 36, "{rows:?}");
     let done = rows[0]["rounds"].as_u64().unwrap();
     assert!((2..1000).contains(&done), "{done} rounds");
     for r in rows {
@@ -194,7 +194,7 @@ fn bench_gmp_interrupted_prints_the_rows_of_the_rounds_done_marked_partial() {
         assert!(r["median_ns"].as_u64().unwrap() > 0, "{r}");
     }
     assert!(
-        err.contains("herdlab: interrupted by SIGINT: stopped; the 30 rows measured so far follow"),
+        err.contains("herdlab: interrupted by SIGINT: stopped; the 36 rows measured so far follow"),
         "{err}"
     );
     // the trace: one run per herdlab cell per round, those of the round under way too
@@ -202,7 +202,7 @@ fn bench_gmp_interrupted_prints_the_rows_of_the_rounds_done_marked_partial() {
     assert_eq!(t.partial.as_deref(), Some("SIGINT"));
     let runs = t.runs.len() as u64;
     assert!(
-        20 * done <= runs && runs <= 20 * (done + 1),
+        24 * done <= runs && runs <= 24 * (done + 1),
         "{runs} runs, {done} rounds"
     );
 }
@@ -220,7 +220,7 @@ fn bench_gmp_terminated_prints_the_rows_so_far_as_partial_results() {
         Some("partial results (interrupted by SIGTERM):")
     );
     let rows: Vec<serde_json::Value> = lines.map(|l| serde_json::from_str(l).unwrap()).collect();
-    assert_eq!(rows.len(), 30);
+    assert_eq!(rows.len(), 36);
     assert!(rows.iter().all(|r| r["rounds"].as_u64() >= Some(1)));
 }
 

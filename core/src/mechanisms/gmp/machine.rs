@@ -215,6 +215,10 @@ pub enum Workload {
     /// tokio's `yield_many`: the outside spawner makes the Gs; each calls `runtime.Gosched`
     /// `yields` times (to the *global* queue), then works and exits.
     YieldMany,
+    /// `yield-many` with `goyield` instead of `Gosched`: each yield puts the G on the tail of
+    /// its own P's local ring (no `sched.lock`, no `wakep`), as tokio's `yield_now` puts a task
+    /// behind its worker's local queue.
+    GoyieldMany,
     /// tokio's `ping_pong`: main spawns one G per pair (G 2k); it works, spawns its partner
     /// (G 2k+1), sends it a token (`goready` if it is parked) and waits for one back (`gopark`
     /// unless it came already); the partner waits, answers and exits.
@@ -278,6 +282,11 @@ pub enum GAct {
     Exit,
     /// `runtime.Gosched()`: to the global queue, and the M schedules.
     Yield,
+    /// `goyield()` (`goyield_m`, what `semrelease`'s hand-off calls): to the tail of this P's
+    /// local ring (`runqput(pp, gp, false)`; `runqputslow` to the global queue if the ring is
+    /// full), no `wakep`, and the M schedules. Natively, a future that wakes its own waker and is
+    /// pending (tokio's `yield_now`).
+    GoYield,
     /// Receive this G's token: take it if it came, else `gopark` until a `goready`.
     Park,
     /// Send G `c` its token: `goready(c)` if it is parked, else leave the token.
@@ -328,7 +337,7 @@ pub struct GCodeRef(pub Option<Arc<dyn GCode>>);
 
 impl Workload {
     /// Every workload.
-    pub const ALL: [Workload; 14] = [
+    pub const ALL: [Workload; 15] = [
         Workload::FanOut,
         Workload::Chain,
         Workload::Tree,
@@ -343,9 +352,10 @@ impl Workload {
         Workload::Deadlock,
         Workload::ForeignWake,
         Workload::NetpollHog,
+        Workload::GoyieldMany,
     ];
     /// Their names.
-    pub const NAMES: [&'static str; 14] = [
+    pub const NAMES: [&'static str; 15] = [
         "fan-out",
         "chain",
         "tree",
@@ -360,16 +370,21 @@ impl Workload {
         "deadlock",
         "foreign-wake",
         "netpoll-hog",
+        "goyield-many",
     ];
     /// Whether the Gs are made by the spawner outside every P (no `main` on M0).
     pub fn external(self) -> bool {
-        matches!(self, Workload::SpawnMany | Workload::YieldMany)
+        matches!(
+            self,
+            Workload::SpawnMany | Workload::YieldMany | Workload::GoyieldMany
+        )
     }
     /// Whether a G may leave its M and resume later (so `execute` reads its saved `pc`).
     pub fn resumes(self) -> bool {
         matches!(
             self,
             Workload::YieldMany
+                | Workload::GoyieldMany
                 | Workload::PingPong
                 | Workload::Syscall
                 | Workload::Hog
@@ -510,6 +525,11 @@ impl Workload {
                 _ if pc == yields => GAct::Work(work_ns),
                 _ => GAct::Exit,
             },
+            Workload::GoyieldMany => match pc {
+                _ if pc < yields => GAct::GoYield,
+                _ if pc == yields => GAct::Work(work_ns),
+                _ => GAct::Exit,
+            },
             Workload::PingPong => {
                 let pairs = gs.saturating_sub(1) / 2;
                 if g == 1 {
@@ -631,7 +651,7 @@ pub struct GmpConfig {
     pub workload: Workload,
     /// A G's work.
     pub work_ns: u64,
-    /// `yield-many`: each G's `Gosched` calls.
+    /// `yield-many` and `goyield-many`: each G's yields (`Gosched` or `goyield`).
     pub yields: u32,
     /// Which code.
     pub variant: GmpVariant,
@@ -988,6 +1008,7 @@ pub const LISTING: &[&str] = &[
     "foreign thread (no P, not an M): sleep; G's wait word empty? leave the token : parked? take it; injectglist: casgstatus(gp, _Gwaiting, _Grunnable); lock; globrunqputbatch; unlock; startIdle(1)",
     "sysmon: if lastpoll != 0 && lastpoll + 10ms < now: cas(lastpoll, lastpoll, now); list = netpoll(0); injectglist(list)   // no P: all to the global queue, startIdle",
     "G: UnlockOSThread() -> dounlockOSThread: m.lockedg = 0; gp.lockedm = 0   // from now on the G runs on any M",
+    "G: goyield() -> goyield_m: gp.sched = resume; casgstatus(gp, _Grunning, _Grunnable); dropg(); runqput(pp, gp, false); schedule()   // the tail of this P's ring: no sched.lock, no wakep",
 ];
 
 /// Line numbers (1-based) into [`LISTING`].
@@ -1110,6 +1131,8 @@ pub mod ln {
     pub const SYSMON_NETPOLL: u16 = 58;
     /// `UnlockOSThread`.
     pub const UNLOCK: u16 = 59;
+    /// `goyield`.
+    pub const G_GOYIELD: u16 = 60;
 }
 
 /// Where `runqput` returns to.
@@ -1119,6 +1142,8 @@ pub enum PutRet {
     Newproc,
     /// `goschedImpl`: then `wakep`, then `schedule`.
     Gosched,
+    /// `goyield_m`'s `runqput(pp, gp, false)`: then `schedule` (no `wakep`).
+    Goyield,
     /// `exitsyscall0` with no P: `globrunqput`, then `stopm`.
     SyscallStop,
     /// The spawner's `globrunqput`: then `startIdle`.
@@ -1495,6 +1520,7 @@ impl Mcx {
             GAct::Spawn(child) => Next::Go(Sched::NewLive { c: child }),
             GAct::Exit => Next::Go(Sched::GExit),
             GAct::Yield => Next::Go(Sched::YieldSave),
+            GAct::GoYield => Next::Go(Sched::GoyieldSave),
             GAct::Park => Next::Go(Sched::RecvLoad),
             GAct::Ready(c) => Next::Go(Sched::SendLoad { c }),
             GAct::LockOSThread => Next::Go(Sched::LkLockM),
@@ -1640,6 +1666,10 @@ impl Mcx {
             PutRet::Gosched => {
                 self.wake_ret = WakeRet::Schedule;
                 Next::Go(self.wake_entry())
+            }
+            PutRet::Goyield => {
+                self.waking = false;
+                self.top()
             }
             PutRet::SyscallStop => {
                 self.waking = false;
@@ -2610,6 +2640,26 @@ crate::steps! {
             m.waking = true;
             m.counts.yields += 1;
             m.global_put(g, PutRet::Gosched)
+        };
+
+        // ----- goyield (goyield_m) -----
+        /// Save where the G resumes (`gp.sched`).
+        GoyieldSave @ ln::G_GOYIELD => store(m.cfg.sched(m.curg), m.pc + 1) => |()| Go(Sched::GoyieldStatus);
+        /// `casgstatus(gp, _Grunning, _Grunnable)`; `dropg`; then `runqput(pp, gp, false)`: the
+        /// tail of this P's ring (Go 1.0's one queue in the 2012 design), and `schedule`.
+        GoyieldStatus @ ln::G_GOYIELD => store(m.cfg.status(m.curg), gstatus::RUNNABLE) => |()| {
+            let g = m.curg;
+            m.curg = 0;
+            m.hand.push(g);
+            m.counts.yields += 1;
+            if m.cfg.variant == GmpVariant::SingleQueue {
+                m.waking = true;
+                m.global_put(g, PutRet::Gosched)
+            } else {
+                m.pg = g;
+                m.put_ret = PutRet::Goyield;
+                Go(Sched::PutHead)
+            }
         };
 
         // ----- a receive that may gopark -----

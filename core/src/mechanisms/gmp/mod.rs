@@ -47,13 +47,14 @@
 //! once per new `pc` past its last poll, and answers with what that poll did, one action per
 //! step: each spawn a [`GAct::Spawn`] (`newproc` into `runnext`), each wake of another G a
 //! [`GAct::Ready`] (the wait word's token, or `goready` if it parked), then [`GAct::Exit`]
-//! (ready), [`GAct::Yield`] (pending after waking itself: `Gosched`) or [`GAct::Park`]
+//! (ready), [`GAct::GoYield`] (pending after waking itself: `goyield`; [`GAct::Yield`],
+//! `Gosched`, when the future asked for it) or [`GAct::Park`]
 //! (pending: `gopark`, unless a wake's token is already there, when it is polled again). What the
 //! provider may rely on is in [`GCode`]'s docs: it is asked only about the G in `_Grunning` on
 //! this M, and a G's `pc` only grows (with a provider every G resumes at its saved `pc`, as the
 //! `resumes` workloads do).
 //!
-//! With `spawn-many` and `yield-many` one more thread runs the same table: the spawner, outside
+//! With `spawn-many`, `yield-many` and `goyield-many` one more thread runs the same table: the spawner, outside
 //! every P and not an M (tokio's `block_on` thread, whose spawns go through its inject queue). Go
 //! has no `go` without a P; its nearest path is `injectglist` with no P (netpoll and timer results
 //! found by a P-less M): each G made runnable goes on the global queue under `sched.lock`
@@ -62,9 +63,15 @@
 //! every M parked; the spawner holds the program open until its last spawn.
 //!
 //! `Gosched` is `goschedImpl`: `_Grunning → _Grunnable`, `dropg`, `globrunqput` under the lock (the
-//! *global* queue), `wakep`, `schedule`. tokio's `yield_now` instead defers the task behind the
-//! worker's local queue, so `yield_many` exercises Go's global queue and lock where tokio stays
-//! local. `gopark` (`park_m`): `_Grunning → _Gwaiting`, `dropg`, then the unlock function: a CAS
+//! *global* queue), `wakep`, `schedule`. `goyield` (`goyield_m`, which `semrelease`'s hand-off
+//! calls) is the local one: `_Grunning → _Grunnable`, `dropg`, `runqput(pp, gp, next=false)` (the
+//! tail of the P's own ring; `runqputslow` moves half of a full ring and the G to the global
+//! queue), `schedule`, with no lock and no `wakep`. tokio's `yield_now` defers the task behind its
+//! worker's local queue, as `goyield` does, so a native future that wakes itself and is pending
+//! goyields (`yield-many` keeps Go's `Gosched` for the lesson and `herdlab bench gmp`'s
+//! `gosched_many`). One difference shows at once: a goyielding G is taken again from its own ring
+//! before the global queue is looked at (but at every 61st `schedtick`), so a G queued globally
+//! meanwhile waits; Gosched's G goes behind it. `gopark` (`park_m`): `_Grunning → _Gwaiting`, `dropg`, then the unlock function: a CAS
 //! of the G's wait word from empty to parked, which fails if the token came meanwhile (the G then
 //! runs on at once, as when `unlockf` returns false); a receive that finds the token takes it
 //! without parking. `goready` (`ready`): take the G off its wait word, `_Gwaiting → _Grunnable`,
@@ -372,7 +379,7 @@
 //! multiply past 3 million states before the search ends.
 //!
 //! The checker proves each G action on a tiny preset ([`GmpParams::action_preset`]: ping-pong
-//! 638 states, spawn-many 63,461, yield-many 47,043), and the scheduler for 2 Ps, 3 Ms and 3 Gs
+//! 638 states, spawn-many 63,461, yield-many 47,043, goyield-many 66,457), and the scheduler for 2 Ps, 3 Ms and 3 Gs
 //! (fan-out, ring of 2:
 //! [`GmpParams::check_preset`]): 7,433,578 states, 19,937,057 transitions, complete, in about a
 //! minute of a release build (`cargo run -p herdlab-core --release --example gmp_check

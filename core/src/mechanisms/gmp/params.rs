@@ -41,7 +41,7 @@ pub struct GmpParams {
     pub goroutines: u32,
     /// Each G's work in nanoseconds.
     pub work_ns: u32,
-    /// `yield-many`: each G's `runtime.Gosched` calls.
+    /// `yield-many` and `goyield-many`: each G's yields (`runtime.Gosched`, `goyield`).
     pub yields: u32,
     /// Slots of each P's local ring (Go: 256; even, so half is whole).
     pub ring: u32,
@@ -144,7 +144,7 @@ const KEYS: &[Key] = &[
             hi: 10_000,
             unit: "",
         },
-        help: "yield-many: each goroutine's runtime.Gosched calls",
+        help: "yield-many: each goroutine's runtime.Gosched calls; goyield-many: its goyield calls",
     },
     Key {
         name: "ring",
@@ -546,7 +546,8 @@ impl GmpParams {
 
     /// The checker's tiny preset for a workload's G action, proven in a second of a debug build:
     /// `ping-pong` (gopark / goready), 1 P, 2 Ms, one pair; `spawn-many` (the spawner outside
-    /// every P), 2 Ps, 3 Ms, 1 G; `yield-many` (Gosched), 1 P, 2 Ms, 2 Gs of one yield each;
+    /// every P), 2 Ps, 3 Ms, 1 G; `yield-many` (Gosched), 1 P, 2 Ms, 2 Gs of one yield each; `goyield-many`
+    /// (goyield: the P's own ring), the same;
     /// `foreign-wake` (a thread outside every P readies parked Gs), 1 P, 2 Ms, 2 Gs. The
     /// sysmon, `locked` and `netpoll` worlds have their own (below). Other workloads:
     /// [`GmpParams::check_preset`].
@@ -571,6 +572,11 @@ impl GmpParams {
                 ..base
             },
             Workload::YieldMany => GmpParams {
+                goroutines: 2,
+                yields: 1,
+                ..one_p
+            },
+            Workload::GoyieldMany => GmpParams {
                 goroutines: 2,
                 yields: 1,
                 ..one_p

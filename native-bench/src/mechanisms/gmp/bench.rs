@@ -13,9 +13,13 @@
 //!   and `startIdle`), each does its work and exits (core's `spawn-many`);
 //! - `spawn_many_task`: the like-for-like one: one task (Go's `main`) spawns 9,999 tasks from a
 //!   worker (core's `fan-out`);
-//! - `yield_many`: 200 tasks spawned from outside, each yielding 1,000 times (tokio's
-//!   `yield_now` defers the task behind the local queue; Go's `Gosched`, and so herdlab's, puts
-//!   it on the *global* queue), then working (core's `yield-many`);
+//! - `yield_many`: 200 tasks spawned from outside, each yielding 1,000 times, then working: a
+//!   task that wakes itself and is pending, which tokio's `yield_now` defers behind the worker's
+//!   local queue and herdlab runs as Go's `goyield` (the tail of the P's own ring, no lock, no
+//!   `wakep`; core's `goyield-many`);
+//! - `gosched_many`: the same with Go's `runtime.Gosched` on herdlab (the *global* queue under
+//!   `sched.lock`, then `wakep`; core's `yield-many`); tokio has one yield, `yield_now`, and runs
+//!   it here too, so this row's factor is Gosched's cost against tokio's yield;
 //! - `ping_pong`: one task spawns 1,000 pair tasks; each spawns its partner, sends it a token and
 //!   waits for one back (two oneshot channels on both: on herdlab a waiting receiver's G parks,
 //!   `gopark`, and the sender's wake is `goready`): 2,001 tasks;
@@ -90,8 +94,10 @@ pub enum Shape {
     SpawnMany,
     /// Main spawns the others from a worker (`fan-out`).
     SpawnManyTask,
-    /// Spawned from outside, each yielding (`yield-many`).
+    /// Spawned from outside, each yielding as tokio's `yield_now` (`goyield-many`).
     YieldMany,
+    /// Spawned from outside, each calling `Gosched` on herdlab (`yield-many`).
+    GoschedMany,
     /// Pairs handing a token back and forth (`ping-pong`).
     PingPong,
     /// Each spawns the next (`chain`).
@@ -100,10 +106,11 @@ pub enum Shape {
 
 impl Shape {
     /// Every shape.
-    pub const ALL: [Shape; 5] = [
+    pub const ALL: [Shape; 6] = [
         Shape::SpawnMany,
         Shape::SpawnManyTask,
         Shape::YieldMany,
+        Shape::GoschedMany,
         Shape::PingPong,
         Shape::ChainedSpawn,
     ];
@@ -113,6 +120,7 @@ impl Shape {
             Shape::SpawnMany => "spawn_many",
             Shape::SpawnManyTask => "spawn_many_task",
             Shape::YieldMany => "yield_many",
+            Shape::GoschedMany => "gosched_many",
             Shape::PingPong => "ping_pong",
             Shape::ChainedSpawn => "chained_spawn",
         }
@@ -122,7 +130,7 @@ impl Shape {
         let d = |n: u32, least: u32| (n / shrink.max(1)).max(least);
         match self {
             Shape::SpawnMany | Shape::SpawnManyTask => (d(10_000, 2), 0),
-            Shape::YieldMany => (d(200, 2), d(1_000, 1)),
+            Shape::YieldMany | Shape::GoschedMany => (d(200, 2), d(1_000, 1)),
             Shape::PingPong => (1 + 2 * d(1_000, 1), 0),
             Shape::ChainedSpawn => (d(1_000, 2), 0),
         }
@@ -135,11 +143,17 @@ impl Shape {
     pub fn external(self) -> bool {
         self.workload().external()
     }
-    fn workload(self) -> Workload {
+    /// Whether each task yields (`yield_many`, `gosched_many`).
+    pub fn yields(self) -> bool {
+        matches!(self, Shape::YieldMany | Shape::GoschedMany)
+    }
+    /// Core's workload of the same shape (the simulator's scenario for `--compare-sim`).
+    pub fn workload(self) -> Workload {
         match self {
             Shape::SpawnMany => Workload::SpawnMany,
             Shape::SpawnManyTask => Workload::FanOut,
-            Shape::YieldMany => Workload::YieldMany,
+            Shape::YieldMany => Workload::GoyieldMany,
+            Shape::GoschedMany => Workload::YieldMany,
             Shape::PingPong => Workload::PingPong,
             Shape::ChainedSpawn => Workload::Chain,
         }
@@ -198,7 +212,7 @@ pub struct GmpRow {
     pub workers: u32,
     /// Tasks per run, main included.
     pub tasks: u32,
-    /// `yield_many`: each task's yields (0 for the other shapes).
+    /// `yield_many` and `gosched_many`: each task's yields (0 for the other shapes).
     pub yields: u32,
     /// Each task's work, ns.
     pub work_ns: u64,
@@ -317,9 +331,12 @@ pub fn params(rt: Runtime, shape: Shape, workers: u32, shrink: u32) -> Result<Gm
 pub trait Spawner: Copy + Send + Sync + 'static {
     /// Spawn a task (from inside a task of this runtime).
     fn spawn(self, f: impl Future<Output = ()> + Send + 'static);
-    /// Yield once (tokio: `yield_now`, deferred behind the worker's queue; herdlab: `Gosched`,
-    /// the global queue).
+    /// Yield once (tokio: `yield_now`, deferred behind the worker's queue; herdlab: `goyield`,
+    /// the tail of its P's ring).
     fn yield_now(self) -> impl Future<Output = ()> + Send;
+    /// `runtime.Gosched` (herdlab: the global queue, then `wakep`; tokio has no other yield than
+    /// `yield_now`).
+    fn gosched(self) -> impl Future<Output = ()> + Send;
 }
 
 /// tokio's spawn and yield.
@@ -333,9 +350,12 @@ impl Spawner for OnTokio {
     fn yield_now(self) -> impl Future<Output = ()> + Send {
         tokio::task::yield_now()
     }
+    fn gosched(self) -> impl Future<Output = ()> + Send {
+        tokio::task::yield_now()
+    }
 }
 
-/// herdlab's ([`task::spawn`], [`task::yield_now`]).
+/// herdlab's ([`task::spawn`], [`task::yield_now`], [`task::gosched`]).
 #[derive(Clone, Copy, Debug)]
 pub struct OnHerdlab;
 
@@ -345,6 +365,9 @@ impl Spawner for OnHerdlab {
     }
     fn yield_now(self) -> impl Future<Output = ()> + Send {
         task::yield_now()
+    }
+    fn gosched(self) -> impl Future<Output = ()> + Send {
+        task::gosched()
     }
 }
 
@@ -357,6 +380,8 @@ pub struct Shared {
     left: AtomicU32,
     tasks: u32,
     yields: u32,
+    /// The yields are `Gosched` (`gosched_many`).
+    gosched: bool,
     work_ns: u64,
     done: tokio::sync::Notify,
 }
@@ -365,6 +390,9 @@ impl Shared {
     /// A run of `tasks` tasks (main included), each yielding `yields` times (`yield_many`) and
     /// working `work_ns`.
     pub fn new(tasks: u32, yields: u32, work_ns: u64) -> Arc<Self> {
+        Self::make(tasks, yields, false, work_ns)
+    }
+    fn make(tasks: u32, yields: u32, gosched: bool, work_ns: u64) -> Arc<Self> {
         Arc::new(Shared {
             epoch: Instant::now(),
             start: AtomicU64::new(0),
@@ -373,9 +401,15 @@ impl Shared {
             left: AtomicU32::new(tasks),
             tasks,
             yields,
+            gosched,
             work_ns,
             done: tokio::sync::Notify::new(),
         })
+    }
+    /// A run of `shape`: its yields only if it yields, `Gosched`'s in `gosched_many`.
+    pub fn for_shape(shape: Shape, tasks: u32, yields: u32, work_ns: u64) -> Arc<Self> {
+        let yields = if shape.yields() { yields } else { 0 };
+        Self::make(tasks, yields, shape == Shape::GoschedMany, work_ns)
     }
     fn now(&self) -> u64 {
         self.epoch.elapsed().as_nanos() as u64
@@ -462,10 +496,14 @@ pub async fn main_task<S: Spawner>(sp: S, shape: Shape, s: Arc<Shared>) {
 }
 
 /// The shapes' code: one task of a shape spawned from outside (`spawn_many`: work and exit;
-/// `yield_many`: yield `yields` times, then work).
+/// `yield_many` and `gosched_many`: yield `yields` times, then work).
 pub async fn outside_task<S: Spawner>(sp: S, s: Arc<Shared>) {
     for _ in 0..s.yields {
-        sp.yield_now().await;
+        if s.gosched {
+            sp.gosched().await;
+        } else {
+            sp.yield_now().await;
+        }
     }
     s.body();
 }
@@ -479,12 +517,8 @@ pub fn run_tokio(
     yields: u32,
     work_ns: u64,
 ) -> Result<u64, String> {
-    let s = Shared::new(
-        tasks,
-        if shape == Shape::YieldMany { yields } else { 0 },
-        work_ns,
-    );
-    if shape == Shape::YieldMany {
+    let s = Shared::for_shape(shape, tasks, yields, work_ns);
+    if shape.yields() {
         // spawned from this thread (not a worker): through tokio's inject queue
         s.stamp_start();
         for _ in 0..tasks {
@@ -501,7 +535,7 @@ pub fn run_tokio(
                     tokio::spawn(outside_task(OnTokio, s2.clone()));
                 }
             }
-            Shape::YieldMany => {}
+            Shape::YieldMany | Shape::GoschedMany => {}
             _ => {
                 tokio::spawn(main_task(OnTokio, shape, s2.clone()));
             }
@@ -517,16 +551,11 @@ pub fn run_tokio(
 
 /// One herdlab run of `shape` on the scenario `p` (its Ps, Ms and variant: [`params`]): the same
 /// shape code as tokio's ([`main_task`], [`outside_task`]) as Rust futures on core's table
-/// ([`native::run_tasks`]); `spawn_many` and `yield_many` from core's spawner outside every P.
-/// Every task must run exactly once.
+/// ([`native::run_tasks`]); `spawn_many`, `yield_many` and `gosched_many` from core's spawner
+/// outside every P. Every task must run exactly once.
 pub fn run_herdlab(p: &GmpParams, shape: Shape, work_ns: u64) -> Result<GmpRun, NativeError> {
     let tasks = p.goroutines;
-    let yields = if shape == Shape::YieldMany {
-        p.yields
-    } else {
-        0
-    };
-    let s = Shared::new(tasks, yields, work_ns);
+    let s = Shared::for_shape(shape, tasks, p.yields, work_ns);
     let gs = Tasks::new(tasks);
     if shape.external() {
         for _ in 0..tasks {
@@ -797,8 +826,10 @@ shape code. Shapes, tokio's rt_multi_threaded benches at their
 sizes (divided by --shrink): spawn_many (10,000 tasks spawned from outside the
 workers: tokio's block_on thread, herdlab's spawner outside every P), spawn_many_task
 (one task spawns 9,999 from a worker), yield_many (200 tasks spawned from outside,
-1,000 yields each: Go's Gosched goes to the global queue, tokio's yield_now behind
-the local queue), ping_pong (1,000 pairs, one token there and back over oneshot
+1,000 yields each, a task waking itself: tokio's yield_now behind the worker's local
+queue, herdlab's goyield to the tail of its P's ring), gosched_many (the same with Go's
+Gosched on herdlab: the global queue under sched.lock, then wakep; tokio's yield_now
+again), ping_pong (1,000 pairs, one token there and back over oneshot
 channels: on herdlab gopark and goready) and chained_spawn (each of 1,000 tasks spawns the next). Rounds
 rotate the cells; rows give the median and p10/p90 over rounds, herdlab's steals,
 parks, spins and global-queue takes (median per run), and each herdlab row's factor
@@ -851,7 +882,7 @@ pub fn command() -> clap::Command {
             list(
                 "shapes",
                 "the shapes, comma-separated (default all)",
-                "a comma-separated list of spawn_many, spawn_many_task, yield_many, ping_pong, chained_spawn".to_string(),
+                "a comma-separated list of spawn_many, spawn_many_task, yield_many, gosched_many, ping_pong, chained_spawn".to_string(),
                 Shape::from_name,
             ),
             ranged(

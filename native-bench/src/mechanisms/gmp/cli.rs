@@ -49,7 +49,8 @@ Run Go's G/M/P scheduler headless on the simulated platform to the end: --gorout
 (main included) doing --workload (fan-out: main spawns the rest; chain: each spawns the
 next; tree: G k spawns 2k and 2k+1; spawn-many: a spawner outside every P puts them on
 the global queue and starts Ms for idle Ps; yield-many: the same, each G calling
-runtime.Gosched --yields times; ping-pong: main spawns pairs that send each other a
+runtime.Gosched --yields times (the global queue); goyield-many: the same with goyield
+(the tail of its P's ring, no lock, no wakep: tokio's yield_now); ping-pong: main spawns pairs that send each other a
 token, parking and readying: an odd count; syscall: main spawns the rest and blocks in a
 syscall of --syscall-ns, each even G blocks the same, then computes; hog: the last G is a
 call-free loop of --hog-ns, the others wait behind it; pair: two Gs pass a token --rounds

@@ -747,7 +747,7 @@ fn run_inner(cfg: GmpConfig, tasks: Option<&Arc<Tasks>>) -> Result<GmpRun, Nativ
     let exit0 = c.syscalls - c.syscall_oldp - c.syscall_pidle;
     let executes = gs as u64 + c.yields + c.readies + c.preemptions + exit0 + c.netpoll_ready;
     let yields = match cfg.workload {
-        Workload::YieldMany => cfg.gs as u64 * cfg.yields as u64,
+        Workload::YieldMany | Workload::GoyieldMany => cfg.gs as u64 * cfg.yields as u64,
         Workload::Locked => (cfg.gs as u64 - 1) * cfg.yields as u64,
         _ => 0,
     };

@@ -11,8 +11,10 @@
 //! - each waker of another G woken during the poll → [`GAct::Ready`] (`goready` through the G's
 //!   wait word: a token if that G is not parked yet, which its park then finds, so a wake before
 //!   the park is not lost);
-//! - then `Poll::Ready` → [`GAct::Exit`]; `Pending` after waking its own waker ([`yield_now`])
-//!   → [`GAct::Yield`] (`Gosched`: the global queue under `sched.lock`); any other `Pending` →
+//! - then `Poll::Ready` → [`GAct::Exit`]; `Pending` after waking its own waker ([`yield_now`],
+//!   or any future that does what tokio's `yield_now` does) → [`GAct::GoYield`] (`goyield`: the
+//!   tail of the P's own ring, no lock, no `wakep`), or [`GAct::Yield`] after [`gosched`]
+//!   (`Gosched`: the global queue under `sched.lock`, then `wakep`); any other `Pending` →
 //!   [`GAct::Park`] (`gopark`, unless a token came, then it is polled again at once).
 //!
 //! The future is dropped inside the poll's context, so a wake its drop makes (a dropped oneshot
@@ -76,7 +78,8 @@ pub type BoxFut = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
 struct Slot {
     fut: Option<BoxFut>,
     waker: Option<Waker>,
-    /// The G's `Yield`s (counted here, under the slot's lock, not on a shared counter).
+    /// The G's yields, `Yield` and `GoYield` (counted here, under the slot's lock, not on a
+    /// shared counter).
     yields: u32,
 }
 
@@ -114,6 +117,8 @@ struct PollCx {
     /// The futures [`spawn`]ed, each before its `GAct::Spawn` (its id is given after the poll).
     spawns: Vec<BoxFut>,
     self_woken: bool,
+    /// The self-wake came from [`gosched`]: the G goes to the global queue.
+    gosched: bool,
 }
 
 thread_local! {
@@ -255,10 +260,12 @@ impl Tasks {
                 acts: Vec::new(),
                 spawns: Vec::new(),
                 self_woken: false,
+                gosched: false,
             });
             cx.tasks = me;
             cx.g = g;
             cx.self_woken = false;
+            cx.gosched = false;
             std::mem::swap(&mut cx.acts, acts);
         });
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -278,12 +285,12 @@ impl Tasks {
             *kept = None;
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || drop(f)));
         }
-        let (self_woken, spawns) = CURRENT.with(|c| {
+        let (self_woken, gosched, spawns) = CURRENT.with(|c| {
             let mut c = c.borrow_mut();
             let cx = c.as_mut().expect("the poll's context");
             cx.tasks = 0;
             std::mem::swap(&mut cx.acts, acts);
-            (cx.self_woken, std::mem::take(&mut cx.spawns))
+            (cx.self_woken, cx.gosched, std::mem::take(&mut cx.spawns))
         });
         // the spawned futures into their slots, before the table makes them runnable
         let mut spawns = spawns.into_iter();
@@ -301,7 +308,11 @@ impl Tasks {
             GAct::Exit
         } else if self_woken {
             *yields += 1;
-            GAct::Yield
+            if gosched {
+                GAct::Yield
+            } else {
+                GAct::GoYield
+            }
         } else {
             GAct::Park
         });
@@ -380,23 +391,48 @@ pub fn spawn(fut: impl Future<Output = ()> + Send + 'static) {
     });
 }
 
-/// `runtime.Gosched()` as a future: the first poll wakes the G's own waker and is pending (the
-/// G's `Yield`: the global queue), the next is ready.
+/// Yield as tokio's `yield_now` does: the first poll wakes the G's own waker and is pending,
+/// the next is ready. The G's `GoYield` (Go's `goyield`): the tail of its P's own ring, no lock
+/// and no `wakep`, as tokio puts the task behind its worker's local queue. Any future that wakes
+/// its own waker and returns `Pending` yields the same way.
 pub fn yield_now() -> YieldNow {
-    YieldNow(false)
+    YieldNow {
+        polled: false,
+        gosched: false,
+    }
 }
 
-/// [`yield_now`]'s future.
+/// `runtime.Gosched()` as a future: as [`yield_now`], but the G's `Yield`: the *global* queue
+/// under `sched.lock`, then `wakep` (`goschedImpl`). Outside a poll of herdlab's runtime it
+/// yields as [`yield_now`] (the flag is this runtime's).
+pub fn gosched() -> YieldNow {
+    YieldNow {
+        polled: false,
+        gosched: true,
+    }
+}
+
+/// [`yield_now`]'s and [`gosched`]'s future.
 #[derive(Debug)]
-pub struct YieldNow(bool);
+pub struct YieldNow {
+    polled: bool,
+    gosched: bool,
+}
 
 impl Future for YieldNow {
     type Output = ();
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        if self.0 {
+        if self.polled {
             Poll::Ready(())
         } else {
-            self.0 = true;
+            self.polled = true;
+            if self.gosched {
+                CURRENT.with(|c| {
+                    if let Some(p) = c.borrow_mut().as_mut().filter(|p| p.tasks != 0) {
+                        p.gosched = true;
+                    }
+                });
+            }
             cx.waker().wake_by_ref();
             Poll::Pending
         }

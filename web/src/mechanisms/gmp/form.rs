@@ -34,7 +34,7 @@ pub const GMP_FIELDS: [Field; 15] = [
     number("cpus", "CPUs", "1-64"),
     number("goroutines", "goroutines", "1-15000"),
     number("work_ns", "work per goroutine (ns)", "1-100000000"),
-    number("yields", "Gosched calls (yield-many)", "0-10000"),
+    number("yields", "yields (yield-many, goyield-many)", "0-10000"),
     number("ring", "local ring slots", "2-256"),
     number("syscall_ns", "syscall time (ns, syscall)", "1-1000000000"),
     number("hog_ns", "hog's loop (ns, hog)", "1-1000000000"),
@@ -56,6 +56,9 @@ pub fn workload_story(v: &str) -> &'static str {
         "tree" => "each goroutine spawns two",
         "spawn-many" => "a thread outside every P spawns them: each goes to the global queue",
         "yield-many" => "each goroutine calls runtime.Gosched: back to the global queue",
+        "goyield-many" => {
+            "each goroutine calls goyield: to the tail of its own P's ring, no lock, no wakep"
+        }
         "ping-pong" => "pairs hand a token back and forth: gopark and goready",
         "syscall" => "goroutines block in system calls: sysmon hands their Ps to other Ms",
         "hog" => "a call-free loop holds its P: sysmon preempts it after 10 ms",
