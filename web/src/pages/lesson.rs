@@ -306,7 +306,7 @@ fn part_view(slug: &AttrValue) -> impl Fn((usize, &Part)) -> Html + '_ {
 /// What the page built from `blocks` and page `query` says is wrong, each message once per
 /// part (the page's own, then each widget's, check's and predict's), and the ids of its widgets
 /// and checks: for the fuzz tests (`crate::fuzz`), which build whole lessons from hostile text.
-#[cfg(test)]
+#[cfg(all(test, not(target_arch = "wasm32")))]
 pub(crate) fn page_errors(blocks: &[Block], query: &str) -> (Vec<String>, Vec<String>) {
     let page = build(blocks, query);
     let mut errors = page.url_errors;
