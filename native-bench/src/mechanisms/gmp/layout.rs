@@ -52,8 +52,6 @@ use herdlab_core::mechanisms::gmp::machine::{
 use herdlab_core::mechanisms::gmp::GmpConfig;
 use herdlab_core::op::Word;
 
-use crate::platform::mem::Padded;
-
 /// 32-bit words in one 128-byte line.
 pub const LINE: u32 = 32;
 /// Words of one G's block (64 bytes).
@@ -67,16 +65,18 @@ pub const WATCH: u32 = 1 << 29;
 /// An entry's slot (word index into [`GoMemory`]'s lines).
 pub const SLOT: u32 = WATCH - 1;
 
-/// One 128-byte line of words.
-pub type Line = Padded<[AtomicU32; LINE as usize]>;
+/// Bytes of a line (the alignment of line 0, so that each line is one 128-byte line).
+const LINE_BYTES: usize = 128;
 
 /// The table's words in Go's layout (module docs), and where each word is: one entry per word
 /// (its slot here and its bits: [`REL`], [`IN_WORLD`], [`WATCH`]), so that an operation finds
 /// its word with one load from a small table. Made once per run, before the Ms start.
 #[derive(Debug)]
 pub struct GoMemory {
-    /// The words.
-    pub lines: Box<[Line]>,
+    /// The words, one flat slice whose line 0 starts on a 128-byte boundary: an entry's slot is
+    /// its index here (the skip to that boundary included), so an operation finds its word with
+    /// one bounds check and no division.
+    pub lines: Box<[AtomicU32]>,
     /// The entry of every word of the table.
     pub map: Box<[u32]>,
     /// The first word of the Gs (the world keeps `sched.lock`'s futex word at this index).
@@ -143,9 +143,17 @@ impl GoMemory {
             set(cfg.sched(g), next + 3, REL);
             next += G_BLOCK;
         }
-        let lines = next.div_ceil(LINE) as usize;
+        // one line more than needed, so that line 0 can start on a 128-byte boundary whatever
+        // the allocator's alignment (4 bytes for `AtomicU32`)
+        let words = (next.div_ceil(LINE) + 1) * LINE;
+        let lines: Box<[AtomicU32]> = (0..words).map(|_| AtomicU32::new(0)).collect();
+        let addr = lines.as_ptr() as usize;
+        let skip = ((LINE_BYTES - addr % LINE_BYTES) % LINE_BYTES / 4) as u32;
+        for e in map.iter_mut().filter(|e| **e & IN_WORLD == 0) {
+            *e += skip;
+        }
         GoMemory {
-            lines: (0..lines).map(|_| Padded::default()).collect(),
+            lines,
             map: map.into_boxed_slice(),
             g_lo,
         }
@@ -159,14 +167,13 @@ impl GoMemory {
 
     /// The word at an entry that is not [`IN_WORLD`].
     #[inline(always)]
-    pub fn at(lines: &[Line], e: u32) -> &AtomicU32 {
-        let s = e & SLOT;
-        &lines[(s / LINE) as usize].0[(s % LINE) as usize]
+    pub fn at(lines: &[AtomicU32], e: u32) -> &AtomicU32 {
+        &lines[(e & SLOT) as usize]
     }
 
     /// Store `v` at an entry that is not [`IN_WORLD`], with its ordering.
     #[inline(always)]
-    pub fn store(lines: &[Line], e: u32, v: u32) {
+    pub fn store(lines: &[AtomicU32], e: u32, v: u32) {
         if e & REL != 0 {
             Self::at(lines, e).store(v, Release);
         } else {
@@ -217,7 +224,16 @@ mod tests {
                 }
                 here += 1;
                 assert!(seen.insert(e & SLOT), "word {w} shares slot {}", e & SLOT);
-                assert!(((e & SLOT) / LINE) < mem.lines.len() as u32);
+                assert!((e & SLOT) < mem.lines.len() as u32);
+                // line 0 on a 128-byte boundary: a word's line is its slot's, counted from it
+                let at = GoMemory::at(&mem.lines, e) as *const AtomicU32 as usize;
+                let first = mem.entry(NMSPINNING).unwrap() & SLOT;
+                let line0 = GoMemory::at(&mem.lines, first) as *const AtomicU32 as usize;
+                assert_eq!(line0 % LINE_BYTES, 0);
+                assert_eq!(
+                    (at - line0) / LINE_BYTES,
+                    ((e & SLOT) - first) as usize / LINE as usize
+                );
             }
             // only the Ms' park and nextp words and, in sysmon's worlds, its deep-sleep words
             // (`sysmonwait`, `sysmonnote`: a futex word and its flag) stay in the world

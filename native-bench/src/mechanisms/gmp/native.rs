@@ -28,7 +28,7 @@ use herdlab_core::mechanisms::gmp::params::MAX_WORDS;
 use herdlab_core::mechanisms::gmp::{GmpActor, GmpConfig, GmpParams, Workload};
 use herdlab_core::op::{CondId, MutexId, Op, OpResult, SemId, WakeCount, Word};
 
-use super::layout::{GoMemory, Line, IN_WORLD, WATCH};
+use super::layout::{GoMemory, IN_WORLD, WATCH};
 use super::task::Tasks;
 use crate::platform::futex::{futex_wait, futex_wake, WaitOutcome};
 use crate::platform::native::{NativeError, NativeThread, NativeWorld, WorldSpec};
@@ -84,7 +84,7 @@ struct MOps<'w> {
     world: &'w NativeWorld,
     /// [`GoMemory`]'s entries and words, at hand.
     map: &'w [u32],
-    lines: &'w [Line],
+    lines: &'w [AtomicU32],
     /// `sched.lock`'s futex word (a word of the world, after the table's: what
     /// `NativeWorld::fail` wakes).
     lock: &'w AtomicU32,
@@ -328,7 +328,7 @@ fn lock_slow(lock: &AtomicU32, world: &NativeWorld) -> Result<(), NativeError> {
 struct ForeignOps<'w> {
     world: &'w NativeWorld,
     map: &'w [u32],
-    lines: &'w [Line],
+    lines: &'w [AtomicU32],
     lock: &'w AtomicU32,
     held: bool,
 }
