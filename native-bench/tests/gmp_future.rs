@@ -498,3 +498,47 @@ fn the_bench_shapes_run_every_task_once_as_futures() {
         }
     }
 }
+
+#[test]
+fn futures_that_block_in_a_syscall_get_their_ps_handed_off() {
+    // `bench gmp --blocking`'s shape as futures: main and the 8 even tasks of 2..=16 block their
+    // thread 1 ms in `syscall_sleep` (the table's entersyscall, nanosleep(2), exitsyscall); with
+    // one P, sysmon retakes the P of a blocked M and hands it to a parked one, so the others
+    // run meanwhile. Without the retake (the broken variant) nobody takes the P: no retake, no
+    // hand-off. Every task runs once either way (run_herdlab refuses a task that did not).
+    use herdlab_bench::mechanisms::gmp::blocking::{run_herdlab, TASKS};
+    use herdlab_core::mechanisms::gmp::GmpVariant;
+    for workers in [1, 2] {
+        let r = run_herdlab(workers, GmpVariant::Correct).unwrap();
+        assert_eq!((r.finished, r.live), (TASKS, 0));
+        assert_eq!(r.counts.syscalls, 9, "{:?}", r.counts);
+        // a G whose exitsyscall found no P went to the global queue and ran once more
+        let exit0 = r.counts.syscalls - r.counts.syscall_oldp - r.counts.syscall_pidle;
+        assert_eq!(r.counts.context_switches, u64::from(TASKS) + exit0);
+        if workers == 1 {
+            assert!(r.counts.retakes >= 1, "{:?}", r.counts);
+            assert!(r.counts.handoffs >= 1, "{:?}", r.counts);
+        }
+        let n = run_herdlab(workers, GmpVariant::NoSyscallRetake).unwrap();
+        assert_eq!((n.finished, n.counts.syscalls), (TASKS, 9));
+        assert_eq!(
+            (n.counts.retakes, n.counts.handoffs),
+            (0, 0),
+            "{:?}",
+            n.counts
+        );
+    }
+}
+
+#[test]
+fn syscall_sleep_outside_the_runtime_blocks_the_thread_and_is_ready() {
+    use herdlab_bench::mechanisms::gmp::task::syscall_sleep;
+    let mut f = std::pin::pin!(syscall_sleep(2_000_000));
+    let w = Waker::noop();
+    let t0 = std::time::Instant::now();
+    assert_eq!(
+        f.as_mut().poll(&mut Context::from_waker(w)),
+        Poll::Ready(())
+    );
+    assert!(t0.elapsed() >= std::time::Duration::from_millis(2));
+}

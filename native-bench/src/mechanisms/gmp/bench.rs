@@ -337,6 +337,10 @@ pub trait Spawner: Copy + Send + Sync + 'static {
     /// `runtime.Gosched` (herdlab: the global queue, then `wakep`; tokio has no other yield than
     /// `yield_now`).
     fn gosched(self) -> impl Future<Output = ()> + Send;
+    /// Block this thread in the kernel for `ns` (herdlab: the table's blocking syscall, during
+    /// which sysmon may hand the P to another M; tokio: the worker thread sleeps, and the tasks
+    /// queued on it wait).
+    fn block_thread(self, ns: u64) -> impl Future<Output = ()> + Send;
 }
 
 /// tokio's spawn and yield.
@@ -353,6 +357,9 @@ impl Spawner for OnTokio {
     fn gosched(self) -> impl Future<Output = ()> + Send {
         tokio::task::yield_now()
     }
+    async fn block_thread(self, ns: u64) {
+        std::thread::sleep(std::time::Duration::from_nanos(ns))
+    }
 }
 
 /// herdlab's ([`task::spawn`], [`task::yield_now`], [`task::gosched`]).
@@ -368,6 +375,9 @@ impl Spawner for OnHerdlab {
     }
     fn gosched(self) -> impl Future<Output = ()> + Send {
         task::gosched()
+    }
+    fn block_thread(self, ns: u64) -> impl Future<Output = ()> + Send {
+        task::syscall_sleep(ns)
     }
 }
 
@@ -836,17 +846,17 @@ parks, spins and global-queue takes (median per run), and each herdlab row's fac
 over tokio. --compare-sim adds the simulator's steals and parks per 1,000 tasks for
 each herdlab row's scenario. Every run checks that each task ran exactly once.
 Defaults: workers 1, 2 and the cores (at most 8), tokio's sizes, 0 ns of work, 31 rounds;
---quick: workers 1 and 2, 5 rounds. The next three shapes run the model's goroutines
-(core's workloads), not futures. --blocking runs the thread-blocking shape instead (16
-tasks; main and every even task sleep 1 ms in the kernel, then each computes 100 us): herdlab
-(sysmon retakes the sleeper's P and hands it to a parked M), herdlab-no-retake (the same table,
+--quick: workers 1 and 2, 5 rounds. --blocking runs the thread-blocking shape instead (16
+tasks, one async code on both runtimes; main and every even task sleep 1 ms in the kernel, then
+each computes 100 us): herdlab (a sleep is the table's blocking syscall: sysmon retakes the
+sleeper's P and hands it to a parked M), herdlab-no-retake (the same table,
 variant no-syscall-retake) and tokio (a blocked worker blocks its queue), with rows of runtime,
-shape, workers, median_ns, p10_ns, p90_ns and herdlab's retakes and handoffs. --locked runs
-what runtime.LockOSThread costs instead (9 goroutines, each computing 1 us and calling
+shape, workers, median_ns, p10_ns, p90_ns and herdlab's retakes and handoffs. --locked (the
+model's goroutines, not futures) runs what runtime.LockOSThread costs instead (9 goroutines, each computing 1 us and calling
 Gosched 200 times): herdlab (none locked) and herdlab-locked (one locked: every return of it
 needs its own M, startlockedm and stoplockedm), with rows of runtime, shape, workers, locked,
 median_ns, p10_ns, p90_ns, locked_handoffs, lockedm_parks, handoffs, futex_wakes and parks;
-each run checks the locked goroutine ran only on its own thread. --netpoll runs the network
+each run checks the locked goroutine ran only on its own thread. --netpoll (the model's goroutines) runs the network
 shape instead (64 tasks, each 3 requests answered after 200 us, 20 us of work after each):
 herdlab (each read parks on the netpoller; a peer thread per task sleeps the delay in the
 kernel and wakes the poller) and tokio (its timer), with herdlab's netpoll_polls,

@@ -1,20 +1,26 @@
 //! `herdlab bench gmp --blocking`: the thread-blocking shape (issue 12 §3). 16 tasks: main and
-//! every even task block their thread in a 1 ms sleep (`nanosleep(2)`, the table's blocking
-//! syscall), then the odd ones and the sleepers compute 100 µs each. On herdlab's runtime (core's
-//! `syscall` workload in its straight-line form, with sysmon a real thread) the P of a blocked M
-//! is retaken and handed to a parked M, so the other tasks keep running; `herdlab-no-retake` is
-//! the same table with `variant=no-syscall-retake`; tokio has no hand-off: a task that blocks its
-//! worker blocks every task queued behind it on that worker (tokio's answer is
-//! `spawn_blocking` / `block_in_place`, which the task must call itself).
+//! every even task block their thread in a 1 ms sleep (`nanosleep(2)`), then the odd ones and
+//! the sleepers compute 100 µs each. The tasks are one async code on both runtimes ([`shape`],
+//! over the bench's [`Spawner`] shim), Rust futures: on herdlab's runtime (core's table in its
+//! straight-line form, in the `syscall` workload's world: sysmon a real thread) a sleep is
+//! [`task::syscall_sleep`](super::task::syscall_sleep), the table's blocking syscall
+//! (`entersyscall`, the M's thread asleep in the kernel, `exitsyscall`), and sysmon retakes the
+//! blocked M's P and hands it to a parked M, so the other tasks keep running;
+//! `herdlab-no-retake` is the same table with `variant=no-syscall-retake`; on tokio the sleep
+//! blocks the worker thread, and tokio has no hand-off: every task queued behind it on that worker
+//! waits (tokio's answer is `spawn_blocking` / `block_in_place`, which the task must call itself).
 
+use std::sync::atomic::{AtomicU32, Ordering::SeqCst};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde::Serialize;
 
 use herdlab_core::mechanisms::gmp::{GmpParams, GmpVariant, Workload};
 
-use super::native;
+use super::bench::{OnHerdlab, OnTokio, Spawner};
+use super::native::{self, GmpRun};
+use super::task::Tasks;
 use crate::output::{ms3, opt_count, titled_table};
 use crate::platform::mem::spin_for;
 
@@ -70,28 +76,76 @@ pub fn params(workers: u32, variant: GmpVariant) -> GmpParams {
     }
 }
 
-/// One tokio run: main spawns the 15 others from a worker and sleeps too.
-fn run_tokio(rt: &tokio::runtime::Runtime) -> u64 {
-    let start = Instant::now();
-    rt.block_on(async {
-        let main = tokio::spawn(async {
-            let mut hs = Vec::new();
-            for k in 2..=TASKS {
-                hs.push(tokio::spawn(async move {
-                    if k % 2 == 0 {
-                        std::thread::sleep(Duration::from_nanos(SLEEP_NS));
-                    }
-                    spin_for(WORK_NS);
-                }));
+/// What the tasks of one run share: the bodies left, and who waits for the last.
+#[derive(Debug, Default)]
+struct Left {
+    left: AtomicU32,
+    done: tokio::sync::Notify,
+}
+
+impl Left {
+    fn new() -> Arc<Self> {
+        Arc::new(Left {
+            left: AtomicU32::new(TASKS),
+            done: tokio::sync::Notify::new(),
+        })
+    }
+    /// One task's end; the last one wakes the waiter.
+    fn one(&self) {
+        if self.left.fetch_sub(1, SeqCst) == 1 {
+            self.done.notify_one();
+        }
+    }
+    /// Bodies not run yet (0 when each ran once).
+    fn left(&self) -> u32 {
+        self.left.load(SeqCst)
+    }
+}
+
+/// The shape's code, the same on both runtimes: main spawns tasks 2..=16 (each even one blocks
+/// its thread, then each computes), then blocks its own thread and ends.
+async fn shape<S: Spawner>(sp: S, left: Arc<Left>) {
+    for k in 2..=TASKS {
+        let l = left.clone();
+        sp.spawn(async move {
+            if k % 2 == 0 {
+                sp.block_thread(SLEEP_NS).await;
             }
-            std::thread::sleep(Duration::from_nanos(SLEEP_NS));
-            for h in hs {
-                let _ = h.await;
-            }
+            spin_for(WORK_NS);
+            l.one();
         });
-        let _ = main.await;
+    }
+    sp.block_thread(SLEEP_NS).await;
+    left.one();
+}
+
+/// One tokio run: from `block_on`'s start to the last task's end.
+fn run_tokio(rt: &tokio::runtime::Runtime) -> Result<u64, String> {
+    let start = Instant::now();
+    let left = Left::new();
+    let l2 = left.clone();
+    rt.block_on(async move {
+        tokio::spawn(shape(OnTokio, l2.clone()));
+        l2.done.notified().await;
     });
-    start.elapsed().as_nanos() as u64
+    let ns = start.elapsed().as_nanos() as u64;
+    match left.left() {
+        0 => Ok(ns),
+        n => Err(format!("tokio: {n} of {TASKS} tasks did not run")),
+    }
+}
+
+/// One herdlab run of the same code as futures on core's table (`variant`: the retake or not):
+/// from M0 starting main to the last G's exit.
+pub fn run_herdlab(workers: u32, variant: GmpVariant) -> Result<GmpRun, String> {
+    let left = Left::new();
+    let gs = Tasks::new(TASKS);
+    gs.root(shape(OnHerdlab, left.clone()));
+    let r = native::run_tasks(&params(workers, variant), &gs).map_err(|e| e.to_string())?;
+    match left.left() {
+        0 => Ok(r),
+        n => Err(format!("herdlab: {n} of {TASKS} tasks did not run")),
+    }
 }
 
 fn stats(mut v: Vec<u64>) -> (u64, u64, u64) {
@@ -118,10 +172,10 @@ pub fn run(workers: &[u32], rounds: u32) -> Result<Vec<BlockingRow>, String> {
             for k in 0..3 {
                 let i = (k + round as usize) % 3;
                 if i == 2 {
-                    times[2].push(run_tokio(&rt));
+                    times[2].push(run_tokio(&rt)?);
                 } else {
                     let v = [GmpVariant::Correct, GmpVariant::NoSyscallRetake][i];
-                    let r = native::run(&params(w, v), WORK_NS).map_err(|e| e.to_string())?;
+                    let r = run_herdlab(w, v)?;
                     times[i].push(r.wall_ns);
                     retakes[i].push(r.counts.retakes);
                     handoffs[i].push(r.counts.handoffs);

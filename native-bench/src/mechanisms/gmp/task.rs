@@ -14,8 +14,10 @@
 //! - then `Poll::Ready` → [`GAct::Exit`]; `Pending` after waking its own waker ([`yield_now`],
 //!   or any future that does what tokio's `yield_now` does) → [`GAct::GoYield`] (`goyield`: the
 //!   tail of the P's own ring, no lock, no `wakep`), or [`GAct::Yield`] after [`gosched`]
-//!   (`Gosched`: the global queue under `sched.lock`, then `wakep`); any other `Pending` →
-//!   [`GAct::Park`] (`gopark`, unless a token came, then it is polled again at once).
+//!   (`Gosched`: the global queue under `sched.lock`, then `wakep`); `Pending` at a
+//!   [`syscall_sleep`] → [`GAct::Syscall`] (`entersyscall`, the M's thread blocked in the kernel
+//!   while sysmon may retake its P, `exitsyscall`; the G is polled again after it); any other
+//!   `Pending` → [`GAct::Park`] (`gopark`, unless a token came, then it is polled again at once).
 //!
 //! The future is dropped inside the poll's context, so a wake its drop makes (a dropped oneshot
 //! sender) is an action of the G too.
@@ -119,6 +121,8 @@ struct PollCx {
     self_woken: bool,
     /// The self-wake came from [`gosched`]: the G goes to the global queue.
     gosched: bool,
+    /// A [`syscall_sleep`] of this many ns is pending: the G's next action is the syscall.
+    syscall: Option<u64>,
 }
 
 thread_local! {
@@ -261,11 +265,13 @@ impl Tasks {
                 spawns: Vec::new(),
                 self_woken: false,
                 gosched: false,
+                syscall: None,
             });
             cx.tasks = me;
             cx.g = g;
             cx.self_woken = false;
             cx.gosched = false;
+            cx.syscall = None;
             std::mem::swap(&mut cx.acts, acts);
         });
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -285,12 +291,17 @@ impl Tasks {
             *kept = None;
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || drop(f)));
         }
-        let (self_woken, gosched, spawns) = CURRENT.with(|c| {
+        let (self_woken, gosched, syscall, spawns) = CURRENT.with(|c| {
             let mut c = c.borrow_mut();
             let cx = c.as_mut().expect("the poll's context");
             cx.tasks = 0;
             std::mem::swap(&mut cx.acts, acts);
-            (cx.self_woken, cx.gosched, std::mem::take(&mut cx.spawns))
+            (
+                cx.self_woken,
+                cx.gosched,
+                cx.syscall.take(),
+                std::mem::take(&mut cx.spawns),
+            )
         });
         // the spawned futures into their slots, before the table makes them runnable
         let mut spawns = spawns.into_iter();
@@ -306,6 +317,10 @@ impl Tasks {
         }
         acts.push(if done {
             GAct::Exit
+        } else if let Some(ns) = syscall {
+            // the G blocks its M in the kernel; it is polled again after `exitsyscall` (a wake
+            // of its own during this poll changes nothing: it runs on after the call anyway)
+            GAct::Syscall(ns)
         } else if self_woken {
             *yields += 1;
             if gosched {
@@ -409,6 +424,46 @@ pub fn gosched() -> YieldNow {
     YieldNow {
         polled: false,
         gosched: true,
+    }
+}
+
+/// A blocking system call that sleeps `ns` in the kernel, as a future. On herdlab's runtime the
+/// G's next action is the table's [`GAct::Syscall`]: `entersyscall`, a real `nanosleep(2)` of the
+/// M's thread (sysmon may retake the P meanwhile and hand it to another M), `exitsyscall`; then
+/// the G is polled again and the future is ready. Elsewhere (outside a poll of this runtime) it
+/// blocks the calling thread for `ns`, as the call would.
+pub fn syscall_sleep(ns: u64) -> SyscallSleep {
+    SyscallSleep { ns, polled: false }
+}
+
+/// [`syscall_sleep`]'s future.
+#[derive(Debug)]
+pub struct SyscallSleep {
+    ns: u64,
+    polled: bool,
+}
+
+impl Future for SyscallSleep {
+    type Output = ();
+    fn poll(mut self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<()> {
+        if self.polled {
+            return Poll::Ready(());
+        }
+        self.polled = true;
+        let ns = self.ns;
+        let inside = CURRENT.with(|c| match c.borrow_mut().as_mut() {
+            Some(p) if p.tasks != 0 => {
+                p.syscall = Some(ns);
+                true
+            }
+            _ => false,
+        });
+        if inside {
+            Poll::Pending
+        } else {
+            std::thread::sleep(std::time::Duration::from_nanos(ns));
+            Poll::Ready(())
+        }
     }
 }
 
