@@ -737,7 +737,15 @@ impl GmpConfig {
     }
     /// `pp.runq[i % len]`.
     pub fn slot(&self, p: u32, i: u32) -> Word {
-        w(self.p_base(p).wrapping_add(P_WORDS + i % self.ring))
+        // Go's ring has 256 slots, so its `% len` is a mask; ours may have any even size, and a
+        // division per ring access is the slowest instruction of `runqput` and `runqget`
+        let r = self.ring;
+        let i = if r & r.wrapping_sub(1) == 0 {
+            i & r.wrapping_sub(1)
+        } else {
+            i % r
+        };
+        w(self.p_base(p).wrapping_add(P_WORDS + i))
     }
     fn m_base(&self, m: u32) -> u32 {
         self.p_base(self.procs).wrapping_add(m.wrapping_mul(2))
