@@ -46,11 +46,12 @@ pub fn lanes(props: &LanesProps) -> Html {
                     .and_then(|h| h.get(l.idx as usize))
                     .filter(|t| t.idx == l.idx)
                     .unwrap_or(l);
-                let marks = l.marks.iter().map(|(class, _)| *class).collect::<Vec<_>>();
+                let marks = l.marks.iter().map(|(class, _)| *class).collect::<Vec<_>>().join(" ");
+                let class = classes!("lane", state, marks.clone());
                 html! {
-                    <li key={l.idx as usize} class={classes!("lane", state, marks.clone())}
+                    <li key={l.idx as usize} {class}
                         data-testid={format!("lane-{}", l.idx)} data-state={state}
-                        data-marks={marks.join(" ")}>
+                        data-marks={marks}>
                         <span class="lane-name">{ &l.name }</span>
                         <span class="badge">{ l.state.label() }</span>
                         { for l.marks.iter().map(|(class, label)| html! {
