@@ -311,13 +311,52 @@ test('64 workers at full speed: report render time and frame rate, take a screen
   console.log(`steps_per_s: ${Math.round(((stepsAfter - stepsBefore) * 1000) / ms)}`);
   assert.ok(stepsAfter > stepsBefore, 'playing should advance the simulation');
 
+  // At full speed the lanes' states change on every frame, their sentences (and the queues) only
+  // a few times a second (docs/site-contract.md): how many frames of a second rewrote each, for
+  // the log (not asserted: it depends on the frame rate).
+  const redrawn = await page.evaluate(
+    (windowMs) =>
+      new Promise((resolve) => {
+        const root = document.querySelector('[data-testid="sim-main"] .lanes');
+        let frames = 0;
+        let states = 0;
+        let sentences = 0;
+        let seen = { state: false, sentence: false };
+        const note = (ms) => {
+          for (const m of ms) {
+            if (m.type === 'attributes' && m.attributeName === 'data-state') seen.state = true;
+            if (m.type === 'characterData' && m.target.parentElement?.classList.contains('lane-detail')) seen.sentence = true;
+          }
+        };
+        const mo = new MutationObserver(note);
+        mo.observe(root, { subtree: true, attributes: true, characterData: true });
+        const t0 = performance.now();
+        // one count per frame: what changed since the last one
+        const tick = (now) => {
+          note(mo.takeRecords());
+          frames++;
+          states += seen.state;
+          sentences += seen.sentence;
+          seen = { state: false, sentence: false };
+          if (now - t0 < windowMs) requestAnimationFrame(tick);
+          else {
+            mo.disconnect();
+            resolve({ frames, states, sentences });
+          }
+        };
+        requestAnimationFrame(tick);
+      }),
+    1_000,
+  );
+  console.log(`lanes at full speed: states changed in ${redrawn.states} of ${redrawn.frames} frames, sentences rewritten in ${redrawn.sentences}`);
+
   await mkdir(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: path.join(SCREENSHOTS, 'lesson.png') });
 
-  // The queues after thousands of re-rendered frames (entries made, dropped and rewritten in
-  // place, keyed by position) are what a fresh render of the same step shows: paused, the
-  // address holds the step; a new page opened at it renders the wait queue and the last walk at
-  // once.
+  // The lanes and the queues after thousands of re-rendered frames (lane sentences and queues
+  // held between redraws at full speed; entries made, dropped and rewritten in place, keyed by
+  // position) are what a fresh render of the same step shows: paused, the address holds the
+  // step; a new page opened at it renders the lanes, the wait queue and the last walk at once.
   await page.locator(inSim('play')).click();
   await page.waitForSelector(`${inSim('play')}[aria-pressed="false"]`);
   const at = await steps(page);
@@ -329,14 +368,21 @@ test('64 workers at full speed: report render time and frame rate, take a screen
         [...root.querySelectorAll(q)].map((el) =>
           [el.dataset.testid, el.dataset.thread, el.dataset.exclusive, el.className, el.title, el.textContent].join('|'),
         );
-      return { wq: rows('[data-testid="wait-queue"] > li'), walk: rows('[data-testid^="walk-visit-"]') };
+      return {
+        lanes: [...root.querySelectorAll('[data-testid^="lane-"]')].map((el) =>
+          [el.dataset.testid, el.dataset.state, el.dataset.marks, el.className, el.textContent].join('|'),
+        ),
+        wq: rows('[data-testid="wait-queue"] > li'),
+        walk: rows('[data-testid^="walk-visit-"]'),
+      };
     });
   const played = await queues(page);
   const fresh = await openPage(t);
   await fresh.page.goto(page.url());
   await waitForSim(fresh.page);
   await waitForSteps(fresh.page, at);
-  assert.deepEqual(await queues(fresh.page), played, `the queues at step ${at}, played vs opened there`);
+  assert.deepEqual(await queues(fresh.page), played, `the lanes and queues at step ${at}, played vs opened there`);
+  assert.equal(played.lanes.length, 64, 'every lane compared');
   assert.ok(played.wq.length + played.walk.length > 0, 'something is queued or was walked');
   assertNoPageErrors();
   fresh.assertNoPageErrors();

@@ -22,6 +22,9 @@ pub mod snapshot;
 #[cfg(feature = "timeline")]
 pub mod timeline;
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
 use gloo_events::EventListener;
 use herdlab_core::sim::Actor;
 use web_sys::HtmlInputElement;
@@ -34,11 +37,20 @@ use crate::live::frame_loop::{advance_within, FrameLoop};
 use crate::live::keys::key_action;
 use crate::live::model::LiveModel;
 use crate::live::sim_model::Action;
+use crate::live::snapshot::LaneView;
+use crate::ui::sim_board::SimBoard;
 
 /// While playing, the main simulation rewrites the address at most this often (browsers refuse
 /// more than about 100 address changes in 10 s). Whenever it stops playing (a pause, the run's end,
 /// any manual step) the address is written at once, so it always reopens what is on screen.
 const URL_EVERY_MS: f64 = 250.0;
+
+/// What the board showed at its last full redraw, and when (see [`Live::hold`]).
+struct Held {
+    at: f64,
+    lanes: Rc<Vec<LaneView>>,
+    queues: Html,
+}
 
 /// Messages of a live simulation widget.
 pub enum LiveMsg {
@@ -91,6 +103,7 @@ pub struct Live {
     /// A form field.
     pub on_edit: Callback<(&'static str, String)>,
     _keys: Option<EventListener>,
+    held: RefCell<Option<Held>>,
     /// The widget's root element.
     pub root: NodeRef,
     /// The timeline: whether it shows, and the one built last.
@@ -134,6 +147,7 @@ impl Live {
             on_copy: link.callback(|_| LiveMsg::Copy),
             on_edit: link.callback(|(k, v)| LiveMsg::Edit(k, v)),
             _keys: keys,
+            held: RefCell::default(),
             root,
             #[cfg(feature = "timeline")]
             timeline: Default::default(),
@@ -169,11 +183,36 @@ impl Live {
         }
     }
 
+    /// What of board `b` to draw as it was: playing at full speed within
+    /// [`playback::TEXT_EVERY_MS`] of the last full redraw ([`playback::Playback::holds_text`]), the queues (put back in `b`) and the lanes whose sentences the lanes show
+    /// (returned; states, marks and buttons stay `b`'s); otherwise nothing, and `b` is remembered
+    /// as the last full redraw.
+    pub fn hold(&self, b: &mut SimBoard) -> Option<Rc<Vec<LaneView>>> {
+        let now = dom::now_ms();
+        let mut held = self.held.borrow_mut();
+        if let Some(h) = &*held {
+            if self.model.play().holds_text(now - h.at) {
+                b.queues = h.queues.clone();
+                return Some(h.lanes.clone());
+            }
+        }
+        *held = Some(Held {
+            at: now,
+            lanes: b.lanes.clone(),
+            queues: b.queues.clone(),
+        });
+        None
+    }
+
     /// Handle a message; whether to render again.
     pub fn update<C>(&mut self, link: &Scope<C>, at: &Place, msg: LiveMsg) -> bool
     where
         C: Component<Message = LiveMsg>,
     {
+        if !matches!(msg, LiveMsg::Frame(_)) {
+            // whatever it changes shows at once, in full
+            *self.held.get_mut() = None;
+        }
         match msg {
             LiveMsg::Act(a) => {
                 let was_playing = self.model.play().playing;

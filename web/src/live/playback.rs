@@ -7,6 +7,11 @@ pub const SPEEDS: [u32; 9] = [1, 2, 5, 10, 30, 100, 1_000, 10_000, 100_000];
 pub const DEFAULT_SPEED: usize = 3;
 /// Speeds up to this announce every step while playing.
 const ANNOUNCE_WHILE_PLAYING: u32 = 2;
+/// Playing at full speed, the board redraws its text (each lane's sentence: CPU, line and
+/// counters; the mechanism's queues) at most this often, while the lanes' states, marks and step
+/// buttons and the counters are redrawn on every frame ([`crate::live::Live::hold`]). Anything but
+/// a frame (a pause, a step by hand, a form change) redraws everything at once.
+pub const TEXT_EVERY_MS: f64 = 250.0;
 
 /// Whether a model plays, and how fast.
 #[derive(Clone, Debug, PartialEq)]
@@ -42,6 +47,12 @@ impl Playback {
     /// Not at the bottom.
     pub fn can_slower(&self) -> bool {
         self.speed > 0
+    }
+
+    /// Whether the board may keep its text (the lanes' sentences, the queues) as drawn `since_ms`
+    /// ago: only while playing at full speed, and only for [`TEXT_EVERY_MS`].
+    pub fn holds_text(&self, since_ms: f64) -> bool {
+        self.playing && !self.can_faster() && since_ms < TEXT_EVERY_MS
     }
 }
 
@@ -155,5 +166,29 @@ pub trait Player {
             self.say(s);
         }
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The board keeps its text only while playing at the top speed, and for less than
+    /// `TEXT_EVERY_MS`.
+    #[test]
+    fn text_is_held_only_playing_at_full_speed() {
+        let mut p = Playback {
+            playing: true,
+            speed: SPEEDS.len() - 1,
+            ..Playback::default()
+        };
+        assert!(p.holds_text(0.0));
+        assert!(p.holds_text(TEXT_EVERY_MS - 1.0));
+        assert!(!p.holds_text(TEXT_EVERY_MS));
+        p.speed -= 1;
+        assert!(!p.holds_text(0.0), "one rung below full speed");
+        p.speed += 1;
+        p.playing = false;
+        assert!(!p.holds_text(0.0), "paused");
     }
 }

@@ -11,6 +11,10 @@ use crate::live::snapshot::LaneView;
 pub struct LanesProps {
     /// The lanes.
     pub lanes: Rc<Vec<LaneView>>,
+    /// Where given, each lane's sentence (CPU, line, counters) is the one of the lane with its
+    /// index here: playing at full speed, the lanes of the board's last full redraw
+    /// ([`crate::live::Live::hold`]), while states, marks and buttons are `lanes`' own.
+    pub text: Option<Rc<Vec<LaneView>>>,
     /// Step one thread by hand (no buttons when absent).
     #[prop_or_default]
     pub on_step: Option<Callback<u16>>,
@@ -36,11 +40,18 @@ pub fn lanes(props: &LanesProps) -> Html {
                             onclick={Callback::from(move |_| cb.emit(i))}>{ "step" }</button>
                     }
                 });
-                let marks = l.marks.iter().map(|(class, _)| *class).collect::<Vec<_>>();
+                let t = props
+                    .text
+                    .as_ref()
+                    .and_then(|h| h.get(l.idx as usize))
+                    .filter(|t| t.idx == l.idx)
+                    .unwrap_or(l);
+                let marks = l.marks.iter().map(|(class, _)| *class).collect::<Vec<_>>().join(" ");
+                let class = classes!("lane", state, marks.clone());
                 html! {
-                    <li key={l.idx as usize} class={classes!("lane", state, marks.clone())}
+                    <li key={l.idx as usize} {class}
                         data-testid={format!("lane-{}", l.idx)} data-state={state}
-                        data-marks={marks.join(" ")}>
+                        data-marks={marks}>
                         <span class="lane-name">{ &l.name }</span>
                         <span class="badge">{ l.state.label() }</span>
                         { for l.marks.iter().map(|(class, label)| html! {
@@ -48,10 +59,10 @@ pub fn lanes(props: &LanesProps) -> Html {
                         }) }
                         { for button }
                         <span class="lane-detail">
-                            { if props.compact || l.detail.is_empty() {
-                                format!("CPU {} · line {}", l.cpu, l.line)
+                            { if props.compact || t.detail.is_empty() {
+                                format!("CPU {} · line {}", t.cpu, t.line)
                             } else {
-                                format!("CPU {} · line {} · {}", l.cpu, l.line, l.detail)
+                                format!("CPU {} · line {} · {}", t.cpu, t.line, t.detail)
                             } }
                         </span>
                     </li>

@@ -28,12 +28,17 @@ pub struct SimBoard {
     pub code: Rc<Vec<CodeView>>,
 }
 
-/// The board; `on_thread` steps a lane's thread.
-pub fn sim_board(board: SimBoard, on_thread: &Callback<u16>) -> Html {
+/// The board, its lanes' sentences from `text` where given ([`LanesProps::text`]); `on_thread`
+/// steps a lane's thread.
+pub fn sim_board(
+    board: SimBoard,
+    text: Option<Rc<Vec<LaneView>>>,
+    on_thread: &Callback<u16>,
+) -> Html {
     html! {
         <div class={classes!("board", board.class, board.many.then_some("many"))}>
             <div class="b-lanes">
-                { lanes(&LanesProps { lanes: board.lanes, on_step: Some(on_thread.clone()), compact: false }) }
+                { lanes(&LanesProps { lanes: board.lanes, text, on_step: Some(on_thread.clone()), compact: false }) }
                 { board.under_lanes }
             </div>
             <div class="b-counters">

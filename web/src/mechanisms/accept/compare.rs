@@ -78,7 +78,7 @@ impl CompareKind for AcceptCompare {
                         <div class="half" data-testid={format!("sim-{id}-{name}")} data-strategy={name}>
                             <h4 class="half-title">{ name }</h4>
                             { status(&StatusProps { status: s.status.clone() }) }
-                            { lanes(&LanesProps { lanes: s.lanes.clone(), on_step: None, compact: true }) }
+                            { lanes(&LanesProps { lanes: s.lanes.clone(), text: None, on_step: None, compact: true }) }
                             { conn_bars(&ConnBarsProps { report: s.report.clone(), scale }) }
                             { counters(&CounterProps { values: s.counters.clone(), compact: true }) }
                         </div>

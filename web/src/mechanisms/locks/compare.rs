@@ -60,7 +60,7 @@ impl CompareKind for LockCompare {
                     <h4 class="half-title">{ format!("{side}: {}", name(m)) }</h4>
                     { status(&StatusProps { status: s.status.clone() }) }
                     { words_panel(&WordsProps { words: s.words.clone(), compact: true }) }
-                    { lanes(&LanesProps { lanes: s.lanes.clone(), on_step: None, compact: true }) }
+                    { lanes(&LanesProps { lanes: s.lanes.clone(), text: None, on_step: None, compact: true }) }
                     { worker_bars(&WorkerBarsProps { lanes: s.lanes.clone(), scale,
                         caption: "per thread: critical sections entered".into(), who: "thread".into(),
                         columns: &["acquired"][..], side: side.into() }) }

@@ -90,7 +90,7 @@ impl<M: SideBySide> CompareKind for TwoSettings<M> {
                     <h4 class="half-title">{ format!("{side}: {label}") }</h4>
                     { status(&StatusProps { status: h.status }) }
                     { h.invariant }
-                    { lanes(&LanesProps { lanes: h.lanes, on_step: None, compact: true }) }
+                    { lanes(&LanesProps { lanes: h.lanes, text: None, on_step: None, compact: true }) }
                     { h.state }
                     { counters(&CounterProps { values: h.counters, compact: true }) }
                 </div>

@@ -73,12 +73,13 @@ pub fn sim_frame(
     keyboard: bool,
     live: &Live,
     replay: Option<&str>,
-    frame: SimFrame,
+    mut frame: SimFrame,
 ) -> Html {
     let id = spec.id;
     let main = spec.main;
     let caption_id = format!("sim-{id}-caption");
     let (class, mechanism) = frame.mechanism.unzip();
+    let text = live.hold(&mut frame.board);
     let widget = html! {
         <section class={classes!("widget", "sim", class)} data-testid={format!("sim-{id}")} id={format!("sim-{id}")}
             data-widget="sim" data-mechanism={mechanism} data-strategy={frame.strategy}
@@ -95,7 +96,7 @@ pub fn sim_frame(
             { frame.after_announce }
             { status(&StatusProps { status: frame.status }) }
             { frame.after_status }
-            { sim_board(frame.board, &live.on_thread) }
+            { sim_board(frame.board, text, &live.on_thread) }
             { frame.after_board }
         </section>
     };
