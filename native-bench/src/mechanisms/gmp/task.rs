@@ -25,12 +25,15 @@
 //! # Ownership of a G's future
 //! Only the M that runs G g (`_Grunning`, `m.curg = g`) polls g's future: the table hands a G to
 //! exactly one M at a time (core's invariant `conservation`, which the checker proves on its
-//! presets). The slot is a `std::sync::Mutex` all the same, so that this holds without
-//! `unsafe`: the M locks it around the poll, uncontended by that invariant. What it costs: a lock
-//! and an unlock, two locked instructions per poll, where one run of a G on the table takes
-//! about a dozen of its own; measured with `perf` (2-vCPU KVM guest, Linux 6.18.44, 2026-12-03,
-//! `herdlab bench gmp --workers 1 --shapes yield_many`), about half of the poll path's time and
-//! a tenth of the run (the table's steps take about three quarters). The spawner (`spawn_many`,
+//! presets). The slot is an `AtomicRefCell` all the same, so that this holds without `unsafe`:
+//! the M borrows it around the poll (a compare-and-swap of its flag in, a plain release store
+//! out), and a borrow that finds it taken fails the run, naming the G, rather than waiting: two
+//! Ms polling one G at once would be the table's bug. What it costs: one locked instruction per
+//! poll, where a goroutine switch on the table takes about four of its own (its two status
+//! changes, `runqget`'s CAS). A `std::sync::Mutex` here cost two (its unlock is a swap, for the
+//! waiters it never has): with `perf` (2-vCPU KVM guest, Linux 6.18.44, 2026-12-03, `herdlab
+//! bench gmp --workers 1 --shapes yield_many`) about half of the poll path's time and a tenth of
+//! the run. The spawner (`spawn_many`,
 //! `yield_many`) fills the slots before the run; a G's [`spawn`] fills the child's slot before
 //! the table makes the child runnable.
 //!
@@ -64,7 +67,10 @@ use std::pin::Pin;
 use std::sync::atomic::AtomicU32;
 use std::sync::atomic::Ordering::SeqCst;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+
+use atomic_refcell::AtomicRefCell;
 use std::task::{Context, Poll, Wake, Waker};
+use sync_wrapper::SyncWrapper;
 
 use herdlab_core::mechanisms::gmp::machine::MCounts;
 use herdlab_core::mechanisms::gmp::{GAct, GCode, GmpConfig};
@@ -78,7 +84,9 @@ pub type BoxFut = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
 /// A G's slot: its future (taken at its exit) and its waker (made at its first poll).
 #[derive(Default)]
 struct Slot {
-    fut: Option<BoxFut>,
+    /// (Only ever reached through `&mut`: a `SyncWrapper` makes the slot `Sync` for the
+    /// `AtomicRefCell` while the future itself need only be `Send`.)
+    fut: Option<SyncWrapper<BoxFut>>,
     waker: Option<Waker>,
     /// The G's yields, `Yield` and `GoYield` (counted here, under the slot's lock, not on a
     /// shared counter).
@@ -88,7 +96,7 @@ struct Slot {
 /// The Gs of one run: a slot per G id (1..=`max`), the ids handed out, the run's memory (for a
 /// wake from outside), the yields made, the first failure.
 pub struct Tasks {
-    slots: Box<[Mutex<Slot>]>,
+    slots: Box<[AtomicRefCell<Slot>]>,
     /// The last id handed out.
     last: AtomicU32,
     max: u32,
@@ -133,7 +141,9 @@ impl Tasks {
     /// Room for `max` Gs.
     pub fn new(max: u32) -> Arc<Self> {
         Arc::new(Tasks {
-            slots: (0..=max).map(|_| Mutex::new(Slot::default())).collect(),
+            slots: (0..=max)
+                .map(|_| AtomicRefCell::new(Slot::default()))
+                .collect(),
             last: AtomicU32::new(0),
             max,
             run: OnceLock::new(),
@@ -152,7 +162,7 @@ impl Tasks {
     pub fn yields(&self) -> u64 {
         self.slots
             .iter()
-            .map(|s| u64::from(s.lock().unwrap_or_else(PoisonError::into_inner).yields))
+            .map(|s| s.try_borrow().map_or(0, |s| u64::from(s.yields)))
             .sum()
     }
 
@@ -182,10 +192,13 @@ impl Tasks {
             ));
             return None;
         }
-        self.slots[g as usize]
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .fut = Some(fut);
+        match self.slots[g as usize].try_borrow_mut() {
+            Ok(mut slot) => slot.fut = Some(SyncWrapper::new(fut)),
+            Err(_) => {
+                self.fail(format!("G{g}'s slot was in use when it was spawned"));
+                return None;
+            }
+        }
         Some(g)
     }
 
@@ -236,7 +249,13 @@ impl Tasks {
             acts.push(GAct::Exit);
             return;
         };
-        let mut slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
+        let Ok(mut slot) = slot.try_borrow_mut() else {
+            self.fail(format!(
+                "G{g} was polled by two threads at once (the table ran it on two Ms)"
+            ));
+            acts.push(GAct::Exit);
+            return;
+        };
         let Slot {
             fut,
             waker: kept,
@@ -275,7 +294,7 @@ impl Tasks {
             std::mem::swap(&mut cx.acts, acts);
         });
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            f.as_mut().poll(&mut Context::from_waker(waker))
+            f.get_mut().as_mut().poll(&mut Context::from_waker(waker))
         }));
         let done = match r {
             Ok(Poll::Ready(())) => true,
