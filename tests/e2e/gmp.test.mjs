@@ -57,7 +57,7 @@ test('a gmp block is drawn by the lazy bundle: stepping moves goroutines through
   await page.goto(LESSON);
   await waitForSim(page, 'gmp-ring');
   assert.equal(wasm.length, 1, 'the lazy bundle is loaded once for all the lesson\'s gmp blocks');
-  assert.equal(await page.locator('[data-testid="lazy"][data-what="sim"]').count(), 13);
+  assert.equal(await page.locator('[data-testid="lazy"][data-what="sim"]').count(), 14);
   assert.equal(await page.locator('[data-testid="lazy-error"], [data-testid="lazy-widget-error"]').count(), 0);
   const ring = 'gmp-ring';
   assert.equal(await page.locator(`[data-testid="sim-${ring}"]`).getAttribute('data-mechanism'), 'gmp');
@@ -225,11 +225,49 @@ test('a goroutine locked to its thread: each of its 20 returns is a stoplockedm 
   assertNoPageErrors();
 });
 
+test('goyield: the lesson\'s widget runs G1 to its end before G2 leaves the global queue, in the counts the lesson gives', { timeout: TEST_TIMEOUT }, async (t) => {
+  const { page, assertNoPageErrors } = await openPage(t);
+  await page.goto(LESSON);
+  const id = 'gmp-goyield';
+  await waitForSim(page, id);
+  // step through the run, noting which G each of the M's runs (`ran N`) starts, and where the
+  // queues stand the first time G1 goyields (back on P0's ring, G2 still on the global queue)
+  const byRun = new Map();
+  let sawYield = false;
+  for (let i = 0; i < 300 && byRun.size < 8; i++) {
+    const lane = await page.evaluate((s) => document.querySelector(`[data-testid="sim-${s}"] [data-testid="lane-0"]`).textContent, id);
+    const m = /· (G\d+) · ran (\d+)/.exec(lane);
+    if (m && !byRun.has(m[2])) byRun.set(m[2], m[1]);
+    const q = await places(page, id);
+    if (!sawYield && q.ps[0].ring === '1') {
+      sawYield = true;
+      assert.equal(q.global, '2', 'G2 waits on the global queue while G1 sits on P0\'s ring');
+    }
+    await page.locator(sel('step-forward', id)).click();
+    await waitForSteps(page, id, i + 1);
+  }
+  assert.ok(sawYield, 'G1 was seen on P0\'s ring after a goyield');
+  assert.deepEqual([...byRun.keys()].map(Number).sort((a, b) => a - b).map((k) => byRun.get(String(k))), ['G1', 'G1', 'G1', 'G1', 'G2', 'G2', 'G2', 'G2']);
+  await page.locator(sel('run-end', id)).click();
+  await page.waitForFunction((s) => document.querySelector(`[data-testid="sim-${s}"] [data-testid="run-end"]`)?.disabled, id);
+  assert.deepEqual(
+    [
+      await num(page, 'counter-global_queue_gets', id),
+      await num(page, 'counter-context_switches', id),
+      await num(page, 'counter-steps', id),
+      await num(page, 'counter-finished', id),
+    ],
+    [2, 8, 194, 2],
+  );
+  assert.equal((await page.locator(sel('invariant-status', id)).textContent()).trim(), 'all invariants hold');
+  assertNoPageErrors();
+});
+
 test('axe: no serious or critical violation on the go-scheduler lesson with its lazy widgets', { timeout: TEST_TIMEOUT }, async (t) => {
   const { page, assertNoPageErrors } = await openPage(t);
   await page.goto(LESSON);
   await waitForSim(page, 'gmp-ring');
-  for (const id of ['gmp-single', 'gmp-objects', 'gmp-ring', 'gmp-steal', 'gmp-spin', 'gmp-syscall', 'gmp-syscall-noretake', 'gmp-hog', 'gmp-locked', 'gmp-cmp-1012', 'gmp-cmp-steal-one', 'gmp-cmp-herd']) {
+  for (const id of ['gmp-single', 'gmp-objects', 'gmp-ring', 'gmp-steal', 'gmp-spin', 'gmp-syscall', 'gmp-syscall-noretake', 'gmp-hog', 'gmp-locked', 'gmp-cmp-1012', 'gmp-cmp-steal-one', 'gmp-cmp-herd', 'gmp-goyield']) {
     await page.locator(sel('step-forward', id)).click();
     await waitForSteps(page, id, 1);
   }
