@@ -128,34 +128,25 @@ fn each_spawn_is_a_newproc_and_each_child_runs_once() {
 }
 
 #[test]
-fn a_self_wake_then_pending_is_a_goyield() {
-    let r = run_main(1, 1, async {
-        for _ in 0..5 {
-            yield_now().await;
-        }
-    })
-    .unwrap();
-    // each yield a goyield to the tail of the P's own ring, and one more execute after it;
-    // nothing passes the global queue
-    assert_eq!(r.counts.yields, 5);
-    assert_eq!(r.counts.context_switches, 6);
-    assert_eq!(r.counts.global_queue_gets, 0);
-    assert_eq!(r.counts.gparks, 0);
-}
-
-#[test]
-fn gosched_goes_through_the_global_queue() {
-    let r = run_main(1, 1, async {
-        for _ in 0..5 {
-            gosched().await;
-        }
-    })
-    .unwrap();
-    // each yield a Gosched through the global queue, and one more execute after it
-    assert_eq!(r.counts.yields, 5);
-    assert_eq!(r.counts.context_switches, 6);
-    assert_eq!(r.counts.global_queue_gets, 5);
-    assert_eq!(r.counts.gparks, 0);
+fn a_self_wake_then_pending_is_a_goyield_and_gosched_goes_global() {
+    // five yields of one task: each one more execute; a goyield (a future that wakes itself, as
+    // tokio's yield_now) goes to the tail of the P's own ring and never passes the global
+    // queue, a Gosched goes through it every time
+    for (global, takes) in [(false, 0), (true, 5)] {
+        let r = run_main(1, 1, async move {
+            for _ in 0..5 {
+                if global {
+                    gosched().await;
+                } else {
+                    yield_now().await;
+                }
+            }
+        })
+        .unwrap();
+        assert_eq!((r.counts.yields, r.counts.context_switches), (5, 6));
+        assert_eq!(r.counts.global_queue_gets, takes, "gosched: {global}");
+        assert_eq!(r.counts.gparks, 0);
+    }
 }
 
 #[test]

@@ -48,6 +48,20 @@ async function places(page, sim) {
   }, sim);
 }
 
+/** Run widget `sim` to its end and check that every invariant held. */
+async function runToEnd(page, sim) {
+  await page.locator(sel('run-end', sim)).click();
+  await page.waitForFunction((s) => document.querySelector(`[data-testid="sim-${s}"] [data-testid="run-end"]`)?.disabled, sim);
+  assert.equal((await page.locator(sel('invariant-status', sim)).textContent()).trim(), 'all invariants hold');
+}
+
+/** The counters `names` of widget `sim`, in order. */
+async function counters(page, sim, names) {
+  const out = [];
+  for (const n of names) out.push(await num(page, `counter-${n}`, sim));
+  return out;
+}
+
 test('a gmp block is drawn by the lazy bundle: stepping moves goroutines through runnext, the ring and the global queue', { timeout: TEST_TIMEOUT }, async (t) => {
   const { page, assertNoPageErrors } = await openPage(t);
   const wasm = [];
@@ -210,18 +224,8 @@ test('a goroutine locked to its thread: each of its 20 returns is a stoplockedm 
   const id = 'gmp-locked';
   await waitForSim(page, id);
   assert.equal(await num(page, 'counter-locked_handoffs', id), 0);
-  await page.locator(sel('run-end', id)).click();
-  await page.waitForFunction((s) => document.querySelector(`[data-testid="sim-${s}"] [data-testid="run-end"]`)?.disabled, id);
-  assert.deepEqual(
-    [
-      await num(page, 'counter-locked_handoffs', id),
-      await num(page, 'counter-lockedm_parks', id),
-      await num(page, 'counter-parks', id),
-      await num(page, 'counter-finished', id),
-    ],
-    [20, 20, 22, 9],
-  );
-  assert.equal((await page.locator(sel('invariant-status', id)).textContent()).trim(), 'all invariants hold');
+  await runToEnd(page, id);
+  assert.deepEqual(await counters(page, id, ['locked_handoffs', 'lockedm_parks', 'parks', 'finished']), [20, 20, 22, 9]);
   assertNoPageErrors();
 });
 
@@ -248,18 +252,8 @@ test('goyield: the lesson\'s widget runs G1 to its end before G2 leaves the glob
   }
   assert.ok(sawYield, 'G1 was seen on P0\'s ring after a goyield');
   assert.deepEqual([...byRun.keys()].map(Number).sort((a, b) => a - b).map((k) => byRun.get(String(k))), ['G1', 'G1', 'G1', 'G1', 'G2', 'G2', 'G2', 'G2']);
-  await page.locator(sel('run-end', id)).click();
-  await page.waitForFunction((s) => document.querySelector(`[data-testid="sim-${s}"] [data-testid="run-end"]`)?.disabled, id);
-  assert.deepEqual(
-    [
-      await num(page, 'counter-global_queue_gets', id),
-      await num(page, 'counter-context_switches', id),
-      await num(page, 'counter-steps', id),
-      await num(page, 'counter-finished', id),
-    ],
-    [2, 8, 194, 2],
-  );
-  assert.equal((await page.locator(sel('invariant-status', id)).textContent()).trim(), 'all invariants hold');
+  await runToEnd(page, id);
+  assert.deepEqual(await counters(page, id, ['global_queue_gets', 'context_switches', 'steps', 'finished']), [2, 8, 194, 2]);
   assertNoPageErrors();
 });
 

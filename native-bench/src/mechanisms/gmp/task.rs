@@ -455,6 +455,17 @@ pub fn syscall_sleep(ns: u64) -> SyscallSleep {
     SyscallSleep { ns, polled: false }
 }
 
+/// Inside a poll of this runtime on this thread, `f` on its context, and true; else false.
+fn in_poll(f: impl FnOnce(&mut PollCx)) -> bool {
+    CURRENT.with(|c| match c.borrow_mut().as_mut() {
+        Some(p) if p.tasks != 0 => {
+            f(p);
+            true
+        }
+        _ => false,
+    })
+}
+
 /// [`syscall_sleep`]'s future.
 #[derive(Debug)]
 pub struct SyscallSleep {
@@ -470,14 +481,7 @@ impl Future for SyscallSleep {
         }
         self.polled = true;
         let ns = self.ns;
-        let inside = CURRENT.with(|c| match c.borrow_mut().as_mut() {
-            Some(p) if p.tasks != 0 => {
-                p.syscall = Some(ns);
-                true
-            }
-            _ => false,
-        });
-        if inside {
+        if in_poll(|p| p.syscall = Some(ns)) {
             Poll::Pending
         } else {
             std::thread::sleep(std::time::Duration::from_nanos(ns));
@@ -501,11 +505,7 @@ impl Future for YieldNow {
         } else {
             self.polled = true;
             if self.gosched {
-                CURRENT.with(|c| {
-                    if let Some(p) = c.borrow_mut().as_mut().filter(|p| p.tasks != 0) {
-                        p.gosched = true;
-                    }
-                });
+                in_poll(|p| p.gosched = true);
             }
             cx.waker().wake_by_ref();
             Poll::Pending
