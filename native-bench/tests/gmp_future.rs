@@ -533,3 +533,68 @@ fn syscall_sleep_outside_the_runtime_blocks_the_thread_and_is_ready() {
     );
     assert!(t0.elapsed() >= std::time::Duration::from_millis(2));
 }
+
+#[test]
+fn a_future_locked_to_its_thread_runs_only_there_and_each_return_hands_the_p_over() {
+    // `bench gmp --locked`'s shape as futures: with one task locked, each of its 200 Gosched
+    // returns is one stoplockedm (its M hands the P off and sleeps) and one startlockedm (the M
+    // that finds it hands its P over); run_tasks refuses a run where it ran on another thread
+    use herdlab_bench::mechanisms::gmp::locked::{run_herdlab, YIELDS};
+    for workers in [1, 2] {
+        let r = run_herdlab(workers, 1).unwrap();
+        let c = &r.counts;
+        assert_eq!(
+            (c.lockedm_parks, c.locked_handoffs, c.locks),
+            (u64::from(YIELDS), u64::from(YIELDS), 1),
+            "{c:?}"
+        );
+        // every run of it, the first and one per return, on its own M
+        assert_eq!(r.locked_runs, u64::from(YIELDS) + 1);
+        assert_eq!(c.locked_exits, 1, "its thread exits with it");
+        let free = run_herdlab(workers, 0).unwrap();
+        assert_eq!(
+            (
+                free.counts.lockedm_parks,
+                free.counts.locked_handoffs,
+                free.locked_runs
+            ),
+            (0, 0, 0)
+        );
+    }
+}
+
+#[test]
+fn a_future_that_unlocks_runs_anywhere_after() {
+    use herdlab_bench::mechanisms::gmp::locked::params;
+    use herdlab_bench::mechanisms::gmp::task::{lock_os_thread, unlock_os_thread};
+    // main spawns G2 (locks, 3 Gosched, unlocks, 3 Gosched) and G3 (6 Gosched); only G2's
+    // returns while locked hand the P over
+    let p = GmpParams {
+        goroutines: 3,
+        ..params(1, 1)
+    };
+    let gs = Tasks::new(3);
+    gs.root(async {
+        spawn(async {
+            lock_os_thread();
+            for _ in 0..3 {
+                gosched().await;
+            }
+            unlock_os_thread();
+            for _ in 0..3 {
+                gosched().await;
+            }
+        });
+        spawn(async {
+            for _ in 0..6 {
+                gosched().await;
+            }
+        });
+    });
+    let r = run_tasks(&p, &gs).unwrap();
+    let c = &r.counts;
+    assert_eq!((r.finished, c.yields), (3, 12));
+    assert_eq!((c.locks, c.unlocks), (1, 1), "{c:?}");
+    assert_eq!((c.lockedm_parks, c.locked_handoffs), (3, 3), "{c:?}");
+    assert_eq!(c.locked_exits, 0, "it ended unlocked: its thread lives on");
+}

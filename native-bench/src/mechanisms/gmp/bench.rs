@@ -851,8 +851,8 @@ tasks, one async code on both runtimes; main and every even task sleep 1 ms in t
 each computes 100 us): herdlab (a sleep is the table's blocking syscall: sysmon retakes the
 sleeper's P and hands it to a parked M), herdlab-no-retake (the same table,
 variant no-syscall-retake) and tokio (a blocked worker blocks its queue), with rows of runtime,
-shape, workers, median_ns, p10_ns, p90_ns and herdlab's retakes and handoffs. --locked (the
-model's goroutines, not futures) runs what runtime.LockOSThread costs instead (9 goroutines, each computing 1 us and calling
+shape, workers, median_ns, p10_ns, p90_ns and herdlab's retakes and handoffs. --locked runs
+what runtime.LockOSThread costs instead (9 tasks, each computing 1 us and calling
 Gosched 200 times): herdlab (none locked) and herdlab-locked (one locked: every return of it
 needs its own M, startlockedm and stoplockedm), with rows of runtime, shape, workers, locked,
 median_ns, p10_ns, p90_ns, locked_handoffs, lockedm_parks, handoffs, futex_wakes and parks;

@@ -1,18 +1,21 @@
 //! `herdlab bench gmp --locked`: what `runtime.LockOSThread` costs on core's table run on real
-//! threads. 9 goroutines: main spawns 8; each computes 1 µs and calls `runtime.Gosched` 200 times
-//! (to the global queue), then exits. In the `herdlab-locked` rows the first of them has called
-//! `LockOSThread` first, so each of its 200 returns needs its own M: that M parks in
+//! threads. 9 goroutines, Rust futures ([`shape`]): main spawns 8; each computes 1 µs and calls
+//! `runtime.Gosched` ([`task::gosched`]) 200 times (to the global queue), computes once more and
+//! exits. In the `herdlab-locked` rows the first of them calls `LockOSThread`
+//! ([`task::lock_os_thread`]) first, so each of its 200 returns needs its own M: that M parks in
 //! `stoplockedm` after every `Gosched` (handing its P off), and the M that later picks the G from
 //! the global queue hands its P to it (`startlockedm`) and parks itself. `herdlab` is the same
-//! table and workload with no G locked. Every run checks that each goroutine ran to its end once
-//! per return, and that the locked one ran only on its own thread (`native::run`).
+//! code with no G locked. Every run checks that each goroutine ran to its end once per return,
+//! and that the locked one ran only on its own thread (`native::run_tasks`).
 
 use serde::Serialize;
 
 use herdlab_core::mechanisms::gmp::{GmpParams, GmpVariant, Workload};
 
 use super::native;
+use super::task::{self, Tasks};
 use crate::output::titled_table;
+use crate::platform::mem::spin_for;
 
 /// Goroutines per run, main included.
 pub const TASKS: u32 = 9;
@@ -80,6 +83,30 @@ pub fn params(workers: u32, locked: u32) -> GmpParams {
     }
 }
 
+/// The shape as futures: main spawns tasks 2..=9; the first `locked` of them lock their thread,
+/// then each computes and calls `Gosched` [`YIELDS`] times, computes once more and exits.
+async fn shape(locked: u32) {
+    for k in 2..=TASKS {
+        task::spawn(async move {
+            if k < 2 + locked {
+                task::lock_os_thread();
+            }
+            for _ in 0..YIELDS {
+                spin_for(WORK_NS);
+                task::gosched().await;
+            }
+            spin_for(WORK_NS);
+        });
+    }
+}
+
+/// One run of the shape on herdlab's runtime, `locked` goroutines locked.
+pub fn run_herdlab(workers: u32, locked: u32) -> Result<native::GmpRun, String> {
+    let gs = Tasks::new(TASKS);
+    gs.root(shape(locked));
+    native::run_tasks(&params(workers, locked), &gs).map_err(|e| e.to_string())
+}
+
 fn stats(mut v: Vec<u64>) -> (u64, u64, u64) {
     v.sort_unstable();
     let at = |q: f64| v[((v.len() - 1) as f64 * q).round() as usize];
@@ -96,7 +123,7 @@ pub fn run(workers: &[u32], rounds: u32) -> Result<Vec<LockedRow>, String> {
             for k in 0..2 {
                 let i = (k + round as usize) % 2;
                 let locked = [0, LOCKED][i];
-                let r = native::run(&params(w, locked), WORK_NS).map_err(|e| e.to_string())?;
+                let r = run_herdlab(w, locked)?;
                 runs[i].push(r);
             }
         }

@@ -535,12 +535,13 @@ pub fn run(p: &GmpParams, work_ns: u64) -> Result<GmpRun, NativeError> {
 pub fn run_tasks(p: &GmpParams, tasks: &Arc<Tasks>) -> Result<GmpRun, NativeError> {
     let mut cfg = p.config();
     // the table's flags of the workload (external or not; `syscall`'s world, sysmon and each P's
-    // syscall words, for futures that block in `task::syscall_sleep`) are kept; what a G does is
+    // syscall words, for futures that block in `task::syscall_sleep`; `locked`'s, the Ms' and
+    // Gs' lock words, for futures that call `task::lock_os_thread`) are kept; what a G does is
     // the futures'
     cfg.workload = if cfg.workload.external() {
         Workload::SpawnMany
-    } else if cfg.workload == Workload::Syscall {
-        Workload::Syscall
+    } else if matches!(cfg.workload, Workload::Syscall | Workload::Locked) {
+        cfg.workload
     } else {
         Workload::FanOut
     };

@@ -57,9 +57,11 @@
 //!
 //! Limits: the Gs are core's words, so a run has a fixed number of Gs (each id runs once), given
 //! up front ([`Tasks::new`]); a spawn past it fails the run. The G ids are handed out in spawn
-//! order (the roots first; a poll's spawns when the poll returns). A future may not block its
-//! thread (the table's blocking syscalls, LockOSThread and the netpoller stay the model's:
-//! `herdlab bench gmp --blocking`, `--locked`, `--netpoll`).
+//! order (the roots first; a poll's spawns when the poll returns). A future blocks its thread
+//! only through [`syscall_sleep`] (the table's blocking syscall, `herdlab bench gmp
+//! --blocking`), wires itself to its thread with [`lock_os_thread`] (`--locked`); the netpoller
+//! stays the model's goroutines (`--netpoll`: reads from a per-G connection need the poller's
+//! words and peers, which a future does not name).
 
 use std::cell::RefCell;
 use std::future::Future;
@@ -433,6 +435,26 @@ pub fn yield_now() -> YieldNow {
     YieldNow {
         polled: false,
         gosched: false,
+    }
+}
+
+/// `runtime.LockOSThread()`: wire the G that is being polled on this thread and the M that
+/// polls it (the table's `LockOSThread` rows, when the poll returns): from then on the G runs
+/// only on this M, and this M runs only this G (`startlockedm`, `stoplockedm`), until
+/// [`unlock_os_thread`] or the G's end, when the M exits with it. The run's scenario must be
+/// the `locked` workload's world (its lock words). Outside a poll of herdlab's runtime it panics.
+pub fn lock_os_thread() {
+    if !in_poll(|p| p.acts.push(GAct::LockOSThread)) {
+        panic!("herdlab::lock_os_thread outside a G of herdlab's runtime");
+    }
+}
+
+/// `runtime.UnlockOSThread()`: undo [`lock_os_thread`] (the table's `dounlockOSThread` rows,
+/// when the poll returns); the G runs on any M again. Outside a poll of herdlab's runtime it
+/// panics.
+pub fn unlock_os_thread() {
+    if !in_poll(|p| p.acts.push(GAct::UnlockOSThread)) {
+        panic!("herdlab::unlock_os_thread outside a G of herdlab's runtime");
     }
 }
 
