@@ -598,3 +598,46 @@ fn a_future_that_unlocks_runs_anywhere_after() {
     assert_eq!((c.lockedm_parks, c.locked_handoffs), (3, 3), "{c:?}");
     assert_eq!(c.locked_exits, 0, "it ended unlocked: its thread lives on");
 }
+
+#[test]
+fn futures_that_read_the_network_park_on_the_netpoller_and_each_answer_runs_them_again() {
+    // 4 tasks, each computing and reading its connection twice (its peer answers after 300 µs):
+    // a read parks its G on the pollDesc unless the answer is already there, and a netpoll of an
+    // M readies it; every park is ended by exactly one readying (run_tasks checks each G ran once
+    // more per readying), and the run cannot end before its two answers in a row
+    use herdlab_bench::mechanisms::gmp::netpoll::{self, params, READS, TASKS};
+    use herdlab_bench::mechanisms::gmp::task::net_read;
+    for workers in [1, 2] {
+        let p = GmpParams {
+            goroutines: 4,
+            rounds: 2,
+            net_ns: 300_000,
+            ..params(workers)
+        };
+        let gs = Tasks::new(4);
+        gs.root(async {
+            for _ in 1..4 {
+                spawn(async {
+                    for _ in 0..2 {
+                        net_read().await;
+                    }
+                });
+            }
+            for _ in 0..2 {
+                net_read().await;
+            }
+        });
+        let r = run_tasks(&p, &gs).unwrap();
+        let c = &r.counts;
+        assert_eq!(r.finished, 4);
+        assert_eq!(c.netpoll_ready, c.netpoll_parks, "{c:?}");
+        assert!(c.netpoll_parks <= 8, "{c:?}");
+        assert!(c.netpoll_parks == 0 || c.netpoll_polls >= 1, "{c:?}");
+        assert!(r.wall_ns >= 600_000, "{}", r.wall_ns);
+        // the bench's shape: 64 tasks, 3 reads each
+        let b = netpoll::run_herdlab(workers).unwrap();
+        assert_eq!(b.finished, TASKS);
+        assert_eq!(b.counts.netpoll_ready, b.counts.netpoll_parks);
+        assert!(b.counts.netpoll_parks <= u64::from(TASKS * READS));
+    }
+}

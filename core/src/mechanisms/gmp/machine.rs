@@ -325,7 +325,8 @@ pub enum GAct {
 /// action at `pc` was done. So a provider that runs a G's code in bursts (natively: one poll of a
 /// future) answers a new `pc` past its last burst by running the next burst, and the actions of
 /// the burst in order: each ends with [`GAct::Exit`], [`GAct::Yield`], [`GAct::GoYield`],
-/// [`GAct::Park`] or [`GAct::Syscall`] (the G resumes at the next `pc` after `exitsyscall`).
+/// [`GAct::Park`], [`GAct::Syscall`] (the G resumes at the next `pc` after `exitsyscall`) or
+/// [`GAct::NetWait`] (it resumes at the next `pc`, its `NetDone`, when the poller readies it).
 pub trait GCode: Send + Sync + core::fmt::Debug {
     /// The action of G `g` at its step `pc`.
     fn action(&self, c: &GmpConfig, g: u32, pc: u32) -> GAct;

@@ -856,8 +856,8 @@ what runtime.LockOSThread costs instead (9 tasks, each computing 1 us and callin
 Gosched 200 times): herdlab (none locked) and herdlab-locked (one locked: every return of it
 needs its own M, startlockedm and stoplockedm), with rows of runtime, shape, workers, locked,
 median_ns, p10_ns, p90_ns, locked_handoffs, lockedm_parks, handoffs, futex_wakes and parks;
-each run checks the locked goroutine ran only on its own thread. --netpoll (the model's goroutines) runs the network
-shape instead (64 tasks, each 3 requests answered after 200 us, 20 us of work after each):
+each run checks the locked goroutine ran only on its own thread. --netpoll runs the network
+shape instead (64 tasks, each 3 requests answered after 200 us, 20 us of work before each; the reads as futures on the netpoller):
 herdlab (each read parks on the netpoller; a peer thread per task sleeps the delay in the
 kernel and wakes the poller) and tokio (its timer), with herdlab's netpoll_polls,
 netpoll_parks, netpoll_blocks and netpoll_breaks. Give at most one of --blocking, --locked

@@ -536,11 +536,15 @@ pub fn run_tasks(p: &GmpParams, tasks: &Arc<Tasks>) -> Result<GmpRun, NativeErro
     let mut cfg = p.config();
     // the table's flags of the workload (external or not; `syscall`'s world, sysmon and each P's
     // syscall words, for futures that block in `task::syscall_sleep`; `locked`'s, the Ms' and
-    // Gs' lock words, for futures that call `task::lock_os_thread`) are kept; what a G does is
+    // Gs' lock words, for futures that call `task::lock_os_thread`; `netpoll`'s, the poller and
+    // a peer per G, for futures that `task::net_read`) are kept; what a G does is
     // the futures'
     cfg.workload = if cfg.workload.external() {
         Workload::SpawnMany
-    } else if matches!(cfg.workload, Workload::Syscall | Workload::Locked) {
+    } else if matches!(
+        cfg.workload,
+        Workload::Syscall | Workload::Locked | Workload::Netpoll
+    ) {
         cfg.workload
     } else {
         Workload::FanOut

@@ -59,9 +59,8 @@
 //! up front ([`Tasks::new`]); a spawn past it fails the run. The G ids are handed out in spawn
 //! order (the roots first; a poll's spawns when the poll returns). A future blocks its thread
 //! only through [`syscall_sleep`] (the table's blocking syscall, `herdlab bench gmp
-//! --blocking`), wires itself to its thread with [`lock_os_thread`] (`--locked`); the netpoller
-//! stays the model's goroutines (`--netpoll`: reads from a per-G connection need the poller's
-//! words and peers, which a future does not name).
+//! --blocking`), wires itself to its thread with [`lock_os_thread`] (`--locked`); and reads its connection on the netpoller with
+//! [`net_read`] (`--netpoll`).
 
 use std::cell::RefCell;
 use std::future::Future;
@@ -133,6 +132,8 @@ struct PollCx {
     gosched: bool,
     /// A [`syscall_sleep`] of this many ns is pending: the G's next action is the syscall.
     syscall: Option<u64>,
+    /// A [`net_read`] is pending: the burst ends with its `GAct::NetWait`.
+    net_wait: bool,
 }
 
 thread_local! {
@@ -287,12 +288,14 @@ impl Tasks {
                 self_woken: false,
                 gosched: false,
                 syscall: None,
+                net_wait: false,
             });
             cx.tasks = me;
             cx.g = g;
             cx.self_woken = false;
             cx.gosched = false;
             cx.syscall = None;
+            cx.net_wait = false;
             std::mem::swap(&mut cx.acts, acts);
         });
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -312,7 +315,7 @@ impl Tasks {
             *kept = None;
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || drop(f)));
         }
-        let (self_woken, gosched, syscall, spawns) = CURRENT.with(|c| {
+        let (self_woken, gosched, syscall, net_wait, spawns) = CURRENT.with(|c| {
             let mut c = c.borrow_mut();
             let cx = c.as_mut().expect("the poll's context");
             cx.tasks = 0;
@@ -321,6 +324,7 @@ impl Tasks {
                 cx.self_woken,
                 cx.gosched,
                 cx.syscall.take(),
+                std::mem::take(&mut cx.net_wait),
                 std::mem::take(&mut cx.spawns),
             )
         });
@@ -335,6 +339,11 @@ impl Tasks {
                     None => *a = GAct::Work(0),
                 }
             }
+        }
+        if !done && net_wait {
+            // the burst ends with the read's `NetWait` (the G parks on its pollDesc unless the
+            // answer is there); it is polled again at the read's `NetDone`
+            return;
         }
         acts.push(if done {
             GAct::Exit
@@ -435,6 +444,45 @@ pub fn yield_now() -> YieldNow {
     YieldNow {
         polled: false,
         gosched: false,
+    }
+}
+
+/// Read from this G's connection, as a future: the table's `GAct::NetWait` (send the request to
+/// the G's peer, then `netpollblock`: park on the `pollDesc` until a `netpoll` finds the answer,
+/// unless it is there already), then, when the G runs again, `GAct::NetDone` (consume the
+/// readiness). Only in the `netpoll` workload's world, whose peer per G answers each request
+/// after `net_ns` and serves exactly `rounds` of them: each G of such a run reads `rounds` times.
+/// Outside a poll of herdlab's runtime it panics.
+pub fn net_read() -> NetRead {
+    NetRead { sent: false }
+}
+
+/// [`net_read`]'s future.
+#[derive(Debug)]
+pub struct NetRead {
+    sent: bool,
+}
+
+impl Future for NetRead {
+    type Output = ();
+    fn poll(mut self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<()> {
+        if self.sent {
+            assert!(
+                in_poll(|p| p.acts.push(GAct::NetDone)),
+                "herdlab::net_read outside a G of herdlab's runtime"
+            );
+            Poll::Ready(())
+        } else {
+            self.sent = true;
+            assert!(
+                in_poll(|p| {
+                    p.acts.push(GAct::NetWait);
+                    p.net_wait = true;
+                }),
+                "herdlab::net_read outside a G of herdlab's runtime"
+            );
+            Poll::Pending
+        }
     }
 }
 
