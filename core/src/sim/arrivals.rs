@@ -171,7 +171,10 @@ impl Arrivals {
         a
     }
 
-    /// Events not yet delivered.
+    /// Events not yet delivered. (`#[inline]`, like [`Arrivals::due`]: the simulator asks on
+    /// every step, and the site's engine, which compiles the simulator, inlines across crates
+    /// only what is marked so: the main wasm is linked at opt-level "z".)
+    #[inline]
     pub fn remaining(&self) -> u32 {
         self.remaining
     }
@@ -184,6 +187,7 @@ impl Arrivals {
     /// When the next event is due, given the instant every worker fell asleep (`idle_since`, `None`
     /// while some worker is awake). `None`: nothing is due until the workers are idle, or nothing is
     /// left.
+    #[inline]
     pub fn due(&self, idle_since: Option<u64>) -> Option<u64> {
         if self.remaining == 0 {
             return None;
