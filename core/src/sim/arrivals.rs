@@ -172,8 +172,8 @@ impl Arrivals {
     }
 
     /// Events not yet delivered. (`#[inline]`, like [`Arrivals::due`]: the simulator asks on
-    /// every step, and the site's engine, which compiles the simulator, inlines across crates
-    /// only what is marked so: the main wasm is linked at opt-level "z".)
+    /// every step, and in the site's wasm, built for size but for core and the engine, these
+    /// calls across crates stayed calls unless marked so.)
     #[inline]
     pub fn remaining(&self) -> u32 {
         self.remaining
