@@ -111,7 +111,8 @@ fn scale_neg_ln(mean_ns: u64, neg_ln: u64) -> u64 {
 #[inline(always)]
 fn neg_ln_fixed<const N: usize>(u: [u64; N]) -> [u64; N] {
     // ln(x) = log2(x) * ln 2. log2(u / 2^32) = log2(u) - 32, which is <= 0.
-    let lz = u.map(|u| 63 - u.leading_zeros() as u64); // floor(log2 u)
+    // floor(log2 u)
+    let lz = u.map(|u| 63 - u.leading_zeros() as u64);
     // normalise to 1.x in 1.31 fixed point: x in [2^31, 2^32)
     let mut x = [0u64; N];
     for i in 0..N {
@@ -194,7 +195,15 @@ mod tests {
             let neg_log2 = (32u64 << 16) - ((lz << 16) | frac);
             (neg_log2 * 45426) >> 16
         }
-        let mut us: Vec<u64> = vec![1, 2, 3, (1 << 31) - 1, 1 << 31, (1 << 31) + 1, (1 << 32) - 1];
+        let mut us: Vec<u64> = vec![
+            1,
+            2,
+            3,
+            (1 << 31) - 1,
+            1 << 31,
+            (1 << 31) + 1,
+            (1 << 32) - 1,
+        ];
         us.extend((0..32).map(|k| 1u64 << k));
         us.push(1 << 32);
         let mut r = Rng::new(11);

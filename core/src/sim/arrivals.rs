@@ -304,7 +304,10 @@ mod tests {
             for k in 0..1000u32 {
                 assert_eq!(a.due(None), Some(expect), "seed {seed}, arrival {k}");
                 assert_eq!(a.logical_rng(), rng, "seed {seed}, arrival {k}");
-                assert!(seen.insert(hash(&a)), "every point of the stream hashes apart");
+                assert!(
+                    seen.insert(hash(&a)),
+                    "every point of the stream hashes apart"
+                );
                 // the same stream, taken to the same point by a copy: equal and hashed the same
                 let c = a.clone();
                 assert_eq!(c, a);
@@ -357,7 +360,11 @@ mod tests {
                 next_time,
                 rng: rng.clone(),
             };
-            assert_eq!(hash(&|h| a.hash(h)), hash(&|h| before.hash(h)), "arrival {k}");
+            assert_eq!(
+                hash(&|h| a.hash(h)),
+                hash(&|h| before.hash(h)),
+                "arrival {k}"
+            );
             a.take(next_time);
             next_time += rng.exponential_ns(mean);
         }
