@@ -289,6 +289,20 @@ test('64 workers at full speed: report render time and frame rate, take a screen
   if ((await play.getAttribute('aria-pressed')) !== 'true') await play.click();
   await page.waitForSelector(`${inSim('play')}[aria-pressed="true"]`);
 
+  // measure with the lanes on screen, the costly case (where the speed clicks left the page used
+  // to decide whether the 64 lanes were drawn at all, so the figure moved between runs)
+  await page.locator(inSim('lane-0')).scrollIntoViewIfNeeded();
+  await page.evaluate(() => document.querySelector('[data-testid="sim-main"] [data-testid="lane-0"]').scrollIntoView({ block: 'start' }));
+  const lanesInView = await page.evaluate(() => {
+    const lanes = [...document.querySelectorAll('[data-testid="sim-main"] [data-testid^="lane-"]')];
+    return lanes.filter((l) => {
+      const r = l.getBoundingClientRect();
+      return r.bottom > 0 && r.top < window.innerHeight;
+    }).length;
+  });
+  console.log(`lanes in view while measuring: ${lanesInView} of 64`);
+  assert.ok(lanesInView >= 16, `the lanes are on screen (${lanesInView})`);
+
   const stepsBefore = await steps(page);
   const { frames, ms } = await page.evaluate(
     (windowMs) =>

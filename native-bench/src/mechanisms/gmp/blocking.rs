@@ -1,6 +1,6 @@
 //! `herdlab bench gmp --blocking`: the thread-blocking shape (issue 12 §3). 16 tasks: main and
 //! every even task block their thread in a 1 ms sleep (`nanosleep(2)`), then the odd ones and
-//! the sleepers compute 100 µs each. The tasks are one async code on both runtimes ([`shape`],
+//! the sleepers compute 100 µs each. The tasks are one async code on both runtimes (`shape`,
 //! over the bench's [`Spawner`] shim), Rust futures: on herdlab's runtime (core's table in its
 //! straight-line form, in the `syscall` workload's world: sysmon a real thread) a sleep is
 //! [`task::syscall_sleep`](super::task::syscall_sleep), the table's blocking syscall

@@ -22,8 +22,9 @@
 //! - line 1: the harness's own `live` and `done` (Go has neither: they end the program);
 //! - each P: a line of `runqhead`, `runqtail`, `runnext`, `pp.m` and (the workloads with sysmon)
 //!   its syscall and preemption words, then its ring, 32 slots to a line;
-//! - each G: its four words at the start of its own 64 bytes (Go's `g` is one struct; two Gs never
-//!   share a 64-byte line);
+//! - each G: its four words at the start of its own 128 bytes (Go's `g` is one struct of some
+//!   400 bytes: two Gs never share a line, nor the pair of lines adjacent-line prefetch fetches
+//!   together; with 64-byte blocks two Ms running neighbouring Gs slowed each other);
 //! - the Ms' `park` and `nextp` words stay in the platform's world (a futex word each, on its own
 //!   line: what `NativeWorld::fail` wakes when a run fails), as does `sched.lock`'s futex word
 //!   ([`super::native`]).
@@ -54,8 +55,8 @@ use herdlab_core::op::Word;
 
 /// 32-bit words in one 128-byte line.
 pub const LINE: u32 = 32;
-/// Words of one G's block (64 bytes).
-const G_BLOCK: u32 = 16;
+/// Words of one G's block (128 bytes).
+const G_BLOCK: u32 = 32;
 /// An entry's bit: a store to the word is `Release` (else `SeqCst`).
 pub const REL: u32 = 1 << 31;
 /// An entry's bit: the word lives in the platform's world, not here.

@@ -1,5 +1,5 @@
 //! `herdlab bench gmp --locked`: what `runtime.LockOSThread` costs on core's table run on real
-//! threads. 9 goroutines, Rust futures ([`shape`]): main spawns 8; each computes 1 µs and calls
+//! threads. 9 goroutines, Rust futures (`shape`): main spawns 8; each computes 1 µs and calls
 //! `runtime.Gosched` ([`task::gosched`]) 200 times (to the global queue), computes once more and
 //! exits. In the `herdlab-locked` rows the first of them calls `LockOSThread`
 //! ([`task::lock_os_thread`]) first, so each of its 200 returns needs its own M: that M parks in
