@@ -11,8 +11,8 @@ use herdlab_core::mechanism::Mechanism;
 use herdlab_core::mechanisms::mysql::invariants::{check_state, check_terminal, replay};
 use herdlab_core::mechanisms::mysql::machine::{throttle_us, WocCx};
 use herdlab_core::mechanisms::mysql::{
-    Conn, ConnThread, Mode, Mysql, MysqlActor, MysqlConfig, MysqlParams, MysqlVariant, Timer, Woc,
-    Worker, LISTING,
+    ClientCpus, Conn, ConnThread, Mode, Mysql, MysqlActor, MysqlConfig, MysqlParams, MysqlVariant,
+    Timer, Woc, Worker, LISTING,
 };
 use herdlab_core::op::Op;
 
@@ -878,4 +878,55 @@ fn closed_loop_clients_keep_one_query_outstanding_per_connection() {
         // the open loop is unchanged by it
         assert_eq!(p.run(u64::MAX).1.queries_done, 400);
     }
+}
+
+/// `run_closed_on(.., ClientCpus::Apart, ..)` (what `herdlab bench mysql --compare-sim` runs when
+/// `--client-cpus` sets CPUs apart for the load generator): each of the load generator's threads
+/// on a CPU of its own, none of the server's. On one saturated server CPU the pool's single
+/// worker is then preempted by nobody, while with the receivers on the server's CPU each answer
+/// wakes one that preempts the worker (about one switch per query): the switches the pool's
+/// workers make with a load generator beside them are the load generator's, not the pool's.
+#[test]
+fn a_load_generator_on_cpus_of_its_own_preempts_no_server_thread() {
+    let p = MysqlParams {
+        mode: Mode::Pool,
+        connections: 64,
+        groups: 1,
+        cpus: 1,
+        queries: 2_000,
+        cpu_us: 50,
+        ..Default::default()
+    };
+    // 64 clients thinking 100 µs against 50 µs queries: the one CPU is saturated
+    let (shared_sim, shared) = p.run_closed_on(100_000, ClientCpus::Shared, u64::MAX);
+    let (apart_sim, apart) = p.run_closed_on(100_000, ClientCpus::Apart, u64::MAX);
+    for r in [&shared, &apart] {
+        assert_eq!((r.violation.clone(), r.queries_done), (None, 2_000));
+        // the one worker and the timer
+        assert_eq!((r.threads_created, r.os_threads_max), (1, 2), "{r:?}");
+    }
+    // shared: the sender apart (CPU 1), the two receivers on the server's CPU 0
+    assert_eq!(shared_sim.cpus().len(), 2);
+    // apart: the sender and each receiver on CPUs 1, 2 and 3, every server thread on CPU 0
+    assert_eq!(apart_sim.cpus().len(), 4);
+    let on: Vec<(bool, u8)> = apart_sim
+        .threads()
+        .iter()
+        .map(|t| (matches!(t.machine(), MysqlActor::Clients(_)), t.cpu()))
+        .collect();
+    let mut client_cpus: Vec<u8> = on.iter().filter(|c| c.0).map(|c| c.1).collect();
+    client_cpus.sort_unstable();
+    assert_eq!(client_cpus, [1, 2, 3]);
+    assert!(on.iter().filter(|c| !c.0).all(|c| c.1 == 0), "{on:?}");
+    // the worker's switches: about one per query when the receivers share its CPU, almost
+    // none (the timer's ticks) when they do not
+    assert!(shared.ctx_switches_per_query > 0.8, "{shared:?}");
+    assert!(apart.ctx_switches_per_query < 0.05, "{apart:?}");
+    // deterministic
+    assert_eq!(
+        p.run_closed_on(100_000, ClientCpus::Apart, u64::MAX).1,
+        apart
+    );
+    // run_closed is the shared one
+    assert_eq!(p.run_closed(100_000, u64::MAX).1, shared);
 }

@@ -7,7 +7,7 @@
 
 use std::process::{Command, Output};
 
-use herdlab_core::mechanisms::mysql::{Mode, MysqlParams};
+use herdlab_core::mechanisms::mysql::{ClientCpus, Mode, MysqlParams};
 
 fn herdlab(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_herdlab"))
@@ -157,6 +157,27 @@ fn sim_mysql_think_us_runs_the_clients_as_a_closed_loop() {
         "{s}"
     );
     refused(&["sim", "mysql", "--think-us", "0"], "allowed 1-1000000");
+    // --clients-apart: the same run with the load generator on CPUs of its own (core's
+    // run_closed_on with ClientCpus::Apart); the server's figures are its own either way
+    assert_eq!(closed["clients_apart"], false);
+    let apart = run(&["--think-us", "1000", "--clients-apart"]);
+    assert_eq!(apart["clients_apart"], true);
+    assert_eq!(apart["queries_done"], 300);
+    assert_eq!(apart["os_threads_max"], 16, "{apart}");
+    let core = MysqlParams {
+        mode: Mode::PerConnection,
+        connections: 16,
+        queries: 300,
+        ..Default::default()
+    }
+    .run_closed_on(1_000_000, ClientCpus::Apart, u64::MAX)
+    .1;
+    assert_eq!(apart["p95_ns"], core.p95_ns, "{apart}");
+    assert_eq!(apart["ctx_switches_per_query"], core.ctx_switches_per_query);
+    refused(
+        &["sim", "mysql", "--clients-apart"],
+        "--clients-apart: places a closed loop's load generator; allowed: with --think-us",
+    );
 }
 
 #[test]
@@ -386,6 +407,11 @@ fn bench_mysql_refuses_bad_flags_naming_the_allowed_values() {
     refused(&["bench", "mysql", "--time-limit", "99"], "allowed 1-25");
     refused(&["bench", "mysql", "--groups", "9"], "--groups");
     refused(&["bench", "mysql", "--queries", "0"], "allowed 1-1000000");
+    refused(
+        &["bench", "mysql", "--client-cpus", "1024"],
+        "would leave the server none",
+    );
+    refused(&["bench", "mysql", "--client-cpus", "x"], "allowed 0-1024");
     refused(
         &["bench", "mysql", "--oversubscribe", "x"],
         "--oversubscribe",
@@ -701,15 +727,30 @@ fn compare_sim_puts_the_simulators_figures_beside_the_native_ones_within_25_perc
             let keys: Vec<&String> = c.as_object().expect("an object").keys().collect();
             assert_eq!(
                 keys,
-                ["metric", "native", "sim", "sim_over_native", "within_25pct"],
+                [
+                    "agrees",
+                    "both_below_floor",
+                    "metric",
+                    "native",
+                    "sim",
+                    "sim_over_native",
+                    "within_25pct"
+                ],
                 "{c}"
             );
             let (n, s) = (c["native"].as_f64().unwrap(), c["sim"].as_f64().unwrap());
-            assert_eq!(c["within_25pct"], (s - n).abs() <= 0.25 * n, "{c}");
-            // (the JSON's shortest decimals: equal to a few ulps)
-            let ratio = c["sim_over_native"].as_f64().unwrap();
-            assert!((ratio - s / n).abs() < 1e-9, "{c}");
+            let within = (s - n).abs() <= 0.25 * n;
+            assert_eq!(c["within_25pct"], within, "{c}");
+            // switch figures: both under 0.05 per query are too few to compare as a ratio
             let m = c["metric"].as_str().unwrap();
+            let floor = m.starts_with("ctx_switches") && n < 0.05 && s < 0.05;
+            assert_eq!(c["both_below_floor"], floor, "{c}");
+            assert_eq!(c["agrees"], within || floor, "{c}");
+            // (the JSON's shortest decimals: equal to a few ulps)
+            match c["sim_over_native"].as_f64() {
+                Some(ratio) => assert!((ratio - s / n).abs() < 1e-9, "{c}"),
+                None => assert_eq!(n, 0.0, "{c}"),
+            }
             if m != "p95_pool_over_per_connection" {
                 assert_eq!(n, r[m].as_f64().unwrap(), "{c}");
                 assert_eq!(s, sim[m].as_f64().unwrap(), "{c}");
@@ -734,4 +775,60 @@ fn compare_sim_puts_the_simulators_figures_beside_the_native_ones_within_25_perc
     for r in &rows {
         assert!(r.get("sim").is_none() && r.get("compare").is_none(), "{r}");
     }
+}
+
+/// `--client-cpus`: the load generator (and the harness) on the last CPUs of the process's, the
+/// server pinned to the rest, and the simulator's row on as many CPUs as the server had; 0: all
+/// share every CPU. The default sets one CPU apart on 2-3 CPUs, two on 4 or more, none on 1.
+#[cfg(target_os = "linux")]
+#[test]
+fn client_cpus_pin_the_load_generator_away_from_the_server() {
+    // the CPUs this process may run on (its affinity, as the bench reads it)
+    let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
+    let allowed = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        .expect("Cpus_allowed_list")
+        .trim()
+        .to_string();
+    let count = |list: &str| -> u64 {
+        list.split(',')
+            .filter(|p| !p.is_empty())
+            .map(|p| match p.split_once('-') {
+                Some((a, b)) => b.parse::<u64>().unwrap() - a.parse::<u64>().unwrap() + 1,
+                None => 1,
+            })
+            .sum()
+    };
+    let cpus = count(&allowed);
+    let apart_by_default = match cpus {
+        1 => 0,
+        2 | 3 => 1,
+        _ => 2,
+    };
+    let row = |extra: &[&str]| {
+        let mut args = vec!["--mode", "pool", "--connections", "8", "--queries", "100"];
+        args.extend_from_slice(extra);
+        bench_rows(&args).remove(0)
+    };
+    let r = row(&["--compare-sim"]);
+    exactly_once(&r, 100);
+    assert_eq!(num(&r, "client_cpus"), apart_by_default, "{r}");
+    assert_eq!(num(&r, "server_cpus"), cpus - apart_by_default, "{r}");
+    // thread_pool_size defaults to the server's CPUs (at most 7)
+    assert_eq!(num(&r, "groups"), (cpus - apart_by_default).min(7), "{r}");
+    assert_eq!(num(&r["sim"], "connections"), 8, "{r}");
+    let listed = |k: &str| count(r[k].as_str().expect("a CPU list"));
+    assert_eq!(listed("server_cpu_list"), num(&r, "server_cpus"), "{r}");
+    assert_eq!(listed("client_cpu_list"), num(&r, "client_cpus"), "{r}");
+    // 0: nothing set apart, the server on every CPU
+    let r = row(&["--client-cpus", "0"]);
+    exactly_once(&r, 100);
+    assert_eq!(
+        (num(&r, "client_cpus"), num(&r, "server_cpus")),
+        (0, cpus),
+        "{r}"
+    );
+    assert_eq!(r["server_cpu_list"], allowed.as_str(), "{r}");
+    assert_eq!(r["client_cpu_list"], "", "{r}");
 }

@@ -166,7 +166,8 @@ pub struct Simulation<M> {
     busy: BusyTime,
     policy: SchedPolicy,
     wakeup_gran_ns: u64,
-    /// The CPU the producer has to itself ([`Simulation::producer_on_own_cpu`]), if any.
+    /// The first of the CPUs set apart for the load generator's threads, one each
+    /// ([`Simulation::threads_on_own_cpus`]), if any: every CPU from it on.
     harness_cpu: Option<u8>,
     /// Threads asleep on a timer ([`crate::op::Op::Sleep`]): 0 skips the search for the earliest.
     timers: u16,
@@ -327,17 +328,28 @@ impl<M: Machine> Simulation<M> {
         if self.harness_cpu.is_some() {
             return;
         }
-        let h = self.cpus.len();
-        self.cpus.push(Cpu {
-            current: None,
-            runq: RunQueue::new(self.policy),
-            clock: 0,
-            slice_start: 0,
-        });
+        self.threads_on_own_cpus(|_, role| role == Role::Producer);
+    }
+
+    /// Give every thread that `pick` selects (by index and role) a CPU of its own, which no other
+    /// thread uses (call it before the first step): the threads of a load generator that runs
+    /// on CPUs set apart from the simulated machine's, as a benchmark pins its clients away from
+    /// the server. Their wakeups preempt no other thread and take none of the others' CPU time;
+    /// a woken thread of the machine is never placed on them. The CPUs added are the last ones,
+    /// after the machine's; a thread already on one keeps it.
+    pub fn threads_on_own_cpus(&mut self, pick: impl Fn(usize, Role) -> bool) {
+        let first = self.harness_cpu.map_or(self.cpus.len(), usize::from);
         for tid in 0..self.threads.len() {
-            if self.threads[tid].role != Role::Producer {
+            if !pick(tid, self.threads[tid].role) || self.threads[tid].cpu as usize >= first {
                 continue;
             }
+            let h = self.cpus.len();
+            self.cpus.push(Cpu {
+                current: None,
+                runq: RunQueue::new(self.policy),
+                clock: 0,
+                slice_start: 0,
+            });
             let from = self.threads[tid].cpu as usize;
             match self.threads[tid].sched {
                 Sched::OnCpu => {
@@ -370,7 +382,9 @@ impl<M: Machine> Simulation<M> {
             })
             .collect();
         self.run_at = RunAt::new(&leaves);
-        self.harness_cpu = Some(h as u8);
+        if first < self.cpus.len() {
+            self.harness_cpu = Some(first as u8);
+        }
     }
 
     /// A simulation of `threads` (each with its role) in `world`. Every thread starts runnable; they

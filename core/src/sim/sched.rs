@@ -399,17 +399,17 @@ impl<M: Machine> Simulation<M> {
     pub(in crate::sim) fn wake_thread(&mut self, tid: u16, at: u64, counted: bool) {
         let prev = self.threads[tid as usize].cpu as usize;
         let idle = |c: &Cpu| c.current.is_none() && c.runq.is_empty();
-        // (the producer's own CPU, if it has one, is no other thread's)
+        // (the load generator's own CPUs, if it has any, are no other thread's)
         let h = self.harness_cpu.map(usize::from);
         let target = if idle(&self.cpus[prev]) {
             Some(prev)
-        } else if h == Some(prev) {
+        } else if h.is_some_and(|h| prev >= h) {
             None
         } else {
             match h {
                 // (the common case: no CPU set apart, the plain search)
                 None => self.cpus.iter().position(idle),
-                Some(h) => (0..self.cpus.len()).find(|&i| i != h && idle(&self.cpus[i])),
+                Some(h) => (0..h).find(|&i| idle(&self.cpus[i])),
             }
         };
         let was_worker_sleep = self.threads[tid as usize].role == Role::Worker

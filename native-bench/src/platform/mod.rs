@@ -15,6 +15,8 @@
 //!
 //! Generic: names no mechanism.
 
+#[cfg(target_os = "linux")]
+pub mod affinity;
 pub(crate) mod futex;
 #[cfg(unix)]
 pub mod interrupt;

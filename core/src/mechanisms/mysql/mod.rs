@@ -104,8 +104,10 @@
 //!   the server's CPUs as the load generator's threads do: [`MysqlConfig::receivers`] threads
 //!   ([`Clients::receiver`], [`Feed::Recv`]) sleep until a response reaches one of their
 //!   connections, and a woken one may preempt a server thread (on a busy machine, the pool's
-//!   workers' switches are mostly these preemptions). Their CPU time beyond the wakeup and the
-//!   sender's wakeups are not modelled. Per-connection, every client connects at the start
+//!   workers' switches are mostly these preemptions); with [`ClientCpus::Apart`]
+//!   ([`MysqlParams::run_closed_on`]) each of them runs on a CPU of its own instead, as a load
+//!   generator pinned away from the server does, and preempts nobody. Their CPU time beyond the
+//!   wakeup and the sender's wakeups are not modelled. Per-connection, every client connects at the start
 //!   (`add_connection` creates its thread, or hands the connection to a cached one, before any
 //!   query: [`Clients::connect_at_start`]), as MySQL's acceptor does when it accepts the socket.
 //!   Pool: logins are modelled on request ([`MysqlParams::logins`]; off by default, as in
@@ -140,4 +142,4 @@ pub use machine::{
     CACHE_COND, CACHE_MTX, GROUP_WORDS, HEAD, LISTING, MAX_CONNECTIONS, MAX_GROUPS,
     MAX_GROUP_THREADS, NUM_WORKERS, ROW, TAIL, TICK, WAKE,
 };
-pub use params::{Mysql, MysqlParams, MysqlReport, MysqlSim};
+pub use params::{ClientCpus, Mysql, MysqlParams, MysqlReport, MysqlSim};

@@ -30,6 +30,19 @@ pub const CLOSED_CLIENT_THREADS: u32 = 2;
 /// `connections` × 10 ns are drawn longer than asked.
 pub const MAX_CLOSED_RATE: u32 = 100_000_000;
 
+/// Where a closed loop's load generator runs ([`MysqlParams::run_closed_on`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ClientCpus {
+    /// Its receiving threads on the server's CPUs: a woken one may preempt a server thread (a
+    /// load generator that shares the machine's CPUs with the server; the sending side runs
+    /// apart either way, see [`MysqlParams::config_closed`]).
+    #[default]
+    Shared,
+    /// Each of its threads on a CPU of its own, none of the server's
+    /// ([`Simulation::threads_on_own_cpus`]): a load generator pinned away from the server.
+    Apart,
+}
+
 /// The modelled stack of one OS thread (`thread_stack`, 1 MiB by default in 8.0).
 pub const STACK_BYTES: u64 = 1 << 20;
 
@@ -580,6 +593,16 @@ impl MysqlParams {
     }
 
     fn simulate_cfg(&self, cfg: MysqlConfig, cost: CostModel, drain: u32) -> MysqlSim {
+        self.simulate_on(cfg, cost, drain, ClientCpus::Shared)
+    }
+
+    fn simulate_on(
+        &self,
+        cfg: MysqlConfig,
+        cost: CostModel,
+        drain: u32,
+        clients: ClientCpus,
+    ) -> MysqlSim {
         let (rate, total) = if cfg.closed() {
             Self::closed_arrivals(&cfg)
         } else {
@@ -604,6 +627,11 @@ impl MysqlParams {
             // the closed loop's thinned arrivals wake the clients far more often than a real
             // client wakes: on the server's CPUs they would preempt its threads for nothing
             sim.producer_on_own_cpu();
+            if clients == ClientCpus::Apart {
+                // the receiving threads are the last ones
+                let first = sim.threads().len() - cfg.receivers as usize;
+                sim.threads_on_own_cpus(|tid, _| tid >= first);
+            }
         }
         sim
     }
@@ -618,11 +646,34 @@ impl MysqlParams {
     /// ([`MysqlParams::config_closed`]): what `herdlab sim mysql --think-us` and `herdlab bench
     /// mysql --compare-sim` run, as the native load generator's clients are.
     pub fn run_closed(&self, think_ns: u64, max_steps: u64) -> (MysqlSim, MysqlReport) {
-        self.run_cfg(self.config_closed(think_ns), max_steps)
+        self.run_closed_on(think_ns, ClientCpus::Shared, max_steps)
+    }
+
+    /// [`MysqlParams::run_closed`] with the load generator's receiving threads where `clients`
+    /// says: on the server's CPUs ([`ClientCpus::Shared`], as `run_closed`) or each on a CPU of
+    /// its own ([`ClientCpus::Apart`]: `herdlab bench mysql --client-cpus N` with N ≥ 1 pins
+    /// its clients away from the server, and its `--compare-sim` runs this). `self.cpus` are
+    /// the server's CPUs either way.
+    pub fn run_closed_on(
+        &self,
+        think_ns: u64,
+        clients: ClientCpus,
+        max_steps: u64,
+    ) -> (MysqlSim, MysqlReport) {
+        self.run_cfg_on(self.config_closed(think_ns), clients, max_steps)
     }
 
     fn run_cfg(&self, cfg: MysqlConfig, max_steps: u64) -> (MysqlSim, MysqlReport) {
-        let mut sim = self.simulate_cfg(cfg, CostModel::default(), self.drain_events());
+        self.run_cfg_on(cfg, ClientCpus::Shared, max_steps)
+    }
+
+    fn run_cfg_on(
+        &self,
+        cfg: MysqlConfig,
+        clients: ClientCpus,
+        max_steps: u64,
+    ) -> (MysqlSim, MysqlReport) {
+        let mut sim = self.simulate_on(cfg, CostModel::default(), self.drain_events(), clients);
         let mut violation = invariants::check_state(&sim);
         let mut peak = 0u32;
         let mut n = 0;

@@ -21,18 +21,19 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use herdlab_core::mechanisms::mysql::{Clients, Mode, MysqlParams, MysqlReport};
+use herdlab_core::mechanisms::mysql::{ClientCpus, Clients, Mode, MysqlParams, MysqlReport};
 use herdlab_core::trace::Kind;
 
 use super::load::{self, ClientOut, Shared};
 use super::native::{Server, Spawner, STOP};
+use crate::platform::affinity::{Pinned, Split};
 use crate::platform::NativeError;
 
 /// Most client threads (the load generator's).
 pub const CLIENT_THREADS: usize = 2;
 
 /// What one row is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RowConfig {
     /// The scenario (mode, connections, pool parameters, the query's CPU time, lock, seed).
     pub params: MysqlParams,
@@ -42,6 +43,9 @@ pub struct RowConfig {
     pub think_ns: u64,
     /// The row's time limit.
     pub time_limit: Duration,
+    /// The CPUs set apart for the load generator and the harness, the server on the rest
+    /// (`--client-cpus`); `None`: all of them share every CPU.
+    pub split: Option<Split>,
 }
 
 /// One measured row (the first ten fields are the contract's keys, as `sim mysql`'s).
@@ -93,6 +97,16 @@ pub struct BenchRow {
     pub process_cpus: f64,
     /// Whether the time limit came before the query budget was spent.
     pub timed_out: bool,
+    /// The CPUs the server's threads may run on (`--client-cpus`: the process's CPUs less the
+    /// load generator's); the simulator's row has as many.
+    pub server_cpus: u32,
+    /// The CPUs set apart for the load generator's threads and the harness's (0: they share
+    /// the server's).
+    pub client_cpus: u32,
+    /// The server's CPUs, as `taskset -c` lists them.
+    pub server_cpu_list: String,
+    /// The load generator's CPUs, as `taskset -c` lists them (empty: none set apart).
+    pub client_cpu_list: String,
     /// `thread_pool_size`.
     pub groups: u32,
     /// `thread_pool_oversubscribe`.
@@ -160,17 +174,33 @@ pub struct Compared {
     pub sim_over_native: Option<f64>,
     /// |sim − native| ≤ 25% of native.
     pub within_25pct: bool,
+    /// A switches-per-query figure both of whose values are below [`SWITCH_FLOOR`]: too few
+    /// switches for their ratio to mean anything (a pool whose worker is never preempted
+    /// switches once per hundreds of queries natively, to the timer or at a tick, and the
+    /// simulator may count none).
+    pub both_below_floor: bool,
+    /// Whether the two agree: `within_25pct`, or `both_below_floor`.
+    pub agrees: bool,
 }
+
+/// Switches per query below which two switch figures are not compared as a ratio: one switch
+/// per 20 queries.
+pub const SWITCH_FLOOR: f64 = 0.05;
 
 impl Compared {
     fn new(metric: &'static str, native: f64, sim: f64) -> Self {
         let ratio = (native != 0.0).then(|| sim / native);
+        let within_25pct = (sim - native).abs() <= WITHIN * native.abs();
+        let both_below_floor =
+            metric.starts_with("ctx_switches") && native < SWITCH_FLOOR && sim < SWITCH_FLOOR;
         Compared {
             metric,
             native,
             sim,
             sim_over_native: ratio,
-            within_25pct: (sim - native).abs() <= WITHIN * native.abs(),
+            within_25pct,
+            both_below_floor,
+            agrees: within_25pct || both_below_floor,
         }
     }
 }
@@ -447,6 +477,23 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
     let proc_sw0 = process_switches();
     let (cpu0, span0) = (process_cpu_ns(), Instant::now());
     let process_cpus = std::cell::Cell::new(0.0);
+    // With CPUs set apart: the main thread moves to the clients' CPUs, so the sampler (spawned
+    // first) starts there; to the server's while it starts the server's first threads (every
+    // later server thread is spawned by one of them); back to the clients' for the client
+    // threads and the watcher. Its own mask comes back when `pinned` drops.
+    let server_cpus = match &rc.split {
+        Some(sp) => sp.server.clone(),
+        None => crate::platform::affinity::allowed()?,
+    };
+    let pinned = rc
+        .split
+        .as_ref()
+        .map(|sp| Pinned::to(&sp.clients))
+        .transpose()?;
+    let repin = |to: fn(&Split) -> &[usize]| match (&pinned, &rc.split) {
+        (Some(p), Some(sp)) => p.repin(to(sp)),
+        _ => Ok(()),
+    };
     let (outs, server_sw, server_err) = std::thread::scope(|s| {
         let mut clients = Clients::new(cfg);
         let sampler = match std::thread::Builder::new().spawn_scoped(s, || sample(&sampled)) {
@@ -458,6 +505,7 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
         };
         let sp = Spawner::new(s, &srv);
         let started = (|| {
+            repin(|sp| &sp.server)?;
             if cfg.mode == Mode::Pool {
                 sp.spawn_timer()?;
             }
@@ -481,6 +529,9 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
             }
             _ => None,
         };
+        // the client threads and the watcher start on the clients' CPUs
+        let started = started
+            .and_then(|()| repin(|sp| &sp.clients).inspect_err(|e| world.fail(&e.to_string())));
         // the main thread samples too: once every first thread is started, and before the stop
         // (a short row may fall between the sampler's turns)
         sampled.sample_now();
@@ -638,6 +689,12 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
         wall_ns,
         process_cpus: process_cpus.get(),
         timed_out: row_out.timed_out,
+        server_cpus: server_cpus.len() as u32,
+        client_cpus: rc.split.as_ref().map_or(0, |sp| sp.clients.len() as u32),
+        server_cpu_list: crate::platform::affinity::shown(&server_cpus),
+        client_cpu_list: rc.split.as_ref().map_or(String::new(), |sp| {
+            crate::platform::affinity::shown(&sp.clients)
+        }),
         groups: cfg.groups,
         oversubscribe: cfg.oversubscribe,
         stall_ms: (cfg.stall_ns / 1_000_000) as u32,
@@ -658,16 +715,22 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
 
 /// The simulator's row for `row`'s scenario: its clients a closed loop as the load generator's
 /// (each connection one query at a time, the row's mean think time between an answer and the
-/// next query; [`MysqlParams::run_closed`]), on this machine's CPU count, for `queries`
-/// queries.
+/// next query; [`MysqlParams::run_closed_on`]), on as many CPUs as the row's server had, its
+/// load generator where the row's was (on CPUs of its own, or sharing the server's), for
+/// `queries` queries.
 pub fn simulated(p: &MysqlParams, row: &BenchRow, queries: u32) -> MysqlReport {
     let sp = MysqlParams {
         max_connections: p.max_connections.max(p.connections.saturating_sub(1)),
         queries,
-        cpus: crate::cli::cpus().clamp(1, 64) as u32,
+        cpus: row.server_cpus.clamp(1, 64),
         ..*p
     };
-    sp.run_closed(row.think_us * 1000, super::cli::DEFAULT_MAX_STEPS)
+    let clients = if row.client_cpus > 0 {
+        ClientCpus::Apart
+    } else {
+        ClientCpus::Shared
+    };
+    sp.run_closed_on(row.think_us * 1000, clients, super::cli::DEFAULT_MAX_STEPS)
         .1
 }
 
@@ -720,7 +783,7 @@ pub fn render(rows: &[BenchRow]) -> String {
                 s.os_threads_max.to_string(),
                 format!("{:.2}", s.ctx_switches_per_query),
                 format!("{:.1}", s.rss_bytes as f64 / (1 << 20) as f64),
-                crate::cli::cpus().clamp(1, 64).to_string(),
+                r.server_cpus.clamp(1, 64).to_string(),
                 format!("{}/{}", s.queries_done, s.queries_sent),
             ]);
         }
@@ -738,7 +801,13 @@ pub fn render(rows: &[BenchRow]) -> String {
                     format!("{:.2}", c.sim),
                     c.sim_over_native
                         .map_or("-".to_string(), |x| format!("{x:.2}")),
-                    if c.within_25pct { "yes" } else { "NO" }.to_string(),
+                    if c.within_25pct {
+                        "yes".to_string()
+                    } else if c.both_below_floor {
+                        format!("both < {SWITCH_FLOOR}/q")
+                    } else {
+                        "NO".to_string()
+                    },
                 ]
             })
         })
@@ -748,6 +817,20 @@ pub fn render(rows: &[BenchRow]) -> String {
          (threads: the server's at most at once; switch/q: the server's context switches per query; \
          CPUs: the CPUs the process used on average, the simulator's CPUs under it)\n",
     );
+    if let Some(r) = rows.first() {
+        out.push_str(&if r.client_cpus > 0 {
+            format!(
+                "the server on CPUs {}; the load generator and the harness on CPUs {} \
+                 (--client-cpus {}; the simulator's clients on CPUs of their own too)\n",
+                r.server_cpu_list, r.client_cpu_list, r.client_cpus
+            )
+        } else {
+            format!(
+                "the server, the load generator and the harness share CPUs {} (--client-cpus 0)\n",
+                r.server_cpu_list
+            )
+        });
+    }
     out.push_str(&line(
         &head.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
     ));
@@ -765,9 +848,10 @@ pub fn render(rows: &[BenchRow]) -> String {
             "within 25%",
         ];
         let line = crate::output::table_lines(&head, &compared);
-        out.push_str(
-            "\n--compare-sim: the simulator's figure against the native one (within 25% of it?)\n",
-        );
+        out.push_str(&format!(
+            "\n--compare-sim: the simulator's figure against the native one (within 25% of it? \
+             switch figures both under {SWITCH_FLOOR} per query are too few to compare as a ratio)\n"
+        ));
         out.push_str(&line(
             &head.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
         ));

@@ -100,7 +100,10 @@ the new connection, or a new thread is created); --variant runs a broken variant
 qps, latency p50/p95/p99 at the client, threads created, the most server threads at once,
 the server's context switches per query (getrusage), the process's peak resident memory.
 Defaults: both modes, 16,256,1024,4096 connections, 20000 queries, 50 us queries, 1000 us
-think time, groups = CPUs (at most 7), oversubscribe 3, stall limit 500 ms, 20 s per row;
+think time, groups = the server's CPUs (at most 7), oversubscribe 3, stall limit 500 ms,
+20 s per row, the load generator on CPUs of its own (--client-cpus: the last 1 of 2-3 CPUs,
+the last 2 of 4 or more; Linux shares a CPU per thread, so clients beside 1,024 server threads
+would get almost none of it and send late);
 --quick: 16,256 connections, 2000 queries. Each connection takes a descriptor on both sides:
 the open-file limit (ulimit -n) must hold twice the largest count.";
 
@@ -155,6 +158,10 @@ pub struct BenchArgs {
     pub json: bool,
     /// The simulator's row under each measured one.
     pub compare_sim: bool,
+    /// The CPUs set apart for the load generator (`--client-cpus`), the server on the rest;
+    /// `None`: they share every CPU.
+    #[cfg(target_os = "linux")]
+    pub split: Option<crate::platform::affinity::Split>,
 }
 
 fn connections_list() -> clap::Arg {
@@ -191,8 +198,23 @@ fn connections_list() -> clap::Arg {
 /// Parse `bench mysql`'s flags.
 pub fn bench_args(m: &ArgMatches) -> Result<BenchArgs, CliError> {
     let quick = cli::on(m, "quick");
+    #[cfg(target_os = "linux")]
+    let split = {
+        use crate::platform::affinity::{self, Split};
+        let allowed = affinity::allowed().map_err(|e| CliError(format!("--client-cpus: {e}")))?;
+        let n = cli::value::<u64>(m, "client-cpus").map_or_else(
+            || Split::default_clients(allowed.len(), bench::CLIENT_THREADS),
+            |n| n as usize,
+        );
+        Split::of(&allowed, n).map_err(|e| CliError(format!("--client-cpus: {e}")))?
+    };
+    // `thread_pool_size` defaults to the CPUs the server may run on
+    #[cfg(target_os = "linux")]
+    let server_cpus = split.as_ref().map_or(cli::cpus(), |sp| sp.server.len());
+    #[cfg(not(target_os = "linux"))]
+    let server_cpus = cli::cpus();
     let mut params = MysqlParams {
-        groups: (cli::cpus() as u32).clamp(1, MAX_GROUPS),
+        groups: (server_cpus as u32).clamp(1, MAX_GROUPS),
         ..MysqlParams::default()
     };
     cli::apply_keys::<Mysql>(&mut params, BENCH_KEYS, m)?;
@@ -237,6 +259,8 @@ pub fn bench_args(m: &ArgMatches) -> Result<BenchArgs, CliError> {
         time_limit_s,
         json: cli::on(m, "json"),
         compare_sim: cli::on(m, "compare-sim"),
+        #[cfg(target_os = "linux")]
+        split,
     })
 }
 
@@ -301,6 +325,9 @@ pub struct SimArgs {
     /// `--think-us`: the clients as a closed loop of this mean think time, µs (as `bench
     /// mysql`'s); `None`: open loop at `--rate`.
     pub think_us: Option<u64>,
+    /// `--clients-apart`: the closed loop's load generator on CPUs of its own (as `bench mysql`
+    /// sets them apart with `--client-cpus`), not on the server's `--cpus`.
+    pub clients_apart: bool,
     /// Print JSON.
     pub json: bool,
 }
@@ -313,10 +340,17 @@ pub fn sim_args(m: &ArgMatches) -> Result<SimArgs, CliError> {
     let mut params = MysqlParams::default();
     cli::apply_keys::<Mysql>(&mut params, SIM_KEYS, m)?;
     cli::validated::<Mysql>(&params, SIM_KEYS)?;
+    if cli::on(m, "clients-apart") && cli::value::<u64>(m, "think-us").is_none() {
+        return cli::err(
+            "--clients-apart: places a closed loop's load generator; allowed: with --think-us \
+             (the open loop's clients are an arrival stream, already beside the machine)",
+        );
+    }
     Ok(SimArgs {
         params,
         max_steps: cli::value(m, "max-steps").unwrap_or(DEFAULT_MAX_STEPS),
         think_us: cli::value(m, "think-us"),
+        clients_apart: cli::on(m, "clients-apart"),
         json: cli::on(m, "json"),
     })
 }
@@ -407,6 +441,12 @@ impl NativeMechanism for Mysql {
                     1,
                     1_000_000,
                 ),
+                switch(
+                    "clients-apart",
+                    "with --think-us: the load generator's threads on CPUs of their own, none of \
+                     the server's --cpus (as bench mysql's with --client-cpus 1 or more); default: \
+                     its receiving threads share the server's CPUs",
+                ),
                 cli::max_steps(),
                 json(),
             ]),
@@ -415,7 +455,12 @@ impl NativeMechanism for Mysql {
 
     fn sim(m: &ArgMatches) -> Result<ExitCode, CliError> {
         let a = sim_args(m)?;
-        let r = sim::run_mysql(&a.params, a.think_us.map(|t| t * 1000), a.max_steps);
+        let r = sim::run_mysql(
+            &a.params,
+            a.think_us.map(|t| t * 1000),
+            a.clients_apart,
+            a.max_steps,
+        );
         Ok(if a.json {
             print_json(&r, false)
         } else {
@@ -456,6 +501,13 @@ impl NativeMechanism for Mysql {
                     "seconds a row may run at most (default 20)",
                     1,
                     MAX_TIME_LIMIT_S,
+                ),
+                cli::ranged(
+                    "client-cpus",
+                    "CPUs set apart for the load generator (and the harness), the server pinned to \
+                     the rest; 0: all share every CPU (default: 1 on 2-3 CPUs, 2 on 4 or more, 0 on 1)",
+                    0,
+                    1024,
                 ),
             ]
             .into_iter()
@@ -498,6 +550,7 @@ impl NativeMechanism for Mysql {
                     queries: a.queries,
                     think_ns: a.think_us * 1000,
                     time_limit: std::time::Duration::from_secs(a.time_limit_s),
+                    split: a.split.clone(),
                 };
                 let mut row = match bench::run_row(&rc) {
                     Ok(r) => r,

@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use herdlab_core::mechanism::Mechanism;
-use herdlab_core::mechanisms::mysql::{Mysql, MysqlParams, MysqlReport};
+use herdlab_core::mechanisms::mysql::{ClientCpus, Mysql, MysqlParams, MysqlReport};
 
 /// What one headless MySQL simulation reports: core's [`MysqlReport`] first (its first ten
 /// fields, `mode` … `rss_bytes`, are the bench contract's keys), then the run's shape.
@@ -21,14 +21,26 @@ pub struct SimMysqlReport {
     /// The clients' mean think time as a closed loop, µs (`--think-us`; null: open loop at the
     /// scenario's `rate`).
     pub think_us: Option<u64>,
+    /// Whether the closed loop's load generator ran on CPUs of its own (`--clients-apart`).
+    pub clients_apart: bool,
 }
 
 /// Run `p` to the end (at most `max_steps` steps), checking core's invariants after every step;
 /// with `think_ns`, the clients are a closed loop of that mean think time
-/// ([`MysqlParams::run_closed`]).
-pub fn run_mysql(p: &MysqlParams, think_ns: Option<u64>, max_steps: u64) -> SimMysqlReport {
+/// ([`MysqlParams::run_closed_on`]), on CPUs of their own if `apart`.
+pub fn run_mysql(
+    p: &MysqlParams,
+    think_ns: Option<u64>,
+    apart: bool,
+    max_steps: u64,
+) -> SimMysqlReport {
+    let clients = if apart {
+        ClientCpus::Apart
+    } else {
+        ClientCpus::Shared
+    };
     let (sim, report) = match think_ns {
-        Some(t) => p.run_closed(t, max_steps),
+        Some(t) => p.run_closed_on(t, clients, max_steps),
         None => p.run(max_steps),
     };
     let finished = report.queries_done == p.config().queries;
@@ -38,6 +50,7 @@ pub fn run_mysql(p: &MysqlParams, think_ns: Option<u64>, max_steps: u64) -> SimM
         status: if finished { "finished" } else { "running" },
         scenario: Mysql::to_query(p),
         think_us: think_ns.map(|t| t / 1000),
+        clients_apart: apart && think_ns.is_some(),
     }
 }
 
@@ -47,7 +60,12 @@ pub fn render_mysql(r: &SimMysqlReport) -> String {
     let mut out = format!("herdlab sim mysql {}\n", r.scenario);
     if let Some(t) = r.think_us {
         out.push_str(&format!(
-            "clients: a closed loop, {t} us mean think time (rate unused)\n"
+            "clients: a closed loop, {t} us mean think time (rate unused), {}\n",
+            if r.clients_apart {
+                "on CPUs of their own"
+            } else {
+                "receiving on the server's CPUs"
+            }
         ));
     }
     out.push_str(&format!(
