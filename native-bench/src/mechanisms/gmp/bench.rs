@@ -449,7 +449,19 @@ fn median(mut v: Vec<u64>) -> u64 {
     percentile(&v, 0.5)
 }
 
-/// The scenario of a herdlab cell (tokio's sizes divided by `shrink`).
+/// The CPUs of this machine (at most the simulator's 64): what a herdlab cell's threads share
+/// natively, whatever the worker count, so what its simulated scenario gets.
+pub fn machine_cpus() -> u32 {
+    std::thread::available_parallelism()
+        .map_or(1, |n| n.get() as u32)
+        .clamp(1, 64)
+}
+
+/// The scenario of a herdlab cell (tokio's sizes divided by `shrink`), on [`machine_cpus`]
+/// simulated CPUs: natively the Ms, and the spawner of the shapes spawned from outside, run on
+/// every CPU of the machine (1 worker on a 2-CPU machine: the spawner and M0 run at once), so
+/// the simulator's scenario has as many (before, it had one per worker, and at 1 worker the
+/// spawner and the M took turns on one CPU, which no native run does).
 pub fn params(rt: Runtime, shape: Shape, workers: u32, shrink: u32) -> Result<GmpParams, String> {
     let threads = workers + 1;
     let (tasks, yields) = shape.size(shrink);
@@ -459,7 +471,7 @@ pub fn params(rt: Runtime, shape: Shape, workers: u32, shrink: u32) -> Result<Gm
     Ok(GmpParams {
         gomaxprocs: workers,
         threads,
-        cpus: workers,
+        cpus: machine_cpus(),
         workload: shape.workload(),
         goroutines: tasks,
         work_ns: 1,
