@@ -602,6 +602,10 @@ fn bench_gmp_compare_sim_puts_cores_figures_beside_each_herdlab_row() {
             let ratio = &s[format!("{fig}_ratio")];
             if st.max(nt) < 64 {
                 assert_eq!((v, ratio.is_null()), ("too few events", true), "{r}");
+            } else if v == "one run dominates" {
+                // more than half of one side's events in one run (the native side has 1 run here)
+                let sim_runs = runs(&format!("sim_{fig}_runs"));
+                assert!(2 * sim_runs.iter().max().unwrap() > st, "{r}");
             } else if nt == 0 {
                 assert_eq!((v, ratio.is_null()), ("differs", true), "{r}");
             } else {
@@ -624,7 +628,7 @@ fn bench_gmp_compare_sim_puts_cores_figures_beside_each_herdlab_row() {
 
 #[test]
 fn compare_sim_verdicts_give_no_ratio_for_too_few_events() {
-    use herdlab_bench::mechanisms::gmp::bench::{verdict, MIN_EVENTS};
+    use herdlab_bench::mechanisms::gmp::bench::{one_run_dominates, verdict, MIN_EVENTS};
     assert_eq!(MIN_EVENTS, 64);
     // 0 vs 0 (one P: nothing to steal) and 11 vs 3 (the old yield_many row): too few
     assert_eq!(verdict(0, 8_000, 0, 5_000), ("too few events", None));
@@ -643,6 +647,15 @@ fn compare_sim_verdicts_give_no_ratio_for_too_few_events() {
     assert_eq!(verdict(490, 80_000, 1, 50_000).0, "differs");
     // none natively, many simulated: differs, no ratio
     assert_eq!(verdict(490, 80_000, 0, 50_000), ("differs", None));
+    // one run holding more than half of a side's events (of 3 runs or more, 64 events or more)
+    assert!(one_run_dominates(&[0, 4, 1141, 2, 0]));
+    assert!(!one_run_dominates(&[30, 40, 35]));
+    assert!(
+        !one_run_dominates(&[60, 0]),
+        "two runs: no tail to speak of"
+    );
+    assert!(!one_run_dominates(&[0, 40, 2]), "fewer than 64 events");
+    assert!(one_run_dominates(&[0, 64, 0]));
 }
 
 #[test]
