@@ -330,8 +330,8 @@ pub struct SimFigures {
 /// Whether one run holds more than half of its side's events (of at least 3 runs and
 /// [`MIN_EVENTS`] events): the pooled rate is then that run's, not the runs', and a ratio of it
 /// says nothing about a typical run. Native counts have such tails: on the 2-vCPU guest,
-/// `spawn_many` at 2 workers parks 0-4 times in most runs and 1,141 times in one of 50 (a
-/// worker thread preempted by the host or another process, its peer running dry meanwhile).
+/// `spawn_many` at 2 workers parks 0-4 times in most runs and 1,141 times in one of 50 (not
+/// traced; presumably runs where the spawner lost its CPU to an M, as in the simulator).
 pub fn one_run_dominates(runs: &[u64]) -> bool {
     let total: u64 = runs.iter().sum();
     let max = runs.iter().copied().max().unwrap_or(0);
