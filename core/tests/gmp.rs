@@ -681,3 +681,87 @@ fn the_checker_proves_each_g_action_on_its_tiny_preset() {
         assert_eq!(r.states, states, "{workload:?}");
     }
 }
+
+/// The bench's shapes at 2 Ps, 3 Ms, 2 CPUs (`bench gmp --compare-sim`'s scenarios, smaller).
+fn bench_shape(workload: Workload, seed: u64) -> GmpParams {
+    GmpParams {
+        gomaxprocs: 2,
+        threads: 3,
+        cpus: 2,
+        workload,
+        goroutines: if workload == Workload::PingPong {
+            41
+        } else {
+            60
+        },
+        work_ns: 1,
+        yields: 20,
+        ring: 256,
+        seed,
+        ..GmpParams::default()
+    }
+}
+
+const BENCH_WORKLOADS: [Workload; 6] = [
+    Workload::SpawnMany,
+    Workload::FanOut,
+    Workload::GoyieldMany,
+    Workload::YieldMany,
+    Workload::PingPong,
+    Workload::Chain,
+];
+
+#[test]
+fn run_end_checked_steps_the_same_run_as_run_and_reports_the_same_counts() {
+    // what `bench gmp --compare-sim` sums over seeds 2-8: the same steps, every counter equal
+    for workload in BENCH_WORKLOADS {
+        for seed in 1..=3 {
+            let p = bench_shape(workload, seed);
+            let (_, full) = p.run(u64::MAX);
+            assert_eq!(full.violation, None, "{p:?}");
+            assert_eq!(p.run_end_checked(u64::MAX), full, "{p:?}");
+        }
+    }
+    // a step bound ends both at the same step, with the same (partial) counts
+    let p = bench_shape(Workload::SpawnMany, 1);
+    let (_, cut) = p.run(500);
+    assert_eq!(p.run_end_checked(500), cut);
+    assert_eq!(cut.steps, 500);
+}
+
+#[test]
+fn every_counted_park_is_ended_by_one_wake_or_by_the_end_and_every_steal_runs_a_g() {
+    // the window both sides of --compare-sim count in: an M that puts itself on midle counts a
+    // park (StopMidleStore); it leaves midle only by a startm's notewakeup (futex_wakes) or by
+    // the end's wake (at most one per M, not counted). The Ms that start asleep on midle were
+    // never counted as parks, so a startm may wake one of them too. A steal hands its M a G it
+    // then executes.
+    for workload in BENCH_WORKLOADS {
+        for seed in 1..=4 {
+            let p = bench_shape(workload, seed);
+            let (_, r) = p.run(u64::MAX);
+            assert_eq!(r.violation, None, "{p:?}");
+            let ms = p.threads as u64;
+            assert!(r.parks <= r.futex_wakes + ms, "{p:?} {r:?}");
+            assert!(r.futex_wakes <= r.parks + ms, "{p:?} {r:?}");
+            assert!(r.steals <= r.context_switches, "{p:?} {r:?}");
+        }
+    }
+    // exact counts of one deterministic run (seed 1): the spawner's 400 Gs at 2 Ps, the figures
+    // --compare-sim sums (a change of the table or of the cost model shows here)
+    let p = GmpParams {
+        goroutines: 400,
+        ..bench_shape(Workload::SpawnMany, 1)
+    };
+    let (_, r) = p.run(u64::MAX);
+    assert_eq!(
+        (
+            r.steals,
+            r.parks,
+            r.spins,
+            r.futex_wakes,
+            r.context_switches
+        ),
+        (6, 4, 12, 6, 400)
+    );
+}

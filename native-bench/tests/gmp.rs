@@ -428,6 +428,11 @@ fn core_table_on_real_threads_runs_every_goroutine_exactly_once() {
                         // startm wakes an M that parked, or one of the Ms not yet started
                         // (they begin asleep on midle)
                         assert!(c.futex_wakes <= c.parks + p.threads as u64, "{p:?} {r:?}");
+                        // the window --compare-sim compares in, as the simulator's: each counted
+                        // park (an M onto midle before the end) ends by one startm wake or by
+                        // the end's (one per M); each steal hands its M a G to execute
+                        assert!(c.parks <= c.futex_wakes + p.threads as u64, "{p:?} {r:?}");
+                        assert!(c.steals <= c.context_switches, "{p:?} {r:?}");
                         if rt == Runtime::Herdlab2012 {
                             assert_eq!(c.global_queue_gets, c.context_switches, "{p:?}");
                             assert_eq!(c.steals, 0, "{p:?}");
@@ -525,7 +530,132 @@ fn bench_gmp_compare_sim_puts_cores_figures_beside_each_herdlab_row() {
             r["sim"]["native_parks_per_1k"].as_f64().unwrap(),
             r["parks"].as_u64().unwrap() as f64 * 1000.0 / tasks
         );
+        // the pooled comparison: the simulator's seeds 1-8 (seed 1 is the run above), every
+        // native round, each side's events summed and counted the same way
+        let s = &r["sim"];
+        let seeds = s["seeds"].as_u64().unwrap();
+        assert_eq!(seeds, 8, "{r}");
+        let runs = |k: &str| -> Vec<u64> {
+            s[k].as_array()
+                .unwrap_or_else(|| panic!("{k} missing in {r}"))
+                .iter()
+                .map(|v| v.as_u64().unwrap())
+                .collect()
+        };
+        let (sim_steals, sim_parks) = (runs("sim_steals_runs"), runs("sim_parks_runs"));
+        assert_eq!((sim_steals.len(), sim_parks.len()), (8, 8), "{r}");
+        assert_eq!(
+            (sim_steals[0], sim_parks[0]),
+            (want.steals, want.parks),
+            "{r}"
+        );
+        for seed in 2..=8u64 {
+            let q = GmpParams { seed, ..p };
+            let got = q.run_end_checked(50_000_000);
+            assert_eq!(got.violation, None, "{q:?}");
+            assert_eq!(got.finished, p.goroutines, "{q:?}");
+            let i = seed as usize - 1;
+            assert_eq!(
+                (sim_steals[i], sim_parks[i]),
+                (got.steals, got.parks),
+                "{r}"
+            );
+        }
+        assert_eq!(s["sim_steals_total"], sim_steals.iter().sum::<u64>(), "{r}");
+        assert_eq!(s["sim_parks_total"], sim_parks.iter().sum::<u64>(), "{r}");
+        let (nat_steals, nat_parks) = (runs("native_steals_runs"), runs("native_parks_runs"));
+        // one entry per round, the row's median among them
+        assert_eq!((nat_steals.len(), nat_parks.len()), (1, 1), "{r}");
+        assert_eq!(s["native_runs"], 1, "{r}");
+        assert_eq!(
+            (&r["steals"], &r["parks"]),
+            (&nat_steals[0].into(), &nat_parks[0].into()),
+            "{r}"
+        );
+        assert_eq!(s["native_steals_total"], nat_steals[0], "{r}");
+        assert_eq!(s["native_parks_total"], nat_parks[0], "{r}");
+        if rt == Runtime::Herdlab2012 {
+            // one global queue: nothing to steal, on either side
+            assert_eq!(
+                (s["sim_steals_total"].as_u64(), nat_steals[0]),
+                (Some(0), 0),
+                "{r}"
+            );
+        }
+        let pooled =
+            |total: &str, n: u64| s[total].as_u64().unwrap() as f64 * 1000.0 / (tasks * n as f64);
+        assert_eq!(
+            s["sim_steals_per_1k_pooled"].as_f64().unwrap(),
+            pooled("sim_steals_total", 8)
+        );
+        assert_eq!(
+            s["native_parks_per_1k_pooled"].as_f64().unwrap(),
+            pooled("native_parks_total", 1)
+        );
+        // each verdict as the rule gives it: a ratio only with 64 events on one side
+        for fig in ["steals", "parks"] {
+            let (st, nt) = (
+                s[format!("sim_{fig}_total")].as_u64().unwrap(),
+                s[format!("native_{fig}_total")].as_u64().unwrap(),
+            );
+            let v = s[format!("{fig}_verdict")].as_str().unwrap();
+            let ratio = &s[format!("{fig}_ratio")];
+            if st.max(nt) < 64 {
+                assert_eq!((v, ratio.is_null()), ("too few events", true), "{r}");
+            } else if v == "one run dominates" {
+                // more than half of one side's events in one run (the native side has 1 run here)
+                let sim_runs = runs(&format!("sim_{fig}_runs"));
+                assert!(2 * sim_runs.iter().max().unwrap() > st, "{r}");
+            } else if nt == 0 {
+                assert_eq!((v, ratio.is_null()), ("differs", true), "{r}");
+            } else {
+                let x = ratio.as_f64().unwrap();
+                let want = (st as f64 / (8.0 * tasks)) / (nt as f64 / tasks);
+                assert!((x - want).abs() < 1e-9, "{r}");
+                assert_eq!(
+                    v,
+                    if (x - 1.0).abs() <= 0.25 {
+                        "within 25%"
+                    } else {
+                        "differs"
+                    },
+                    "{r}"
+                );
+            }
+        }
     }
+}
+
+#[test]
+fn compare_sim_verdicts_give_no_ratio_for_too_few_events() {
+    use herdlab_bench::mechanisms::gmp::bench::{one_run_dominates, verdict, MIN_EVENTS};
+    assert_eq!(MIN_EVENTS, 64);
+    // 0 vs 0 (one P: nothing to steal) and 11 vs 3 (the old yield_many row): too few
+    assert_eq!(verdict(0, 8_000, 0, 5_000), ("too few events", None));
+    assert_eq!(verdict(11, 200, 3, 200), ("too few events", None));
+    assert_eq!(verdict(63, 1_000, 63, 1_000), ("too few events", None));
+    // enough on one side: a ratio of the rates per task (8 seeds against 5 runs)
+    let near = |(v, r): (&str, Option<f64>), want: &str, x: f64| {
+        assert_eq!(v, want);
+        assert!((r.unwrap() - x).abs() < 1e-9, "{r:?} vs {x}");
+    };
+    near(verdict(80, 8_000, 50, 5_000), "within 25%", 1.0);
+    near(verdict(64, 1_000, 80, 1_000), "within 25%", 0.8);
+    near(verdict(120, 1_000, 100, 1_000), "within 25%", 1.2);
+    near(verdict(64, 1_000, 40, 1_000), "differs", 1.6);
+    near(verdict(30, 1_000, 70, 1_000), "differs", 30.0 / 70.0);
+    assert_eq!(verdict(490, 80_000, 1, 50_000).0, "differs");
+    // none natively, many simulated: differs, no ratio
+    assert_eq!(verdict(490, 80_000, 0, 50_000), ("differs", None));
+    // one run holding more than half of a side's events (of 3 runs or more, 64 events or more)
+    assert!(one_run_dominates(&[0, 4, 1141, 2, 0]));
+    assert!(!one_run_dominates(&[30, 40, 35]));
+    assert!(
+        !one_run_dominates(&[60, 0]),
+        "two runs: no tail to speak of"
+    );
+    assert!(!one_run_dominates(&[0, 40, 2]), "fewer than 64 events");
+    assert!(one_run_dominates(&[0, 64, 0]));
 }
 
 #[test]

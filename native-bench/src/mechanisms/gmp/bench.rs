@@ -239,53 +239,223 @@ pub struct GmpRow {
     pub sim: Option<SimFigures>,
 }
 
-/// The simulator's run of a herdlab cell's scenario (`--compare-sim`), beside the native medians:
-/// per 1,000 tasks, as the issue's 25% target compares them.
+/// Simulator seeds `--compare-sim` runs for each herdlab cell (seeds 1 to this): one seed's run is
+/// one interleaving, and the steals and parks of one run vary with the seed as a native run's do
+/// with the machine (`spawn_many_task` at 2 workers: 11 to 45 steals over seeds 1-8).
+pub const SIM_SEEDS: u64 = 8;
+
+/// The fewest events (steals, or parks) the larger side of a comparison must have summed over its
+/// runs for `--compare-sim` to give a ratio: with fewer, one run's luck (a steal more or less at the
+/// end of the run) moves the ratio by more than the 25% the issue asks about. Counts are roughly
+/// Poisson, so `n` events carry a relative error of about `1/sqrt(n)`: 64 events, 12.5%, half the
+/// target's width.
+pub const MIN_EVENTS: u64 = 64;
+
+/// How far apart the simulator's and the native rate may be (issue #12: within 25%).
+pub const AGREE_WITHIN: f64 = 0.25;
+
+/// The simulator's run of a herdlab cell's scenario (`--compare-sim`), beside the native figures.
+///
+/// The first eight keys are the contract's, unchanged: the simulator's seed-1 run against the
+/// native median per run. The comparison the issue asks for is in the keys after them: both
+/// sides' events summed (the simulator over seeds 1 to [`SIM_SEEDS`], native over every round),
+/// the rates per 1,000 tasks of those sums, their ratio, and a verdict per figure that says
+/// "too few events" rather than give a ratio of two counts that one run's luck decides.
+///
+/// Both sides count the same events in the same window: the counters are core's `MCounts`,
+/// incremented by the same table states (`GrabCas` / `GrabNextCas` for a steal, `StopMidleStore`
+/// for a park) from the first step of the run to the last; a park is counted only when an M puts
+/// itself on `midle` before the program ended (`StopDone` sees `done` and exits uncounted), and
+/// the Ms that start asleep on `midle` are not counted as parks, natively or simulated.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SimFigures {
-    /// The simulator's steals.
+    /// The simulator's steals (seed 1).
     pub steals: u64,
-    /// Its parks.
+    /// Its parks (seed 1).
     pub parks: u64,
-    /// Its spins.
+    /// Its spins (seed 1).
     pub spins: u64,
-    /// Its simulated time, ns.
+    /// Its simulated time, ns (seed 1).
     pub sim_time_ns: u64,
-    /// The simulator's steals per 1,000 tasks.
+    /// The simulator's steals per 1,000 tasks (seed 1).
     pub steals_per_1k: f64,
     /// Native (median) steals per 1,000 tasks.
     pub native_steals_per_1k: f64,
-    /// The simulator's parks per 1,000 tasks.
+    /// The simulator's parks per 1,000 tasks (seed 1).
     pub parks_per_1k: f64,
     /// Native (median) parks per 1,000 tasks.
     pub native_parks_per_1k: f64,
+    /// The simulator's seeds summed below (1 to this).
+    pub seeds: u64,
+    /// The simulator's steals, summed over the seeds.
+    pub sim_steals_total: u64,
+    /// The simulator's parks, summed over the seeds.
+    pub sim_parks_total: u64,
+    /// The simulator's steals per run, seed by seed.
+    pub sim_steals_runs: Vec<u64>,
+    /// The simulator's parks per run, seed by seed.
+    pub sim_parks_runs: Vec<u64>,
+    /// Native runs summed below (the rounds).
+    pub native_runs: u64,
+    /// Native steals, summed over the runs.
+    pub native_steals_total: u64,
+    /// Native parks, summed over the runs.
+    pub native_parks_total: u64,
+    /// Native steals per run, round by round.
+    pub native_steals_runs: Vec<u64>,
+    /// Native parks per run, round by round.
+    pub native_parks_runs: Vec<u64>,
+    /// The simulator's steals per 1,000 tasks over every seed.
+    pub sim_steals_per_1k_pooled: f64,
+    /// Native steals per 1,000 tasks over every run.
+    pub native_steals_per_1k_pooled: f64,
+    /// The simulator's parks per 1,000 tasks over every seed.
+    pub sim_parks_per_1k_pooled: f64,
+    /// Native parks per 1,000 tasks over every run.
+    pub native_parks_per_1k_pooled: f64,
+    /// Simulator over native, pooled steals per 1,000 tasks (null: too few events, or none on
+    /// the native side).
+    pub steals_ratio: Option<f64>,
+    /// Simulator over native, pooled parks per 1,000 tasks (null as `steals_ratio`).
+    pub parks_ratio: Option<f64>,
+    /// `within 25%`, `differs`, `too few events` (see [`verdict`]) or `one run dominates` (see
+    /// [`one_run_dominates`]).
+    pub steals_verdict: &'static str,
+    /// The same for parks.
+    pub parks_verdict: &'static str,
+    /// The fewest events the larger side must have for a ratio ([`MIN_EVENTS`]).
+    pub min_events: u64,
+}
+
+/// Whether one run holds more than half of its side's events (of at least 3 runs and
+/// [`MIN_EVENTS`] events): the pooled rate is then that run's, not the runs', and a ratio of it
+/// says nothing about a typical run. Native counts have such tails: on the 2-vCPU guest,
+/// `spawn_many` at 2 workers parks 0-4 times in most runs and 1,141 times in one of 50 (not
+/// traced; presumably runs where the spawner lost its CPU to an M, as in the simulator).
+pub fn one_run_dominates(runs: &[u64]) -> bool {
+    let total: u64 = runs.iter().sum();
+    let max = runs.iter().copied().max().unwrap_or(0);
+    runs.len() >= 3 && total >= MIN_EVENTS && 2 * max > total
+}
+
+/// The verdict on one figure: `too few events` when neither side counted [`MIN_EVENTS`] events
+/// in all its runs, else `within 25%` when the pooled rates (events per task over every run)
+/// are within [`AGREE_WITHIN`] of each other, measured against the native rate, else `differs`.
+/// With the ratio (simulator over native) when there is one: none when too few, or when the
+/// native side counted nothing (the simulator then counted at least [`MIN_EVENTS`]: `differs`).
+pub fn verdict(
+    sim_total: u64,
+    sim_tasks: u64,
+    native_total: u64,
+    native_tasks: u64,
+) -> (&'static str, Option<f64>) {
+    if sim_total.max(native_total) < MIN_EVENTS {
+        return ("too few events", None);
+    }
+    if native_total == 0 || sim_tasks == 0 || native_tasks == 0 {
+        return ("differs", None);
+    }
+    let ratio = (sim_total as f64 / sim_tasks as f64) / (native_total as f64 / native_tasks as f64);
+    if (ratio - 1.0).abs() <= AGREE_WITHIN {
+        ("within 25%", Some(ratio))
+    } else {
+        ("differs", Some(ratio))
+    }
 }
 
 /// The simulator's figures for `p` (each G's work `work_ns`, at least 1 ns as the key allows),
-/// beside the native medians.
+/// beside the native runs' steals and parks (one entry per run, in round order): seed 1 with
+/// every invariant checked after every step ([`GmpParams::run`]), seeds 2 to [`SIM_SEEDS`]
+/// checked at the end ([`GmpParams::run_end_checked`]). A seed whose run broke an invariant or
+/// did not finish is an error.
 pub fn sim_figures(
     p: &GmpParams,
     work_ns: u64,
-    native_steals: u64,
-    native_parks: u64,
-) -> SimFigures {
+    native_steals: &[u64],
+    native_parks: &[u64],
+) -> Result<SimFigures, String> {
     let p = GmpParams {
         work_ns: work_ns.clamp(1, 100_000_000) as u32,
         ..*p
     };
-    let (_, r) = p.run(50_000_000);
-    let per_1k = |n: u64| n as f64 * 1000.0 / p.goroutines as f64;
-    SimFigures {
+    let tasks = p.goroutines as u64;
+    let (mut steals_runs, mut parks_runs) = (Vec::new(), Vec::new());
+    let mut first = None;
+    for seed in 1..=SIM_SEEDS {
+        let q = GmpParams { seed, ..p };
+        let r = if seed == 1 {
+            q.run(SIM_MAX_STEPS).1
+        } else {
+            q.run_end_checked(SIM_MAX_STEPS)
+        };
+        if let Some(v) = &r.violation {
+            return Err(format!(
+                "the simulator broke {} at seed {seed}: {}",
+                v.invariant, v.message
+            ));
+        }
+        if r.finished != p.goroutines {
+            return Err(format!(
+                "the simulator's seed {seed} ran {} of {} goroutines in {} steps",
+                r.finished, p.goroutines, SIM_MAX_STEPS
+            ));
+        }
+        steals_runs.push(r.steals);
+        parks_runs.push(r.parks);
+        first.get_or_insert(r);
+    }
+    let r = first.expect("at least one seed");
+    let per_1k = |n: u64| n as f64 * 1000.0 / tasks as f64;
+    let median_of = |v: &[u64]| if v.is_empty() { 0 } else { median(v.to_vec()) };
+    let sum = |v: &[u64]| v.iter().sum::<u64>();
+    let pooled = |total: u64, runs: u64| total as f64 * 1000.0 / (tasks * runs.max(1)) as f64;
+    let (ss, sp) = (sum(&steals_runs), sum(&parks_runs));
+    let (ns, np) = (sum(native_steals), sum(native_parks));
+    let runs = native_steals.len() as u64;
+    let judge = |sim_runs: &[u64], sim_total: u64, native_runs: &[u64], native_total: u64| {
+        let (v, ratio) = verdict(sim_total, tasks * SIM_SEEDS, native_total, tasks * runs);
+        if v != "too few events" && (one_run_dominates(sim_runs) || one_run_dominates(native_runs))
+        {
+            ("one run dominates", ratio)
+        } else {
+            (v, ratio)
+        }
+    };
+    let (steals_verdict, steals_ratio) = judge(&steals_runs, ss, native_steals, ns);
+    let (parks_verdict, parks_ratio) = judge(&parks_runs, sp, native_parks, np);
+    Ok(SimFigures {
         steals: r.steals,
         parks: r.parks,
         spins: r.spins,
         sim_time_ns: r.sim_time_ns,
         steals_per_1k: per_1k(r.steals),
-        native_steals_per_1k: per_1k(native_steals),
+        native_steals_per_1k: per_1k(median_of(native_steals)),
         parks_per_1k: per_1k(r.parks),
-        native_parks_per_1k: per_1k(native_parks),
-    }
+        native_parks_per_1k: per_1k(median_of(native_parks)),
+        seeds: SIM_SEEDS,
+        sim_steals_total: ss,
+        sim_parks_total: sp,
+        sim_steals_runs: steals_runs,
+        sim_parks_runs: parks_runs,
+        native_runs: runs,
+        native_steals_total: ns,
+        native_parks_total: np,
+        native_steals_runs: native_steals.to_vec(),
+        native_parks_runs: native_parks.to_vec(),
+        sim_steals_per_1k_pooled: pooled(ss, SIM_SEEDS),
+        native_steals_per_1k_pooled: pooled(ns, runs),
+        sim_parks_per_1k_pooled: pooled(sp, SIM_SEEDS),
+        native_parks_per_1k_pooled: pooled(np, runs),
+        steals_ratio,
+        parks_ratio,
+        steals_verdict,
+        parks_verdict,
+        min_events: MIN_EVENTS,
+    })
 }
+
+/// The most steps one simulated run of `--compare-sim` may take.
+const SIM_MAX_STEPS: u64 = 50_000_000;
 
 fn percentile(sorted: &[u64], q: f64) -> u64 {
     if sorted.is_empty() {
@@ -300,7 +470,19 @@ fn median(mut v: Vec<u64>) -> u64 {
     percentile(&v, 0.5)
 }
 
-/// The scenario of a herdlab cell (tokio's sizes divided by `shrink`).
+/// The CPUs of this machine (at most the simulator's 64): what a herdlab cell's threads share
+/// natively, whatever the worker count, so what its simulated scenario gets.
+pub fn machine_cpus() -> u32 {
+    std::thread::available_parallelism()
+        .map_or(1, |n| n.get() as u32)
+        .clamp(1, 64)
+}
+
+/// The scenario of a herdlab cell (tokio's sizes divided by `shrink`), on [`machine_cpus`]
+/// simulated CPUs: natively the Ms, and the spawner of the shapes spawned from outside, run on
+/// every CPU of the machine (1 worker on a 2-CPU machine: the spawner and M0 run at once), so
+/// the simulator's scenario has as many (before, it had one per worker, and at 1 worker the
+/// spawner and the M took turns on one CPU, which no native run does).
 pub fn params(rt: Runtime, shape: Shape, workers: u32, shrink: u32) -> Result<GmpParams, String> {
     let threads = workers + 1;
     let (tasks, yields) = shape.size(shrink);
@@ -310,7 +492,7 @@ pub fn params(rt: Runtime, shape: Shape, workers: u32, shrink: u32) -> Result<Gm
     Ok(GmpParams {
         gomaxprocs: workers,
         threads,
-        cpus: workers,
+        cpus: machine_cpus(),
         workload: shape.workload(),
         goroutines: tasks,
         work_ns: 1,
@@ -692,12 +874,7 @@ pub fn run_bench(c: &GmpBenchConfig, progress: bool) -> Result<Vec<GmpRow>, Stri
         }
         // what an interrupt prints: the rows over the rounds done so far
         #[cfg(unix)]
-        crate::platform::interrupt::replace_measured(&summarize(
-            &cells,
-            c,
-            round as u32 + 1,
-            false,
-        ));
+        crate::platform::interrupt::replace_measured(&summarize(&cells, c, round as u32 + 1));
         if progress {
             eprint!(
                 "{}",
@@ -708,14 +885,29 @@ pub fn run_bench(c: &GmpBenchConfig, progress: bool) -> Result<Vec<GmpRow>, Stri
     if progress {
         eprintln!();
     }
-    let rows = summarize(&cells, c, c.rounds, c.compare_sim);
+    let mut rows = summarize(&cells, c, c.rounds);
+    if c.compare_sim {
+        for (row, cell) in rows.iter_mut().zip(&cells) {
+            if let Some(p) = cell.params {
+                row.sim = Some(
+                    sim_figures(&p, c.work_ns, &cell.steals, &cell.parks).map_err(|e| {
+                        format!(
+                            "--compare-sim {} {}: {e}",
+                            cell.rt.name(),
+                            cell.shape.name()
+                        )
+                    })?,
+                );
+            }
+        }
+    }
     #[cfg(unix)]
     crate::platform::interrupt::replace_measured(&rows);
     Ok(rows)
 }
 
-/// The rows of `cells` after `rounds` rounds (`sim`: with the simulator's figures).
-fn summarize(cells: &[Cell], c: &GmpBenchConfig, rounds: u32, sim: bool) -> Vec<GmpRow> {
+/// The rows of `cells` after `rounds` rounds (without the simulator's figures).
+fn summarize(cells: &[Cell], c: &GmpBenchConfig, rounds: u32) -> Vec<GmpRow> {
     cells
         .iter()
         .map(|cell| {
@@ -724,15 +916,6 @@ fn summarize(cells: &[Cell], c: &GmpBenchConfig, rounds: u32, sim: bool) -> Vec<
             let herd = cell.params.is_some();
             let med = |v: &[u64]| herd.then(|| median(v.to_vec()));
             let (steals, parks) = (med(&cell.steals), med(&cell.parks));
-            let sim = match (sim, cell.params) {
-                (true, Some(p)) => Some(sim_figures(
-                    &p,
-                    c.work_ns,
-                    steals.unwrap_or(0),
-                    parks.unwrap_or(0),
-                )),
-                _ => None,
-            };
             let (tasks, yields) = cell.shape.size(c.shrink);
             GmpRow {
                 runtime: cell.rt.name(),
@@ -750,7 +933,7 @@ fn summarize(cells: &[Cell], c: &GmpBenchConfig, rounds: u32, sim: bool) -> Vec<
                 parks,
                 spins: med(&cell.spins),
                 global_queue_gets: med(&cell.gets),
-                sim,
+                sim: None,
             }
         })
         .collect()
@@ -811,18 +994,38 @@ pub fn render(rows: &[GmpRow]) -> String {
     for r in rows {
         if let Some(s) = &r.sim {
             out.push_str(&format!(
-                "simulator vs native, {} {} workers {}: steals/1k {:.0} vs {:.0}, parks/1k {:.0} vs {:.0}\n",
+                "simulator ({} seeds) vs native ({} run{}), {} {} workers {}: steals/1k {:.1} vs {:.1} ({} vs {} events): {}; parks/1k {:.1} vs {:.1} ({} vs {} events): {}\n",
+                s.seeds,
+                s.native_runs,
+                if s.native_runs == 1 { "" } else { "s" },
                 r.runtime,
                 r.shape,
                 r.workers,
-                s.steals_per_1k,
-                s.native_steals_per_1k,
-                s.parks_per_1k,
-                s.native_parks_per_1k
+                s.sim_steals_per_1k_pooled,
+                s.native_steals_per_1k_pooled,
+                s.sim_steals_total,
+                s.native_steals_total,
+                verdict_text(s.steals_verdict, s.steals_ratio),
+                s.sim_parks_per_1k_pooled,
+                s.native_parks_per_1k_pooled,
+                s.sim_parks_total,
+                s.native_parks_total,
+                verdict_text(s.parks_verdict, s.parks_ratio),
             ));
         }
     }
     out
+}
+
+/// A figure's verdict as the text line says it.
+fn verdict_text(verdict: &str, ratio: Option<f64>) -> String {
+    match ratio {
+        _ if verdict == "too few events" => {
+            format!("too few events to compare (n<{MIN_EVENTS} on both sides)")
+        }
+        Some(x) => format!("{verdict} (sim/native {x:.2})"),
+        None => format!("{verdict} (none natively)"),
+    }
 }
 
 const ABOUT: &str = "\
@@ -844,7 +1047,9 @@ channels: on herdlab gopark and goready) and chained_spawn (each of 1,000 tasks 
 rotate the cells; rows give the median and p10/p90 over rounds, herdlab's steals,
 parks, spins and global-queue takes (median per run), and each herdlab row's factor
 over tokio. --compare-sim adds the simulator's steals and parks per 1,000 tasks for
-each herdlab row's scenario. Every run checks that each task ran exactly once.
+each herdlab row's scenario: summed over seeds 1-8 of the simulator and every native round,
+with a verdict per figure (within 25%, differs, too few events to compare when neither
+side counted 64, or one run dominates when a single run holds more than half of a side's). Every run checks that each task ran exactly once.
 Defaults: workers 1, 2 and the cores (at most 8), tokio's sizes, 0 ns of work, 31 rounds;
 --quick: workers 1 and 2, 5 rounds. --blocking runs the thread-blocking shape instead (16
 tasks, one async code on both runtimes; main and every even task sleep 1 ms in the kernel, then
