@@ -770,11 +770,70 @@ fn compare_sim_puts_the_simulators_figures_beside_the_native_ones_within_25_perc
         close(&ratio["sim"], p95(&rows[1]["sim"]) / p95(&rows[0]["sim"])),
         "{ratio}"
     );
+    // the server's CPU per query: at least most of the query's 50 µs spin, and what the
+    // simulated query got on top of it, the part the simulator does not charge by itself
+    for r in &rows {
+        let cpu = r["server_cpu_ns_per_query"].as_f64().expect("a number");
+        assert!(cpu > 25_000.0, "{r}");
+        assert!(
+            r["sim_io_us"].as_u64().is_some_and(|io| io <= 10_000),
+            "{r}"
+        );
+    }
     // without --compare-sim: neither
     let rows = bench_rows(&["--connections", "8", "--queries", "50"]);
     for r in &rows {
         assert!(r.get("sim").is_none() && r.get("compare").is_none(), "{r}");
+        assert_eq!(r["sim_io_us"], serde_json::Value::Null, "{r}");
     }
+}
+
+/// `--sim-io-us N`: each simulated query costs `--cpu-us` + N µs, exactly core's closed loop with
+/// that CPU time (its load generator where the row's was).
+#[test]
+fn sim_io_us_sets_what_the_simulated_query_costs_on_top() {
+    let rows = bench_rows(&[
+        "--mode",
+        "pool",
+        "--connections",
+        "8",
+        "--queries",
+        "100",
+        "--think-us",
+        "300",
+        "--compare-sim",
+        "--sim-io-us",
+        "7",
+    ]);
+    let r = &rows[0];
+    assert_eq!(r["sim_io_us"], 7, "{r}");
+    let p = MysqlParams {
+        mode: Mode::Pool,
+        connections: 8,
+        groups: num(r, "groups") as u32,
+        cpus: num(r, "server_cpus") as u32,
+        cpu_us: 57,
+        max_connections: 151,
+        cache_size: MysqlParams::autosized_cache(151),
+        queries: 100,
+        ..Default::default()
+    };
+    let clients = if num(r, "client_cpus") > 0 {
+        ClientCpus::Apart
+    } else {
+        ClientCpus::Shared
+    };
+    let core = p.run_closed_on(300_000, clients, u64::MAX).1;
+    assert_eq!(r["sim"]["p95_ns"], core.p95_ns, "{r}");
+    assert_eq!(r["sim"]["qps"], core.qps, "{r}");
+    refused(
+        &["bench", "mysql", "--sim-io-us", "5"],
+        "--sim-io-us: sets the cost of the simulator's query; allowed: with --compare-sim",
+    );
+    refused(
+        &["bench", "mysql", "--compare-sim", "--sim-io-us", "20000"],
+        "allowed 0-10000",
+    );
 }
 
 /// `--client-cpus`: the load generator (and the harness) on the last CPUs of the process's, the

@@ -21,7 +21,9 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use herdlab_core::mechanisms::mysql::{ClientCpus, Clients, Mode, MysqlParams, MysqlReport};
+use herdlab_core::mechanisms::mysql::{
+    ClientCpus, Clients, Mode, MysqlActor, MysqlParams, MysqlReport,
+};
 use herdlab_core::trace::Kind;
 
 use super::load::{self, ClientOut, Shared};
@@ -97,6 +99,16 @@ pub struct BenchRow {
     pub process_cpus: f64,
     /// Whether the time limit came before the query budget was spent.
     pub timed_out: bool,
+    /// The server's CPU time per answered query, ns: the process's CPU time over the row
+    /// (`getrusage`, user + system) less the load generator's and the harness's threads' own
+    /// (`RUSAGE_THREAD`). The query's `cpu_us` and what serving it costs besides: the socket's
+    /// read and write, `epoll`, the wakeups and switches.
+    pub server_cpu_ns_per_query: f64,
+    /// `--compare-sim`: what each simulated query costs on top of `cpu_us`, µs: the server's
+    /// measured CPU per query beyond the query's own and beyond the costs the simulator already
+    /// charges (its switches, wakeups and system calls), rounded to the µs (`--sim-io-us` sets
+    /// it instead); null without `--compare-sim`.
+    pub sim_io_us: Option<u32>,
     /// The CPUs the server's threads may run on (`--client-cpus`: the process's CPUs less the
     /// load generator's); the simulator's row has as many.
     pub server_cpus: u32,
@@ -255,13 +267,16 @@ pub fn compare(rows: &mut [BenchRow]) {
 
 /// Context switches as the kernel counts them (`getrusage`): voluntary (`ru_nvcsw`: the thread
 /// blocked) and involuntary (`ru_nivcsw`: it was preempted while runnable, by the server's other
-/// threads, the load generator's or any other process on the machine).
+/// threads, the load generator's or any other process on the machine); and the CPU time of the
+/// same threads (`ru_utime + ru_stime`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Switches {
     /// `ru_nvcsw`.
     pub voluntary: u64,
     /// `ru_nivcsw`.
     pub involuntary: u64,
+    /// `ru_utime + ru_stime`, ns.
+    pub cpu_ns: u64,
 }
 
 impl Switches {
@@ -274,6 +289,7 @@ impl Switches {
         Switches {
             voluntary: self.voluntary.saturating_sub(o.voluntary),
             involuntary: self.involuntary.saturating_sub(o.involuntary),
+            cpu_ns: self.cpu_ns.saturating_sub(o.cpu_ns),
         }
     }
     /// `self + o`.
@@ -281,6 +297,7 @@ impl Switches {
         Switches {
             voluntary: self.voluntary + o.voluntary,
             involuntary: self.involuntary + o.involuntary,
+            cpu_ns: self.cpu_ns + o.cpu_ns,
         }
     }
 }
@@ -294,9 +311,11 @@ fn rusage(who: i32) -> Switches {
     }
     // SAFETY: getrusage returned 0 and filled the zeroed, plain-integer struct.
     let ru = unsafe { ru.assume_init() };
+    let ns = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1000;
     Switches {
         voluntary: ru.ru_nvcsw as u64,
         involuntary: ru.ru_nivcsw as u64,
+        cpu_ns: ns(ru.ru_utime) + ns(ru.ru_stime),
     }
 }
 
@@ -368,6 +387,8 @@ struct Sampled {
     rss: AtomicU64,
     switches_v: AtomicU64,
     switches_i: AtomicU64,
+    /// The sampler's own CPU time, ns.
+    cpu_ns: AtomicU64,
     stop: AtomicBool,
 }
 
@@ -389,6 +410,7 @@ fn sample(s: &Sampled) {
         let sw = own_switches().minus(sw0);
         s.switches_v.store(sw.voluntary, SeqCst);
         s.switches_i.store(sw.involuntary, SeqCst);
+        s.cpu_ns.store(sw.cpu_ns, SeqCst);
         std::thread::sleep(Duration::from_millis(1));
     }
 }
@@ -607,6 +629,7 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
         let sampler_sw = Switches {
             voluntary: sampled.switches_v.load(SeqCst),
             involuntary: sampled.switches_i.load(SeqCst),
+            cpu_ns: sampled.cpu_ns.load(SeqCst),
         };
         let server_sw = process_switches()
             .minus(proc_sw0)
@@ -689,6 +712,12 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
         wall_ns,
         process_cpus: process_cpus.get(),
         timed_out: row_out.timed_out,
+        server_cpu_ns_per_query: if row_out.answered > 0 {
+            server_sw.cpu_ns as f64 / row_out.answered as f64
+        } else {
+            0.0
+        },
+        sim_io_us: None,
         server_cpus: server_cpus.len() as u32,
         client_cpus: rc.split.as_ref().map_or(0, |sp| sp.clients.len() as u32),
         server_cpu_list: crate::platform::affinity::shown(&server_cpus),
@@ -718,7 +747,17 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
 /// next query; [`MysqlParams::run_closed_on`]), on as many CPUs as the row's server had, its
 /// load generator where the row's was (on CPUs of its own, or sharing the server's), for
 /// `queries` queries.
-pub fn simulated(p: &MysqlParams, row: &BenchRow, queries: u32) -> MysqlReport {
+///
+/// The simulated query costs `cpu_us` plus `io_us` µs of CPU: given, or (`None`) the server's
+/// measured CPU per query ([`BenchRow::server_cpu_ns_per_query`]) less the query's own and less
+/// what the simulator charges per query by itself, found by a first run without it. Returns the
+/// report and the `io_us` it ran with.
+pub fn simulated(
+    p: &MysqlParams,
+    row: &BenchRow,
+    queries: u32,
+    io_us: Option<u32>,
+) -> (MysqlReport, u32) {
     let sp = MysqlParams {
         max_connections: p.max_connections.max(p.connections.saturating_sub(1)),
         queries,
@@ -730,8 +769,34 @@ pub fn simulated(p: &MysqlParams, row: &BenchRow, queries: u32) -> MysqlReport {
     } else {
         ClientCpus::Shared
     };
-    sp.run_closed_on(row.think_us * 1000, clients, super::cli::DEFAULT_MAX_STEPS)
-        .1
+    let run = |io: u32| {
+        let q = MysqlParams {
+            cpu_us: sp.cpu_us.saturating_add(io),
+            ..sp
+        };
+        q.run_closed_on(row.think_us * 1000, clients, super::cli::DEFAULT_MAX_STEPS)
+    };
+    let io = match io_us {
+        Some(io) => io,
+        None => {
+            let (sim, r) = run(0);
+            let own_ns = server_busy_ns(&sim) as f64 / r.queries_done.max(1) as f64;
+            let io_ns = row.server_cpu_ns_per_query - own_ns;
+            (io_ns / 1000.0)
+                .round()
+                .clamp(0.0, super::cli::MAX_SIM_IO_US as f64) as u32
+        }
+    };
+    (run(io).1, io)
+}
+
+/// The CPU time the simulated server's threads used (every thread but the load generator's).
+fn server_busy_ns(sim: &herdlab_core::mechanisms::mysql::MysqlSim) -> u64 {
+    sim.threads()
+        .iter()
+        .filter(|t| !matches!(t.machine(), MysqlActor::Clients(_)))
+        .map(|t| t.metrics().busy_ns)
+        .sum()
 }
 
 fn us(ns: u64) -> String {
@@ -773,7 +838,10 @@ pub fn render(rows: &[BenchRow]) -> String {
         ]);
         if let Some(s) = &r.sim {
             cells.push(vec![
-                "  sim".to_string(),
+                match r.sim_io_us {
+                    Some(io) => format!("  sim +{io}us"),
+                    None => "  sim".to_string(),
+                },
                 s.connections.to_string(),
                 format!("{:.0}", s.qps),
                 us(s.p50_ns),
@@ -817,6 +885,13 @@ pub fn render(rows: &[BenchRow]) -> String {
          (threads: the server's at most at once; switch/q: the server's context switches per query; \
          CPUs: the CPUs the process used on average, the simulator's CPUs under it)\n",
     );
+    if rows.iter().any(|r| r.sim_io_us.is_some()) {
+        out.push_str(
+            "sim +N us: each simulated query costs --cpu-us + N us, N the server's measured CPU per \
+             query beyond the query's own and beyond what the simulator charges by itself \
+             (--sim-io-us to set it)\n",
+        );
+    }
     if let Some(r) = rows.first() {
         out.push_str(&if r.client_cpus > 0 {
             format!(

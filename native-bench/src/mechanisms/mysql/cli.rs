@@ -107,6 +107,10 @@ would get almost none of it and send late);
 --quick: 16,256 connections, 2000 queries. Each connection takes a descriptor on both sides:
 the open-file limit (ulimit -n) must hold twice the largest count.";
 
+/// The most µs a simulated query gets on top of its own CPU time (`--sim-io-us`, and the
+/// measured overhead `--compare-sim` gives it).
+pub const MAX_SIM_IO_US: u32 = 10_000;
+
 /// `bench mysql`'s default connection counts.
 pub const BENCH_CONNECTIONS: [u32; 4] = [16, 256, 1024, 4096];
 /// `--quick`'s connection counts.
@@ -158,6 +162,9 @@ pub struct BenchArgs {
     pub json: bool,
     /// The simulator's row under each measured one.
     pub compare_sim: bool,
+    /// `--sim-io-us`: the simulated query's cost on top of its CPU time, µs; `None`: the
+    /// server's measured overhead per query.
+    pub sim_io_us: Option<u32>,
     /// The CPUs set apart for the load generator (`--client-cpus`), the server on the rest;
     /// `None`: they share every CPU.
     #[cfg(target_os = "linux")]
@@ -239,6 +246,11 @@ pub fn bench_args(m: &ArgMatches) -> Result<BenchArgs, CliError> {
             ));
         }
     }
+    if cli::value::<u64>(m, "sim-io-us").is_some() && !cli::on(m, "compare-sim") {
+        return cli::err(
+            "--sim-io-us: sets the cost of the simulator's query; allowed: with --compare-sim",
+        );
+    }
     let time_limit_s = cli::value(m, "time-limit").unwrap_or(20);
     if u64::from(params.long_ms) >= time_limit_s * 1000 {
         return cli::err(format!(
@@ -259,6 +271,7 @@ pub fn bench_args(m: &ArgMatches) -> Result<BenchArgs, CliError> {
         time_limit_s,
         json: cli::on(m, "json"),
         compare_sim: cli::on(m, "compare-sim"),
+        sim_io_us: cli::value::<u64>(m, "sim-io-us").map(|v| v as u32),
         #[cfg(target_os = "linux")]
         split,
     })
@@ -514,6 +527,14 @@ impl NativeMechanism for Mysql {
             .chain(key_args::<Mysql>(BENCH_KEYS))
             .chain([
                 switch("quick", "16,256 connections, 2000 queries per row"),
+                cli::ranged(
+                    "sim-io-us",
+                    "with --compare-sim: what each simulated query costs on top of --cpu-us, us \
+                     (default: the server's measured CPU per query less the query's own and less \
+                     what the simulator charges by itself: the socket's reads and writes, epoll)",
+                    0,
+                    MAX_SIM_IO_US as u64,
+                ),
                 switch(
                     "compare-sim",
                     "the simulator's row (its clients a closed loop with the same think time) under \
@@ -571,7 +592,9 @@ impl NativeMechanism for Mysql {
                 );
                 if a.compare_sim {
                     let q = row.queries_answered.clamp(1, 20_000) as u32;
-                    row.sim = Some(bench::simulated(&p, &row, q));
+                    let (sim, io) = bench::simulated(&p, &row, q, a.sim_io_us);
+                    row.sim = Some(sim);
+                    row.sim_io_us = Some(io);
                 }
                 #[cfg(unix)]
                 crate::platform::interrupt::measured(&row);
