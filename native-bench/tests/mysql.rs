@@ -819,11 +819,7 @@ fn sim_io_us_sets_what_the_simulated_query_costs_on_top() {
         queries: 100,
         ..Default::default()
     };
-    let clients = if num(r, "client_cpus") > 0 {
-        ClientCpus::Apart
-    } else {
-        ClientCpus::Shared
-    };
+    let clients = ClientCpus::apart_if(num(r, "client_cpus") > 0);
     let core = p.run_closed_on(300_000, clients, u64::MAX).1;
     assert_eq!(r["sim"]["p95_ns"], core.p95_ns, "{r}");
     assert_eq!(r["sim"]["qps"], core.qps, "{r}");

@@ -43,6 +43,17 @@ pub enum ClientCpus {
     Apart,
 }
 
+impl ClientCpus {
+    /// [`ClientCpus::Apart`] if `apart`, else [`ClientCpus::Shared`].
+    pub fn apart_if(apart: bool) -> Self {
+        if apart {
+            ClientCpus::Apart
+        } else {
+            ClientCpus::Shared
+        }
+    }
+}
+
 /// The modelled stack of one OS thread (`thread_stack`, 1 MiB by default in 8.0).
 pub const STACK_BYTES: u64 = 1 << 20;
 
@@ -578,7 +589,7 @@ impl MysqlParams {
     }
 
     fn simulate_parts(&self, cost: CostModel, drain: u32) -> MysqlSim {
-        self.simulate_cfg(self.config(), cost, drain)
+        self.simulate_cfg(self.config(), cost, drain, ClientCpus::Shared)
     }
 
     /// The closed loop's arrival stream: the rate at which every client would send if none
@@ -592,11 +603,7 @@ impl MysqlParams {
         (rate, total as u32)
     }
 
-    fn simulate_cfg(&self, cfg: MysqlConfig, cost: CostModel, drain: u32) -> MysqlSim {
-        self.simulate_on(cfg, cost, drain, ClientCpus::Shared)
-    }
-
-    fn simulate_on(
+    fn simulate_cfg(
         &self,
         cfg: MysqlConfig,
         cost: CostModel,
@@ -639,7 +646,7 @@ impl MysqlParams {
     /// Run to the end (at most `max_steps` steps), checking the invariants after every step; the
     /// report carries the first violation.
     pub fn run(&self, max_steps: u64) -> (MysqlSim, MysqlReport) {
-        self.run_cfg(self.config(), max_steps)
+        self.run_cfg(self.config(), ClientCpus::Shared, max_steps)
     }
 
     /// [`MysqlParams::run`] with the clients as a closed loop of mean think time `think_ns`
@@ -660,20 +667,16 @@ impl MysqlParams {
         clients: ClientCpus,
         max_steps: u64,
     ) -> (MysqlSim, MysqlReport) {
-        self.run_cfg_on(self.config_closed(think_ns), clients, max_steps)
+        self.run_cfg(self.config_closed(think_ns), clients, max_steps)
     }
 
-    fn run_cfg(&self, cfg: MysqlConfig, max_steps: u64) -> (MysqlSim, MysqlReport) {
-        self.run_cfg_on(cfg, ClientCpus::Shared, max_steps)
-    }
-
-    fn run_cfg_on(
+    fn run_cfg(
         &self,
         cfg: MysqlConfig,
         clients: ClientCpus,
         max_steps: u64,
     ) -> (MysqlSim, MysqlReport) {
-        let mut sim = self.simulate_on(cfg, CostModel::default(), self.drain_events(), clients);
+        let mut sim = self.simulate_cfg(cfg, CostModel::default(), self.drain_events(), clients);
         let mut violation = invariants::check_state(&sim);
         let mut peak = 0u32;
         let mut n = 0;

@@ -321,16 +321,7 @@ fn rusage(who: i32) -> Switches {
 
 /// The process's CPU time so far (user + system, every thread, the exited ones included), ns.
 pub fn process_cpu_ns() -> u64 {
-    let mut ru = std::mem::MaybeUninit::<libc::rusage>::zeroed();
-    // SAFETY: `ru` is a writable rusage-sized buffer for the call.
-    let r = unsafe { libc::getrusage(libc::RUSAGE_SELF, ru.as_mut_ptr()) };
-    if r != 0 {
-        return 0;
-    }
-    // SAFETY: getrusage returned 0 and filled the zeroed, plain-integer struct.
-    let ru = unsafe { ru.assume_init() };
-    let ns = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1000;
-    ns(ru.ru_utime) + ns(ru.ru_stime)
+    rusage(libc::RUSAGE_SELF).cpu_ns
 }
 
 /// The calling thread's context switches so far (`RUSAGE_THREAD`).
@@ -764,11 +755,7 @@ pub fn simulated(
         cpus: row.server_cpus.clamp(1, 64),
         ..*p
     };
-    let clients = if row.client_cpus > 0 {
-        ClientCpus::Apart
-    } else {
-        ClientCpus::Shared
-    };
+    let clients = ClientCpus::apart_if(row.client_cpus > 0);
     let run = |io: u32| {
         let q = MysqlParams {
             cpu_us: sp.cpu_us.saturating_add(io),

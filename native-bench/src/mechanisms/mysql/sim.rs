@@ -34,11 +34,7 @@ pub fn run_mysql(
     apart: bool,
     max_steps: u64,
 ) -> SimMysqlReport {
-    let clients = if apart {
-        ClientCpus::Apart
-    } else {
-        ClientCpus::Shared
-    };
+    let clients = ClientCpus::apart_if(apart);
     let (sim, report) = match think_ns {
         Some(t) => p.run_closed_on(t, clients, max_steps),
         None => p.run(max_steps),
