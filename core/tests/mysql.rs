@@ -8,6 +8,7 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 use herdlab_core::machine::steps::{Next, Recorder};
 use herdlab_core::machine::Machine;
 use herdlab_core::mechanism::Mechanism;
+use herdlab_core::mechanisms::mysql;
 use herdlab_core::mechanisms::mysql::invariants::{check_state, check_terminal, replay};
 use herdlab_core::mechanisms::mysql::machine::{throttle_us, WocCx};
 use herdlab_core::mechanisms::mysql::{
@@ -15,6 +16,7 @@ use herdlab_core::mechanisms::mysql::{
     Timer, Woc, Worker, LISTING,
 };
 use herdlab_core::op::Op;
+use herdlab_core::sim::SchedPolicy;
 
 /// States of the checker's login preset with the real code.
 #[cfg(not(target_arch = "wasm32"))]
@@ -556,6 +558,11 @@ fn the_key_table_round_trips_and_explains_bad_values() {
         Mysql::KEYS.iter().map(|k| k.name).collect::<Vec<_>>().len(),
         21
     );
+    // the scheduler is chosen outside the key table (`--sched`)
+    assert_eq!(mysql::sched_from_name("eevdf"), Some(SchedPolicy::Eevdf));
+    assert_eq!(mysql::sched_from_name("fair"), Some(SchedPolicy::Fair));
+    assert_eq!(mysql::sched_from_name("fifo"), None);
+    assert!(Mysql::set(&mut p, "sched", "eevdf").is_err());
 }
 
 // native only: keeps the wasm32 run short

@@ -197,6 +197,55 @@ fn bad_input_exits_2_naming_the_allowed_values() {
         &["check", "mysql", "--variant", "nope"],
         "allowed: correct, no-listener-wake, fifo-waiters",
     );
+    refused(
+        &["sim", "mysql", "--sched", "cfs"],
+        "--sched: 'cfs' is not allowed; allowed: fair, eevdf",
+    );
+    refused(
+        &["bench", "mysql", "--sched", "fifo"],
+        "--sched: 'fifo' is not allowed; allowed: fair, eevdf",
+    );
+}
+
+/// `--sched eevdf` runs core's EEVDF policy: the JSON says so and carries core's report of the
+/// same scenario with `sched` set, which differs from the fair policy's.
+#[test]
+fn sim_mysql_sched_chooses_the_simulated_kernels_scheduler() {
+    use herdlab_core::mechanisms::mysql::{Mode, MysqlParams};
+    use herdlab_core::sim::SchedPolicy;
+    let args = [
+        "sim",
+        "mysql",
+        "--mode",
+        "per-connection",
+        "--connections",
+        "16",
+        "--queries",
+        "300",
+        "--json",
+    ];
+    let fair = json_of(&herdlab(&args));
+    let eevdf = json_of(&herdlab(&[&args[..], &["--sched", "eevdf"]].concat()));
+    assert_eq!(fair["sched"], "fair");
+    assert_eq!(eevdf["sched"], "eevdf");
+    let core = |sched| {
+        let p = MysqlParams {
+            mode: Mode::PerConnection,
+            connections: 16,
+            queries: 300,
+            sched,
+            ..Default::default()
+        };
+        p.run(200_000_000).1
+    };
+    for (j, sched) in [(&fair, SchedPolicy::Fair), (&eevdf, SchedPolicy::Eevdf)] {
+        let r = core(sched);
+        assert_eq!(j["p95_ns"].as_u64(), Some(r.p95_ns), "{j}");
+        // (the JSON's shortest decimals: equal to a few ulps)
+        let cs = j["ctx_switches_per_query"].as_f64().expect("a number");
+        assert!((cs - r.ctx_switches_per_query).abs() < 1e-9, "{j}");
+    }
+    assert_ne!(fair["p95_ns"], eevdf["p95_ns"]);
 }
 
 #[test]
@@ -694,7 +743,11 @@ fn compare_sim_puts_the_simulators_figures_beside_the_native_ones_within_25_perc
     let modes: Vec<&str> = rows.iter().filter_map(|r| r["mode"].as_str()).collect();
     assert_eq!(modes, ["per-connection", "pool"]);
     let p95 = |r: &serde_json::Value| num(r, "p95_ns") as f64;
+    // the simulator models this machine's kernel: EEVDF from Linux 6.6 on
+    let kernel =
+        herdlab_bench::platform::kernel::policy_for(herdlab_bench::platform::kernel::release());
     for r in &rows {
+        assert_eq!(r["sim_sched"], kernel.name(), "{r}");
         exactly_once(r, 200);
         let sim = &r["sim"];
         for k in CONTRACT {

@@ -3,7 +3,7 @@
 //!
 //! # The machine
 //! - **CPUs.** Each CPU has a clock (simulated nanoseconds), the thread it is running, and a run
-//!   queue (FIFO, or keyed by CPU time: `sched.rs`). A step of a thread advances its CPU's clock by the step's cost ([`CostModel`]).
+//!   queue (FIFO, keyed by CPU time, or EEVDF's: `sched.rs`, `eevdf.rs`). A step of a thread advances its CPU's clock by the step's cost ([`CostModel`]).
 //! - **Threads.** A thread is in one of the states of [`Sched`]: `OnCpu` (running), `Queued`
 //!   (runnable, waiting in a run queue), `Asleep` or `Done`; separately its task state is `Running` or
 //!   `Interruptible` (Linux's `TASK_INTERRUPTIBLE`, set by `prepare_to_wait` before the thread actually
@@ -16,7 +16,10 @@
 //!   picks the queued thread that has used the least CPU time, and a woken thread preempts the
 //!   running one when it has used at least the wakeup granularity less (CFS's
 //!   `check_preempt_wakeup`: 1 ms × (1 + log2 CPUs), at most 8 CPUs counted); that is what spreads a
-//!   herd's wins over the workers on a real kernel. A context switch costs `context_switch_ns`.
+//!   herd's wins over the workers on a real kernel. With [`SchedPolicy::Eevdf`] (mysql's
+//!   `sched=eevdf`, and `bench mysql --compare-sim` on Linux 6.6 or later) the CPU runs Linux's
+//!   EEVDF: the eligible thread with the earliest virtual deadline, a woken thread placed by the
+//!   lag it slept with, delayed dequeue (`eevdf.rs`). A context switch costs `context_switch_ns`.
 //! - **Kernel model.** Words of memory, a futex queue per word, sleeping mutexes, condition variables,
 //!   one listening socket with its accept queue and its wait queue ([`WaitQueue`]), and the arrival
 //!   stream ([`arrivals::Arrivals`]) whose connections the *network* actor delivers, and a timer per
@@ -50,7 +53,8 @@
 //! | `mod.rs` | [`Simulation`], [`WorldSpec`], the step loop (choosing the actor, stepping it, the trace, the status), read access |
 //! | `record.rs` | what a step did: [`StepRecord`], [`Note`], [`Actor`], [`StepError`], [`Status`], the trace hash |
 //! | `thread.rs` | one thread: [`SimThread`], [`Sched`], [`TaskState`], [`SleepKind`], [`Role`] |
-//! | `sched.rs` | CPUs ([`Cpu`]), the tree of their clocks that names the next CPU to step, run queues and the two policies ([`SchedPolicy`]), wakeups, blocking, preemption |
+//! | `sched.rs` | CPUs ([`Cpu`]), the tree of their clocks that names the next CPU to step, run queues and the three policies ([`SchedPolicy`]), wakeups, blocking, preemption |
+//! | `eevdf.rs` | [`SchedPolicy::Eevdf`]: virtual runtime, lag, deadlines, delayed dequeue; the run queue and the wake, block, pick and tick paths |
 //! | `kernel/mod.rs` | the kernel's state, wait-queue plumbing (`try_to_wake_up`, walks), the dispatch of a thread's step |
 //! | `kernel/mem.rs` | words of memory: [`Words`], the one semantics of the memory operations, and [`BusyTime`] |
 //! | `kernel/{futex,sem,mutex}.rs` | futexes, semaphores, sleeping mutexes and condition variables |
@@ -64,6 +68,8 @@
 //! invariants; the simulator knows it only through [`Machine`].
 
 pub mod arrivals;
+#[cfg(feature = "eevdf")]
+mod eevdf;
 mod invariants;
 pub mod kernel;
 mod record;
@@ -171,6 +177,9 @@ pub struct Simulation<M> {
     harness_cpu: Option<u8>,
     /// Threads asleep on a timer ([`crate::op::Op::Sleep`]): 0 skips the search for the earliest.
     timers: u16,
+    /// [`SchedPolicy::Eevdf`]: each thread's state outside the run queues (empty otherwise).
+    #[cfg(feature = "eevdf")]
+    eev: Vec<eevdf::EevThread>,
 }
 impl<M: Machine> Simulation<M> {
     /// Hash the *logical* state: what the threads and the kernel model hold, leaving out time (CPU
@@ -274,6 +283,8 @@ impl<M> Simulation<M> {
             wakeup_gran_ns,
             harness_cpu,
             timers,
+            #[cfg(feature = "eevdf")]
+            eev,
         } = self;
         Simulation {
             threads: threads.into_iter().map(|t| t.map_machine(&mut f)).collect(),
@@ -313,6 +324,8 @@ impl<M> Simulation<M> {
             wakeup_gran_ns,
             harness_cpu,
             timers,
+            #[cfg(feature = "eevdf")]
+            eev,
         }
     }
 }
@@ -445,7 +458,8 @@ impl<M: Machine> Simulation<M> {
             })
             .collect();
         let run_at = RunAt::new(&run_at);
-        Simulation {
+        #[cfg_attr(not(feature = "eevdf"), allow(unused_mut))]
+        let mut sim = Simulation {
             threads: sim_threads,
             cpus,
             run_at,
@@ -491,11 +505,22 @@ impl<M: Machine> Simulation<M> {
             event_latency: LogHistogram::new(),
             seed: world.seed,
             busy: BusyTime::new(words),
-            policy: world.sched,
+            // (without core's `eevdf` feature, EEVDF runs as the fair policy)
+            policy: match world.sched {
+                SchedPolicy::Eevdf if cfg!(not(feature = "eevdf")) => SchedPolicy::Fair,
+                p => p,
+            },
             wakeup_gran_ns: wakeup_granularity_ns(ncpu as u8),
             harness_cpu: None,
             timers: 0,
+            #[cfg(feature = "eevdf")]
+            eev: Vec::new(),
+        };
+        #[cfg(feature = "eevdf")]
+        if world.sched == SchedPolicy::Eevdf {
+            sim.eev_init();
         }
+        sim
     }
 
     // ----- read access -----
@@ -755,6 +780,8 @@ impl<M: Machine> Simulation<M> {
     /// The actor the default scheduler runs next; `None` when nothing can run.
     pub fn next_actor(&self) -> Option<Actor> {
         self.debug_check_run_at();
+        #[cfg(all(debug_assertions, feature = "eevdf"))]
+        self.eev_check();
         let mut best: Option<(u64, Actor)> =
             self.due_producer().map(|(p, t)| (t, Actor::Thread(p)));
         // a timer that fires before every running CPU's clock (ties: the timer)

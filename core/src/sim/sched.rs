@@ -1,4 +1,4 @@
-//! The scheduler: CPUs, their run queues, the two policies, wakeups, blocking and preemption.
+//! The scheduler: CPUs, their run queues, the three policies, wakeups, blocking and preemption.
 //!
 //! # Run queues
 //! A [`RunQueue`] keeps its threads in queue order (front first: what [`Cpu::run_queue`] shows).
@@ -8,7 +8,8 @@
 //! the next thread is the heap's top instead of a scan of the queue that reads every thread's
 //! counters. The place is a sequence number: `push_back` takes the next one up,
 //! `push_front` the next one down, so sequence order is queue order and ties go to the front-most
-//! thread, exactly as the scan did.
+//! thread, exactly as the scan did. With [`SchedPolicy::Eevdf`] it is `eevdf.rs`'s queue, and the
+//! wake, block, pick and tick paths go to `eevdf.rs`.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -16,6 +17,8 @@ use std::hash::{Hash, Hasher};
 
 use serde::{Deserialize, Serialize};
 
+#[cfg(feature = "eevdf")]
+use super::eevdf::{EevdfQueue, Entry};
 use super::{Role, Sched, Simulation, SleepKind};
 use crate::machine::Machine;
 
@@ -35,6 +38,9 @@ pub(super) enum RunQueue {
     Fifo(VecDeque<u16>),
     /// [`SchedPolicy::Fair`].
     Fair(FairQueue),
+    /// [`SchedPolicy::Eevdf`] (`eevdf.rs`).
+    #[cfg(feature = "eevdf")]
+    Eevdf(EevdfQueue),
 }
 
 /// The fair run queue: a min-heap of entries keyed by `(cpu_time_ns, seq)`, each packed into one
@@ -83,6 +89,11 @@ impl RunQueue {
     pub(super) fn new(policy: SchedPolicy) -> Self {
         match policy {
             SchedPolicy::Fifo => RunQueue::Fifo(VecDeque::new()),
+            #[cfg(feature = "eevdf")]
+            SchedPolicy::Eevdf => RunQueue::Eevdf(EevdfQueue::default()),
+            // (without the feature a world never keeps `Eevdf`: `Simulation::new` makes it fair)
+            #[cfg(not(feature = "eevdf"))]
+            SchedPolicy::Eevdf => RunQueue::Fair(FairQueue::default()),
             SchedPolicy::Fair => RunQueue::Fair(FairQueue::default()),
         }
     }
@@ -91,6 +102,8 @@ impl RunQueue {
         match self {
             RunQueue::Fifo(q) => q.is_empty(),
             RunQueue::Fair(f) => f.heap.is_empty(),
+            #[cfg(feature = "eevdf")]
+            RunQueue::Eevdf(q) => q.is_empty(),
         }
     }
     /// Queue `tid` (which has used `cpu_ns` of CPU time) at the back.
@@ -102,6 +115,8 @@ impl RunQueue {
                 f.back += 1;
                 f.insert(cpu_ns, seq, tid);
             }
+            #[cfg(feature = "eevdf")]
+            RunQueue::Eevdf(q) => q.insert(tid, Entry::setup(cpu_ns)),
         }
     }
     /// Queue `tid` (which has used `cpu_ns` of CPU time) at the front.
@@ -113,6 +128,8 @@ impl RunQueue {
                 let seq = f.front;
                 f.insert(cpu_ns, seq, tid);
             }
+            #[cfg(feature = "eevdf")]
+            RunQueue::Eevdf(q) => q.insert(tid, Entry::setup(cpu_ns)),
         }
     }
     /// Take `tid` out, wherever it is.
@@ -120,6 +137,10 @@ impl RunQueue {
         match self {
             RunQueue::Fifo(q) => q.retain(|&x| x != tid),
             RunQueue::Fair(f) => f.heap.retain(|e| e.0 as u16 != tid),
+            #[cfg(feature = "eevdf")]
+            RunQueue::Eevdf(q) => {
+                q.remove(tid);
+            }
         }
     }
     /// The next thread to run: the front (FIFO), or the one that has used the least CPU time
@@ -128,17 +149,30 @@ impl RunQueue {
         match self {
             RunQueue::Fifo(q) => q.pop_front(),
             RunQueue::Fair(f) => f.heap.pop().map(|e| e.0 as u16),
+            #[cfg(feature = "eevdf")]
+            RunQueue::Eevdf(q) => {
+                let t = q.pick(None)?;
+                q.remove(t);
+                Some(t)
+            }
         }
     }
     /// The threads, front first.
     pub(super) fn iter(&self) -> impl Iterator<Item = u16> + '_ {
+        // (the thread in the low 16 bits)
+        let low = |e: u64| e as u16;
         let (fifo, fair) = match self {
             RunQueue::Fifo(q) => (Some(q.iter().copied()), None),
             RunQueue::Fair(f) => {
                 // queue order is sequence order: the 48 bits above the thread
                 let mut v: Vec<u64> = f.heap.iter().map(|e| e.0 as u64).collect();
                 v.sort_unstable();
-                (None, Some(v.into_iter().map(|e| e as u16)))
+                (None, Some(v.into_iter().map(low)))
+            }
+            #[cfg(feature = "eevdf")]
+            RunQueue::Eevdf(q) => {
+                let v: Vec<u64> = q.iter().map(u64::from).collect();
+                (None, Some(v.into_iter().map(low)))
             }
         };
         fifo.into_iter().flatten().chain(fair.into_iter().flatten())
@@ -363,6 +397,37 @@ pub enum SchedPolicy {
     Fifo,
     /// Least CPU time first, with CFS-style wakeup preemption.
     Fair,
+    /// Linux's fair class since 6.6: Earliest Eligible Virtual Deadline First, with lag kept over
+    /// sleep and delayed dequeue (`eevdf.rs`).
+    Eevdf,
+}
+
+impl SchedPolicy {
+    /// Every policy's name, as scenarios spell it.
+    pub const NAMES: [&'static str; 3] = ["fifo", "fair", "eevdf"];
+    /// The policy's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            SchedPolicy::Fifo => "fifo",
+            SchedPolicy::Fair => "fair",
+            SchedPolicy::Eevdf => "eevdf",
+        }
+    }
+    /// The policy named `s`.
+    ///
+    /// ```
+    /// use herdlab_core::sim::SchedPolicy;
+    /// assert_eq!(SchedPolicy::from_name("eevdf"), Some(SchedPolicy::Eevdf));
+    /// assert_eq!(SchedPolicy::from_name("cfs"), None);
+    /// ```
+    pub fn from_name(s: &str) -> Option<Self> {
+        Some(match s {
+            "fifo" => SchedPolicy::Fifo,
+            "fair" => SchedPolicy::Fair,
+            "eevdf" => SchedPolicy::Eevdf,
+            _ => return None,
+        })
+    }
 }
 
 /// CFS's wakeup granularity for `cpus` CPUs: 1 ms × (1 + log2(min(cpus, 8)))
@@ -385,12 +450,20 @@ impl<M: Machine> Simulation<M> {
 
     /// Queue `tid` at the back of `cpu`'s run queue.
     pub(in crate::sim) fn enqueue_back(&mut self, cpu: u8, tid: u16) {
+        #[cfg(feature = "eevdf")]
+        if self.policy == SchedPolicy::Eevdf {
+            return self.eev_enqueue(cpu, tid);
+        }
         let key = self.cpu_ns(tid);
         self.cpus[cpu as usize].runq.push_back(tid, key);
     }
 
     /// Queue `tid` at the front of `cpu`'s run queue.
     fn enqueue_front(&mut self, cpu: u8, tid: u16) {
+        #[cfg(feature = "eevdf")]
+        if self.policy == SchedPolicy::Eevdf {
+            return self.eev_enqueue(cpu, tid);
+        }
         let key = self.cpu_ns(tid);
         self.cpus[cpu as usize].runq.push_front(tid, key);
     }
@@ -401,7 +474,14 @@ impl<M: Machine> Simulation<M> {
         let idle = |c: &Cpu| c.current.is_none() && c.runq.is_empty();
         // (the load generator's own CPUs, if it has any, are no other thread's)
         let h = self.harness_cpu.map(usize::from);
-        let target = if idle(&self.cpus[prev]) {
+        // (EEVDF: a thread asleep delayed is still queued; on one CPU it wakes where it is)
+        #[cfg(feature = "eevdf")]
+        let delayed = self.policy == SchedPolicy::Eevdf && self.eev_wake_delayed(prev as u8, tid);
+        #[cfg(not(feature = "eevdf"))]
+        let delayed = false;
+        let target = if delayed {
+            None
+        } else if idle(&self.cpus[prev]) {
             Some(prev)
         } else if h.is_some_and(|h| prev >= h) {
             None
@@ -448,7 +528,21 @@ impl<M: Machine> Simulation<M> {
                 let t = &mut self.threads[tid as usize];
                 t.sched = Sched::OnCpu;
                 t.cpu = c as u8;
+                #[cfg(feature = "eevdf")]
+                if self.policy == SchedPolicy::Eevdf {
+                    self.eev_place(c as u8, tid, false);
+                }
                 self.sync_cpu(c);
+            }
+            #[cfg(feature = "eevdf")]
+            None if self.policy == SchedPolicy::Eevdf => {
+                if delayed {
+                    self.eev_requeue(prev as u8, tid);
+                } else {
+                    self.eev_place(prev as u8, tid, true);
+                }
+                self.threads[tid as usize].sched = Sched::Queued;
+                self.eev_preempt_on_wake(prev as u8, tid, at);
             }
             None => {
                 self.enqueue_back(prev as u8, tid);
@@ -472,9 +566,15 @@ impl<M: Machine> Simulation<M> {
         if woken + self.wakeup_gran_ns >= running {
             return;
         }
-        let cs = self.cost.context_switch_ns;
         self.cpus[cpu as usize].runq.remove(tid);
         self.enqueue_front(cpu, cur);
+        self.switch_on_wake(cpu, cur, tid, at);
+    }
+
+    /// The woken thread `tid` (out of the queue) preempts `cpu`'s running thread `cur` (queued).
+    #[inline(always)]
+    pub(in crate::sim) fn switch_on_wake(&mut self, cpu: u8, cur: u16, tid: u16, at: u64) {
+        let cs = self.cost.context_switch_ns;
         let c = &mut self.cpus[cpu as usize];
         c.current = Some(tid);
         c.clock = c.clock.max(at) + cs;
@@ -492,6 +592,10 @@ impl<M: Machine> Simulation<M> {
     /// The next thread `cpu` runs from its run queue: the front (FIFO), or the one that has used the
     /// least CPU time (fair; ties: the front-most).
     pub(in crate::sim) fn pop_next(&mut self, cpu: u8) -> Option<u16> {
+        #[cfg(feature = "eevdf")]
+        if self.policy == SchedPolicy::Eevdf {
+            return self.eev_pop(cpu);
+        }
         self.cpus[cpu as usize].runq.pop_next()
     }
 
@@ -522,6 +626,10 @@ impl<M: Machine> Simulation<M> {
             self.event_sleeper = Some(tid);
         }
         let cpu = self.threads[tid as usize].cpu;
+        #[cfg(feature = "eevdf")]
+        if self.policy == SchedPolicy::Eevdf {
+            self.eev_block(cpu, tid);
+        }
         let role = self.threads[tid as usize].role;
         if role == Role::Worker && kind == SleepKind::Work {
             self.asleep_workers += 1;
@@ -575,6 +683,10 @@ impl<M: Machine> Simulation<M> {
     }
 
     pub(in crate::sim) fn maybe_preempt(&mut self, cpu: u8) {
+        #[cfg(feature = "eevdf")]
+        if self.policy == SchedPolicy::Eevdf {
+            return self.eev_tick(cpu);
+        }
         let slice = self.cost.time_slice_ns;
         let c = &self.cpus[cpu as usize];
         if let Some(cur) = c.current {

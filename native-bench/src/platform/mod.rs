@@ -20,6 +20,7 @@ pub mod affinity;
 pub(crate) mod futex;
 #[cfg(unix)]
 pub mod interrupt;
+pub mod kernel;
 #[cfg(unix)]
 pub mod limits;
 pub mod mem;

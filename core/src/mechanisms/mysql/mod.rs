@@ -142,4 +142,4 @@ pub use machine::{
     CACHE_COND, CACHE_MTX, GROUP_WORDS, HEAD, LISTING, MAX_CONNECTIONS, MAX_GROUPS,
     MAX_GROUP_THREADS, NUM_WORKERS, ROW, TAIL, TICK, WAKE,
 };
-pub use params::{ClientCpus, Mysql, MysqlParams, MysqlReport, MysqlSim};
+pub use params::{sched_from_name, ClientCpus, Mysql, MysqlParams, MysqlReport, MysqlSim, SCHEDS};

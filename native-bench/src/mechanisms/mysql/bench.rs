@@ -109,6 +109,9 @@ pub struct BenchRow {
     /// charges (its switches, wakeups and system calls), rounded to the µs (`--sim-io-us` sets
     /// it instead); null without `--compare-sim`.
     pub sim_io_us: Option<u32>,
+    /// The simulated kernel's scheduler for `--compare-sim` (`sched`: `eevdf` from Linux 6.6
+    /// on, `fair` before, or as `--sched` chose).
+    pub sim_sched: &'static str,
     /// The CPUs the server's threads may run on (`--client-cpus`: the process's CPUs less the
     /// load generator's); the simulator's row has as many.
     pub server_cpus: u32,
@@ -709,6 +712,7 @@ pub fn run_row(rc: &RowConfig) -> Result<BenchRow, NativeError> {
             0.0
         },
         sim_io_us: None,
+        sim_sched: p.sched.name(),
         server_cpus: server_cpus.len() as u32,
         client_cpus: rc.split.as_ref().map_or(0, |sp| sp.clients.len() as u32),
         server_cpu_list: crate::platform::affinity::shown(&server_cpus),
@@ -872,12 +876,13 @@ pub fn render(rows: &[BenchRow]) -> String {
          (threads: the server's at most at once; switch/q: the server's context switches per query; \
          CPUs: the CPUs the process used on average, the simulator's CPUs under it)\n",
     );
-    if rows.iter().any(|r| r.sim_io_us.is_some()) {
-        out.push_str(
+    if let Some(r) = rows.iter().find(|r| r.sim_io_us.is_some()) {
+        out.push_str(&format!(
             "sim +N us: each simulated query costs --cpu-us + N us, N the server's measured CPU per \
              query beyond the query's own and beyond what the simulator charges by itself \
-             (--sim-io-us to set it)\n",
-        );
+             (--sim-io-us to set it); the simulated kernel's scheduler: {} (--sched)\n",
+            r.sim_sched
+        ));
     }
     if let Some(r) = rows.first() {
         out.push_str(&if r.client_cpus > 0 {

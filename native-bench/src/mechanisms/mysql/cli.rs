@@ -2,9 +2,9 @@
 
 use std::process::ExitCode;
 
-use clap::ArgMatches;
+use clap::{Arg, ArgMatches};
 use herdlab_core::mechanisms::mysql::{
-    Mode, MysqlParams, MysqlVariant, MAX_CONNECTIONS, MAX_GROUPS,
+    sched_from_name, Mode, MysqlParams, MysqlVariant, MAX_CONNECTIONS, MAX_GROUPS, SCHEDS,
 };
 
 #[cfg(target_os = "linux")]
@@ -103,7 +103,8 @@ Defaults: both modes, 16,256,1024,4096 connections, 20000 queries, 50 us queries
 think time, groups = the server's CPUs (at most 7), oversubscribe 3, stall limit 500 ms,
 20 s per row, the load generator on CPUs of its own (--client-cpus: the last 1 of 2-3 CPUs,
 the last 2 of 4 or more; Linux shares a CPU per thread, so clients beside 1,024 server threads
-would get almost none of it and send late);
+would get almost none of it and send late); --compare-sim's simulator runs the scheduler of
+this machine's kernel (--sched: eevdf from Linux 6.6 on, fair before);
 --quick: 16,256 connections, 2000 queries. Each connection takes a descriptor on both sides:
 the open-file limit (ulimit -n) must hold twice the largest count.";
 
@@ -137,6 +138,23 @@ const BENCH_KEYS: &[KeyFlag] = &[
     KeyFlag::Key("variant"),
     KeyFlag::Key("seed"),
 ];
+
+/// `--sched`: the simulated kernel's scheduler (not one of core's scenario keys).
+fn sched_arg(default: &str) -> Arg {
+    let allowed = SCHEDS.join(", ");
+    cli::flag(
+        "sched",
+        format!(
+            "the simulated kernel's scheduler: fair (the CPU time each thread used decides) or \
+             eevdf (Linux 6.6 and later: lag, virtual deadlines) [{allowed}] (default {default})"
+        ),
+        format!("allowed: {allowed}"),
+        move |v| {
+            sched_from_name(v).ok_or_else(|| format!("'{v}' is not allowed; allowed: {allowed}"))
+        },
+    )
+    .value_name("POLICY")
+}
 
 /// `bench mysql`, parsed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -222,6 +240,10 @@ pub fn bench_args(m: &ArgMatches) -> Result<BenchArgs, CliError> {
     let server_cpus = cli::cpus();
     let mut params = MysqlParams {
         groups: (server_cpus as u32).clamp(1, MAX_GROUPS),
+        // the simulator's side models this machine's kernel (--sched to choose)
+        sched: cli::value(m, "sched").unwrap_or_else(|| {
+            crate::platform::kernel::policy_for(crate::platform::kernel::release())
+        }),
         ..MysqlParams::default()
     };
     cli::apply_keys::<Mysql>(&mut params, BENCH_KEYS, m)?;
@@ -353,6 +375,9 @@ pub fn sim_args(m: &ArgMatches) -> Result<SimArgs, CliError> {
     let mut params = MysqlParams::default();
     cli::apply_keys::<Mysql>(&mut params, SIM_KEYS, m)?;
     cli::validated::<Mysql>(&params, SIM_KEYS)?;
+    if let Some(s) = cli::value(m, "sched") {
+        params.sched = s;
+    }
     if cli::on(m, "clients-apart") && cli::value::<u64>(m, "think-us").is_none() {
         return cli::err(
             "--clients-apart: places a closed loop's load generator; allowed: with --think-us \
@@ -460,6 +485,7 @@ impl NativeMechanism for Mysql {
                      the server's --cpus (as bench mysql's with --client-cpus 1 or more); default: \
                      its receiving threads share the server's CPUs",
                 ),
+                sched_arg("fair"),
                 cli::max_steps(),
                 json(),
             ]),
@@ -540,6 +566,7 @@ impl NativeMechanism for Mysql {
                     "the simulator's row (its clients a closed loop with the same think time) under \
                      each measured one, and the figures compared (within 25%?)",
                 ),
+                sched_arg("this kernel's: eevdf from Linux 6.6 on, else fair"),
                 json(),
             ]),
         )

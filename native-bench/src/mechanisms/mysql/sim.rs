@@ -23,6 +23,8 @@ pub struct SimMysqlReport {
     pub think_us: Option<u64>,
     /// Whether the closed loop's load generator ran on CPUs of its own (`--clients-apart`).
     pub clients_apart: bool,
+    /// The simulated kernel's scheduler (`--sched`: `fair` or `eevdf`).
+    pub sched: &'static str,
 }
 
 /// Run `p` to the end (at most `max_steps` steps), checking core's invariants after every step;
@@ -47,13 +49,17 @@ pub fn run_mysql(
         scenario: Mysql::to_query(p),
         think_us: think_ns.map(|t| t / 1000),
         clients_apart: apart && think_ns.is_some(),
+        sched: p.sched.name(),
     }
 }
 
 /// The report as text.
 pub fn render_mysql(r: &SimMysqlReport) -> String {
     let p = &r.report;
-    let mut out = format!("herdlab sim mysql {}\n", r.scenario);
+    let mut out = format!(
+        "herdlab sim mysql {}\nthe kernel's scheduler: {} (--sched)\n",
+        r.scenario, r.sched
+    );
     if let Some(t) = r.think_us {
         out.push_str(&format!(
             "clients: a closed loop, {t} us mean think time (rate unused), {}\n",
