@@ -854,7 +854,7 @@ fn a_coherence_miss_cost_slows_the_consumers_and_keeps_every_invariant() {
                 r.futex_wakes,
                 r.coherence_misses
             ),
-            (0, 5, 7, 7, 1311)
+            (2, 2, 6, 4, 1169)
         );
     }
 }
