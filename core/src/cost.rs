@@ -22,7 +22,8 @@
 //! `coherence_miss_ns` is charged to a load or a read-modify-write that misses (a plain store's
 //! miss waits in the store buffer, uncharged), and only when the simulator is built with
 //! core's `coherence` cargo feature (the site's main bundle, which runs no mechanism that sets it,
-//! is built without it, and then the knob is ignored): see `sim/kernel/mem.rs`, "Cache coherence",
+//! is built without it, and then the field does not exist, so that its code stays as it was; JSON
+//! that gives it is read and the value ignored): see `sim/kernel/mem.rs`, "Cache coherence",
 //! for the states and the rule.
 
 use serde::{Deserialize, Serialize};
@@ -55,8 +56,11 @@ pub struct CostModel {
     /// Extra cost of a memory access that misses in the coherence model: a load by a CPU without a
     /// valid copy of the line, a read-modify-write by a CPU that is not its sole holder (a plain
     /// store's miss is hidden by the store buffer; `sim/kernel/mem.rs`).
-    /// 0 (the default) turns the model off; ignored without the `coherence` cargo feature. Absent
-    /// from old JSON: 0.
+    /// 0 (the default) turns the model off. Absent from old JSON: 0. Only with the `coherence`
+    /// cargo feature: without it the field does not exist (JSON that gives it is read, the value
+    /// ignored), so that the site's main wasm, which has no mechanism that sets it, stays as it
+    /// was.
+    #[cfg(feature = "coherence")]
     #[serde(default)]
     pub coherence_miss_ns: u64,
 }
@@ -75,7 +79,23 @@ impl Default for CostModel {
             yield_ns: 300,
             time_slice_ns: 3_000_000,
             jitter_pct: 25,
+            #[cfg(feature = "coherence")]
             coherence_miss_ns: 0,
+        }
+    }
+}
+
+impl CostModel {
+    /// Whether the simulator charges coherence misses: a non-zero `coherence_miss_ns`, with the
+    /// `coherence` feature (always false without it).
+    pub fn charges_coherence(&self) -> bool {
+        #[cfg(feature = "coherence")]
+        {
+            self.coherence_miss_ns > 0
+        }
+        #[cfg(not(feature = "coherence"))]
+        {
+            false
         }
     }
 }

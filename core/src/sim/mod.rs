@@ -495,7 +495,7 @@ impl<M: Machine> Simulation<M> {
             event_latency: LogHistogram::new(),
             seed: world.seed,
             busy: BusyTime::new(words),
-            coherence: Coherence::new(words, world.cost.coherence_miss_ns > 0),
+            coherence: Coherence::new(words, world.cost.charges_coherence()),
             policy: world.sched,
             wakeup_gran_ns: wakeup_granularity_ns(ncpu as u8),
             harness_cpu: None,

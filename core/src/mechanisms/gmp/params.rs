@@ -501,7 +501,7 @@ impl GmpParams {
             sched: SchedPolicy::Fifo,
         };
         let mut sim = Simulation::new(world, self.threads());
-        if cost.coherence_miss_ns > 0 {
+        if cost.charges_coherence() {
             sim.set_cache_lines(&cache_lines(&cfg));
         }
         sim
@@ -510,11 +510,15 @@ impl GmpParams {
     /// The cost model `herdlab bench gmp --compare-sim` simulates with: the defaults, and a cache
     /// line moved between CPUs costing [`COHERENCE_MISS_NS`] (the simulator's coherence model:
     /// a G, its queue words and the global queue written on one CPU and read on another).
+    /// Without core's `coherence` feature there is no such cost: the defaults.
     pub fn native_cost() -> CostModel {
-        CostModel {
-            coherence_miss_ns: COHERENCE_MISS_NS,
-            ..CostModel::default()
+        #[allow(unused_mut)]
+        let mut cost = CostModel::default();
+        #[cfg(feature = "coherence")]
+        {
+            cost.coherence_miss_ns = COHERENCE_MISS_NS;
         }
+        cost
     }
 
     /// Run to the end (at most `max_steps` steps), checking the invariants after every step; the

@@ -51,8 +51,9 @@
 //! futex call's read of its word is part of the system call's cost. CPUs are told apart modulo
 //! 64 (a `u64` of holders per line): CPUs 64 apart share a bit. With `coherence_miss_ns` = 0 (the
 //! default) nothing is tracked and nothing changes. Built without the `coherence` feature (the
-//! site's main bundle) the knob is ignored: [`Coherence`] is empty and every access costs what it
-//! did before. The checker ([`crate::check::CheckWorld`]) has no time and no coherence.
+//! site's main bundle) there is no knob: `CostModel` has no `coherence_miss_ns` (JSON that gives
+//! one is read and the value ignored), [`Coherence`] is empty and every access costs what it did
+//! before, with the same code. The checker ([`crate::check::CheckWorld`]) has no time and no coherence.
 
 use crate::op::{Op, OpResult, Word};
 
@@ -336,20 +337,13 @@ impl<M: crate::machine::Machine> crate::sim::Simulation<M> {
     /// the store buffer); a failed CAS counts in `cas_failures` and every write feeds the per-word
     /// busy time.
     pub(in crate::sim) fn step_mem(&mut self, tid: u16, cpu: u8, op: Op) -> crate::sim::Note {
-        let (cost, at) = match op {
-            Op::Load(w) => (self.cost.plain_ns, Some((w, false))),
-            Op::Store(w, _) => (self.cost.plain_ns, Some((w, true))),
-            Op::Cas { word, .. } => (self.cost.atomic_ns, Some((word, true))),
-            Op::FetchAdd(w, _) | Op::Swap(w, _) => (self.cost.atomic_ns, Some((w, true))),
-            _ => (self.cost.atomic_ns, None),
-        };
-        let miss = at.is_some_and(|(w, write)| self.coherence.access(cpu, w, write));
-        // a plain store's transfer is hidden by the store buffer: the CPU does not wait for it
-        let stalls = miss && !matches!(op, Op::Store(..));
-        let cost = if stalls {
-            cost + self.cost.coherence_miss_ns
-        } else {
-            cost
+        #[cfg(feature = "coherence")]
+        let cost = self.mem_cost(cpu, op);
+        // without the feature, exactly the cost before the coherence model (the main wasm's code)
+        #[cfg(not(feature = "coherence"))]
+        let cost = match op {
+            Op::Load(_) | Op::Store(..) => self.cost.plain_ns,
+            _ => self.cost.atomic_ns,
         };
         let c = self.jittered(cost);
         self.charge(cpu, c);
@@ -370,6 +364,27 @@ impl<M: crate::machine::Machine> crate::sim::Simulation<M> {
             word: a.word,
             value: a.old,
             ok: a.ok,
+        }
+    }
+
+    /// The cost of memory operation `op` on `cpu` before the jitter: `plain_ns` or `atomic_ns`,
+    /// plus `coherence_miss_ns` when a load or a read-modify-write misses (a plain store's miss
+    /// waits in the store buffer: counted, not charged).
+    #[cfg(feature = "coherence")]
+    fn mem_cost(&mut self, cpu: u8, op: Op) -> u64 {
+        let (cost, at) = match op {
+            Op::Load(w) => (self.cost.plain_ns, Some((w, false))),
+            Op::Store(w, _) => (self.cost.plain_ns, Some((w, true))),
+            Op::Cas { word, .. } => (self.cost.atomic_ns, Some((word, true))),
+            Op::FetchAdd(w, _) | Op::Swap(w, _) => (self.cost.atomic_ns, Some((w, true))),
+            _ => (self.cost.atomic_ns, None),
+        };
+        let miss = at.is_some_and(|(w, write)| self.coherence.access(cpu, w, write));
+        // a plain store's transfer is hidden by the store buffer: the CPU does not wait for it
+        if miss && !matches!(op, Op::Store(..)) {
+            cost + self.cost.coherence_miss_ns
+        } else {
+            cost
         }
     }
 
