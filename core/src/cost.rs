@@ -17,6 +17,14 @@
 //! | `cross_cpu_wake_ns` | 5000 | an IPI plus an idle CPU leaving a shallow C-state, several µs (`schbench` wakeup latencies; Intel C-state exit latencies in `intel_idle`) |
 //! | `yield_ns` | 300 | `sched_yield` with nothing else to run |
 //! | `time_slice_ns` | 3,000,000 | CFS's `sched_min_granularity` order of magnitude (0.75-3 ms depending on CPU count) |
+//! | `coherence_miss_ns` | 0 (off) | a cache line moved from another core's cache: 20-115 ns one way on current x86 and Arm servers (nviennot/core-to-core-latency, README's "Single socket results": CAS ping-pong, median 48 ns on a Xeon Gold 6242, 68 ns on a Ryzen 9 7950X, 115 ns on an EPYC 7773X); 36 ns on the 2-vCPU AMD EPYC guest the benches ran on (a one-line store/load ping-pong, 2,000,000 round trips). Off by default, so that every scenario keeps its figures; a mechanism that compares itself with native runs turns it on (Go's G/M/P: `mechanisms::gmp::COHERENCE_MISS_NS`) |
+//!
+//! `coherence_miss_ns` is charged to a load or a read-modify-write that misses (a plain store's
+//! miss waits in the store buffer, uncharged), and only when the simulator is built with
+//! core's `coherence` cargo feature (the site's main bundle, which runs no mechanism that sets it,
+//! is built without it, and then the field does not exist, so that its code stays as it was; JSON
+//! that gives it is read and the value ignored): see `sim/kernel/mem.rs`, "Cache coherence",
+//! for the states and the rule.
 
 use serde::{Deserialize, Serialize};
 
@@ -45,6 +53,16 @@ pub struct CostModel {
     pub time_slice_ns: u64,
     /// Each step's cost is scaled by a seeded factor in `[100 - jitter, 100 + jitter]` percent.
     pub jitter_pct: u32,
+    /// Extra cost of a memory access that misses in the coherence model: a load by a CPU without a
+    /// valid copy of the line, a read-modify-write by a CPU that is not its sole holder (a plain
+    /// store's miss is hidden by the store buffer; `sim/kernel/mem.rs`).
+    /// 0 (the default) turns the model off. Absent from old JSON: 0. Only with the `coherence`
+    /// cargo feature: without it the field does not exist (JSON that gives it is read, the value
+    /// ignored), so that the site's main wasm, which has no mechanism that sets it, stays as it
+    /// was.
+    #[cfg(feature = "coherence")]
+    #[serde(default)]
+    pub coherence_miss_ns: u64,
 }
 
 impl Default for CostModel {
@@ -61,6 +79,23 @@ impl Default for CostModel {
             yield_ns: 300,
             time_slice_ns: 3_000_000,
             jitter_pct: 25,
+            #[cfg(feature = "coherence")]
+            coherence_miss_ns: 0,
+        }
+    }
+}
+
+impl CostModel {
+    /// Whether the simulator charges coherence misses: a non-zero `coherence_miss_ns`, with the
+    /// `coherence` feature (always false without it).
+    pub fn charges_coherence(&self) -> bool {
+        #[cfg(feature = "coherence")]
+        {
+            self.coherence_miss_ns > 0
+        }
+        #[cfg(not(feature = "coherence"))]
+        {
+            false
         }
     }
 }

@@ -765,3 +765,96 @@ fn every_counted_park_is_ended_by_one_wake_or_by_the_end_and_every_steal_runs_a_
         (6, 4, 12, 6, 400)
     );
 }
+
+#[test]
+fn the_cache_lines_group_the_words_as_the_native_layout_does() {
+    use herdlab_core::mechanisms::gmp::cache_lines;
+    use herdlab_core::mechanisms::gmp::machine::{GHEAD, GSIZE, LIVE, NMSPINNING};
+    for workload in [Workload::SpawnMany, Workload::Syscall, Workload::Netpoll] {
+        let cfg = GmpParams {
+            gomaxprocs: 3,
+            threads: 4,
+            goroutines: 9,
+            ring: 40,
+            workload,
+            ..GmpParams::default()
+        }
+        .config();
+        let lines = cache_lines(&cfg);
+        assert_eq!(lines.len() as u32, cfg.words_needed(), "{workload:?}");
+        let line = |w: herdlab_core::op::Word| lines[w.0 as usize];
+        // schedt on one line, the harness's words on another
+        assert_eq!(line(NMSPINNING), line(GHEAD));
+        assert_eq!(line(NMSPINNING), line(GSIZE));
+        assert_ne!(line(NMSPINNING), line(LIVE));
+        for p in 0..cfg.procs {
+            // a P's queue words on one line, its ring 32 slots to a line after it
+            assert_eq!(line(cfg.head(p)), line(cfg.runnext(p)));
+            assert_eq!(line(cfg.tail(p)), line(cfg.owner(p)));
+            assert_ne!(line(cfg.head(p)), line(cfg.slot(p, 0)));
+            assert_eq!(line(cfg.slot(p, 0)), line(cfg.slot(p, 31)));
+            assert_ne!(line(cfg.slot(p, 31)), line(cfg.slot(p, 32)));
+            assert_eq!(line(cfg.slot(p, 32)), line(cfg.slot(p, 39)));
+        }
+        // a G's four words on a line of their own
+        for g in 1..=cfg.gs {
+            let l = line(cfg.status(g));
+            assert_eq!(
+                [line(cfg.link(g)), line(cfg.wait(g)), line(cfg.sched(g))],
+                [l; 3]
+            );
+            let others = lines.iter().filter(|&&x| x == l).count();
+            assert_eq!(others, 4, "{workload:?} G{g}");
+        }
+        // an M's park and nextp words each alone
+        for m in 0..cfg.threads {
+            for w in [cfg.park(m), cfg.nextp(m)] {
+                assert_eq!(lines.iter().filter(|&&x| x == line(w)).count(), 1);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_coherence_miss_cost_slows_the_consumers_and_keeps_every_invariant() {
+    use herdlab_core::cost::CostModel;
+    // the default (0) is the model as pinned above: the same report, no miss counted
+    let p = GmpParams {
+        goroutines: 400,
+        ..bench_shape(Workload::SpawnMany, 1)
+    };
+    let (_, plain) = p.run(u64::MAX);
+    let (_, zero) = p.run_with(CostModel::default(), u64::MAX);
+    assert_eq!(plain, zero);
+    assert_eq!(plain.coherence_misses, 0);
+    #[cfg(feature = "coherence")]
+    {
+        // 50 ns a miss (bench gmp --compare-sim's figure): every G runs once, no invariant
+        // breaks, and the run is deterministic (pinned: a change of the rule shows here)
+        let cost = GmpParams::native_cost();
+        assert_eq!(cost.coherence_miss_ns, 50);
+        for workload in BENCH_WORKLOADS {
+            for seed in 1..=3 {
+                let q = bench_shape(workload, seed);
+                let (_, r) = q.run_with(cost, u64::MAX);
+                assert_eq!(r.violation, None, "{q:?}");
+                assert_eq!(r.finished, q.goroutines, "{q:?}");
+                assert!(r.coherence_misses > 0, "{q:?}");
+                assert_eq!(q.run_end_checked_with(cost, u64::MAX), r, "{q:?}");
+            }
+        }
+        let (_, r) = p.run_with(cost, u64::MAX);
+        assert!(r.sim_time_ns > plain.sim_time_ns);
+        assert_eq!(r.context_switches, 400);
+        assert_eq!(
+            (
+                r.steals,
+                r.parks,
+                r.spins,
+                r.futex_wakes,
+                r.coherence_misses
+            ),
+            (2, 2, 6, 4, 1169)
+        );
+    }
+}

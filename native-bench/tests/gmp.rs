@@ -518,7 +518,15 @@ fn bench_gmp_compare_sim_puts_cores_figures_beside_each_herdlab_row() {
             ..params(rt, shape, 2, 50).unwrap()
         };
         let tasks = p.goroutines as f64;
-        let (_, want) = p.run(50_000_000);
+        // simulated with a coherence miss costing core's figure (the default of the flag)
+        let cost = GmpParams::native_cost();
+        assert_eq!(s_cost(r), cost.coherence_miss_ns, "{r}");
+        let (_, want) = p.run_with(cost, 50_000_000);
+        assert_eq!(
+            r["sim"]["sim_coherence_misses"], want.coherence_misses,
+            "{r}"
+        );
+        assert!(want.coherence_misses > 0, "{r}");
         assert_eq!(want.violation, None);
         assert_eq!(r["sim"]["steals"], want.steals, "{r}");
         assert_eq!(r["sim"]["parks"], want.parks, "{r}");
@@ -551,7 +559,7 @@ fn bench_gmp_compare_sim_puts_cores_figures_beside_each_herdlab_row() {
         );
         for seed in 2..=8u64 {
             let q = GmpParams { seed, ..p };
-            let got = q.run_end_checked(50_000_000);
+            let got = q.run_end_checked_with(cost, 50_000_000);
             assert_eq!(got.violation, None, "{q:?}");
             assert_eq!(got.finished, p.goroutines, "{q:?}");
             let i = seed as usize - 1;
@@ -624,6 +632,93 @@ fn bench_gmp_compare_sim_puts_cores_figures_beside_each_herdlab_row() {
             }
         }
     }
+}
+
+fn s_cost(r: &serde_json::Value) -> u64 {
+    r["sim"]["coherence_miss_ns"].as_u64().unwrap()
+}
+
+#[test]
+fn bench_gmp_coherence_miss_ns_sets_the_simulators_cost_and_0_turns_it_off() {
+    use herdlab_bench::mechanisms::gmp::bench::{params, Runtime, Shape};
+    let out = herdlab(&[
+        "bench",
+        "gmp",
+        "--workers",
+        "2",
+        "--rounds",
+        "1",
+        "--shrink",
+        "50",
+        "--runtimes",
+        "herdlab",
+        "--shapes",
+        "spawn_many",
+        "--compare-sim",
+        "--coherence-miss-ns",
+        "0",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let v = json_of(&out);
+    let r = &v.as_array().unwrap()[0];
+    assert_eq!(s_cost(r), 0, "{r}");
+    assert_eq!(r["sim"]["sim_coherence_misses"], 0, "{r}");
+    // the model without the cost: core's plain run
+    let p = GmpParams {
+        work_ns: 1,
+        ..params(Runtime::Herdlab, Shape::SpawnMany, 2, 50).unwrap()
+    };
+    let (_, want) = p.run(50_000_000);
+    assert_eq!(
+        (&r["sim"]["steals"], &r["sim"]["parks"]),
+        (&want.steals.into(), &want.parks.into()),
+        "{r}"
+    );
+    refused(
+        &[
+            "bench",
+            "gmp",
+            "--compare-sim",
+            "--coherence-miss-ns",
+            "10001",
+        ],
+        "allowed 0-10000",
+    );
+    // sim gmp: off by default, on with the flag (the report counts the misses)
+    let args = [
+        "sim",
+        "gmp",
+        "--gomaxprocs",
+        "2",
+        "--threads",
+        "3",
+        "--cpus",
+        "2",
+        "--workload",
+        "spawn-many",
+        "--goroutines",
+        "200",
+        "--json",
+    ];
+    let off = json_of(&herdlab(&args));
+    assert_eq!(off["coherence_misses"], 0);
+    let on = json_of(&herdlab(
+        &[&args[..], &["--coherence-miss-ns", "50"]].concat(),
+    ));
+    let q = GmpParams {
+        gomaxprocs: 2,
+        threads: 3,
+        cpus: 2,
+        workload: Workload::SpawnMany,
+        goroutines: 200,
+        ..GmpParams::default()
+    };
+    let (_, want) = q.run_with(GmpParams::native_cost(), 50_000_000);
+    assert!(want.coherence_misses > 0);
+    assert_eq!(on["coherence_misses"], want.coherence_misses);
+    assert_eq!(on["sim_time_ns"], want.sim_time_ns);
+    assert_eq!(on["steals"], want.steals);
 }
 
 #[test]

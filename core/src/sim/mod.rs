@@ -77,7 +77,7 @@ mod sched;
 pub mod stepper;
 mod thread;
 
-pub use kernel::mem::{Access, BusyTime, Words};
+pub use kernel::mem::{Access, BusyTime, Coherence, Words};
 pub use kernel::{accept, net};
 pub use record::{Actor, Note, Status, StepError, StepRecord};
 pub use sched::{wakeup_granularity_ns, Cpu, SchedPolicy};
@@ -170,6 +170,8 @@ pub struct Simulation<M> {
     seed: u64,
     /// How long each word has been non-zero (a lock word's hold time).
     busy: BusyTime,
+    /// Which CPUs hold each cache line, for `coherence_miss_ns` (`kernel/mem.rs`).
+    coherence: Coherence,
     policy: SchedPolicy,
     wakeup_gran_ns: u64,
     /// The first of the CPUs set apart for the load generator's threads, one each
@@ -279,6 +281,7 @@ impl<M> Simulation<M> {
             event_latency,
             seed,
             busy,
+            coherence,
             policy,
             wakeup_gran_ns,
             harness_cpu,
@@ -320,6 +323,7 @@ impl<M> Simulation<M> {
             event_latency,
             seed,
             busy,
+            coherence,
             policy,
             wakeup_gran_ns,
             harness_cpu,
@@ -505,6 +509,7 @@ impl<M: Machine> Simulation<M> {
             event_latency: LogHistogram::new(),
             seed: world.seed,
             busy: BusyTime::new(words),
+            coherence: Coherence::new(words, world.cost.charges_coherence()),
             // (without core's `eevdf` feature, EEVDF runs as the fair policy)
             policy: match world.sched {
                 SchedPolicy::Eevdf if cfg!(not(feature = "eevdf")) => SchedPolicy::Fair,

@@ -481,7 +481,9 @@ impl GmpParams {
         self.simulate_with(CostModel::default())
     }
 
-    /// A fresh simulation with an explicit cost model.
+    /// A fresh simulation with an explicit cost model. Its words are grouped into cache lines as
+    /// the native runtime lays them out ([`cache_lines`]), which matters only when
+    /// `cost.coherence_miss_ns` is non-zero (with core's `coherence` feature).
     pub fn simulate_with(&self, cost: CostModel) -> GmpSim {
         let cfg = self.config();
         let world = WorldSpec {
@@ -498,13 +500,37 @@ impl GmpParams {
             net: None,
             sched: SchedPolicy::Fifo,
         };
-        Simulation::new(world, self.threads())
+        let mut sim = Simulation::new(world, self.threads());
+        if cost.charges_coherence() {
+            sim.set_cache_lines(&cache_lines(&cfg));
+        }
+        sim
+    }
+
+    /// The cost model `herdlab bench gmp --compare-sim` simulates with: the defaults, and a cache
+    /// line moved between CPUs costing [`COHERENCE_MISS_NS`] (the simulator's coherence model:
+    /// a G, its queue words and the global queue written on one CPU and read on another).
+    /// Without core's `coherence` feature there is no such cost: the defaults.
+    pub fn native_cost() -> CostModel {
+        #[allow(unused_mut)]
+        let mut cost = CostModel::default();
+        #[cfg(feature = "coherence")]
+        {
+            cost.coherence_miss_ns = COHERENCE_MISS_NS;
+        }
+        cost
     }
 
     /// Run to the end (at most `max_steps` steps), checking the invariants after every step; the
     /// report carries the first violation.
     pub fn run(&self, max_steps: u64) -> (GmpSim, GmpReport) {
-        let mut sim = self.simulate();
+        self.run_with(CostModel::default(), max_steps)
+    }
+
+    /// [`GmpParams::run`] under the cost model `cost` (the report's `coherence_misses` counts
+    /// its coherence misses).
+    pub fn run_with(&self, cost: CostModel, max_steps: u64) -> (GmpSim, GmpReport) {
+        let mut sim = self.simulate_with(cost);
         let mut violation = invariants::check_state(&sim);
         let mut n = 0;
         // the sysmon worlds also measure the longest wait of a runnable G (few Gs: a scan per step)
@@ -550,7 +576,12 @@ impl GmpParams {
     /// seeds). A violation that [`invariants::check_terminal`] does not see is missed, and
     /// `max_wait_ns` (measured step by step in the sysmon worlds) stays 0.
     pub fn run_end_checked(&self, max_steps: u64) -> GmpReport {
-        let mut sim = self.simulate();
+        self.run_end_checked_with(CostModel::default(), max_steps)
+    }
+
+    /// [`GmpParams::run_end_checked`] under the cost model `cost`.
+    pub fn run_end_checked_with(&self, cost: CostModel, max_steps: u64) -> GmpReport {
+        let mut sim = self.simulate_with(cost);
         let mut n = 0;
         while n < max_steps && sim.step().is_some() {
             n += 1;
@@ -816,6 +847,10 @@ pub struct GmpReport {
     pub finished: u32,
     /// The first broken invariant, if any.
     pub violation: Option<Violation>,
+    /// Memory accesses that missed in the simulator's coherence model (0 when the cost model's
+    /// `coherence_miss_ns` is 0).
+    #[serde(default)]
+    pub coherence_misses: u64,
 }
 
 impl GmpReport {
@@ -907,8 +942,82 @@ impl GmpReport {
             unlocks: c.unlocks,
             finished,
             violation,
+            coherence_misses: sim.coherence_misses(),
         }
     }
+}
+
+/// The extra cost of a memory access that misses in the simulator's coherence model, for the
+/// scheduler compared with its native runs (`herdlab bench gmp --compare-sim`,
+/// [`GmpParams::native_cost`]): a cache line moved from another core's cache, 20-115 ns on
+/// current servers (nviennot/core-to-core-latency's single-socket table: 48 ns on a Xeon Gold
+/// 6242, 68 ns on a Ryzen 9 7950X, 115 ns on an EPYC 7773X) and 36 ns one way on the 2-vCPU
+/// AMD EPYC guest the bench ran on; a round figure inside both (`cost.rs`'s table). Not fitted to
+/// the comparison.
+pub const COHERENCE_MISS_NS: u64 = 50;
+
+/// 32-bit words in one 128-byte line of the native runtime's layout.
+const LINE_WORDS: u32 = 32;
+
+/// Each word's cache line (`line_of[w]`) as the native runtime lays the words out (Go's layout,
+/// `herdlab-bench`'s `gmp::layout`, 128-byte lines of 32 words): `schedt`'s eight words
+/// (`nmspinning`, `npidle`, `pidle`, `midle`, the global queue's head, tail and size,
+/// `needspinning`) on one line; the harness's `live` and `done` on the next; each P's `runqhead`,
+/// `runqtail`, `runnext`, `pp.m` (and in the sysmon worlds its syscall and preemption words) on
+/// one line, then its ring, 32 slots to a line; each G's four words on a line of their own; every
+/// other word (the Ms' `park` and `nextp`, sysmon's and the poller's words) alone on its line.
+pub fn cache_lines(cfg: &GmpConfig) -> Vec<u32> {
+    use super::machine::{
+        DONE, GHEAD, GSIZE, GTAIL, LIVE, MIDLE, NEEDSPIN, NMSPINNING, NPIDLE, PIDLE,
+    };
+    let words = cfg.words_needed().min(MAX_WORDS) as usize;
+    let mut line_of = vec![u32::MAX; words];
+    let mut next = 0u32;
+    let put = |line_of: &mut Vec<u32>, group: &[crate::op::Word], next: &mut u32| {
+        for w in group {
+            if let Some(l) = line_of.get_mut(w.0 as usize) {
+                *l = *next;
+            }
+        }
+        *next += 1;
+    };
+    put(
+        &mut line_of,
+        &[
+            NMSPINNING, NPIDLE, PIDLE, MIDLE, GHEAD, GTAIL, GSIZE, NEEDSPIN,
+        ],
+        &mut next,
+    );
+    put(&mut line_of, &[LIVE, DONE], &mut next);
+    let sysmon = cfg.workload.sysmon_world();
+    for p in 0..cfg.procs {
+        let mut head = vec![cfg.head(p), cfg.tail(p), cfg.runnext(p), cfg.owner(p)];
+        if sysmon {
+            head.extend([
+                cfg.psys(p),
+                cfg.pschedtick(p),
+                cfg.psyscalltick(p),
+                cfg.ppreempt(p),
+            ]);
+        }
+        put(&mut line_of, &head, &mut next);
+        let slots: Vec<_> = (0..cfg.ring).map(|i| cfg.slot(p, i)).collect();
+        for chunk in slots.chunks(LINE_WORDS as usize) {
+            put(&mut line_of, chunk, &mut next);
+        }
+    }
+    for g in 1..=cfg.gs {
+        put(
+            &mut line_of,
+            &[cfg.status(g), cfg.link(g), cfg.wait(g), cfg.sched(g)],
+            &mut next,
+        );
+    }
+    for l in line_of.iter_mut().filter(|l| **l == u32::MAX) {
+        *l = next;
+        next += 1;
+    }
+    line_of
 }
 
 /// Whether every M of the simulation has exited.

@@ -32,6 +32,11 @@
 //! shutdown is counted. Rows give the median and the 10th/90th percentiles over rounds, and for
 //! herdlab the median per run of its steals, parks and spins. Every run checks that each task ran
 //! exactly once.
+//!
+//! `--compare-sim` simulates each herdlab cell with a cache line moved between CPUs costing
+//! core's `COHERENCE_MISS_NS` (50 ns; `--coherence-miss-ns` sets it, 0 turns it off): natively an
+//! M that runs a G the spawner (or another M) just wrote reads its words, its future and the
+//! queue words from another CPU's cache, which the simulator's `plain_ns` (1 ns) does not see.
 
 use std::future::Future;
 use std::process::ExitCode;
@@ -42,8 +47,9 @@ use std::time::Instant;
 use clap::ArgMatches;
 use serde::Serialize;
 
+use herdlab_core::cost::CostModel;
 use herdlab_core::mechanisms::gmp::params::MAX_WORDS;
-use herdlab_core::mechanisms::gmp::{GmpParams, GmpVariant, Workload};
+use herdlab_core::mechanisms::gmp::{GmpParams, GmpVariant, Workload, COHERENCE_MISS_NS};
 
 use super::native::{self, ring_for, GmpRun};
 use super::task::{self, Tasks};
@@ -177,6 +183,9 @@ pub struct GmpBenchConfig {
     pub rounds: u32,
     /// Add the simulator's figures for each herdlab cell.
     pub compare_sim: bool,
+    /// `--compare-sim`: the simulator's cost of a memory access that misses in its coherence
+    /// model (core's `COHERENCE_MISS_NS` unless `--coherence-miss-ns` says otherwise; 0: off).
+    pub coherence_miss_ns: u64,
 }
 
 impl GmpBenchConfig {
@@ -197,6 +206,7 @@ impl GmpBenchConfig {
             work_ns: 0,
             rounds: if quick { 5 } else { 31 },
             compare_sim: false,
+            coherence_miss_ns: COHERENCE_MISS_NS,
         }
     }
 }
@@ -325,6 +335,10 @@ pub struct SimFigures {
     pub parks_verdict: &'static str,
     /// The fewest events the larger side must have for a ratio ([`MIN_EVENTS`]).
     pub min_events: u64,
+    /// The simulator's cost of a coherence miss in these runs, ns (0: the model was off).
+    pub coherence_miss_ns: u64,
+    /// The simulator's coherence misses (seed 1).
+    pub sim_coherence_misses: u64,
 }
 
 /// Whether one run holds more than half of its side's events (of at least 3 runs and
@@ -365,12 +379,14 @@ pub fn verdict(
 
 /// The simulator's figures for `p` (each G's work `work_ns`, at least 1 ns as the key allows),
 /// beside the native runs' steals and parks (one entry per run, in round order): seed 1 with
-/// every invariant checked after every step ([`GmpParams::run`]), seeds 2 to [`SIM_SEEDS`]
-/// checked at the end ([`GmpParams::run_end_checked`]). A seed whose run broke an invariant or
-/// did not finish is an error.
+/// every invariant checked after every step ([`GmpParams::run_with`]), seeds 2 to [`SIM_SEEDS`]
+/// checked at the end ([`GmpParams::run_end_checked_with`]), all under the default cost model
+/// with a coherence miss costing `coherence_miss_ns` (0: off). A seed whose run broke an
+/// invariant or did not finish is an error.
 pub fn sim_figures(
     p: &GmpParams,
     work_ns: u64,
+    coherence_miss_ns: u64,
     native_steals: &[u64],
     native_parks: &[u64],
 ) -> Result<SimFigures, String> {
@@ -379,14 +395,18 @@ pub fn sim_figures(
         ..*p
     };
     let tasks = p.goroutines as u64;
+    let cost = CostModel {
+        coherence_miss_ns,
+        ..CostModel::default()
+    };
     let (mut steals_runs, mut parks_runs) = (Vec::new(), Vec::new());
     let mut first = None;
     for seed in 1..=SIM_SEEDS {
         let q = GmpParams { seed, ..p };
         let r = if seed == 1 {
-            q.run(SIM_MAX_STEPS).1
+            q.run_with(cost, SIM_MAX_STEPS).1
         } else {
-            q.run_end_checked(SIM_MAX_STEPS)
+            q.run_end_checked_with(cost, SIM_MAX_STEPS)
         };
         if let Some(v) = &r.violation {
             return Err(format!(
@@ -451,6 +471,8 @@ pub fn sim_figures(
         steals_verdict,
         parks_verdict,
         min_events: MIN_EVENTS,
+        coherence_miss_ns,
+        sim_coherence_misses: r.coherence_misses,
     })
 }
 
@@ -890,7 +912,14 @@ pub fn run_bench(c: &GmpBenchConfig, progress: bool) -> Result<Vec<GmpRow>, Stri
         for (row, cell) in rows.iter_mut().zip(&cells) {
             if let Some(p) = cell.params {
                 row.sim = Some(
-                    sim_figures(&p, c.work_ns, &cell.steals, &cell.parks).map_err(|e| {
+                    sim_figures(
+                        &p,
+                        c.work_ns,
+                        c.coherence_miss_ns,
+                        &cell.steals,
+                        &cell.parks,
+                    )
+                    .map_err(|e| {
                         format!(
                             "--compare-sim {} {}: {e}",
                             cell.rt.name(),
@@ -1117,6 +1146,12 @@ pub fn command() -> clap::Command {
                 "compare-sim",
                 "add the simulator's steals and parks (per 1,000 tasks) beside each herdlab row",
             ),
+            ranged(
+                "coherence-miss-ns",
+                "--compare-sim: the simulator's cost of a cache line moved between CPUs, ns (default 50; 0: off)",
+                0,
+                10_000,
+            ),
             switch(
                 "blocking",
                 "the thread-blocking shape instead: 16 tasks, 9 of them sleeping 1 ms in the kernel (herdlab, herdlab-no-retake, tokio)",
@@ -1155,6 +1190,9 @@ pub fn config(m: &ArgMatches) -> Result<GmpBenchConfig, CliError> {
         c.rounds = n as u32;
     }
     c.compare_sim = cli::on(m, "compare-sim");
+    if let Some(n) = cli::value::<u64>(m, "coherence-miss-ns") {
+        c.coherence_miss_ns = n;
+    }
     c.workers.dedup();
     for &w in &c.workers {
         for &s in &c.shapes {

@@ -3,6 +3,7 @@
 use std::process::ExitCode;
 
 use clap::ArgMatches;
+use herdlab_core::cost::CostModel;
 use herdlab_core::mechanisms::gmp::{GmpParams, GmpVariant, Workload};
 
 use super::bench;
@@ -113,6 +114,8 @@ pub struct SimArgs {
     pub max_steps: u64,
     /// Print JSON.
     pub json: bool,
+    /// `--coherence-miss-ns`: the simulator's cost of a coherence miss (0, the default: off).
+    pub coherence_miss_ns: u64,
 }
 
 /// The step bound of `sim gmp`.
@@ -127,6 +130,7 @@ pub fn sim_args(m: &ArgMatches) -> Result<SimArgs, CliError> {
         params,
         max_steps: cli::value(m, "max-steps").unwrap_or(DEFAULT_MAX_STEPS),
         json: cli::on(m, "json"),
+        coherence_miss_ns: cli::value(m, "coherence-miss-ns").unwrap_or(0),
     })
 }
 
@@ -201,15 +205,26 @@ impl NativeMechanism for Gmp {
             "Run Go's G/M/P scheduler headless on the simulated platform",
             SIM_ABOUT,
             "herdlab sim gmp --gomaxprocs 2 --threads 3 --workload chain --goroutines 20 --json",
-            key_args::<Gmp>(SIM_KEYS)
-                .into_iter()
-                .chain([cli::max_steps(), json()]),
+            key_args::<Gmp>(SIM_KEYS).into_iter().chain([
+                cli::ranged(
+                    "coherence-miss-ns",
+                    "the cost of a cache line moved between CPUs, ns (default 0: off, as on the site; bench gmp --compare-sim uses 50)",
+                    0,
+                    10_000,
+                ),
+                cli::max_steps(),
+                json(),
+            ]),
         )
     }
 
     fn sim(m: &ArgMatches) -> Result<ExitCode, CliError> {
         let a = sim_args(m)?;
-        let r = sim::run_gmp(&a.params, a.max_steps);
+        let cost = CostModel {
+            coherence_miss_ns: a.coherence_miss_ns,
+            ..CostModel::default()
+        };
+        let r = sim::run_gmp_with(&a.params, cost, a.max_steps);
         let code = if a.json {
             print_json(&r, false)
         } else {

@@ -265,4 +265,42 @@ mod tests {
             assert_eq!(watched, 1, "{workload:?}");
         }
     }
+
+    /// The simulator's cache lines (core's `cache_lines`, what its coherence cost groups) are
+    /// this layout's: two words share a line in core's map exactly when they share a 128-byte
+    /// line here (a word the world keeps is alone on its line).
+    #[test]
+    fn cores_cache_lines_are_this_layouts_lines() {
+        use herdlab_core::mechanisms::gmp::cache_lines;
+        for workload in [Workload::SpawnMany, Workload::Syscall, Workload::FanOut] {
+            let cfg = GmpParams {
+                gomaxprocs: 3,
+                threads: 4,
+                goroutines: 9,
+                ring: 40,
+                workload,
+                ..GmpParams::default()
+            }
+            .config();
+            let mem = GoMemory::new(&cfg);
+            let core = cache_lines(&cfg);
+            let first = mem.entry(NMSPINNING).unwrap() & SLOT;
+            // here: the line of a word in this memory, or None for one the world keeps
+            let here = |w: u32| {
+                let e = mem.entry(Word(w as u16)).unwrap();
+                (e & IN_WORLD == 0).then(|| ((e & SLOT) - first) / LINE)
+            };
+            let n = cfg.words_needed();
+            for a in 0..n {
+                for b in (a + 1)..n {
+                    let native = matches!((here(a), here(b)), (Some(x), Some(y)) if x == y);
+                    assert_eq!(
+                        core[a as usize] == core[b as usize],
+                        native,
+                        "{workload:?}: words {a} and {b}"
+                    );
+                }
+            }
+        }
+    }
 }

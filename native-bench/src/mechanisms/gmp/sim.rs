@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 
+use herdlab_core::cost::CostModel;
 use herdlab_core::mechanism::Mechanism;
 use herdlab_core::mechanisms::gmp::params::all_exited;
 use herdlab_core::mechanisms::gmp::{Gmp, GmpParams, GmpReport};
@@ -22,7 +23,12 @@ pub struct SimGmpReport {
 
 /// Run `p` to the end (at most `max_steps` steps), checking core's invariants after every step.
 pub fn run_gmp(p: &GmpParams, max_steps: u64) -> SimGmpReport {
-    let (sim, report) = p.run(max_steps);
+    run_gmp_with(p, CostModel::default(), max_steps)
+}
+
+/// [`run_gmp`] under the cost model `cost` (`sim gmp --coherence-miss-ns`).
+pub fn run_gmp_with(p: &GmpParams, cost: CostModel, max_steps: u64) -> SimGmpReport {
+    let (sim, report) = p.run_with(cost, max_steps);
     SimGmpReport {
         report,
         status: if all_exited(&sim) {
@@ -75,6 +81,12 @@ pub fn render_gmp(r: &SimGmpReport) -> String {
         out.push_str(&format!(
             "sysmon's netpolls (nobody polled for 10 ms) {}, Gs it injected {}\n",
             p.sysmon_netpolls, p.sysmon_injected
+        ));
+    }
+    if p.coherence_misses > 0 {
+        out.push_str(&format!(
+            "coherence misses {} (loads of a line another CPU wrote, writes to a shared one)\n",
+            p.coherence_misses
         ));
     }
     if let Some(f) = &p.fatal {
