@@ -199,22 +199,27 @@ impl GoMemory {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use herdlab_core::mechanisms::gmp::{GmpParams, Workload};
+    use herdlab_core::mechanisms::gmp::{GmpConfig, GmpParams, Workload};
+
+    /// A small world of `workload`: 3 Ps, 4 Ms, 9 Gs, a ring of 40.
+    fn small(workload: Workload) -> GmpConfig {
+        GmpParams {
+            gomaxprocs: 3,
+            threads: 4,
+            goroutines: 9,
+            ring: 40,
+            workload,
+            ..GmpParams::default()
+        }
+        .config()
+    }
 
     /// Every word of the table has its own place: no two words share a slot, and every slot is
     /// inside the memory.
     #[test]
     fn every_word_has_its_own_slot() {
         for workload in [Workload::FanOut, Workload::Syscall, Workload::YieldMany] {
-            let cfg = GmpParams {
-                gomaxprocs: 3,
-                threads: 4,
-                goroutines: 9,
-                ring: 40,
-                workload,
-                ..GmpParams::default()
-            }
-            .config();
+            let cfg = small(workload);
             let mem = GoMemory::new(&cfg);
             let mut seen = std::collections::HashSet::new();
             let mut here = 0;
@@ -273,15 +278,7 @@ mod tests {
     fn cores_cache_lines_are_this_layouts_lines() {
         use herdlab_core::mechanisms::gmp::cache_lines;
         for workload in [Workload::SpawnMany, Workload::Syscall, Workload::FanOut] {
-            let cfg = GmpParams {
-                gomaxprocs: 3,
-                threads: 4,
-                goroutines: 9,
-                ring: 40,
-                workload,
-                ..GmpParams::default()
-            }
-            .config();
+            let cfg = small(workload);
             let mem = GoMemory::new(&cfg);
             let core = cache_lines(&cfg);
             let first = mem.entry(NMSPINNING).unwrap() & SLOT;
