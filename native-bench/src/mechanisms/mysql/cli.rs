@@ -99,7 +99,8 @@ the new connection, or a new thread is created); --variant runs a broken variant
 (check mysql --list-variants). One row per mode and count:
 qps, latency p50/p95/p99 at the client, threads created, the most server threads at once,
 the server's context switches per query (getrusage), the process's peak resident memory.
-Defaults: both modes, 16,256,1024,4096 connections, 20000 queries, 50 us queries, 1000 us
+Defaults: both modes, 16,256,1024,4096 connections, 20000 queries or 32 per connection if
+more (a shorter row is mostly its start), 50 us queries, 1000 us
 think time, groups = the server's CPUs (at most 7), oversubscribe 3, stall limit 500 ms,
 20 s per row, the load generator on CPUs of its own (--client-cpus: the last 1 of 2-3 CPUs,
 the last 2 of 4 or more; Linux shares a CPU per thread, so clients beside 1,024 server threads
@@ -111,6 +112,11 @@ the open-file limit (ulimit -n) must hold twice the largest count.";
 /// The most µs a simulated query gets on top of its own CPU time (`--sim-io-us`, and the
 /// measured overhead `--compare-sim` gives it).
 pub const MAX_SIM_IO_US: u32 = 10_000;
+
+/// Without `--queries`, a row sends at least this many queries per connection (4,096
+/// connections: 131,072 queries); at 20,000 queries a 4,096-connection row's p95 and switches
+/// were mostly its start.
+pub const MIN_QUERIES_PER_CONNECTION: u64 = 32;
 
 /// `bench mysql`'s default connection counts.
 pub const BENCH_CONNECTIONS: [u32; 4] = [16, 256, 1024, 4096];
@@ -170,8 +176,10 @@ pub struct BenchArgs {
     pub max_connections_given: bool,
     /// `--cache-size` was given (else autosized from max_connections).
     pub cache_size_given: bool,
-    /// Queries per row.
-    pub queries: u64,
+    /// `--queries`: queries per row; `None`: [`BenchArgs::queries_for`]'s default.
+    pub queries: Option<u64>,
+    /// `--quick`.
+    pub quick: bool,
     /// Mean think time, µs.
     pub think_us: u64,
     /// Seconds per row at most.
@@ -288,7 +296,8 @@ pub fn bench_args(m: &ArgMatches) -> Result<BenchArgs, CliError> {
         params,
         max_connections_given,
         cache_size_given: m.get_one::<String>("cache-size").is_some(),
-        queries: cli::value(m, "queries").unwrap_or(if quick { 2_000 } else { 20_000 }),
+        queries: cli::value(m, "queries"),
+        quick,
         think_us: cli::value(m, "think-us").unwrap_or(1_000),
         time_limit_s,
         json: cli::on(m, "json"),
@@ -300,6 +309,18 @@ pub fn bench_args(m: &ArgMatches) -> Result<BenchArgs, CliError> {
 }
 
 impl BenchArgs {
+    /// The queries of a row with `connections` connections: `--queries`, else 2,000 with
+    /// `--quick`, else 20,000 or [`MIN_QUERIES_PER_CONNECTION`] per connection, whichever is
+    /// more (from 1,024 connections up the latter: with fewer, a row is mostly its start, every
+    /// connection's thread created and put to sleep once before its first query).
+    pub fn queries_for(&self, connections: u32) -> u64 {
+        self.queries.unwrap_or(if self.quick {
+            2_000
+        } else {
+            (MIN_QUERIES_PER_CONNECTION * u64::from(connections)).max(20_000)
+        })
+    }
+
     /// The scenario of the row of `mode` and `connections`: `max_connections` as given, else
     /// MySQL's default or the connections if more; `thread_cache_size` autosized from it (8 +
     /// max_connections/100, as MySQL does).
@@ -525,7 +546,7 @@ impl NativeMechanism for Mysql {
                 connections_list(),
                 cli::ranged(
                     "queries",
-                    "queries per row over all connections (default 20000)",
+                    "queries per row over all connections (default 20000, or 32 per connection if more)",
                     1,
                     1_000_000,
                 ),
@@ -595,7 +616,7 @@ impl NativeMechanism for Mysql {
                 let p = a.row_params(mode, connections);
                 let rc = bench::RowConfig {
                     params: p,
-                    queries: a.queries,
+                    queries: a.queries_for(connections),
                     think_ns: a.think_us * 1000,
                     time_limit: std::time::Duration::from_secs(a.time_limit_s),
                     split: a.split.clone(),
@@ -662,5 +683,34 @@ impl NativeMechanism for Mysql {
             |out| out.exit_code(),
             |config, out| check::render(&params, config, out),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bench(extra: &[&str]) -> BenchArgs {
+        let argv = ["herdlab", "bench", "mysql"].iter().chain(extra);
+        let m = crate::cli::command()
+            .try_get_matches_from(argv)
+            .expect("the flags parse");
+        let (_, b) = m.subcommand().expect("bench");
+        let (_, mm) = b.subcommand().expect("mysql");
+        bench_args(mm).expect("bench mysql's arguments")
+    }
+
+    /// Bug: at the default 20,000 queries a 4,096-connection row sent about 5 queries per
+    /// connection, and its p95 and switches per query were mostly the start (each new thread's
+    /// first sleep: 1.21 switches per query against 1.04 over 150,000 queries).
+    #[test]
+    fn a_row_sends_at_least_32_queries_per_connection_unless_told() {
+        let a = bench(&[]);
+        assert_eq!(a.queries_for(16), 20_000);
+        assert_eq!(a.queries_for(625), 20_000);
+        assert_eq!(a.queries_for(1024), 32_768);
+        assert_eq!(a.queries_for(4096), 131_072);
+        assert_eq!(bench(&["--queries", "5000"]).queries_for(4096), 5_000);
+        assert_eq!(bench(&["--quick"]).queries_for(256), 2_000);
     }
 }
