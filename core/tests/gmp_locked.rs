@@ -57,7 +57,7 @@ fn each_return_of_a_locked_g_costs_a_stoplockedm_and_a_startlockedm() {
             locked.futex_wakes,
             locked.sim_time_ns
         ),
-        (20, 22, 22, 1_876_893)
+        (20, 22, 22, 1_865_179)
     );
     assert_eq!(
         (

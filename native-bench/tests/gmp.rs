@@ -502,6 +502,10 @@ fn bench_gmp_compare_sim_puts_cores_figures_beside_each_herdlab_row() {
         "--shrink",
         "50",
         "--compare-sim",
+        "--g-code-ns",
+        "250",
+        "--coherence-miss-ns",
+        "50",
         "--json",
     ]);
     assert_eq!(out.status.code(), Some(0));
@@ -513,12 +517,22 @@ fn bench_gmp_compare_sim_puts_cores_figures_beside_each_herdlab_row() {
         }
         let rt = Runtime::from_name(r["runtime"].as_str().unwrap()).unwrap();
         let shape = Shape::from_name(r["shape"].as_str().unwrap()).unwrap();
+        // each simulated G's work: the row's 1,000 ns and the 250 ns given for a G's code
+        assert_eq!(
+            (
+                &r["sim"]["g_code_ns"],
+                &r["sim"]["g_code_measured"],
+                &r["sim"]["sim_work_ns"]
+            ),
+            (&250.into(), &false.into(), &1250.into()),
+            "{r}"
+        );
         let p = GmpParams {
-            work_ns: 1000,
+            work_ns: 1250,
             ..params(rt, shape, 2, 50).unwrap()
         };
         let tasks = p.goroutines as f64;
-        // simulated with a coherence miss costing core's figure (the default of the flag)
+        // simulated with a coherence miss costing core's figure (as the flag asked)
         let cost = GmpParams::native_cost();
         assert_eq!(s_cost(r), cost.coherence_miss_ns, "{r}");
         let (_, want) = p.run_with(cost, 50_000_000);
@@ -657,12 +671,15 @@ fn bench_gmp_coherence_miss_ns_sets_the_simulators_cost_and_0_turns_it_off() {
         "--compare-sim",
         "--coherence-miss-ns",
         "0",
+        "--g-code-ns",
+        "0",
         "--json",
     ]);
     assert_eq!(out.status.code(), Some(0));
     let v = json_of(&out);
     let r = &v.as_array().unwrap()[0];
     assert_eq!(s_cost(r), 0, "{r}");
+    assert_eq!(r["sim"]["sim_work_ns"], 1, "{r}");
     assert_eq!(r["sim"]["sim_coherence_misses"], 0, "{r}");
     // the model without the cost: core's plain run
     let p = GmpParams {
@@ -719,6 +736,86 @@ fn bench_gmp_coherence_miss_ns_sets_the_simulators_cost_and_0_turns_it_off() {
     assert_eq!(on["coherence_misses"], want.coherence_misses);
     assert_eq!(on["sim_time_ns"], want.sim_time_ns);
     assert_eq!(on["steals"], want.steals);
+}
+
+/// By default `--compare-sim` measures what a G's code costs on this machine before the rounds
+/// and adds it to each simulated G's work, with no coherence cost: the simulator's figures are
+/// core's runs of that scenario.
+#[test]
+fn bench_gmp_compare_sim_measures_a_gs_code_and_charges_it_to_each_simulated_g() {
+    use herdlab_bench::mechanisms::gmp::bench::{params, Runtime, Shape};
+    let out = herdlab(&[
+        "bench",
+        "gmp",
+        "--workers",
+        "2",
+        "--rounds",
+        "1",
+        "--shrink",
+        "50",
+        "--runtimes",
+        "herdlab",
+        "--shapes",
+        "spawn_many,chained_spawn",
+        "--compare-sim",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let v = json_of(&out);
+    let rows = v.as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    let g = rows[0]["sim"]["g_code_ns"].as_u64().unwrap();
+    assert!(g >= 1, "{v}");
+    assert_eq!(rows[0]["sim"]["g_code_measured"], true, "{v}");
+    for r in rows {
+        let s = &r["sim"];
+        // one measurement for the whole run, added to the rows' 0 ns of work
+        assert_eq!(
+            (s["g_code_ns"].as_u64(), s["sim_work_ns"].as_u64()),
+            (Some(g), Some(g))
+        );
+        assert_eq!(s_cost(r), 0, "{r}");
+        assert_eq!(s["sim_coherence_misses"], 0, "{r}");
+        let shape = Shape::from_name(r["shape"].as_str().unwrap()).unwrap();
+        let p = GmpParams {
+            work_ns: g as u32,
+            ..params(Runtime::Herdlab, shape, 2, 50).unwrap()
+        };
+        let (_, want) = p.run(50_000_000);
+        assert_eq!(want.violation, None);
+        assert_eq!(
+            (&s["steals"], &s["parks"]),
+            (&want.steals.into(), &want.parks.into()),
+            "{r}"
+        );
+    }
+    let text = herdlab(&[
+        "bench",
+        "gmp",
+        "--workers",
+        "1",
+        "--rounds",
+        "1",
+        "--shrink",
+        "50",
+        "--runtimes",
+        "herdlab",
+        "--shapes",
+        "spawn_many",
+        "--compare-sim",
+        "--g-code-ns",
+        "120",
+    ]);
+    assert_eq!(text.status.code(), Some(0));
+    let t = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        t.contains("each G's work 120 ns (a G's code 120 ns, from --g-code-ns"),
+        "{t}"
+    );
+    refused(
+        &["bench", "gmp", "--compare-sim", "--g-code-ns", "100001"],
+        "allowed 0-100000",
+    );
 }
 
 #[test]

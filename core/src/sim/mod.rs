@@ -78,6 +78,7 @@ pub mod stepper;
 mod thread;
 
 pub use kernel::mem::{Access, BusyTime, Coherence, Words};
+pub use kernel::mutex::MutexSpin;
 pub use kernel::{accept, net};
 pub use record::{Actor, Note, Status, StepError, StepRecord};
 pub use sched::{wakeup_granularity_ns, Cpu, SchedPolicy};
@@ -204,6 +205,8 @@ impl<M: Machine> Simulation<M> {
                 KPath::CondRelock(m) => (2, Some(m)),
             };
             (sched, t.task, t.sleep, kpath, t.woken_since_work).hash(h);
+            #[cfg(feature = "mutex-spin")]
+            t.lock_tries.hash(h);
             (&t.harvest, t.deadline.is_some(), t.timed_out, t.resumed).hash(h);
             if t.timer.is_some() {
                 // a timed sleep: the checker has no time, only that it may end
@@ -443,6 +446,8 @@ impl<M: Machine> Simulation<M> {
                 timed_out: false,
                 resumed: false,
                 timer: None,
+                #[cfg(feature = "mutex-spin")]
+                lock_tries: 0,
             });
         }
         let workers = sim_threads
@@ -472,6 +477,8 @@ impl<M: Machine> Simulation<M> {
                 futex_q: vec![WaitQueue::new(); words],
                 mutex_owner: vec![None; world.mutexes as usize],
                 mutex_q: vec![WaitQueue::new(); world.mutexes as usize],
+                #[cfg(feature = "mutex-spin")]
+                mutex_spin: kernel::mutex::MutexSpin::NONE,
                 cond_q: vec![WaitQueue::new(); world.condvars as usize],
                 sem_count: vec![0; world.sems as usize],
                 sem_q: vec![WaitQueue::new(); world.sems as usize],

@@ -93,6 +93,10 @@ pub struct SimThread<M> {
     pub(super) resumed: bool,
     /// The deadline of its timed sleep ([`crate::op::Op::Sleep`]), while it sleeps in one.
     pub(super) timer: Option<u64>,
+    /// The contended attempts of its current `lock` call (0 outside one): where it is in the
+    /// mutexes' spin phase ([`super::MutexSpin`]).
+    #[cfg(feature = "mutex-spin")]
+    pub(super) lock_tries: u8,
 }
 
 impl<M> SimThread<M> {
@@ -114,6 +118,8 @@ impl<M> SimThread<M> {
             timed_out: self.timed_out,
             resumed: self.resumed,
             timer: self.timer,
+            #[cfg(feature = "mutex-spin")]
+            lock_tries: self.lock_tries,
         }
     }
 }

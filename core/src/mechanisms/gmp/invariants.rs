@@ -556,11 +556,24 @@ pub fn check(
     cfg: &CheckConfig,
     progress: &mut dyn FnMut(u64) -> bool,
 ) -> CheckReport {
-    let init = SimModel { sim: p.simulate() };
+    let init = SimModel {
+        sim: checked_world(p),
+    };
     crate::check::explore(init, cfg, &model_state, &model_terminal, progress)
 }
 
 /// Replay a counterexample (checker indices are M indices) in a fresh simulation.
 pub fn replay(p: &GmpParams, schedule: &[u16]) -> GmpSim {
-    SimModel::replay(p.simulate(), schedule)
+    SimModel::replay(checked_world(p), schedule)
+}
+
+/// The world the checker explores: the scenario's, with `sched.lock` sleeping at once instead
+/// of spinning first ([`super::LOCK2`]). Spinning changes when a waiter gets the lock, not which
+/// orders of lock holders are possible (a spinner and a woken sleeper both retry against any
+/// newcomer), so the table reaches the same states; each spin round would only be one more
+/// step to interleave.
+fn checked_world(p: &GmpParams) -> GmpSim {
+    let mut sim = p.simulate();
+    sim.set_mutex_spin(crate::sim::MutexSpin::NONE);
+    sim
 }

@@ -444,4 +444,4 @@ pub mod params;
 pub use machine::{
     GAct, GCode, GCodeRef, GmpActor, GmpConfig, GmpVariant, HoRet, Mcx, Sched, Workload, LISTING,
 };
-pub use params::{cache_lines, Gmp, GmpParams, GmpReport, GmpSim, COHERENCE_MISS_NS};
+pub use params::{cache_lines, Gmp, GmpParams, GmpReport, GmpSim, COHERENCE_MISS_NS, LOCK2};

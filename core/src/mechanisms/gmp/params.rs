@@ -12,7 +12,7 @@ use crate::mechanism::{Key, KeyKind, Mechanism};
 use crate::scenario::ParamError;
 use crate::sim::accept::AcceptModel;
 use crate::sim::arrivals::{ArrivalPattern, Arrivals};
-use crate::sim::{Role, SchedPolicy, Simulation, WorldSpec};
+use crate::sim::{MutexSpin, Role, SchedPolicy, Simulation, WorldSpec};
 
 /// A simulation of a G/M/P scenario.
 pub type GmpSim = Simulation<GmpActor>;
@@ -501,16 +501,19 @@ impl GmpParams {
             sched: SchedPolicy::Fifo,
         };
         let mut sim = Simulation::new(world, self.threads());
+        // `sched.lock` is Go's runtime lock: it spins, yields, then sleeps
+        sim.set_mutex_spin(LOCK2);
         if cost.charges_coherence() {
             sim.set_cache_lines(&cache_lines(&cfg));
         }
         sim
     }
 
-    /// The cost model `herdlab bench gmp --compare-sim` simulates with: the defaults, and a cache
-    /// line moved between CPUs costing [`COHERENCE_MISS_NS`] (the simulator's coherence model:
-    /// a G, its queue words and the global queue written on one CPU and read on another).
-    /// Without core's `coherence` feature there is no such cost: the defaults.
+    /// The defaults with a cache line moved between CPUs costing [`COHERENCE_MISS_NS`] (the
+    /// simulator's coherence model: a G, its queue words and the global queue written on one
+    /// CPU and read on another): what `herdlab bench gmp --compare-sim --coherence-miss-ns 50`
+    /// simulates (its default is 0: see the bench's module docs). Without core's `coherence`
+    /// feature there is no such cost: the defaults.
     pub fn native_cost() -> CostModel {
         #[allow(unused_mut)]
         let mut cost = CostModel::default();
@@ -948,13 +951,27 @@ impl GmpReport {
 }
 
 /// The extra cost of a memory access that misses in the simulator's coherence model, for the
-/// scheduler compared with its native runs (`herdlab bench gmp --compare-sim`,
-/// [`GmpParams::native_cost`]): a cache line moved from another core's cache, 20-115 ns on
+/// scheduler compared with its native runs (`herdlab bench gmp --compare-sim
+/// --coherence-miss-ns 50`, [`GmpParams::native_cost`]): a cache line moved from another core's cache, 20-115 ns on
 /// current servers (nviennot/core-to-core-latency's single-socket table: 48 ns on a Xeon Gold
 /// 6242, 68 ns on a Ryzen 9 7950X, 115 ns on an EPYC 7773X) and 36 ns one way on the 2-vCPU
 /// AMD EPYC guest the bench ran on; a round figure inside both (`cost.rs`'s table). Not fitted to
 /// the comparison.
 pub const COHERENCE_MISS_NS: u64 = 50;
+
+/// `sched.lock`'s wait when another M holds it, as Go's runtime lock (`lock2`) waits: 4 rounds
+/// of busy waiting of 30 `PAUSE`s each, one `osyield`, then sleep on the lock's futex word
+/// (`active_spin`, `active_spin_cnt`, `passive_spin` in `runtime/lock_futex.go`; the same counts
+/// in Go 1.24's `lock_spinbit.go`). The simulator's mutex takes it as its spin phase
+/// ([`crate::sim::MutexSpin`]); the native runtime's `lock_slow` spins the same counts. Before it,
+/// the simulated lock slept at once: a spawner that found the lock taken lost its CPU to an M
+/// on a 2-CPU machine, and the Ms then ran the global queue dry and parked, dozens of times a
+/// run where the native runtime parked none.
+pub const LOCK2: MutexSpin = MutexSpin {
+    rounds: 4,
+    pauses: 30,
+    yields: 1,
+};
 
 /// 32-bit words in one 128-byte line of the native runtime's layout.
 const LINE_WORDS: u32 = 32;

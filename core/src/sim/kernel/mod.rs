@@ -31,6 +31,9 @@ pub(in crate::sim) struct Kernel {
     pub(in crate::sim) mutex_owner: Vec<Option<u16>>,
     /// Each mutex's sleepers.
     pub(in crate::sim) mutex_q: Vec<WaitQueue>,
+    /// How a contended `lock` waits before it sleeps (the same for every mutex of the world).
+    #[cfg(feature = "mutex-spin")]
+    pub(in crate::sim) mutex_spin: mutex::MutexSpin,
     /// Each condition variable's sleepers.
     pub(in crate::sim) cond_q: Vec<WaitQueue>,
     /// Each semaphore's count.

@@ -33,10 +33,24 @@
 //! herdlab the median per run of its steals, parks and spins. Every run checks that each task ran
 //! exactly once.
 //!
-//! `--compare-sim` simulates each herdlab cell with a cache line moved between CPUs costing
-//! core's `COHERENCE_MISS_NS` (50 ns; `--coherence-miss-ns` sets it, 0 turns it off): natively an
-//! M that runs a G the spawner (or another M) just wrote reads its words, its future and the
-//! queue words from another CPU's cache, which the simulator's `plain_ns` (1 ns) does not see.
+//! `--compare-sim` simulates each herdlab cell (seeds 1 to 8) on as many CPUs as this machine has,
+//! and puts the simulator's steals and parks beside the native ones. Two things make the two
+//! sides run the same program at the same pace:
+//! - `sched.lock` is Go's `lock2` on both: it spins, yields, then sleeps (core's `LOCK2`). The
+//!   simulator's lock used to sleep at once: a spawner that found the lock taken lost its CPU
+//!   to an M, and with 3 threads on 2 CPUs the Ms ran the global queue dry and parked 50 to 90
+//!   times a run (`spawn_many`, 2 workers), where the native runtime parks about once.
+//! - Each simulated G's work includes what a G's code costs natively beside the table's steps
+//!   ([`g_code_ns`], measured on this machine before the rounds; `--g-code-ns` sets it): the
+//!   task slot, the waker, the poll. Charged at 1 ns, the simulated Ms ran each G several times
+//!   faster than the native ones, drained the queue faster than the spawner filled it, and
+//!   stole from each other 20 to 70 times a run where the native runtime steals about never.
+//!
+//! `--coherence-miss-ns N` adds the simulator's cache-coherence cost (core's
+//! `COHERENCE_MISS_NS` is 50 ns, a source-backed figure). It is off by default: on this 2-vCPU
+//! guest it makes `spawn_many`'s simulated parks 30 to 60 times a typical native run's (each
+//! miss charged in full and in order, so a lock holder that walks a batch of Gs holds it far
+//! longer than a CPU that overlaps the misses).
 
 use std::future::Future;
 use std::process::ExitCode;
@@ -49,7 +63,7 @@ use serde::Serialize;
 
 use herdlab_core::cost::CostModel;
 use herdlab_core::mechanisms::gmp::params::MAX_WORDS;
-use herdlab_core::mechanisms::gmp::{GmpParams, GmpVariant, Workload, COHERENCE_MISS_NS};
+use herdlab_core::mechanisms::gmp::{GmpParams, GmpVariant, Workload};
 
 use super::native::{self, ring_for, GmpRun};
 use super::task::{self, Tasks};
@@ -184,8 +198,12 @@ pub struct GmpBenchConfig {
     /// Add the simulator's figures for each herdlab cell.
     pub compare_sim: bool,
     /// `--compare-sim`: the simulator's cost of a memory access that misses in its coherence
-    /// model (core's `COHERENCE_MISS_NS` unless `--coherence-miss-ns` says otherwise; 0: off).
+    /// model (`--coherence-miss-ns`; 0, the default: off; core's `COHERENCE_MISS_NS` is 50).
     pub coherence_miss_ns: u64,
+    /// `--compare-sim`: what one G's code costs natively beside the table's steps, ns, added to
+    /// each simulated G's work (`--g-code-ns`; none: measured on this machine before the
+    /// rounds, [`g_code_ns`]).
+    pub g_code_ns: Option<u64>,
 }
 
 impl GmpBenchConfig {
@@ -206,7 +224,8 @@ impl GmpBenchConfig {
             work_ns: 0,
             rounds: if quick { 5 } else { 31 },
             compare_sim: false,
-            coherence_miss_ns: COHERENCE_MISS_NS,
+            coherence_miss_ns: 0,
+            g_code_ns: None,
         }
     }
 }
@@ -339,6 +358,13 @@ pub struct SimFigures {
     pub coherence_miss_ns: u64,
     /// The simulator's coherence misses (seed 1).
     pub sim_coherence_misses: u64,
+    /// What one G's code cost natively beside the table's steps, ns ([`g_code_ns`], or
+    /// `--g-code-ns`): added to each simulated G's work.
+    pub g_code_ns: u64,
+    /// `g_code_ns` was measured on this machine (not given with `--g-code-ns`).
+    pub g_code_measured: bool,
+    /// Each simulated G's work, ns: the row's `work_ns` plus `g_code_ns` (at least 1).
+    pub sim_work_ns: u64,
 }
 
 /// Whether one run holds more than half of its side's events (of at least 3 runs and
@@ -377,7 +403,8 @@ pub fn verdict(
     }
 }
 
-/// The simulator's figures for `p` (each G's work `work_ns`, at least 1 ns as the key allows),
+/// The simulator's figures for `p` (each G's work `work_ns` plus `g_code_ns`, what a G's code
+/// costs natively beside the table's steps; at least 1 ns as the key allows),
 /// beside the native runs' steals and parks (one entry per run, in round order): seed 1 with
 /// every invariant checked after every step ([`GmpParams::run_with`]), seeds 2 to [`SIM_SEEDS`]
 /// checked at the end ([`GmpParams::run_end_checked_with`]), all under the default cost model
@@ -386,12 +413,13 @@ pub fn verdict(
 pub fn sim_figures(
     p: &GmpParams,
     work_ns: u64,
+    g_code: GCode,
     coherence_miss_ns: u64,
     native_steals: &[u64],
     native_parks: &[u64],
 ) -> Result<SimFigures, String> {
     let p = GmpParams {
-        work_ns: work_ns.clamp(1, 100_000_000) as u32,
+        work_ns: work_ns.saturating_add(g_code.ns).clamp(1, 100_000_000) as u32,
         ..*p
     };
     let tasks = p.goroutines as u64;
@@ -473,6 +501,9 @@ pub fn sim_figures(
         min_events: MIN_EVENTS,
         coherence_miss_ns,
         sim_coherence_misses: r.coherence_misses,
+        g_code_ns: g_code.ns,
+        g_code_measured: g_code.measured,
+        sim_work_ns: u64::from(p.work_ns),
     })
 }
 
@@ -490,6 +521,52 @@ fn percentile(sorted: &[u64], q: f64) -> u64 {
 fn median(mut v: Vec<u64>) -> u64 {
     v.sort_unstable();
     percentile(&v, 0.5)
+}
+
+/// What `--compare-sim` adds to each simulated G's work for its code: `ns`, measured on this
+/// machine ([`g_code_ns`]) or given (`--g-code-ns`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GCode {
+    /// Nanoseconds per G.
+    pub ns: u64,
+    /// Measured here (not given).
+    pub measured: bool,
+}
+
+/// Gs per batch of [`g_code_ns`]'s measurement.
+const G_CODE_BATCH: u32 = 2_000;
+/// Batches of [`g_code_ns`]'s measurement (their median is the figure).
+const G_CODE_BATCHES: usize = 7;
+
+/// What running one G's code costs natively beside the table's steps, ns: the median over
+/// [`G_CODE_BATCHES`] batches of [`G_CODE_BATCH`] `spawn_many` tasks (work and exit, with no
+/// work of their own) polled once each on this thread ([`Tasks::poll_each_once`]): the task
+/// slot's lock, the waker made, the future polled and dropped, the body's two counters.
+/// `--compare-sim` charges it as part of each simulated G's computation, whose `work_ns` was
+/// otherwise 1 ns: with it, the simulated Ms drain the global queue at the native Ms' pace
+/// instead of several times faster. At least 1 ns.
+pub fn g_code_ns() -> Result<u64, String> {
+    let mut per_g = Vec::with_capacity(G_CODE_BATCHES);
+    for _ in 0..G_CODE_BATCHES {
+        let s = Shared::for_shape(Shape::SpawnMany, G_CODE_BATCH, 0, 0);
+        let gs = Tasks::new(G_CODE_BATCH);
+        for _ in 0..G_CODE_BATCH {
+            gs.root(outside_task(OnHerdlab, s.clone()));
+        }
+        let t = Instant::now();
+        let finished = gs.poll_each_once();
+        let ns = t.elapsed().as_nanos() as u64;
+        if let Some(f) = gs.failure() {
+            return Err(format!("measuring a G's code: {f}"));
+        }
+        if finished != G_CODE_BATCH || s.ran() != G_CODE_BATCH {
+            return Err(format!(
+                "measuring a G's code: {finished} of {G_CODE_BATCH} tasks finished in one poll"
+            ));
+        }
+        per_g.push(ns / u64::from(G_CODE_BATCH));
+    }
+    Ok(median(per_g).max(1))
 }
 
 /// The CPUs of this machine (at most the simulator's 64): what a herdlab cell's threads share
@@ -826,6 +903,17 @@ struct Cell {
 
 /// Run the bench (`progress`: a line per round on stderr).
 pub fn run_bench(c: &GmpBenchConfig, progress: bool) -> Result<Vec<GmpRow>, String> {
+    // measured before the rounds, on a machine the rows do not yet load
+    let g_code = match (c.compare_sim, c.g_code_ns) {
+        (true, None) => GCode {
+            ns: g_code_ns()?,
+            measured: true,
+        },
+        (_, g) => GCode {
+            ns: g.unwrap_or(0),
+            measured: false,
+        },
+    };
     let mut cells = Vec::new();
     for &w in &c.workers {
         for &shape in &c.shapes {
@@ -915,6 +1003,7 @@ pub fn run_bench(c: &GmpBenchConfig, progress: bool) -> Result<Vec<GmpRow>, Stri
                     sim_figures(
                         &p,
                         c.work_ns,
+                        g_code,
                         c.coherence_miss_ns,
                         &cell.steals,
                         &cell.parks,
@@ -1020,6 +1109,23 @@ pub fn render(rows: &[GmpRow]) -> String {
     for c in &cells {
         out.push_str(&line(c));
     }
+    if let Some(s) = rows.iter().find_map(|r| r.sim.as_ref()) {
+        out.push_str(&format!(
+            "simulator: each G's work {} ns (a G's code {} ns, {}, plus --work-ns), sched.lock spinning as Go's lock2, coherence miss {}\n",
+            s.sim_work_ns,
+            s.g_code_ns,
+            if s.g_code_measured {
+                "measured on this machine"
+            } else {
+                "from --g-code-ns"
+            },
+            if s.coherence_miss_ns == 0 {
+                "off".to_string()
+            } else {
+                format!("{} ns", s.coherence_miss_ns)
+            },
+        ));
+    }
     for r in rows {
         if let Some(s) = &r.sim {
             out.push_str(&format!(
@@ -1078,7 +1184,10 @@ parks, spins and global-queue takes (median per run), and each herdlab row's fac
 over tokio. --compare-sim adds the simulator's steals and parks per 1,000 tasks for
 each herdlab row's scenario: summed over seeds 1-8 of the simulator and every native round,
 with a verdict per figure (within 25%, differs, too few events to compare when neither
-side counted 64, or one run dominates when a single run holds more than half of a side's). Every run checks that each task ran exactly once.
+side counted 64, or one run dominates when a single run holds more than half of a side's).
+The simulator runs sched.lock as Go's lock2 (spin, yield, sleep), as the native runtime does,
+and each simulated goroutine's work includes what a goroutine's code costs here beside the
+scheduler (a task's poll, measured before the rounds; --g-code-ns sets it). Every run checks that each task ran exactly once.
 Defaults: workers 1, 2 and the cores (at most 8), tokio's sizes, 0 ns of work, 31 rounds;
 --quick: workers 1 and 2, 5 rounds. --blocking runs the thread-blocking shape instead (16
 tasks, one async code on both runtimes; main and every even task sleep 1 ms in the kernel, then
@@ -1148,9 +1257,15 @@ pub fn command() -> clap::Command {
             ),
             ranged(
                 "coherence-miss-ns",
-                "--compare-sim: the simulator's cost of a cache line moved between CPUs, ns (default 50; 0: off)",
+                "--compare-sim: the simulator's cost of a cache line moved between CPUs, ns (default 0: off; 50 is a typical server's)",
                 0,
                 10_000,
+            ),
+            ranged(
+                "g-code-ns",
+                "--compare-sim: what one G's code costs beside the scheduler's steps, ns, added to each simulated G's work (default: measured on this machine before the rounds; 0: off)",
+                0,
+                100_000,
             ),
             switch(
                 "blocking",
@@ -1193,6 +1308,7 @@ pub fn config(m: &ArgMatches) -> Result<GmpBenchConfig, CliError> {
     if let Some(n) = cli::value::<u64>(m, "coherence-miss-ns") {
         c.coherence_miss_ns = n;
     }
+    c.g_code_ns = cli::value::<u64>(m, "g-code-ns");
     c.workers.dedup();
     for &w in &c.workers {
         for &s in &c.shapes {

@@ -25,7 +25,7 @@ use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use herdlab_core::machine::steps::Ops;
 use herdlab_core::mechanisms::gmp::machine::{fatal, gstatus, MCounts, DONE, LIVE, SCHED_LOCK};
 use herdlab_core::mechanisms::gmp::params::MAX_WORDS;
-use herdlab_core::mechanisms::gmp::{GmpActor, GmpConfig, GmpParams, Workload};
+use herdlab_core::mechanisms::gmp::{GmpActor, GmpConfig, GmpParams, Workload, LOCK2};
 use herdlab_core::op::{CondId, MutexId, Op, OpResult, SemId, WakeCount, Word};
 
 use super::layout::{GoMemory, IN_WORLD, WATCH};
@@ -99,10 +99,6 @@ const UNLOCKED: u32 = 0;
 const LOCKED: u32 = 1;
 /// Held, and a thread may be asleep on it (the unlocker must wake one).
 const SLEEPING: u32 = 2;
-/// Go's `lock2`: rounds of busy waiting (`active_spin`), each of this many pauses
-/// (`active_spin_cnt`), then one `osyield` (`passive_spin`), then sleep on the word.
-const ACTIVE_SPIN: u32 = 4;
-const ACTIVE_SPIN_CNT: u32 = 30;
 
 impl MOps<'_> {
     /// The word's entry in [`GoMemory`] (an unknown word: [`IN_WORLD`], where the world says
@@ -285,9 +281,13 @@ impl Ops for MOps<'_> {
 
 /// `lock2`'s contended path: spin, yield once, then sleep on the word as a waiter (`futex(2)`,
 /// bounded by [`WAIT_TIMEOUT`], and left when the run fails: `NativeWorld::fail` wakes the word).
+///
+/// The counts are core's [`LOCK2`], which the simulator's `sched.lock` spins too: rounds of
+/// busy waiting (`active_spin`), each of `pauses` pauses (`active_spin_cnt`), then `osyield`
+/// (`passive_spin`), then sleep on the word.
 fn lock_slow(lock: &AtomicU32, world: &NativeWorld) -> Result<(), NativeError> {
-    for _ in 0..ACTIVE_SPIN {
-        for _ in 0..ACTIVE_SPIN_CNT {
+    for _ in 0..LOCK2.rounds {
+        for _ in 0..LOCK2.pauses {
             std::hint::spin_loop();
         }
         if lock.load(Relaxed) == UNLOCKED
@@ -298,7 +298,9 @@ fn lock_slow(lock: &AtomicU32, world: &NativeWorld) -> Result<(), NativeError> {
             return Ok(());
         }
     }
-    std::thread::yield_now();
+    for _ in 0..LOCK2.yields {
+        std::thread::yield_now();
+    }
     let t0 = std::time::Instant::now();
     while lock.swap(SLEEPING, Acquire) != UNLOCKED {
         if world.aborted() {
