@@ -504,6 +504,9 @@ fn bench_gmp_compare_sim_puts_cores_figures_beside_each_herdlab_row() {
         "--compare-sim",
         "--g-code-ns",
         "250",
+        // the simulator's own wake (5 µs, plus its 1.5 µs switch): core's default cost model
+        "--wake-ns",
+        "6500",
         "--coherence-miss-ns",
         "50",
         "--json",
@@ -673,6 +676,8 @@ fn bench_gmp_coherence_miss_ns_sets_the_simulators_cost_and_0_turns_it_off() {
         "0",
         "--g-code-ns",
         "0",
+        "--wake-ns",
+        "6500",
         "--json",
     ]);
     assert_eq!(out.status.code(), Some(0));
@@ -738,11 +743,12 @@ fn bench_gmp_coherence_miss_ns_sets_the_simulators_cost_and_0_turns_it_off() {
     assert_eq!(on["steals"], want.steals);
 }
 
-/// By default `--compare-sim` measures what a G's code costs on this machine before the rounds
-/// and adds it to each simulated G's work, with no coherence cost: the simulator's figures are
+/// By default `--compare-sim` measures what a G's code costs and how long a wake onto an idle
+/// CPU takes on this machine before the rounds, adds the first to each simulated G's work and
+/// makes the second the simulator's wake, with no coherence cost: the simulator's figures are
 /// core's runs of that scenario.
 #[test]
-fn bench_gmp_compare_sim_measures_a_gs_code_and_charges_it_to_each_simulated_g() {
+fn bench_gmp_compare_sim_measures_a_gs_code_and_a_wake_and_simulates_with_them() {
     use herdlab_bench::mechanisms::gmp::bench::{params, Runtime, Shape};
     let out = herdlab(&[
         "bench",
@@ -767,6 +773,16 @@ fn bench_gmp_compare_sim_measures_a_gs_code_and_charges_it_to_each_simulated_g()
     let g = rows[0]["sim"]["g_code_ns"].as_u64().unwrap();
     assert!(g >= 1, "{v}");
     assert_eq!(rows[0]["sim"]["g_code_measured"], true, "{v}");
+    // and how long a wake onto an idle CPU takes here (a machine with one CPU has no idle CPU:
+    // the simulator's own figure)
+    let wake = rows[0]["sim"]["wake_ns"].as_u64().unwrap();
+    let multi = std::thread::available_parallelism().map_or(1, |n| n.get()) > 1;
+    assert_eq!(rows[0]["sim"]["wake_measured"], multi, "{v}");
+    let plain = herdlab_core::cost::CostModel::default();
+    let cost = herdlab_core::cost::CostModel {
+        cross_cpu_wake_ns: wake.saturating_sub(plain.context_switch_ns),
+        ..plain
+    };
     for r in rows {
         let s = &r["sim"];
         // one measurement for the whole run, added to the rows' 0 ns of work
@@ -774,6 +790,7 @@ fn bench_gmp_compare_sim_measures_a_gs_code_and_charges_it_to_each_simulated_g()
             (s["g_code_ns"].as_u64(), s["sim_work_ns"].as_u64()),
             (Some(g), Some(g))
         );
+        assert_eq!(s["wake_ns"].as_u64(), Some(wake));
         assert_eq!(s_cost(r), 0, "{r}");
         assert_eq!(s["sim_coherence_misses"], 0, "{r}");
         let shape = Shape::from_name(r["shape"].as_str().unwrap()).unwrap();
@@ -781,7 +798,7 @@ fn bench_gmp_compare_sim_measures_a_gs_code_and_charges_it_to_each_simulated_g()
             work_ns: g as u32,
             ..params(Runtime::Herdlab, shape, 2, 50).unwrap()
         };
-        let (_, want) = p.run(50_000_000);
+        let (_, want) = p.run_with(cost, 50_000_000);
         assert_eq!(want.violation, None);
         assert_eq!(
             (&s["steals"], &s["parks"]),
@@ -805,12 +822,19 @@ fn bench_gmp_compare_sim_measures_a_gs_code_and_charges_it_to_each_simulated_g()
         "--compare-sim",
         "--g-code-ns",
         "120",
+        "--wake-ns",
+        "9000",
     ]);
     assert_eq!(text.status.code(), Some(0));
     let t = String::from_utf8_lossy(&text.stdout);
     assert!(
         t.contains("each G's work 120 ns (a G's code 120 ns, from --g-code-ns"),
         "{t}"
+    );
+    assert!(t.contains("a wake onto an idle CPU 9000 ns (given)"), "{t}");
+    refused(
+        &["bench", "gmp", "--compare-sim", "--wake-ns", "0"],
+        "allowed 1-1000000",
     );
     refused(
         &["bench", "gmp", "--compare-sim", "--g-code-ns", "100001"],

@@ -30,6 +30,7 @@ pub mod net;
 pub mod scratch;
 mod sem;
 mod sleep;
+pub mod wake;
 
 /// The one executor of the stepped form on this platform: core's, over a thread's `Ops`.
 pub use herdlab_core::machine::steps::exec;

@@ -34,7 +34,7 @@
 //! exactly once.
 //!
 //! `--compare-sim` simulates each herdlab cell (seeds 1 to 8) on as many CPUs as this machine has,
-//! and puts the simulator's steals and parks beside the native ones. Two things make the two
+//! and puts the simulator's steals and parks beside the native ones. Three things make the two
 //! sides run the same program at the same pace:
 //! - `sched.lock` is Go's `lock2` on both: it spins, yields, then sleeps (core's `LOCK2`). The
 //!   simulator's lock used to sleep at once: a spawner that found the lock taken lost its CPU
@@ -45,6 +45,12 @@
 //!   task slot, the waker, the poll. Charged at 1 ns, the simulated Ms ran each G several times
 //!   faster than the native ones, drained the queue faster than the spawner filled it, and
 //!   stole from each other 20 to 70 times a run where the native runtime steals about never.
+//! - The simulator's wake of a thread onto an idle CPU (`cross_cpu_wake_ns`) takes what it takes
+//!   here (`platform::wake::idle_cpu_wake_ns`, measured before the rounds; `--wake-ns` sets it):
+//!   about 21 µs on the 2-vCPU guest, whose idle virtual CPUs the host must schedule again,
+//!   against the model's default of 5 µs. `chained_spawn` at 2 workers shows it: each `go`
+//!   wakes the idle M, which finds nothing and parks; with 5 µs the simulated M went round that
+//!   circle 16 times a run, with the measured wake about 5, as natively (a median of 3).
 //!
 //! `--coherence-miss-ns N` adds the simulator's cache-coherence cost (core's
 //! `COHERENCE_MISS_NS` is 50 ns, a source-backed figure). It is off by default: on this 2-vCPU
@@ -71,6 +77,7 @@ use crate::cli::{self, list, ranged, subcommand, switch, CliError};
 use crate::output::{print_json, progress_line, table_lines};
 use crate::platform::limits::{exit_on_panic, probe_threads};
 use crate::platform::mem::spin_for;
+use crate::platform::wake::idle_cpu_wake_ns;
 use crate::platform::NativeError;
 
 /// The most workers a row may use (the model's GOMAXPROCS is at most 16; its words fit 8 Ps).
@@ -204,6 +211,10 @@ pub struct GmpBenchConfig {
     /// each simulated G's work (`--g-code-ns`; none: measured on this machine before the
     /// rounds, [`g_code_ns`]).
     pub g_code_ns: Option<u64>,
+    /// `--compare-sim`: how long a thread asleep on a futex takes to run once woken onto an idle
+    /// CPU, ns, the simulator's `cross_cpu_wake_ns` (`--wake-ns`; none: measured on this machine
+    /// before the rounds, `platform::wake::idle_cpu_wake_ns`).
+    pub wake_ns: Option<u64>,
 }
 
 impl GmpBenchConfig {
@@ -226,6 +237,7 @@ impl GmpBenchConfig {
             compare_sim: false,
             coherence_miss_ns: 0,
             g_code_ns: None,
+            wake_ns: None,
         }
     }
 }
@@ -363,6 +375,13 @@ pub struct SimFigures {
     pub g_code_ns: u64,
     /// `g_code_ns` was measured on this machine (not given with `--g-code-ns`).
     pub g_code_measured: bool,
+    /// The time from a futex wake to the woken thread running on an idle CPU, ns (measured:
+    /// `platform::wake::idle_cpu_wake_ns`, or `--wake-ns`, or the cost model's default on a
+    /// one-CPU machine); the simulator's `cross_cpu_wake_ns` is it less `context_switch_ns`,
+    /// which it adds.
+    pub wake_ns: u64,
+    /// `wake_ns` was measured on this machine.
+    pub wake_measured: bool,
     /// Each simulated G's work, ns: the row's `work_ns` plus `g_code_ns` (at least 1).
     pub sim_work_ns: u64,
 }
@@ -403,8 +422,9 @@ pub fn verdict(
     }
 }
 
-/// The simulator's figures for `p` (each G's work `work_ns` plus `g_code_ns`, what a G's code
-/// costs natively beside the table's steps; at least 1 ns as the key allows),
+/// The simulator's figures for `p` (each G's work `work_ns` plus `g_code`, what a G's code
+/// costs natively beside the table's steps, at least 1 ns as the key allows; a wake onto an
+/// idle CPU taking `wake`),
 /// beside the native runs' steals and parks (one entry per run, in round order): seed 1 with
 /// every invariant checked after every step ([`GmpParams::run_with`]), seeds 2 to [`SIM_SEEDS`]
 /// checked at the end ([`GmpParams::run_end_checked_with`]), all under the default cost model
@@ -413,7 +433,8 @@ pub fn verdict(
 pub fn sim_figures(
     p: &GmpParams,
     work_ns: u64,
-    g_code: GCode,
+    g_code: Measured,
+    wake: Measured,
     coherence_miss_ns: u64,
     native_steals: &[u64],
     native_parks: &[u64],
@@ -426,6 +447,11 @@ pub fn sim_figures(
     let cost = CostModel {
         coherence_miss_ns,
         ..CostModel::default()
+    };
+    // the simulator adds the switch into the woken thread to its wake latency
+    let cost = CostModel {
+        cross_cpu_wake_ns: wake.ns.saturating_sub(cost.context_switch_ns),
+        ..cost
     };
     let (mut steals_runs, mut parks_runs) = (Vec::new(), Vec::new());
     let mut first = None;
@@ -503,6 +529,8 @@ pub fn sim_figures(
         sim_coherence_misses: r.coherence_misses,
         g_code_ns: g_code.ns,
         g_code_measured: g_code.measured,
+        wake_ns: wake.ns,
+        wake_measured: wake.measured,
         sim_work_ns: u64::from(p.work_ns),
     })
 }
@@ -523,10 +551,10 @@ fn median(mut v: Vec<u64>) -> u64 {
     percentile(&v, 0.5)
 }
 
-/// What `--compare-sim` adds to each simulated G's work for its code: `ns`, measured on this
-/// machine ([`g_code_ns`]) or given (`--g-code-ns`).
+/// A figure of this machine that `--compare-sim` gives the simulator (a G's code,
+/// [`g_code_ns`]; a wake onto an idle CPU): measured here or given on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct GCode {
+pub struct Measured {
     /// Nanoseconds per G.
     pub ns: u64,
     /// Measured here (not given).
@@ -905,12 +933,27 @@ struct Cell {
 pub fn run_bench(c: &GmpBenchConfig, progress: bool) -> Result<Vec<GmpRow>, String> {
     // measured before the rounds, on a machine the rows do not yet load
     let g_code = match (c.compare_sim, c.g_code_ns) {
-        (true, None) => GCode {
+        (true, None) => Measured {
             ns: g_code_ns()?,
             measured: true,
         },
-        (_, g) => GCode {
+        (_, g) => Measured {
             ns: g.unwrap_or(0),
+            measured: false,
+        },
+    };
+    let default_wake =
+        CostModel::default().cross_cpu_wake_ns + CostModel::default().context_switch_ns;
+    let wake = match (c.compare_sim, c.wake_ns) {
+        (true, None) => match idle_cpu_wake_ns().map_err(|e| e.to_string())? {
+            Some(ns) => Measured { ns, measured: true },
+            None => Measured {
+                ns: default_wake,
+                measured: false,
+            },
+        },
+        (_, w) => Measured {
+            ns: w.unwrap_or(default_wake),
             measured: false,
         },
     };
@@ -1004,6 +1047,7 @@ pub fn run_bench(c: &GmpBenchConfig, progress: bool) -> Result<Vec<GmpRow>, Stri
                         &p,
                         c.work_ns,
                         g_code,
+                        wake,
                         c.coherence_miss_ns,
                         &cell.steals,
                         &cell.parks,
@@ -1111,13 +1155,19 @@ pub fn render(rows: &[GmpRow]) -> String {
     }
     if let Some(s) = rows.iter().find_map(|r| r.sim.as_ref()) {
         out.push_str(&format!(
-            "simulator: each G's work {} ns (a G's code {} ns, {}, plus --work-ns), sched.lock spinning as Go's lock2, coherence miss {}\n",
+            "simulator: each G's work {} ns (a G's code {} ns, {}, plus --work-ns), a wake onto an idle CPU {} ns ({}), sched.lock spinning as Go's lock2, coherence miss {}\n",
             s.sim_work_ns,
             s.g_code_ns,
             if s.g_code_measured {
                 "measured on this machine"
             } else {
                 "from --g-code-ns"
+            },
+            s.wake_ns,
+            if s.wake_measured {
+                "measured on this machine"
+            } else {
+                "given"
             },
             if s.coherence_miss_ns == 0 {
                 "off".to_string()
@@ -1186,8 +1236,9 @@ each herdlab row's scenario: summed over seeds 1-8 of the simulator and every na
 with a verdict per figure (within 25%, differs, too few events to compare when neither
 side counted 64, or one run dominates when a single run holds more than half of a side's).
 The simulator runs sched.lock as Go's lock2 (spin, yield, sleep), as the native runtime does,
-and each simulated goroutine's work includes what a goroutine's code costs here beside the
-scheduler (a task's poll, measured before the rounds; --g-code-ns sets it). Every run checks that each task ran exactly once.
+each simulated goroutine's work includes what a goroutine's code costs here beside the
+scheduler (a task's poll, measured before the rounds; --g-code-ns sets it), and a simulated
+wake onto an idle CPU takes what one takes here (measured before the rounds; --wake-ns). Every run checks that each task ran exactly once.
 Defaults: workers 1, 2 and the cores (at most 8), tokio's sizes, 0 ns of work, 31 rounds;
 --quick: workers 1 and 2, 5 rounds. --blocking runs the thread-blocking shape instead (16
 tasks, one async code on both runtimes; main and every even task sleep 1 ms in the kernel, then
@@ -1262,6 +1313,12 @@ pub fn command() -> clap::Command {
                 10_000,
             ),
             ranged(
+                "wake-ns",
+                "--compare-sim: how long a thread asleep on a futex takes to run once woken onto an idle CPU, ns, for the simulator (default: measured on this machine before the rounds)",
+                1,
+                1_000_000,
+            ),
+            ranged(
                 "g-code-ns",
                 "--compare-sim: what one G's code costs beside the scheduler's steps, ns, added to each simulated G's work (default: measured on this machine before the rounds; 0: off)",
                 0,
@@ -1309,6 +1366,7 @@ pub fn config(m: &ArgMatches) -> Result<GmpBenchConfig, CliError> {
         c.coherence_miss_ns = n;
     }
     c.g_code_ns = cli::value::<u64>(m, "g-code-ns");
+    c.wake_ns = cli::value::<u64>(m, "wake-ns");
     c.workers.dedup();
     for &w in &c.workers {
         for &s in &c.shapes {
