@@ -1352,3 +1352,62 @@ fn bench_gmp_netpoll_prints_a_row_per_runtime_with_the_pollers_counters() {
     // 3 requests of 200 µs one after another: at least 600 µs
     assert!(rows[0]["median_ns"].as_u64().unwrap_or(0) >= 600_000);
 }
+
+/// `sim gmp --wake-ns N`: a wake onto an idle CPU takes N ns in all (the simulator's
+/// `cross_cpu_wake_ns` is N less its switch), as `bench gmp --compare-sim` simulates it; without
+/// the flag the model's own 6.5 µs, as on the site.
+#[test]
+fn sim_gmp_wake_ns_sets_the_simulated_wake_onto_an_idle_cpu() {
+    use herdlab_core::cost::CostModel;
+    let args = [
+        "sim",
+        "gmp",
+        "--gomaxprocs",
+        "2",
+        "--threads",
+        "3",
+        "--cpus",
+        "2",
+        "--workload",
+        "chain",
+        "--goroutines",
+        "1000",
+        "--work-ns",
+        "72",
+        "--ring",
+        "256",
+        "--json",
+    ];
+    let q = GmpParams {
+        gomaxprocs: 2,
+        threads: 3,
+        cpus: 2,
+        workload: Workload::Chain,
+        goroutines: 1000,
+        work_ns: 72,
+        ring: 256,
+        ..GmpParams::default()
+    };
+    let plain = json_of(&herdlab(&args));
+    let (_, want) = q.run(50_000_000);
+    assert_eq!(
+        (&plain["parks"], &plain["sim_time_ns"]),
+        (&want.parks.into(), &want.sim_time_ns.into())
+    );
+    let slow = json_of(&herdlab(&[&args[..], &["--wake-ns", "21000"]].concat()));
+    let cost = CostModel {
+        cross_cpu_wake_ns: 21_000 - CostModel::default().context_switch_ns,
+        ..CostModel::default()
+    };
+    let (_, want) = q.run_with(cost, 50_000_000);
+    assert_eq!(
+        (&slow["parks"], &slow["sim_time_ns"]),
+        (&want.parks.into(), &want.sim_time_ns.into())
+    );
+    // the chain's idle M goes round wake, spin, park less often when a wake takes longer
+    assert!(
+        slow["parks"].as_u64() < plain["parks"].as_u64(),
+        "{slow} {plain}"
+    );
+    refused(&["sim", "gmp", "--wake-ns", "0"], "allowed 1-1000000");
+}

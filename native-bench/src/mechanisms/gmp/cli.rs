@@ -116,6 +116,9 @@ pub struct SimArgs {
     pub json: bool,
     /// `--coherence-miss-ns`: the simulator's cost of a coherence miss (0, the default: off).
     pub coherence_miss_ns: u64,
+    /// `--wake-ns`: how long a wake onto an idle CPU takes in all, the switch included (none:
+    /// the cost model's `cross_cpu_wake_ns` and `context_switch_ns`, 6,500 ns).
+    pub wake_ns: Option<u64>,
 }
 
 /// The step bound of `sim gmp`.
@@ -131,6 +134,7 @@ pub fn sim_args(m: &ArgMatches) -> Result<SimArgs, CliError> {
         max_steps: cli::value(m, "max-steps").unwrap_or(DEFAULT_MAX_STEPS),
         json: cli::on(m, "json"),
         coherence_miss_ns: cli::value(m, "coherence-miss-ns").unwrap_or(0),
+        wake_ns: cli::value(m, "wake-ns"),
     })
 }
 
@@ -212,6 +216,12 @@ impl NativeMechanism for Gmp {
                     0,
                     10_000,
                 ),
+                cli::ranged(
+                    "wake-ns",
+                    "how long a wake onto an idle CPU takes, the switch included, ns (default 6500, the model's, as on the site; bench gmp --compare-sim measures this machine's)",
+                    1,
+                    1_000_000,
+                ),
                 cli::max_steps(),
                 json(),
             ]),
@@ -220,9 +230,14 @@ impl NativeMechanism for Gmp {
 
     fn sim(m: &ArgMatches) -> Result<ExitCode, CliError> {
         let a = sim_args(m)?;
+        let plain = CostModel::default();
         let cost = CostModel {
             coherence_miss_ns: a.coherence_miss_ns,
-            ..CostModel::default()
+            // the simulator adds the switch into the woken thread itself
+            cross_cpu_wake_ns: a.wake_ns.map_or(plain.cross_cpu_wake_ns, |w| {
+                w.saturating_sub(plain.context_switch_ns)
+            }),
+            ..plain
         };
         let r = sim::run_gmp_with(&a.params, cost, a.max_steps);
         let code = if a.json {
