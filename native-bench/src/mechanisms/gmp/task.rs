@@ -264,8 +264,8 @@ impl Tasks {
     /// Poll every G spawned so far once, in id order, on this thread and outside any run; the
     /// Gs whose future finished. What a G's code costs beside the table's steps is the time this
     /// takes per G (`herdlab bench gmp --compare-sim`'s calibration): the slot's lock, the waker
-    /// made, the poll, the future dropped. A future that needs the runtime (a spawn, a wake
-    /// of another G) is not polled here: its actions would have no table to go to.
+    /// made, the poll, the future dropped. Only for futures that need no runtime: a spawn or a
+    /// wake of another G from here would have no table to go to.
     pub fn poll_each_once(self: &Arc<Self>) -> u32 {
         let mut acts = Vec::new();
         let mut finished = 0;
