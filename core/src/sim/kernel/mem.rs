@@ -407,7 +407,6 @@ impl<M: crate::machine::Machine> crate::sim::Simulation<M> {
 mod tests {
     use super::*;
     use crate::cost::CostModel;
-    use crate::machine::Machine;
     use crate::sim::accept::AcceptModel;
     use crate::sim::arrivals::{ArrivalPattern, Arrivals};
     use crate::sim::{Role, SchedPolicy, Simulation, WorldSpec};
@@ -456,23 +455,7 @@ mod tests {
         assert_eq!(off.misses(), 0);
     }
 
-    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-    struct Script(Vec<Op>, usize);
-
-    impl Machine for Script {
-        fn next_op(&self) -> Op {
-            self.0.get(self.1).copied().unwrap_or(Op::Exit)
-        }
-        fn complete(&mut self, _: OpResult) {
-            self.1 += 1;
-        }
-        fn line(&self) -> u16 {
-            1
-        }
-        fn listing(&self) -> &'static [&'static str] {
-            &["the script"]
-        }
-    }
+    use crate::sim::kernel::script::Script;
 
     fn sim(miss_ns: u64) -> Simulation<Script> {
         let world = WorldSpec {

@@ -11,6 +11,8 @@ pub mod futex;
 pub mod mem;
 pub mod mutex;
 pub mod net;
+#[cfg(all(test, any(feature = "coherence", feature = "mutex-spin")))]
+mod script;
 pub mod sem;
 pub mod timer;
 

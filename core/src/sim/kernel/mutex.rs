@@ -188,29 +188,12 @@ impl<M: Machine> Simulation<M> {
 mod tests {
     use super::MutexSpin;
     use crate::cost::CostModel;
-    use crate::machine::Machine;
-    use crate::op::{MutexId, Op, OpResult};
+    use crate::op::{MutexId, Op};
     use crate::sim::accept::AcceptModel;
     use crate::sim::arrivals::{ArrivalPattern, Arrivals};
     use crate::sim::{Actor, Note, Role, Sched, SchedPolicy, Simulation, WorldSpec};
 
-    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-    struct Script(Vec<Op>, usize);
-
-    impl Machine for Script {
-        fn next_op(&self) -> Op {
-            self.0.get(self.1).copied().unwrap_or(Op::Exit)
-        }
-        fn complete(&mut self, _: OpResult) {
-            self.1 += 1;
-        }
-        fn line(&self) -> u16 {
-            1
-        }
-        fn listing(&self) -> &'static [&'static str] {
-            &["the script"]
-        }
-    }
+    use crate::sim::kernel::script::Script;
 
     const M: MutexId = MutexId(0);
     const SPIN: MutexSpin = MutexSpin {

@@ -46,7 +46,8 @@
 //!   faster than the native ones, drained the queue faster than the spawner filled it, and
 //!   stole from each other 20 to 70 times a run where the native runtime steals about never.
 //! - The simulator's wake of a thread onto an idle CPU (`cross_cpu_wake_ns`) takes what it takes
-//!   here (`platform::wake::idle_cpu_wake_ns`, measured before the rounds; `--wake-ns` sets it):
+//!   here (`platform::wake::idle_cpu_wake_ns`, the median of measurements before the rounds and
+//!   after each; `--wake-ns` sets it):
 //!   15 to 24 µs on the 2-vCPU guest, whose idle virtual CPUs the host must schedule again,
 //!   against the model's default of 5 µs. `chained_spawn` at 2 workers shows it: each `go`
 //!   wakes the idle M, which finds nothing and parks; with 5 µs the simulated M went round that
@@ -377,10 +378,10 @@ pub struct SimFigures {
     pub g_code_ns: u64,
     /// `g_code_ns` was measured on this machine (not given with `--g-code-ns`).
     pub g_code_measured: bool,
-    /// The time from a futex wake to the woken thread running on an idle CPU, ns (measured:
-    /// `platform::wake::idle_cpu_wake_ns`, or `--wake-ns`, or the cost model's default on a
-    /// one-CPU machine); the simulator's `cross_cpu_wake_ns` is it less `context_switch_ns`,
-    /// which it adds.
+    /// The time from a futex wake to the woken thread running on an idle CPU, ns: the median
+    /// of `platform::wake::idle_cpu_wake_ns` measured before the rounds and after each (or
+    /// `--wake-ns`, or the cost model's default on a one-CPU machine). The simulator's
+    /// `cross_cpu_wake_ns` is it less `context_switch_ns`, which it adds.
     pub wake_ns: u64,
     /// `wake_ns` was measured on this machine.
     pub wake_measured: bool,
@@ -944,21 +945,19 @@ pub fn run_bench(c: &GmpBenchConfig, progress: bool) -> Result<Vec<GmpRow>, Stri
             measured: false,
         },
     };
-    let default_wake =
-        CostModel::default().cross_cpu_wake_ns + CostModel::default().context_switch_ns;
-    let wake = match (c.compare_sim, c.wake_ns) {
-        (true, None) => match idle_cpu_wake_ns().map_err(|e| e.to_string())? {
-            Some(ns) => Measured { ns, measured: true },
-            None => Measured {
-                ns: default_wake,
-                measured: false,
-            },
-        },
-        (_, w) => Measured {
-            ns: w.unwrap_or(default_wake),
-            measured: false,
-        },
+    // a wake onto an idle CPU: measured before the rounds and after each, as a virtual
+    // machine's can change within a run (the host's halt polling: 2 to 24 µs on the 2-vCPU guest)
+    let measure_wake = c.compare_sim && c.wake_ns.is_none();
+    let mut wakes = Vec::new();
+    let wake_sample = |wakes: &mut Vec<u64>| -> Result<(), String> {
+        if measure_wake {
+            if let Some(ns) = idle_cpu_wake_ns().map_err(|e| e.to_string())? {
+                wakes.push(ns);
+            }
+        }
+        Ok(())
     };
+    wake_sample(&mut wakes)?;
     let mut cells = Vec::new();
     for &w in &c.workers {
         for &shape in &c.shapes {
@@ -1027,6 +1026,7 @@ pub fn run_bench(c: &GmpBenchConfig, progress: bool) -> Result<Vec<GmpRow>, Stri
                 }
             }
         }
+        wake_sample(&mut wakes)?;
         // what an interrupt prints: the rows over the rounds done so far
         #[cfg(unix)]
         crate::platform::interrupt::replace_measured(&summarize(&cells, c, round as u32 + 1));
@@ -1041,6 +1041,23 @@ pub fn run_bench(c: &GmpBenchConfig, progress: bool) -> Result<Vec<GmpRow>, Stri
         eprintln!();
     }
     let mut rows = summarize(&cells, c, c.rounds);
+    let default_wake =
+        CostModel::default().cross_cpu_wake_ns + CostModel::default().context_switch_ns;
+    let wake = match c.wake_ns {
+        Some(ns) => Measured {
+            ns,
+            measured: false,
+        },
+        // one CPU (no idle CPU to wake onto), or not asked: the model's own
+        None if wakes.is_empty() => Measured {
+            ns: default_wake,
+            measured: false,
+        },
+        None => Measured {
+            ns: median(wakes),
+            measured: true,
+        },
+    };
     if c.compare_sim {
         for (row, cell) in rows.iter_mut().zip(&cells) {
             if let Some(p) = cell.params {
@@ -1240,7 +1257,8 @@ side counted 64, or one run dominates when a single run holds more than half of 
 The simulator runs sched.lock as Go's lock2 (spin, yield, sleep), as the native runtime does,
 each simulated goroutine's work includes what a goroutine's code costs here beside the
 scheduler (a task's poll, measured before the rounds; --g-code-ns sets it), and a simulated
-wake onto an idle CPU takes what one takes here (measured before the rounds; --wake-ns). Every run checks that each task ran exactly once.
+wake onto an idle CPU takes what one takes here (measured before the rounds and after each;
+--wake-ns). Every run checks that each task ran exactly once.
 Defaults: workers 1, 2 and the cores (at most 8), tokio's sizes, 0 ns of work, 31 rounds;
 --quick: workers 1 and 2, 5 rounds. --blocking runs the thread-blocking shape instead (16
 tasks, one async code on both runtimes; main and every even task sleep 1 ms in the kernel, then
