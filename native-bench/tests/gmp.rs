@@ -588,6 +588,14 @@ fn bench_gmp_compare_sim_puts_cores_figures_beside_each_herdlab_row() {
         }
         assert_eq!(s["sim_steals_total"], sim_steals.iter().sum::<u64>(), "{r}");
         assert_eq!(s["sim_parks_total"], sim_parks.iter().sum::<u64>(), "{r}");
+        // the median run on each side (the upper one of an even count, as the rows' medians)
+        let median_run = |v: &[u64]| {
+            let mut v = v.to_vec();
+            v.sort_unstable();
+            v[v.len() / 2]
+        };
+        assert_eq!(s["sim_steals_median_run"], median_run(&sim_steals), "{r}");
+        assert_eq!(s["sim_parks_median_run"], median_run(&sim_parks), "{r}");
         let (nat_steals, nat_parks) = (runs("native_steals_runs"), runs("native_parks_runs"));
         // one entry per round, the row's median among them
         assert_eq!((nat_steals.len(), nat_parks.len()), (1, 1), "{r}");
@@ -599,6 +607,14 @@ fn bench_gmp_compare_sim_puts_cores_figures_beside_each_herdlab_row() {
         );
         assert_eq!(s["native_steals_total"], nat_steals[0], "{r}");
         assert_eq!(s["native_parks_total"], nat_parks[0], "{r}");
+        assert_eq!(
+            (
+                &s["native_steals_median_run"],
+                &s["native_parks_median_run"]
+            ),
+            (&nat_steals[0].into(), &nat_parks[0].into()),
+            "{r}"
+        );
         if rt == Runtime::Herdlab2012 {
             // one global queue: nothing to steal, on either side
             assert_eq!(

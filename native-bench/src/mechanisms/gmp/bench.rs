@@ -349,6 +349,17 @@ pub struct SimFigures {
     pub native_steals_runs: Vec<u64>,
     /// Native parks per run, round by round.
     pub native_parks_runs: Vec<u64>,
+    /// The median run's steals in the simulator (over the seeds) and natively (over the runs),
+    /// and the same for parks: what a typical run does on each side. Native counts have rare
+    /// runs of hundreds of events (the spawner losing its CPU for a slice) that the sums above
+    /// mostly are; beside the medians they show as such.
+    pub sim_steals_median_run: u64,
+    /// See `sim_steals_median_run`.
+    pub native_steals_median_run: u64,
+    /// See `sim_steals_median_run`.
+    pub sim_parks_median_run: u64,
+    /// See `sim_steals_median_run`.
+    pub native_parks_median_run: u64,
     /// The simulator's steals per 1,000 tasks over every seed.
     pub sim_steals_per_1k_pooled: f64,
     /// Native steals per 1,000 tasks over every run.
@@ -500,6 +511,7 @@ pub fn sim_figures(
     };
     let (steals_verdict, steals_ratio) = judge(&steals_runs, ss, native_steals, ns);
     let (parks_verdict, parks_ratio) = judge(&parks_runs, sp, native_parks, np);
+    let (steals_median, parks_median) = (median_of(&steals_runs), median_of(&parks_runs));
     Ok(SimFigures {
         steals: r.steals,
         parks: r.parks,
@@ -519,6 +531,10 @@ pub fn sim_figures(
         native_parks_total: np,
         native_steals_runs: native_steals.to_vec(),
         native_parks_runs: native_parks.to_vec(),
+        sim_steals_median_run: steals_median,
+        native_steals_median_run: median_of(native_steals),
+        sim_parks_median_run: parks_median,
+        native_parks_median_run: median_of(native_parks),
         sim_steals_per_1k_pooled: pooled(ss, SIM_SEEDS),
         native_steals_per_1k_pooled: pooled(ns, runs),
         sim_parks_per_1k_pooled: pooled(sp, SIM_SEEDS),
@@ -1198,7 +1214,7 @@ pub fn render(rows: &[GmpRow]) -> String {
     for r in rows {
         if let Some(s) = &r.sim {
             out.push_str(&format!(
-                "simulator ({} seeds) vs native ({} run{}), {} {} workers {}: steals/1k {:.1} vs {:.1} ({} vs {} events): {}; parks/1k {:.1} vs {:.1} ({} vs {} events): {}\n",
+                "simulator ({} seeds) vs native ({} run{}), {} {} workers {}: steals/1k {:.1} vs {:.1} ({} vs {} events, median run {} vs {}): {}; parks/1k {:.1} vs {:.1} ({} vs {} events, median run {} vs {}): {}\n",
                 s.seeds,
                 s.native_runs,
                 if s.native_runs == 1 { "" } else { "s" },
@@ -1209,11 +1225,15 @@ pub fn render(rows: &[GmpRow]) -> String {
                 s.native_steals_per_1k_pooled,
                 s.sim_steals_total,
                 s.native_steals_total,
+                s.sim_steals_median_run,
+                s.native_steals_median_run,
                 verdict_text(s.steals_verdict, s.steals_ratio),
                 s.sim_parks_per_1k_pooled,
                 s.native_parks_per_1k_pooled,
                 s.sim_parks_total,
                 s.native_parks_total,
+                s.sim_parks_median_run,
+                s.native_parks_median_run,
                 verdict_text(s.parks_verdict, s.parks_ratio),
             ));
         }
@@ -1252,7 +1272,7 @@ rotate the cells; rows give the median and p10/p90 over rounds, herdlab's steals
 parks, spins and global-queue takes (median per run), and each herdlab row's factor
 over tokio. --compare-sim adds the simulator's steals and parks per 1,000 tasks for
 each herdlab row's scenario: summed over seeds 1-8 of the simulator and every native round,
-with a verdict per figure (within 25%, differs, too few events to compare when neither
+beside each side's median run, with a verdict per figure (within 25%, differs, too few events to compare when neither
 side counted 64, or one run dominates when a single run holds more than half of a side's).
 The simulator runs sched.lock as Go's lock2 (spin, yield, sleep), as the native runtime does,
 each simulated goroutine's work includes what a goroutine's code costs here beside the
