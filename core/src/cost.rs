@@ -86,6 +86,28 @@ impl Default for CostModel {
 }
 
 impl CostModel {
+    /// How long a wake onto an idle CPU takes in all: `cross_cpu_wake_ns` and the switch into
+    /// the woken thread (`context_switch_ns`), which the simulator adds to it.
+    pub fn idle_wake_ns(&self) -> u64 {
+        self.cross_cpu_wake_ns + self.context_switch_ns
+    }
+
+    /// The same model with a wake onto an idle CPU taking `total` ns in all, the switch included
+    /// (a measured wake-to-run time; at least the switch).
+    ///
+    /// ```
+    /// use herdlab_core::cost::CostModel;
+    /// let c = CostModel::default().with_idle_wake_ns(21_000);
+    /// assert_eq!((c.cross_cpu_wake_ns, c.idle_wake_ns()), (19_500, 21_000));
+    /// assert_eq!(CostModel::default().idle_wake_ns(), 6_500);
+    /// ```
+    pub fn with_idle_wake_ns(self, total: u64) -> Self {
+        CostModel {
+            cross_cpu_wake_ns: total.saturating_sub(self.context_switch_ns),
+            ..self
+        }
+    }
+
     /// Whether the simulator charges coherence misses: a non-zero `coherence_miss_ns`, with the
     /// `coherence` feature (always false without it).
     pub fn charges_coherence(&self) -> bool {

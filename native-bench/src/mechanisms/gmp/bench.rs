@@ -461,12 +461,8 @@ pub fn sim_figures(
     let cost = CostModel {
         coherence_miss_ns,
         ..CostModel::default()
-    };
-    // the simulator adds the switch into the woken thread to its wake latency
-    let cost = CostModel {
-        cross_cpu_wake_ns: wake.ns.saturating_sub(cost.context_switch_ns),
-        ..cost
-    };
+    }
+    .with_idle_wake_ns(wake.ns);
     let (mut steals_runs, mut parks_runs) = (Vec::new(), Vec::new());
     let mut first = None;
     for seed in 1..=SIM_SEEDS {
@@ -1057,8 +1053,7 @@ pub fn run_bench(c: &GmpBenchConfig, progress: bool) -> Result<Vec<GmpRow>, Stri
         eprintln!();
     }
     let mut rows = summarize(&cells, c, c.rounds);
-    let default_wake =
-        CostModel::default().cross_cpu_wake_ns + CostModel::default().context_switch_ns;
+    let default_wake = CostModel::default().idle_wake_ns();
     let wake = match c.wake_ns {
         Some(ns) => Measured {
             ns,

@@ -233,12 +233,9 @@ impl NativeMechanism for Gmp {
         let plain = CostModel::default();
         let cost = CostModel {
             coherence_miss_ns: a.coherence_miss_ns,
-            // the simulator adds the switch into the woken thread itself
-            cross_cpu_wake_ns: a.wake_ns.map_or(plain.cross_cpu_wake_ns, |w| {
-                w.saturating_sub(plain.context_switch_ns)
-            }),
             ..plain
-        };
+        }
+        .with_idle_wake_ns(a.wake_ns.unwrap_or(plain.idle_wake_ns()));
         let r = sim::run_gmp_with(&a.params, cost, a.max_steps);
         let code = if a.json {
             print_json(&r, false)
