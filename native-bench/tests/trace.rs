@@ -112,6 +112,48 @@ fn parks_pair(r: &Run) -> usize {
     parks
 }
 
+/// A key of a run's scenario (`threads=3`).
+fn scenario_key<'a>(r: &'a Run, key: &str) -> &'a str {
+    r.scenario
+        .split('&')
+        .find_map(|kv| kv.strip_prefix(key)?.strip_prefix('='))
+        .unwrap_or_else(|| panic!("{}: no {key} in {}", r.label, r.scenario))
+}
+
+/// gmp: every M but the one that starts the program (M0 with `main`; for the shapes spawned from
+/// outside, the spawner, thread `threads`, and then every M) is asleep on its note before the
+/// starter's first event, as the simulator's Ms are. Returns the Ms checked.
+fn ms_asleep_before_the_start(r: &Run) -> usize {
+    let threads: u16 = scenario_key(r, "threads").parse().unwrap();
+    let external = matches!(
+        scenario_key(r, "workload"),
+        "spawn-many" | "yield-many" | "goyield-many"
+    );
+    let starter = if external { threads } else { 0 };
+    let start = r
+        .events
+        .iter()
+        .find(|e| e.thread == starter)
+        .unwrap_or_else(|| panic!("{}: the starter {starter} did nothing", r.label))
+        .t_ns;
+    let others: Vec<u16> = (0..threads).filter(|&m| m != starter).collect();
+    for &m in &others {
+        assert!(
+            r.events
+                .iter()
+                .any(|e| e.thread == m && e.kind == Kind::Sleep && e.t_ns <= start),
+            "{}: M{m} was not asleep when the run started at {start} ns (its first events: {:?})",
+            r.label,
+            r.events
+                .iter()
+                .filter(|e| e.thread == m)
+                .take(3)
+                .collect::<Vec<_>>()
+        );
+    }
+    others.len()
+}
+
 /// Per thread, a lock is followed by its unlock before the next lock, and no two threads' holds
 /// (lock to unlock, both recorded while held) overlap.
 fn holds_are_exclusive(r: &Run) -> usize {
@@ -363,6 +405,42 @@ fn bench_locks_trace_shows_mutual_exclusion_and_is_cut_at_its_cap() {
     }
 }
 
+/// Regression: each native run began as soon as the Ms' threads had passed the start gate, and
+/// an M still starting was not yet asleep on its note. A `chained_spawn` run's 1,000 links (about
+/// 200 µs) could end on M0 before M1 first slept: its `notewakeup` found no sleeper, and the run
+/// had 0 parks where the simulator, whose Ms start asleep, had several.
+#[test]
+fn a_gmp_run_starts_only_when_its_idle_ms_are_asleep() {
+    let d = TempDir::new("gmp-start");
+    let t = d.file("c.trace");
+    let out = herdlab(&[
+        "bench",
+        "gmp",
+        "--rounds",
+        "3",
+        "--workers",
+        "2,4",
+        "--shapes",
+        "chained_spawn,spawn_many",
+        "--runtimes",
+        "herdlab,herdlab-2012",
+        "--json",
+        "--trace",
+        t.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    let trace = read_trace(&t);
+    // 2 runtimes x 2 shapes x 2 worker counts x 3 rounds
+    assert_eq!(trace.runs.len(), 24);
+    for run in &trace.runs {
+        // chain: M0 starts, the other Ms (workers + 1 in all) sleep; spawn_many: every M sleeps
+        let workers: usize = scenario_key(run, "gomaxprocs").parse().unwrap();
+        let external = scenario_key(run, "workload") == "spawn-many";
+        let expect = if external { workers + 1 } else { workers };
+        assert_eq!(ms_asleep_before_the_start(run), expect, "{}", run.label);
+    }
+}
+
 #[test]
 fn bench_gmp_and_pool_draw_their_charts_and_trace_their_runs() {
     let d = TempDir::new("gmp-pool");
@@ -398,11 +476,13 @@ fn bench_gmp_and_pool_draw_their_charts_and_trace_their_runs() {
     let cells = rows.iter().filter(|r| r["runtime"] != "tokio").count();
     let rounds = rows[0]["rounds"].as_u64().unwrap() as usize;
     assert_eq!(trace.runs.len(), cells * rounds);
-    let mut parks = 0;
+    let (mut parks, mut asleep) = (0, 0);
     for run in &trace.runs {
         parks += parks_pair(run);
+        asleep += ms_asleep_before_the_start(run);
     }
     assert!(parks > 0, "no M ever parked in {} runs", trace.runs.len());
+    assert!(asleep > 0, "no run had an M to put to sleep first");
 
     let (t, s) = (d.file("p.trace"), d.file("p.svg"));
     let out = herdlab(&[

@@ -279,6 +279,75 @@ impl NativeWorld {
         self.slots.len()
     }
 
+    /// One poll of [`Self::wait_asleep`]: `Some(wait generations)` when every thread of
+    /// `threads` is inside a wait for work and in state `S`, and `extra` holds.
+    fn poll_asleep(&self, threads: &[usize], extra: &dyn Fn() -> bool) -> Option<Vec<u64>> {
+        let mut gens = Vec::with_capacity(threads.len());
+        for &i in threads {
+            let s = self.slot(i);
+            if s.tid() == 0 || !s.in_wait() {
+                return None;
+            }
+            gens.push(s.wait_gen());
+        }
+        if !extra() {
+            return None;
+        }
+        threads
+            .iter()
+            .all(|&i| thread_state(self.slot(i).tid()) == Some('S'))
+            .then_some(gens)
+    }
+
+    /// Wait until every thread of `threads` is asleep in the kernel in a wait for work
+    /// (`FutexWait`, `CondWait`, `Accept`) and `extra` holds: two consecutive good polls with the
+    /// same wait generations, so no thread woke and slept again between them. Bounded by
+    /// [`GATE_TIMEOUT`] and `deadline`; past them, the error counts the threads asleep. A failed run
+    /// ends the wait with its failure.
+    pub fn wait_asleep(
+        &self,
+        threads: &[usize],
+        extra: &dyn Fn() -> bool,
+        deadline: Instant,
+    ) -> Result<(), NativeError> {
+        let start = Instant::now();
+        let limit = (start + GATE_TIMEOUT).min(deadline);
+        let mut prev: Option<Vec<u64>> = None;
+        let mut polls = 0u32;
+        loop {
+            if self.aborted() {
+                return Err(NativeError(format!(
+                    "aborted: {}",
+                    self.failure().unwrap_or_default()
+                )));
+            }
+            match self.poll_asleep(threads, extra) {
+                Some(g) if prev.as_ref() == Some(&g) => return Ok(()),
+                Some(g) => prev = Some(g),
+                None => prev = None,
+            }
+            if Instant::now() > limit {
+                let asleep = threads
+                    .iter()
+                    .filter(|&&i| {
+                        self.slot(i).in_wait() && thread_state(self.slot(i).tid()) == Some('S')
+                    })
+                    .count();
+                return Err(NativeError(format!(
+                    "timed out after {:.1} s waiting for every thread to sleep: {asleep} of {} asleep",
+                    start.elapsed().as_secs_f64(),
+                    threads.len()
+                )));
+            }
+            polls += 1;
+            if polls < 20 {
+                std::thread::yield_now();
+            } else {
+                std::thread::sleep(Duration::from_micros(50));
+            }
+        }
+    }
+
     /// The listener's address, if the world has one.
     pub fn listener_addr(&self) -> Option<SocketAddr> {
         self.listener.as_ref().and_then(|l| l.local_addr().ok())

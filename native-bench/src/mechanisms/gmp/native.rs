@@ -21,6 +21,7 @@
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
 use std::sync::atomic::{AtomicU32, AtomicU64};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::time::Instant;
 
 use herdlab_core::machine::steps::Ops;
 use herdlab_core::mechanisms::gmp::machine::{fatal, gstatus, MCounts, DONE, LIVE, SCHED_LOCK};
@@ -32,7 +33,7 @@ use super::layout::{GoMemory, IN_WORLD, WATCH};
 use super::task::Tasks;
 use crate::platform::futex::{futex_wait, futex_wake, WaitOutcome};
 use crate::platform::native::{NativeError, NativeThread, NativeWorld, WorldSpec};
-use crate::platform::WAIT_TIMEOUT;
+use crate::platform::{GATE_TIMEOUT, WAIT_TIMEOUT};
 
 /// The largest even ring (Go's 256 whenever it fits) that fits `gs` Gs, `procs` Ps and `threads`
 /// Ms in a world's words (`None`: not even a ring of 2 fits).
@@ -627,6 +628,9 @@ fn run_inner(cfg: GmpConfig, tasks: Option<&Arc<Tasks>>) -> Result<GmpRun, Nativ
     let lock = world.word(lock_word)?;
     let (start, end) = (AtomicU64::new(0), AtomicU64::new(0));
     let ready = StartGate::new(threads);
+    // the Ms that start asleep in stopm: every M but the one that runs `main`
+    let parked_at_start: Vec<usize> = (0..cfg.threads as usize).filter(|&i| i != first).collect();
+    let parked_at_start = &parked_at_start;
     let (start, end, ready) = (&start, &end, &ready);
     // each M's counters, the Gs it locked and the Gs it executed (`locked` workload)
     type MResult = Result<(MCounts, Vec<u32>, Vec<u32>, Vec<u32>), NativeError>;
@@ -657,6 +661,13 @@ fn run_inner(cfg: GmpConfig, tasks: Option<&Arc<Tasks>>) -> Result<GmpRun, Nativ
                         None => GmpActor::new(cfg, i as u32),
                     };
                     if i == first {
+                        // the other Ms start parked in stopm, as the simulator's do: the run
+                        // begins when each is asleep on its note, not while threads still start
+                        // (a chain of 1,000 Gs could end on M0 before M1 first slept)
+                        let deadline = Instant::now() + GATE_TIMEOUT;
+                        world
+                            .wait_asleep(parked_at_start, &|| true, deadline)
+                            .inspect_err(|e| world.fail(&e.0))?;
                         start.store(world.now_ns(), SeqCst);
                     }
                     let r = m.run(&mut ops);

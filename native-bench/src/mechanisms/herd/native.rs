@@ -34,8 +34,7 @@ use herdlab_core::op::{OpResult, Word};
 use herdlab_core::sim::Role;
 
 use crate::platform::{
-    drive, supported, thread_nvcsw, thread_state, EventGate, NativeError, NativeWorld,
-    ThreadReport, WorldSpec, GATE_TIMEOUT,
+    drive, supported, thread_nvcsw, EventGate, NativeError, NativeWorld, ThreadReport, WorldSpec,
 };
 
 /// The longest one run may take.
@@ -192,82 +191,22 @@ fn snap(world: &NativeWorld, workers: usize) -> Result<Snap, NativeError> {
     Ok(s)
 }
 
-/// One poll: `Some(wait generations)` when every worker is in a wait for work and in state `S`
-/// (and `WAITERS == workers` when a word is given).
-fn poll_asleep(world: &NativeWorld, workers: usize, waiters: Option<Word>) -> Option<Vec<u64>> {
-    let mut gens = Vec::with_capacity(workers);
-    for i in 0..workers {
-        let s = world.slot(i);
-        if s.tid() == 0 || !s.in_wait() {
-            return None;
-        }
-        gens.push(s.wait_gen());
-    }
-    if let Some(w) = waiters {
-        if world.load(w) != Some(workers as u32) {
-            return None;
-        }
-    }
-    for i in 0..workers {
-        if thread_state(world.slot(i).tid()) != Some('S') {
-            return None;
-        }
-    }
-    for (i, g) in gens.iter().enumerate() {
-        let s = world.slot(i);
-        if !s.in_wait() || s.wait_gen() != *g {
-            return None;
-        }
-    }
-    Some(gens)
-}
-
-/// Wait until every worker is asleep in its wait for work (two consecutive good polls with the same
-/// wait generations), bounded by [`GATE_TIMEOUT`] and `deadline`.
+/// Wait until every worker is asleep in its wait for work ([`NativeWorld::wait_asleep`]), and
+/// `WAITERS == workers` when a word is given; the error says what `WAITERS` held.
 fn wait_all_asleep(
     world: &NativeWorld,
     workers: usize,
     waiters: Option<Word>,
     deadline: Instant,
 ) -> Result<(), NativeError> {
-    let start = Instant::now();
-    let limit = (start + GATE_TIMEOUT).min(deadline);
-    let mut prev: Option<Vec<u64>> = None;
-    let mut polls = 0u32;
-    loop {
-        if world.aborted() {
-            return Err(NativeError(format!(
-                "aborted: {}",
-                world.failure().unwrap_or_default()
-            )));
+    let all: Vec<usize> = (0..workers).collect();
+    let extra = || waiters.is_none_or(|w| world.load(w) == Some(workers as u32));
+    world.wait_asleep(&all, &extra, deadline).map_err(|e| {
+        match waiters.and_then(|w| world.load(w)) {
+            Some(v) => NativeError(format!("{}, waiters = {v}", e.0)),
+            None => e,
         }
-        match poll_asleep(world, workers, waiters) {
-            Some(g) if prev.as_ref() == Some(&g) => return Ok(()),
-            Some(g) => prev = Some(g),
-            None => prev = None,
-        }
-        if Instant::now() > limit {
-            let asleep = (0..workers)
-                .filter(|&i| {
-                    world.slot(i).in_wait() && thread_state(world.slot(i).tid()) == Some('S')
-                })
-                .count();
-            let w = waiters
-                .and_then(|w| world.load(w))
-                .map(|v| format!(", waiters = {v}"))
-                .unwrap_or_default();
-            return Err(NativeError(format!(
-                "timed out after {:.1} s waiting for every worker to sleep: {asleep} of {workers} asleep{w}",
-                start.elapsed().as_secs_f64()
-            )));
-        }
-        polls += 1;
-        if polls < 20 {
-            thread::yield_now();
-        } else {
-            thread::sleep(Duration::from_micros(50));
-        }
-    }
+    })
 }
 
 /// The producer's event source for the futex and condition-variable herds.
