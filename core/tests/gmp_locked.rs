@@ -57,7 +57,7 @@ fn each_return_of_a_locked_g_costs_a_stoplockedm_and_a_startlockedm() {
             locked.futex_wakes,
             locked.sim_time_ns
         ),
-        (20, 22, 22, 1_865_179)
+        (20, 22, 22, 1_855_941)
     );
     assert_eq!(
         (
@@ -66,7 +66,7 @@ fn each_return_of_a_locked_g_costs_a_stoplockedm_and_a_startlockedm() {
             free.futex_wakes,
             free.sim_time_ns
         ),
-        (0, 1, 1, 1_706_838)
+        (0, 1, 1, 1_703_290)
     );
     // deterministic for a seed
     assert_eq!(lesson(1).run(10_000_000).1, locked);

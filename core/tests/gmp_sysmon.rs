@@ -337,7 +337,7 @@ fn sysmon_sleeps_deep_while_every_p_idles_and_wakes_when_an_m_comes_back() {
     );
     // main (M0) entered its syscall first, so its exitsyscall wakes sysmon first, then M1's
     assert_eq!(woken.iter().map(|w| w.1).collect::<Vec<_>>(), [0, 1]);
-    assert_eq!(slept, [112_714, 1_035_792]);
+    assert_eq!(slept, [112_962, 1_035_972]);
     assert_eq!(
         woken.iter().map(|w| w.0).collect::<Vec<_>>(),
         [1_006_865, 1_037_526]

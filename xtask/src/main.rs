@@ -455,7 +455,7 @@ fn test(ctx: &Ctx) -> Result<(), String> {
     }
 }
 
-/// `cargo test -p herdlab-core --features eevdf,coherence,mutex-spin --target wasm32-unknown-unknown` under wasm-bindgen-test-runner
+/// `cargo test -p herdlab-core --features eevdf,coherence,mutex-spin,futex-entry --target wasm32-unknown-unknown` under wasm-bindgen-test-runner
 /// (Node). Its output is passed through and read: the runner only sees `#[wasm_bindgen_test]`
 /// functions and skips plain `#[test]` ones with "no tests to run!", so a run in which it executed
 /// no test at all is a failure, not a pass.
@@ -465,10 +465,10 @@ fn core_wasm_tests(ctx: &Ctx) -> Result<(), String> {
         "test",
         "-p",
         "herdlab-core",
-        // (the EEVDF policy, the coherence cost and the mutexes' spin phase too: the site's
+        // (the EEVDF policy, the coherence cost and the mutexes' spin phase and futex_wait's entry too: the site's
         // lazy bundle runs them)
         "--features",
-        "eevdf,coherence,mutex-spin",
+        "eevdf,coherence,mutex-spin,futex-entry",
         "--target",
         "wasm32-unknown-unknown",
     ])

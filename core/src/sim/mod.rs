@@ -207,6 +207,8 @@ impl<M: Machine> Simulation<M> {
             (sched, t.task, t.sleep, kpath, t.woken_since_work).hash(h);
             #[cfg(feature = "mutex-spin")]
             t.lock_tries.hash(h);
+            #[cfg(feature = "futex-entry")]
+            t.futex_entered.hash(h);
             (&t.harvest, t.deadline.is_some(), t.timed_out, t.resumed).hash(h);
             if t.timer.is_some() {
                 // a timed sleep: the checker has no time, only that it may end
@@ -448,6 +450,8 @@ impl<M: Machine> Simulation<M> {
                 timer: None,
                 #[cfg(feature = "mutex-spin")]
                 lock_tries: 0,
+                #[cfg(feature = "futex-entry")]
+                futex_entered: false,
             });
         }
         let workers = sim_threads
@@ -479,6 +483,8 @@ impl<M: Machine> Simulation<M> {
                 mutex_q: vec![WaitQueue::new(); world.mutexes as usize],
                 #[cfg(feature = "mutex-spin")]
                 mutex_spin: kernel::mutex::MutexSpin::NONE,
+                #[cfg(feature = "futex-entry")]
+                futex_entry: false,
                 cond_q: vec![WaitQueue::new(); world.condvars as usize],
                 sem_count: vec![0; world.sems as usize],
                 sem_q: vec![WaitQueue::new(); world.sems as usize],

@@ -97,6 +97,10 @@ pub struct SimThread<M> {
     /// mutexes' spin phase ([`super::MutexSpin`]).
     #[cfg(feature = "mutex-spin")]
     pub(super) lock_tries: u8,
+    /// Inside a `futex_wait` that has entered the kernel and reads its word at its next step
+    /// (false outside one; [`super::Simulation::set_futex_entry`]).
+    #[cfg(feature = "futex-entry")]
+    pub(super) futex_entered: bool,
 }
 
 impl<M> SimThread<M> {
@@ -120,6 +124,8 @@ impl<M> SimThread<M> {
             timer: self.timer,
             #[cfg(feature = "mutex-spin")]
             lock_tries: self.lock_tries,
+            #[cfg(feature = "futex-entry")]
+            futex_entered: self.futex_entered,
         }
     }
 }

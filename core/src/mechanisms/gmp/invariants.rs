@@ -568,12 +568,15 @@ pub fn replay(p: &GmpParams, schedule: &[u16]) -> GmpSim {
 }
 
 /// The world the checker explores: the scenario's, with `sched.lock` sleeping at once instead
-/// of spinning first ([`super::LOCK2`]). Spinning changes when a waiter gets the lock, not which
+/// of spinning first ([`super::LOCK2`]), and each `futex_wait` one step instead of an entry and
+/// a read (`Simulation::set_futex_entry`). Spinning changes when a waiter gets the lock, not which
 /// orders of lock holders are possible (a spinner and a woken sleeper both retry against any
 /// newcomer), so the table reaches the same states; each spin round would only be one more
-/// step to interleave.
-fn checked_world(p: &GmpParams) -> GmpSim {
+/// step to interleave. The entry step reads and writes nothing, so every order of the other
+/// threads' steps around it is already an order around the one-step call.
+pub fn checked_world(p: &GmpParams) -> GmpSim {
     let mut sim = p.simulate();
     sim.set_mutex_spin(crate::sim::MutexSpin::NONE);
+    sim.set_futex_entry(false);
     sim
 }

@@ -503,6 +503,8 @@ impl GmpParams {
         let mut sim = Simulation::new(world, self.threads());
         // `sched.lock` is Go's runtime lock: it spins, yields, then sleeps
         sim.set_mutex_spin(LOCK2);
+        // an M's `notesleep` reads its note inside the call, as Linux's `futex_wait` does
+        sim.set_futex_entry(true);
         if cost.charges_coherence() {
             sim.set_cache_lines(&cache_lines(&cfg));
         }

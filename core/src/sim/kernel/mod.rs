@@ -11,7 +11,10 @@ pub mod futex;
 pub mod mem;
 pub mod mutex;
 pub mod net;
-#[cfg(all(test, any(feature = "coherence", feature = "mutex-spin")))]
+#[cfg(all(
+    test,
+    any(feature = "coherence", feature = "mutex-spin", feature = "futex-entry")
+))]
 mod script;
 pub mod sem;
 pub mod timer;
@@ -36,6 +39,9 @@ pub(in crate::sim) struct Kernel {
     /// How a contended `lock` waits before it sleeps (the same for every mutex of the world).
     #[cfg(feature = "mutex-spin")]
     pub(in crate::sim) mutex_spin: mutex::MutexSpin,
+    /// `futex_wait` reads its word a step after entering the kernel (`futex.rs`).
+    #[cfg(feature = "futex-entry")]
+    pub(in crate::sim) futex_entry: bool,
     /// Each condition variable's sleepers.
     pub(in crate::sim) cond_q: Vec<WaitQueue>,
     /// Each semaphore's count.
