@@ -50,14 +50,20 @@
 //!   after each; `--wake-ns` sets it):
 //!   15 to 24 µs on the 2-vCPU guest, whose idle virtual CPUs the host must schedule again,
 //!   against the model's default of 5 µs. `chained_spawn` at 2 workers shows it: each `go`
-//!   wakes the idle M, which finds nothing and parks; with 5 µs the simulated M went round that
-//!   circle 16 times a run, with the measured wake 7 (natively a median of 3; summed over 80
-//!   native runs, 6.4 parks per 1,000 goroutines simulated against 7.4).
+//!   wakes the idle M, which finds nothing and parks; how often it goes round that circle
+//!   depends on the wake, and on whether `main`'s `wakep` lands while the M is still entering
+//!   `notesleep` (then it does not sleep at all: core's `futex_wait` entry step, which gmp's
+//!   worlds take). With both, 25.2 simulated parks per 1,000 goroutines against 20.0 native
+//!   (2026-12-05, 10 processes of 31 rounds; 7.0 without the entry step).
+//!
+//! The native runs start when every M but the one that starts the program sleeps on its note
+//! (`native::run_tasks`), as the simulator's Ms start: before, a chain could end on M0 while M1
+//! was still starting.
 //!
 //! `--coherence-miss-ns N` adds the simulator's cache-coherence cost (core's
 //! `COHERENCE_MISS_NS` is 50 ns, a source-backed figure). It is off by default: on this 2-vCPU
-//! guest it makes `spawn_many` at 2 workers park 76 to 112 times a simulated run, against a
-//! native median of 1 (each
+//! guest it makes `spawn_many` at 2 workers park 100 to 115 times a simulated run, against a
+//! native median of 0 (each
 //! miss charged in full and in order, so a lock holder that walks a batch of Gs holds it far
 //! longer than a CPU that overlaps the misses).
 
