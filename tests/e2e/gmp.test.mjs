@@ -253,7 +253,7 @@ test('goyield: the lesson\'s widget runs G1 to its end before G2 leaves the glob
   assert.ok(sawYield, 'G1 was seen on P0\'s ring after a goyield');
   assert.deepEqual([...byRun.keys()].map(Number).sort((a, b) => a - b).map((k) => byRun.get(String(k))), ['G1', 'G1', 'G1', 'G1', 'G2', 'G2', 'G2', 'G2']);
   await runToEnd(page, id);
-  assert.deepEqual(await counters(page, id, ['global_queue_gets', 'context_switches', 'steps', 'finished']), [2, 8, 194, 2]);
+  assert.deepEqual(await counters(page, id, ['global_queue_gets', 'context_switches', 'steps', 'finished']), [2, 8, 196, 2]);
   assertNoPageErrors();
 });
 
