@@ -87,34 +87,15 @@ impl<M: Machine> Simulation<M> {
 mod tests {
     use crate::cost::CostModel;
     use crate::op::{Op, WakeCount, Word};
-    use crate::sim::accept::AcceptModel;
-    use crate::sim::arrivals::{ArrivalPattern, Arrivals};
-    use crate::sim::{Actor, Note, Role, Sched, SchedPolicy, Simulation, WorldSpec};
+    use crate::sim::{Note, Role, Sched, Simulation};
 
-    use crate::sim::kernel::script::Script;
+    use crate::sim::kernel::script::{step, world, Script};
 
     const W: Word = Word(0);
 
     /// Thread 0 waits on the word while it holds 0; thread 1 sets it to 1 and wakes it. Two CPUs,
     /// no jitter.
     fn sim(entry: bool) -> Simulation<Script> {
-        let world = WorldSpec {
-            words: 1,
-            mutexes: 0,
-            condvars: 0,
-            sems: 0,
-            network: false,
-            accept: AcceptModel::default(),
-            cpus: 2,
-            cost: CostModel {
-                jitter_pct: 0,
-                ..CostModel::default()
-            },
-            arrivals: Arrivals::new(ArrivalPattern::Burst, 0, 1, 1, 1),
-            seed: 1,
-            net: None,
-            sched: SchedPolicy::Fifo,
-        };
         let waiter = Script(
             vec![Op::FutexWait {
                 word: W,
@@ -123,13 +104,10 @@ mod tests {
             0,
         );
         let waker = Script(vec![Op::Store(W, 1), Op::FutexWake(W, WakeCount::Up(1))], 0);
-        let mut s = Simulation::new(world, vec![(waiter, Role::Peer), (waker, Role::Peer)]);
+        let w = world(1, 0, 2, CostModel::default());
+        let mut s = Simulation::new(w, vec![(waiter, Role::Peer), (waker, Role::Peer)]);
         s.set_futex_entry(entry);
         s
-    }
-
-    fn step(s: &mut Simulation<Script>, t: u16) -> Note {
-        s.step_actor(Actor::Thread(t)).expect("runnable").note
     }
 
     /// With the entry, a store and a wake between the call's two steps make it return `EAGAIN`

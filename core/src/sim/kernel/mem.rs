@@ -407,9 +407,7 @@ impl<M: crate::machine::Machine> crate::sim::Simulation<M> {
 mod tests {
     use super::*;
     use crate::cost::CostModel;
-    use crate::sim::accept::AcceptModel;
-    use crate::sim::arrivals::{ArrivalPattern, Arrivals};
-    use crate::sim::{Role, SchedPolicy, Simulation, WorldSpec};
+    use crate::sim::{Role, Simulation};
 
     /// The rule on a scripted sequence, 2 CPUs: words 0 and 1 share line 0, word 2 is line 1.
     #[test]
@@ -455,31 +453,20 @@ mod tests {
         assert_eq!(off.misses(), 0);
     }
 
-    use crate::sim::kernel::script::Script;
+    use crate::sim::kernel::script::{world, Script};
 
     fn sim(miss_ns: u64) -> Simulation<Script> {
-        let world = WorldSpec {
-            words: 1,
-            mutexes: 0,
-            condvars: 0,
-            sems: 0,
-            network: false,
-            accept: AcceptModel::default(),
-            cpus: 2,
-            cost: CostModel {
-                jitter_pct: 0,
-                coherence_miss_ns: miss_ns,
-                ..CostModel::default()
-            },
-            arrivals: Arrivals::new(ArrivalPattern::Burst, 0, 1, 1, 1),
-            seed: 1,
-            net: None,
-            sched: SchedPolicy::Fifo,
+        let cost = CostModel {
+            coherence_miss_ns: miss_ns,
+            ..CostModel::default()
         };
         // thread 0 on CPU 0, thread 1 on CPU 1
         let t0 = Script(vec![Op::Store(Word(0), 1), Op::Load(Word(0))], 0);
         let t1 = Script(vec![Op::Load(Word(0)), Op::Store(Word(0), 2)], 0);
-        Simulation::new(world, vec![(t0, Role::Peer), (t1, Role::Peer)])
+        Simulation::new(
+            world(1, 0, 2, cost),
+            vec![(t0, Role::Peer), (t1, Role::Peer)],
+        )
     }
 
     /// In the simulator: CPU 0 stores (miss: every CPU held the word), CPU 1 loads it (miss),

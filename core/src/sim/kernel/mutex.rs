@@ -189,11 +189,9 @@ mod tests {
     use super::MutexSpin;
     use crate::cost::CostModel;
     use crate::op::{MutexId, Op};
-    use crate::sim::accept::AcceptModel;
-    use crate::sim::arrivals::{ArrivalPattern, Arrivals};
-    use crate::sim::{Actor, Note, Role, Sched, SchedPolicy, Simulation, WorldSpec};
+    use crate::sim::{Note, Role, Sched, Simulation};
 
-    use crate::sim::kernel::script::Script;
+    use crate::sim::kernel::script::{step, world, Script};
 
     const M: MutexId = MutexId(0);
     const SPIN: MutexSpin = MutexSpin {
@@ -205,23 +203,6 @@ mod tests {
     /// Thread 0 takes the mutex, then yields (a holder that lost its CPU) or computes; thread 1
     /// wants the mutex. No jitter.
     fn sim(cpus: u8, holder_yields: bool, spin: MutexSpin) -> Simulation<Script> {
-        let world = WorldSpec {
-            words: 1,
-            mutexes: 1,
-            condvars: 0,
-            sems: 0,
-            network: false,
-            accept: AcceptModel::default(),
-            cpus,
-            cost: CostModel {
-                jitter_pct: 0,
-                ..CostModel::default()
-            },
-            arrivals: Arrivals::new(ArrivalPattern::Burst, 0, 1, 1, 1),
-            seed: 1,
-            net: None,
-            sched: SchedPolicy::Fifo,
-        };
         let hold = if holder_yields {
             Op::Yield
         } else {
@@ -229,13 +210,10 @@ mod tests {
         };
         let t0 = Script(vec![Op::MutexLock(M), hold, Op::MutexUnlock(M)], 0);
         let t1 = Script(vec![Op::MutexLock(M), Op::MutexUnlock(M)], 0);
-        let mut s = Simulation::new(world, vec![(t0, Role::Peer), (t1, Role::Peer)]);
+        let w = world(1, 1, cpus, CostModel::default());
+        let mut s = Simulation::new(w, vec![(t0, Role::Peer), (t1, Role::Peer)]);
         s.set_mutex_spin(spin);
         s
-    }
-
-    fn step(s: &mut Simulation<Script>, t: u16) -> Note {
-        s.step_actor(Actor::Thread(t)).expect("runnable").note
     }
 
     /// Two CPUs, the holder computing: the waiter spins `rounds` times on its CPU (each
