@@ -257,35 +257,6 @@ test('goyield: the lesson\'s widget runs G1 to its end before G2 leaves the glob
   assertNoPageErrors();
 });
 
-// `herdlab check gmp --variant reversed-dance --preemption-bound 5 --json`'s link (2026-12-05): the
-// checker's 85 steps as the site steps them, each futex_wait's entry step given to the M that
-// took the checker's step (native-bench/src/mechanisms/gmp/check.rs, site_schedule), 86 in all
-const DANCE_QUERY = 'mechanism=gmp&gomaxprocs=2&threads=3&cpus=2&workload=fan-out&goroutines=3&work_ns=1000&yields=1&ring=2&variant=reversed-dance&syscall_ns=1000000&hog_ns=50000000&rounds=20&net_ns=100000&locked=1&seed=1';
-const DANCE_STEPS = 86;
-const DANCE_PICKS = '0:t0,1:t0,2:t0,3:t0,4:t0,5:t0,6:t0,7:t0,8:t0,9:t0,10:t0,11:t0,12:t0,13:t0,14:t0,15:t0,16:t0,17:t0,18:t0,19:t0,20:t0,21:t0,22:t0,23:t0,24:t0,25:t0,26:t0,27:t0,28:t0,29:t0,30:t1,31:t1,32:t1,33:t1,34:t1,35:t1,36:t1,37:t1,38:t1,39:t1,40:t1,41:t1,42:t1,43:t1,44:t1,45:t1,46:t1,47:t1,48:t1,49:t1,50:t1,51:t1,52:t1,53:t1,54:t1,55:t1,56:t0,57:t0,58:t0,59:t0,60:t1,61:t1,62:t1,63:t1,64:t1,65:t1,66:t1,67:t1,68:t1,69:t1,70:t1,71:t1,72:t1,73:t0,74:t0,75:t0,76:t0,77:t0,78:t0,79:t0,80:t0,81:t1,82:t1,83:t1,84:t1,85:t1';
-
-test('the checker\'s reversed-dance link replays in the lesson to its lost wakeup', { timeout: TEST_TIMEOUT }, async (t) => {
-  const { page, assertNoPageErrors } = await openPage(t);
-  await page.goto(`${LESSON}?${DANCE_QUERY}&step=${DANCE_STEPS}&picks=${DANCE_PICKS}`);
-  await waitForSim(page);
-  await waitForSteps(page, 'main', DANCE_STEPS);
-  assert.equal(await num(page, 'counter-steps', 'main'), DANCE_STEPS);
-  assert.equal(
-    await page.locator(sel('invariant-status', 'main')).getAttribute('data-invariant'),
-    'lost-wakeup',
-  );
-  // a step short of it, every invariant holds
-  await page.goto(`${LESSON}?${DANCE_QUERY}&step=${DANCE_STEPS - 1}&picks=${DANCE_PICKS}`);
-  await page.reload();
-  await waitForSim(page);
-  await waitForSteps(page, 'main', DANCE_STEPS - 1);
-  assert.equal(
-    await page.locator(sel('invariant-status', 'main')).getAttribute('data-invariant'),
-    '',
-  );
-  assertNoPageErrors();
-});
-
 test('axe: no serious or critical violation on the go-scheduler lesson with its lazy widgets', { timeout: TEST_TIMEOUT }, async (t) => {
   const { page, assertNoPageErrors } = await openPage(t);
   await page.goto(LESSON);

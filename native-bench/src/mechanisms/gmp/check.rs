@@ -7,7 +7,10 @@
 //! the same invariant. The checker explores core's `checked_world` (`sched.lock` sleeping at once,
 //! each `futex_wait` one step); `sim gmp` and the site step the full world, with `lock2`'s spin
 //! rounds and `futex_wait`'s entry step. The replay and the link's picks are the schedule as the
-//! full world steps it ([`site_schedule`]), so the site replays what the checker found.
+//! full world steps it ([`site_schedule`]), so that a playground of the site replays what the
+//! checker found. The go-scheduler lesson has no playground yet: its blocks come from the lazily
+//! loaded bundle, and a lazy block is never the playground (`web/src/pages/lesson.rs`), so the
+//! link opens the lesson and says that it has none.
 
 use std::ops::Deref;
 
