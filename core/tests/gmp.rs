@@ -11,10 +11,11 @@ use herdlab_core::check::CheckConfig;
 use herdlab_core::machine::steps::Recorder;
 use herdlab_core::machine::Machine;
 use herdlab_core::mechanism::Mechanism;
-use herdlab_core::mechanisms::gmp::invariants::{check, check_state, replay};
+use herdlab_core::mechanisms::gmp::invariants::{check, check_state, full_schedule, replay};
 use herdlab_core::mechanisms::gmp::machine::{GmpActor, LISTING};
 use herdlab_core::mechanisms::gmp::params::{all_exited, MAX_WORDS};
 use herdlab_core::mechanisms::gmp::{Gmp, GmpParams, GmpSim, GmpVariant, Workload};
+use herdlab_core::sim::Actor;
 
 fn one_p(goroutines: u32, ring: u32) -> GmpParams {
     GmpParams {
@@ -459,6 +460,23 @@ fn the_reversed_dance_counterexample_replays_to_a_lost_wakeup() {
         REVERSED_DANCE,
     );
     assert_eq!(check_state(&ok), None);
+    // in the full world (lock2's spin, futex_wait's entry step: what `sim gmp` and the site
+    // step) the schedule takes one step more, M1's entry into notesleep, and ends in the same
+    // lost wakeup, not a step before
+    let full = full_schedule(&p, REVERSED_DANCE);
+    assert_eq!(full.len(), REVERSED_DANCE.len() + 1);
+    let run = |steps: &[u16]| {
+        let mut sim = p.simulate();
+        for &t in steps {
+            sim.step_actor(Actor::Thread(t))
+                .expect("the full schedule replays");
+        }
+        check_state(&sim).map(|v| v.invariant)
+    };
+    assert_eq!(run(&full).as_deref(), Some("lost-wakeup"));
+    assert_eq!(run(&full[..full.len() - 1]), None);
+    // the checker's own schedule, stepped in the full world, loses its way
+    assert_ne!(run(REVERSED_DANCE).as_deref(), Some("lost-wakeup"));
 }
 
 #[test]

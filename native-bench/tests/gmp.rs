@@ -282,7 +282,7 @@ fn check_gmp_reversed_dance_exits_1_with_a_lost_wakeup_that_replays() {
     assert_eq!(c["invariant"], "lost-wakeup", "{c}");
     assert!(!c["schedule"].as_array().unwrap().is_empty());
     // the simulator, replaying the schedule, breaks the same invariant: in its full world, where
-    // each futex_wait takes an entry step more than in the checker's (check.rs, site_schedule),
+    // each futex_wait takes an entry step more than in the checker's (core's invariants::full_schedule),
     // and the link's picks are those steps
     assert_eq!(c["replay_agrees"], true, "{c}");
     let (schedule, steps) = (

@@ -580,3 +580,41 @@ pub fn checked_world(p: &GmpParams) -> GmpSim {
     sim.set_futex_entry(false);
     sim
 }
+
+/// The most steps one checker step may take in the full world: a contended `lock`'s spin rounds
+/// and yields ([`super::LOCK2`]: 5) and the step that sleeps, or a `futex_wait`'s entry and its
+/// read.
+const MAX_EXTRA_STEPS: usize = 16;
+
+/// A checker's schedule (M indices, in [`checked_world`]) as the full world
+/// ([`GmpParams::simulate`]: `sim gmp`, the site) steps it. Each checker step of M `t` is M `t`'s
+/// step in the full world, followed by more steps of M `t` until it stands where the checker's
+/// M `t` stands (the same machine, asleep or not): the spin rounds of a contended `sched.lock`
+/// and the entry step of a `futex_wait`, which read and write no shared word, so that nobody
+/// else's step could have come between them. A step either world refuses ends the translation
+/// there (a replay then says where).
+pub fn full_schedule(p: &GmpParams, schedule: &[u16]) -> Vec<u16> {
+    use crate::sim::{Actor, Sched as Run};
+    let (mut checked, mut full) = (checked_world(p), p.simulate());
+    let mut out = Vec::with_capacity(schedule.len());
+    for &t in schedule {
+        out.push(t);
+        let actor = Actor::Thread(t);
+        if checked.step_actor(actor).is_err() || full.step_actor(actor).is_err() {
+            break;
+        }
+        for _ in 0..MAX_EXTRA_STEPS {
+            let (c, f) = (&checked.threads()[t as usize], &full.threads()[t as usize]);
+            let asleep = |x: Run| x == Run::Asleep;
+            let level = c.machine() == f.machine() && asleep(c.sched()) == asleep(f.sched());
+            if level || !matches!(f.sched(), Run::OnCpu | Run::Queued) {
+                break;
+            }
+            if full.step_actor(actor).is_err() {
+                return out;
+            }
+            out.push(t);
+        }
+    }
+    out
+}

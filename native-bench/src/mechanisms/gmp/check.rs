@@ -7,7 +7,7 @@
 //! the same invariant. The checker explores core's `checked_world` (`sched.lock` sleeping at once,
 //! each `futex_wait` one step); `sim gmp` and the site step the full world, with `lock2`'s spin
 //! rounds and `futex_wait`'s entry step. The replay and the link's picks are the schedule as the
-//! full world steps it ([`site_schedule`]), so that a playground of the site replays what the
+//! full world steps it (core's `full_schedule`), so that a playground of the site replays what the
 //! checker found. The go-scheduler lesson has no playground yet: its blocks come from the lazily
 //! loaded bundle, and a lazy block is never the playground (`web/src/pages/lesson.rs`), so the
 //! link opens the lesson and says that it has none.
@@ -19,11 +19,11 @@ use serde::Serialize;
 use herdlab_core::check::CheckConfig;
 use herdlab_core::mechanism::Mechanism;
 use herdlab_core::mechanisms::gmp::invariants::{
-    check, checked_world, model_state, model_terminal,
+    check, full_schedule, model_state, model_terminal,
 };
 use herdlab_core::mechanisms::gmp::{Gmp, GmpParams, GmpSim};
 use herdlab_core::scenario::Scenario;
-use herdlab_core::sim::{Actor, Sched, StepRecord};
+use herdlab_core::sim::StepRecord;
 
 use crate::check::{self as check_cmd, Replay, Search, SimStep};
 
@@ -77,47 +77,11 @@ impl Deref for CheckOutput {
     }
 }
 
-/// The most steps one checker step may take in the full world: a contended `lock`'s spin rounds
-/// and yields ([`herdlab_core::mechanisms::gmp::LOCK2`]: 5) and the step that sleeps, or a
-/// `futex_wait`'s entry and its read.
-const MAX_EXTRA_STEPS: usize = 16;
-
-/// A checker's schedule (M indices, in core's `checked_world`) as the full world (`sim gmp`, the
-/// site) steps it. Each checker step of M `t` is M `t`'s step in the full world, followed by more
-/// steps of M `t` until it stands where the checker's M `t` stands (the same machine, asleep or
-/// not): the spin rounds of a contended `sched.lock` and the entry step of a `futex_wait`, which
-/// read and write no shared word, so that nobody else's step could have come between them. A
-/// step either world refuses ends the translation there (the replay then says where).
-pub fn site_schedule(p: &GmpParams, schedule: &[u16]) -> Vec<u16> {
-    let (mut checked, mut site) = (checked_world(p), p.simulate());
-    let mut out = Vec::with_capacity(schedule.len());
-    for &t in schedule {
-        out.push(t);
-        let actor = Actor::Thread(t);
-        if checked.step_actor(actor).is_err() || site.step_actor(actor).is_err() {
-            break;
-        }
-        for _ in 0..MAX_EXTRA_STEPS {
-            let (c, s) = (&checked.threads()[t as usize], &site.threads()[t as usize]);
-            let asleep = |x: Sched| x == Sched::Asleep;
-            let level = c.machine() == s.machine() && asleep(c.sched()) == asleep(s.sched());
-            if level || !matches!(s.sched(), Sched::OnCpu | Sched::Queued) {
-                break;
-            }
-            if site.step_actor(actor).is_err() {
-                return out;
-            }
-            out.push(t);
-        }
-    }
-    out
-}
-
-/// The lesson link for a scenario and a checker's schedule ([`site_schedule`]: the picks are the
+/// The lesson link for a scenario and a checker's schedule (core's `full_schedule`: the picks are the
 /// full world's).
 pub fn link(p: &GmpParams, schedule: &[u16]) -> String {
     let threads = p.simulate().threads().len();
-    let steps = site_schedule(p, schedule);
+    let steps = full_schedule(p, schedule);
     format!(
         "{SITE_BASE}{LESSON}?{}&step={}&picks={}",
         Scenario::Gmp(*p).to_query(),
@@ -130,11 +94,11 @@ fn network_text(_sim: &GmpSim, _rec: &StepRecord) -> String {
     String::new()
 }
 
-/// Replay a checker's `schedule` in the simulator's full world ([`site_schedule`]).
+/// Replay a checker's `schedule` in the simulator's full world (core's `full_schedule`).
 pub fn replay(p: &GmpParams, schedule: &[u16]) -> Replay<SimStep> {
     check_cmd::replay(
         p.simulate(),
-        &site_schedule(p, schedule),
+        &full_schedule(p, schedule),
         network_text,
         model_state,
         model_terminal,
