@@ -71,7 +71,7 @@ test('a gmp block is drawn by the lazy bundle: stepping moves goroutines through
   await page.goto(LESSON);
   await waitForSim(page, 'gmp-ring');
   assert.equal(wasm.length, 1, 'the lazy bundle is loaded once for all the lesson\'s gmp blocks');
-  assert.equal(await page.locator('[data-testid="lazy"][data-what="sim"]').count(), 14);
+  assert.equal(await page.locator('[data-testid="lazy"][data-what="sim"]').count(), 15);
   assert.equal(await page.locator('[data-testid="lazy-error"], [data-testid="lazy-widget-error"]').count(), 0);
   const ring = 'gmp-ring';
   assert.equal(await page.locator(`[data-testid="sim-${ring}"]`).getAttribute('data-mechanism'), 'gmp');
@@ -254,6 +254,56 @@ test('goyield: the lesson\'s widget runs G1 to its end before G2 leaves the glob
   assert.deepEqual([...byRun.keys()].map(Number).sort((a, b) => a - b).map((k) => byRun.get(String(k))), ['G1', 'G1', 'G1', 'G1', 'G2', 'G2', 'G2', 'G2']);
   await runToEnd(page, id);
   assert.deepEqual(await counters(page, id, ['global_queue_gets', 'context_switches', 'steps', 'finished']), [2, 8, 196, 2]);
+  assertNoPageErrors();
+});
+
+// `herdlab check gmp --variant reversed-dance`'s link (2026-12-05): the checker's 85 steps as the
+// site steps them, each futex_wait's entry step given to the M that took the checker's step
+// (core's `invariants::full_schedule`), 86 in all. The lesson's playground (`gmp-playground`, a
+// block of the lazily loaded bundle) takes the page query.
+const DANCE_QUERY = 'mechanism=gmp&gomaxprocs=2&threads=3&cpus=2&workload=fan-out&goroutines=3&work_ns=1000&yields=1&ring=2&variant=reversed-dance&syscall_ns=1000000&hog_ns=50000000&rounds=20&net_ns=100000&locked=1&seed=1';
+const DANCE_STEPS = 86;
+const DANCE_PICKS = '0:t0,1:t0,2:t0,3:t0,4:t0,5:t0,6:t0,7:t0,8:t0,9:t0,10:t0,11:t0,12:t0,13:t0,14:t0,15:t0,16:t0,17:t0,18:t0,19:t0,20:t0,21:t0,22:t0,23:t0,24:t0,25:t0,26:t0,27:t0,28:t0,29:t0,30:t1,31:t1,32:t1,33:t1,34:t1,35:t1,36:t1,37:t1,38:t1,39:t1,40:t1,41:t1,42:t1,43:t1,44:t1,45:t1,46:t1,47:t1,48:t1,49:t1,50:t1,51:t1,52:t1,53:t1,54:t1,55:t1,56:t0,57:t0,58:t0,59:t0,60:t1,61:t1,62:t1,63:t1,64:t1,65:t1,66:t1,67:t1,68:t1,69:t1,70:t1,71:t1,72:t1,73:t0,74:t0,75:t0,76:t0,77:t0,78:t0,79:t0,80:t0,81:t1,82:t1,83:t1,84:t1,85:t1';
+
+const invariant = (page) => page.locator(sel('invariant-status', 'main')).getAttribute('data-invariant');
+
+test('the checker\'s reversed-dance link opens the lesson\'s playground at its lost wakeup; the page\'s keys step it back, M1\'s button breaks it again', { timeout: TEST_TIMEOUT }, async (t) => {
+  const { page, assertNoPageErrors } = await openPage(t);
+  await page.goto(`${LESSON}?${DANCE_QUERY}&step=${DANCE_STEPS}&picks=${DANCE_PICKS}`);
+  await waitForSim(page);
+  await waitForSteps(page, 'main', DANCE_STEPS);
+  assert.equal(await page.locator('[data-testid="sim-main"] [data-testid="sim-gmp-playground"]').count(), 1, 'the playground is gmp-playground');
+  assert.equal(await page.locator('[data-testid="url-error"]').count(), 0, 'every value of the link is used');
+  assert.equal(await num(page, 'counter-steps', 'main'), DANCE_STEPS);
+  assert.equal(await invariant(page), 'lost-wakeup');
+
+  // a step short of it every invariant holds (ArrowLeft: the page's keys drive the playground)
+  await page.evaluate(() => {
+    if (document.activeElement instanceof HTMLElement) document.activeElement.blur();
+  });
+  await page.keyboard.press('ArrowLeft');
+  await waitForSteps(page, 'main', DANCE_STEPS - 1);
+  assert.equal(await invariant(page), '');
+  // the checker's last pick, by hand: M1 drops its spinning mark
+  await page.locator(sel('step-thread-1', 'main')).click();
+  await waitForSteps(page, 'main', DANCE_STEPS);
+  assert.equal(await invariant(page), 'lost-wakeup');
+  // the address follows the playground: a copied link reopens it there
+  const hash = await page.evaluate(() => location.hash);
+  assert.match(hash, new RegExp(`[?&]step=${DANCE_STEPS}(&|$)`), hash);
+  assert.match(hash, /variant=reversed-dance/, hash);
+  assert.match(hash, new RegExp(`picks=[^&]*\\b${DANCE_STEPS - 1}:t1(,|&|$)`), hash);
+
+  // a bad value: named in the page with the allowed values, and the lesson's own value runs
+  await page.goto(`${LESSON}?gomaxprocs=99`);
+  await page.reload();
+  const error = page.locator('[data-testid="url-error"]');
+  await error.waitFor();
+  assert.match(await error.textContent(), /gomaxprocs/);
+  assert.match(await error.textContent(), /1-16|allowed/);
+  await waitForSim(page);
+  assert.equal(await page.locator(sel('gmp-p-1', 'main')).count(), 1, 'two Ps, the block\'s');
+  assert.equal(await page.locator(sel('gmp-p-2', 'main')).count(), 0);
   assertNoPageErrors();
 });
 

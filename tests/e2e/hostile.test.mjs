@@ -34,6 +34,17 @@ async function slugs(page) {
   );
 }
 
+/**
+ * Waits until the lesson's playground is on the page, or else until every block of the lazily
+ * loaded bundle is drawn (a playground may be one of them: go-scheduler's).
+ */
+async function settled(page) {
+  await page.waitForSelector('[data-testid="sim-main"] [data-testid="counter-steps"], [data-testid="lazy"]');
+  await page.waitForFunction(() =>
+    document.querySelector('[data-testid="sim-main"] [data-testid="counter-steps"]') ||
+    [...document.querySelectorAll('[data-testid="lazy"]')].every((l) => l.querySelector('.widget, .lazy-error')));
+}
+
 /** Opens `url` in a fresh page that records console errors; the page and its checks. */
 async function open(t, url) {
   const p = await openPage(t, { quietConsole: /./ });
@@ -73,10 +84,10 @@ test('every lesson opened with hostile queries shows a message, starts from the 
   for (const slug of lessons) {
     const lesson = `${BASE}/#/lesson/${slug}`;
     const clean = await open(t, lesson);
-    await clean.page.waitForSelector('[data-testid="sim-main"] [data-testid="counter-steps"], [data-testid="lazy"]');
+    await settled(clean.page);
     if ((await clean.page.locator('[data-testid="sim-main"]').count()) === 0) {
-      // no playground (go-scheduler: its widgets come from the lazily loaded bundle): the page
-      // refuses any query, and nothing injected runs
+      // no playground (the mysql lessons: their widgets all come from the lazily loaded bundle,
+      // and none is `main=true`): the page refuses any query, and nothing injected runs
       await clean.assertClean(`${slug} (clean)`);
       for (const s of [`bogus=1&${enc('<b>x</b>')}=2`, ...INJECT.map((s) => `mechanism=${enc(s)}&${enc(s)}=${enc(s)}`)]) {
         const what = `${slug}?${s.slice(0, 60)}`;

@@ -43,8 +43,8 @@ test('the glossary page lists every term the lessons link to', { timeout: 60_000
   const linked = new Set();
   for (const slug of LESSONS) {
     await page.goto(`${BASE}/#/lesson/${slug}`);
-    // go-scheduler and the mysql lessons have no playground: their widgets come from
-    // the lazily loaded bundle
+    // the mysql lessons have no playground, and go-scheduler's comes from the lazily loaded
+    // bundle with its other widgets: wait for their first block
     const first = { 'go-scheduler': 'gmp-single', 'mysql-thread-per-connection': 'mysql-nocache', 'mysql-thread-pool': 'mysql-tp-listener' };
     await waitForSim(page, first[slug] ?? 'main');
     for (const id of await page.locator('a.term-link').evaluateAll((as) => as.map((a) => a.dataset.term))) linked.add(id);

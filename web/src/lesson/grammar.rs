@@ -165,14 +165,28 @@ fn valid_id(s: &str) -> bool {
 pub(crate) const ID_NEEDED: &str =
     "id: missing or not made of letters, digits and '-'; every block needs a unique id";
 
-/// The `mechanism` a block or query names last, if any (a block written one key per line reads
+/// The value a block or query gives `key` last, if any (a block written one key per line reads
 /// as one line).
-pub(crate) fn named_mechanism(query: &str) -> Option<String> {
+pub(crate) fn block_value(query: &str, key: &str) -> Option<String> {
     query_pairs(&query.trim().replace('\n', "&"))
         .into_iter()
         .rev()
-        .find(|(k, _)| k == "mechanism")
+        .find(|(k, _)| k == key)
         .map(|(_, v)| v)
+}
+
+/// The `mechanism` a block or query names last, if any.
+pub(crate) fn named_mechanism(query: &str) -> Option<String> {
+    block_value(query, "mechanism")
+}
+
+/// Whether a simulation block asks to be the lesson's playground (its last `main` is true, as
+/// the block's own reading takes it).
+pub(crate) fn asks_main(body: &str) -> bool {
+    matches!(
+        block_value(body, "main").as_deref(),
+        Some("true" | "1" | "")
+    )
 }
 
 /// A `mechanism` error for a block of one mechanism (`block`: "a lock block"), unless `v` is

@@ -41,7 +41,9 @@ pub struct Widget {
     pub main: bool,
     /// What was wrong with its block (shown in the widget).
     pub errors: Vec<String>,
-    /// The playground's start, resolved from the page query (`Debug`-printed, for tests and logs).
+    /// The playground's start, resolved from the page query (`Debug`-printed, for the tests only:
+    /// the site does not carry the mechanisms' `Debug` code for it).
+    #[cfg(test)]
     pub init: Option<String>,
     /// Draws it.
     pub view: View,
@@ -49,14 +51,15 @@ pub struct Widget {
 
 impl Debug for Widget {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Widget")
-            .field("mechanism", &self.mechanism)
+        let mut d = f.debug_struct("Widget");
+        d.field("mechanism", &self.mechanism)
             .field("shape", &self.shape)
             .field("id", &self.id)
             .field("main", &self.main)
-            .field("errors", &self.errors)
-            .field("init", &self.init)
-            .finish()
+            .field("errors", &self.errors);
+        #[cfg(test)]
+        d.field("init", &self.init);
+        d.finish()
     }
 }
 

@@ -21,7 +21,7 @@ use crate::lesson::check::CheckSpec;
 use crate::lesson::grammar::named_mechanism;
 use crate::mechanisms;
 use crate::pages::check_widget::CheckWidget;
-use crate::pages::lesson::lazy_query;
+use crate::pages::lesson::{lazy_block, lazy_query};
 use crate::ui::lazy::Lazy;
 
 /// Props of [`CheckPage`].
@@ -37,7 +37,8 @@ enum Shown {
     /// The check, by this app's registry.
     Here(Rc<CheckSpec>),
     /// The check of a lazy-only mechanism: the lazily loaded bundle's `check-page` with this
-    /// query (`pages::lesson::lazy_query`'s text: no slug, the fallback id `page`, the body).
+    /// query (`pages::lesson::lazy_query`'s text: no slug, the fallback id `page`, no page query, the
+    /// body).
     Lazy(String),
     /// No check: why (the mechanism it names has no checker in the browser).
     Refused(String),
@@ -58,7 +59,7 @@ fn shown_for(q: &str) -> Shown {
             CHECKED.join(", ")
         )),
         Some(m) if mechanisms::LAZY_ONLY.contains(&m.as_str()) => {
-            Shown::Lazy(lazy_query("", "page", &body))
+            Shown::Lazy(lazy_query("", &lazy_block("page", "", &body)))
         }
         _ => {
             let mut s = mechanisms::check_block(&body, "page");
@@ -144,7 +145,11 @@ mod tests {
                 }
                 Shown::Lazy(body) => {
                     assert!(mechanisms::LAZY_ONLY.contains(m), "{m}");
-                    assert_eq!(body, format!("\npage\nid=page&{q}"));
+                    assert_eq!(
+                        body,
+                        format!("\npage\n\nid=page&{q}"),
+                        "no slug, no page query"
+                    );
                 }
                 Shown::Refused(why) => panic!("{m}: {why}"),
             }

@@ -11,7 +11,7 @@ use yew::prelude::*;
 use crate::dom;
 use crate::lesson::catalog::{self as lessons, Block, Lesson};
 use crate::lesson::check::CheckSpec;
-use crate::lesson::grammar::named_mechanism;
+use crate::lesson::grammar::{asks_main, named_mechanism};
 use crate::lesson::outline::{self, outline, Heading};
 use crate::lesson::parts::{unique, Placing, Shape, Widget};
 use crate::lesson::predict::{parse_predict, PredictSpec};
@@ -43,16 +43,21 @@ enum Part {
     Check(Rc<CheckSpec>),
     /// A simulation, comparison or check block of a lazy-only mechanism
     /// (`mechanisms::LAZY_ONLY`), rendered by the lazily loaded bundle: `what` (`sim`, `compare`,
-    /// `check`) and [`lazy_query`]'s
-    /// text without the slug (the page adds it).
-    Lazy(&'static str, String, String),
+    /// `check`) and [`lazy_block`]'s text (the page adds the slug, [`lazy_query`]).
+    Lazy(&'static str, String),
 }
 
 /// The query of a lazy block (`<Lazy what="sim"|"compare"|"check" query=… />`, read by the
-/// bundle's `pages::lazy_widget`): the lesson's slug, the block's fallback id and its body, one
-/// per line (the body may span lines).
-pub(crate) fn lazy_query(slug: &str, fallback_id: &str, body: &str) -> String {
-    format!("{slug}\n{fallback_id}\n{body}")
+/// bundle's `pages::lazy_widget`): the lesson's slug, then [`lazy_block`]'s lines.
+pub(crate) fn lazy_query(slug: &str, block: &str) -> String {
+    format!("{slug}\n{block}")
+}
+
+/// A lazy block's part of [`lazy_query`]: the block's fallback id, the page query when the block
+/// is the lesson's playground (else nothing) and its body, one per line (the body may span lines;
+/// the page query has no line break: the address parser removes them).
+pub(crate) fn lazy_block(fallback_id: &str, page_query: &str, body: &str) -> String {
+    format!("{fallback_id}\n{page_query}\n{body}")
 }
 
 /// The lazy-only mechanism a widget block is for, if it is one's: the block's fence names it, or
@@ -89,9 +94,15 @@ fn build(blocks: &[Block], query: &str) -> Page {
     for block in blocks {
         let at = parts.len();
         match block {
-            // not the main app's: the lazily loaded bundle builds and draws it (it is never the
-            // playground, and its id is not checked against the page's)
+            // not the main app's: the lazily loaded bundle builds and draws it (its id is not
+            // checked against the page's). A simulation block that asks to be the playground is
+            // one, if none is before it: it takes the page query (and the keys), and a later
+            // `main` block is told that it is not the main one.
             Block::Widget(shape, mechanism, body) if lazy_mechanism(*mechanism, body).is_some() => {
+                let main = *shape == Shape::Sim && place.main_at.is_none() && asks_main(body);
+                if main {
+                    place.main_at = Some(at);
+                }
                 let what = match shape {
                     Shape::Sim => "sim",
                     Shape::Compare => "compare",
@@ -101,7 +112,8 @@ fn build(blocks: &[Block], query: &str) -> Page {
                     Some(m) if named_mechanism(body).is_none() => format!("mechanism={m}&{body}"),
                     _ => body.to_string(),
                 };
-                parts.push(Part::Lazy(what, fallback_id(), body));
+                let query = if main { query } else { "" };
+                parts.push(Part::Lazy(what, lazy_block(&fallback_id(), query, &body)));
             }
             Block::Html(h) => {
                 let (h, mut hs) = outline(h, &mut seen);
@@ -268,19 +280,28 @@ pub fn lesson_page(p: &LessonProps) -> Html {
     };
     html! {
         <article class="lesson has-toc">
-            if !page.url_errors.is_empty() {
-                <div class="url-error" data-testid="url-error" role="alert">
-                    <p><strong>{ "Some values in this link could not be used." }</strong>
-                        { " The playground runs with the lesson's own values for them:" }</p>
-                    <ul>{ for page.url_errors.iter().map(|e| html! { <li><code>{ e }</code></li> }) }</ul>
-                </div>
-            }
+            { url_error(&page.url_errors) }
             // the contents list follows the lesson's first block (its title and introduction)
             { for page.parts.iter().enumerate().take(1).map(&view_part) }
             { contents }
             { for page.parts.iter().enumerate().skip(1).map(&view_part) }
             <LessonPager slug={p.slug.clone()} />
         </article>
+    }
+}
+
+/// What was wrong with the page query (over the playground), if anything: above the lesson, or
+/// above a playground of the lazily loaded bundle (`pages::lazy_widget`).
+pub(crate) fn url_error(errors: &[String]) -> Html {
+    if errors.is_empty() {
+        return Html::default();
+    }
+    html! {
+        <div class="url-error" data-testid="url-error" role="alert">
+            <p><strong>{ "Some values in this link could not be used." }</strong>
+                { " The playground runs with the lesson's own values for them:" }</p>
+            <ul>{ for errors.iter().map(|e| html! { <li><code>{ e }</code></li> }) }</ul>
+        </div>
     }
 }
 
@@ -297,8 +318,8 @@ fn part_view(slug: &AttrValue) -> impl Fn((usize, &Part)) -> Html + '_ {
         Part::Check(spec) => html! {
             <CheckWidget key={format!("k{i}")} spec={spec.clone()} slug={slug.clone()} />
         },
-        Part::Lazy(what, fallback, body) => html! {
-            <Lazy key={format!("z{i}")} what={*what} query={lazy_query(slug, fallback, body)} />
+        Part::Lazy(what, block) => html! {
+            <Lazy key={format!("z{i}")} what={*what} query={lazy_query(slug, block)} />
         },
     }
 }
@@ -410,23 +431,72 @@ mod tests {
         ];
         let page = build(&blocks, "workers=3");
         match &page.parts[0] {
-            Part::Lazy(what, fallback, body) => {
-                assert_eq!((*what, fallback.as_str()), ("sim", "block-1"));
+            Part::Lazy(what, block) => {
+                assert_eq!(*what, "sim");
                 assert_eq!(
-                    lazy_query("go", fallback, body),
-                    "go\nblock-1\nid=g&mechanism=gmp&gomaxprocs=2"
+                    lazy_query("go", block),
+                    "go\nblock-1\n\nid=g&mechanism=gmp&gomaxprocs=2",
+                    "the fallback id, no page query (not the playground), the body"
                 );
             }
             _ => panic!("part 0 is not lazy"),
         }
-        assert!(matches!(&page.parts[1], Part::Lazy("compare", _, b) if b == "mechanism=gmp&id=h"));
-        assert!(matches!(&page.parts[3], Part::Lazy("check", _, b) if b == "id=k&mechanism=mysql"));
+        assert!(
+            matches!(&page.parts[1], Part::Lazy("compare", b) if b == "block-2\n\nmechanism=gmp&id=h")
+        );
+        assert!(
+            matches!(&page.parts[3], Part::Lazy("check", b) if b == "block-4\n\nid=k&mechanism=mysql")
+        );
         let (w, keys) = widget(&page, 2);
         assert!(
             keys && w.main && w.mechanism == "herd",
             "the playground is the main app's"
         );
         assert!(page.url_errors.is_empty(), "{:?}", page.url_errors);
+    }
+
+    /// A lazy-only mechanism's simulation block can be the playground (the link of
+    /// `herdlab check gmp` opens it): it takes the page query, no widget of the main app takes the
+    /// keys, a later `main` block is refused, and the page does not say "no playground".
+    #[test]
+    fn a_lazy_playground_takes_the_page_query() {
+        let blocks = vec![
+            Block::Widget(Shape::Sim, None, "id=a".into()),
+            Block::Widget(Shape::Check, None, "id=k&mechanism=gmp&main=true".into()),
+            Block::Widget(Shape::Compare, Some("gmp"), "id=c&main=true".into()),
+            Block::Widget(Shape::Sim, Some("gmp"), "id=g\nmain".into()),
+            Block::Widget(Shape::Sim, None, "id=h&mechanism=gmp&main=true".into()),
+            Block::Widget(Shape::Sim, None, "id=b&main=true".into()),
+        ];
+        let page = build(&blocks, "gomaxprocs=3&step=4");
+        assert!(page.url_errors.is_empty(), "{:?}", page.url_errors);
+        let queries: Vec<&str> = page.parts[1..5]
+            .iter()
+            .map(|p| match p {
+                Part::Lazy(_, b) => b.split('\n').nth(1).unwrap(),
+                _ => panic!("not lazy"),
+            })
+            .collect();
+        assert_eq!(
+            queries,
+            ["", "", "gomaxprocs=3&step=4", ""],
+            "only the first simulation block asking for it is the playground"
+        );
+        let (a, keys) = widget(&page, 0);
+        assert!(!keys && !a.main, "the main app's first widget has no keys");
+        let (b, keys) = widget(&page, 5);
+        assert!(!keys && !b.main && b.init.is_none());
+        assert!(
+            b.errors.iter().any(|e| e.starts_with("main: only one")),
+            "{:?}",
+            b.errors
+        );
+        // without a playground asking, the page refuses the query as before
+        let page = build(&blocks[..3], "gomaxprocs=3");
+        assert_eq!(
+            page.url_errors,
+            ["this lesson has no playground, so the link's values were not used"]
+        );
     }
 
     /// One fence kind per shape, with `mechanism=`: `herdlab-sim` / `herdlab-compare` naming the

@@ -7,10 +7,9 @@
 //! the same invariant. The checker explores core's `checked_world` (`sched.lock` sleeping at once,
 //! each `futex_wait` one step); `sim gmp` and the site step the full world, with `lock2`'s spin
 //! rounds and `futex_wait`'s entry step. The replay and the link's picks are the schedule as the
-//! full world steps it (core's `full_schedule`), so that a playground of the site replays what the
-//! checker found. The go-scheduler lesson has no playground yet: its blocks come from the lazily
-//! loaded bundle, and a lazy block is never the playground (`web/src/pages/lesson.rs`), so the
-//! link opens the lesson and says that it has none.
+//! full world steps it (core's `full_schedule`), so that the go-scheduler lesson's playground
+//! (`gmp-playground`, a block of the lazily loaded bundle) replays what the checker found: the
+//! link opens it at the counterexample's last step.
 
 use std::ops::Deref;
 

@@ -132,6 +132,7 @@ fn compare_widget(
         id,
         main: false,
         errors,
+        #[cfg(test)]
         init: None,
         view: Rc::new(move |key: String, _slug: AttrValue, keyboard: bool| {
             html! { <CompareShell key={key} spec={spec.clone()} keyboard={keyboard} /> }

@@ -482,6 +482,7 @@ where
     K::Init: QueryStart + std::fmt::Debug,
 {
     let init = place.playground(&mut spec, at, resolve);
+    #[cfg(test)]
     let init_text = init.as_ref().map(|i| format!("{i:?}"));
     let spec = Rc::new(spec);
     Widget {
@@ -490,6 +491,7 @@ where
         id: spec.id.clone(),
         main: spec.main,
         errors: spec.errors.clone(),
+        #[cfg(test)]
         init: init_text,
         view: sim_view(Rc::new(Kinded::<K>(SimProps {
             spec,
