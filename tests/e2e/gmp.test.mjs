@@ -1,9 +1,9 @@
 // Browser tests for Go's scheduler on the site (mechanism=gmp, lesson go-scheduler), against
 // docs/site-contract.md ("Go's scheduler"): its widgets live in the lazily loaded bundle only
-// (web/src/bin/lazy.rs), so the lesson page shows `<Lazy what="sim">` for each gmp block and the
-// bundle draws the widget. They depend on the lesson's block ids (gmp-single, gmp-ring, gmp-steal,
-// gmp-spin, gmp-cmp-steal-one, gmp-cmp-herd), on the figures core/tests/lesson_figures.rs holds for
-// them, and on
+// (web/src/bin/lazy.rs), so the lesson page shows `<Lazy what="sim"|"compare">` for each gmp block
+// and the bundle draws the widget. They depend on the lesson's block ids (gmp-single, gmp-ring,
+// gmp-steal, gmp-spin, the playground gmp-playground, the comparisons COMPARES), on the figures
+// core/tests/lesson_figures.rs holds for them, and on
 // the scenario of `gmp-ring` (one P, a 4-slot ring, main starting 9 goroutines), whose numbers
 // web/src/mechanisms/gmp/snapshot.rs (`the_ring_scenario_of_the_browser_test`) pins.
 //
@@ -48,6 +48,35 @@ async function places(page, sim) {
   }, sim);
 }
 
+/** The lesson's comparisons (```herdlab-compare```, two G/M/P simulations side by side). */
+const COMPARES = ['gmp-cmp-1012', 'gmp-cmp-steal-one', 'gmp-cmp-spin', 'gmp-cmp-herd'];
+
+/** Waits until comparison `cmp` is drawn (both halves with their step counters). */
+async function waitForCompare(page, cmp) {
+  await page.waitForSelector(`[data-testid="sim-${cmp}"][data-widget="compare"]`);
+  for (const side of ['left', 'right']) await page.waitForSelector(sel('counter-steps', `${cmp}-${side}`));
+}
+
+/** Run comparison `cmp` to its end; every invariant held on both sides. */
+async function compareToEnd(page, cmp) {
+  await page.locator(sel('run-end', cmp)).click();
+  await page.waitForFunction((s) => document.querySelector(`[data-testid="sim-${s}"] [data-testid="run-end"]`)?.disabled, cmp);
+  for (const side of ['left', 'right']) {
+    assert.equal((await page.locator(sel('invariant-status', `${cmp}-${side}`)).textContent()).trim(), 'all invariants hold', `${cmp} ${side}`);
+  }
+}
+
+/** The table's left, right and difference of each counter `keys` of comparison `cmp`. */
+async function cells(page, cmp, keys) {
+  const out = [];
+  for (const k of keys) {
+    const row = [];
+    for (const c of ['left', 'right', 'diff']) row.push(Number((await page.locator(sel(`${c}-${k}`, cmp)).textContent()).trim()));
+    out.push(row);
+  }
+  return out;
+}
+
 /** Run widget `sim` to its end and check that every invariant held. */
 async function runToEnd(page, sim) {
   await page.locator(sel('run-end', sim)).click();
@@ -71,7 +100,8 @@ test('a gmp block is drawn by the lazy bundle: stepping moves goroutines through
   await page.goto(LESSON);
   await waitForSim(page, 'gmp-ring');
   assert.equal(wasm.length, 1, 'the lazy bundle is loaded once for all the lesson\'s gmp blocks');
-  assert.equal(await page.locator('[data-testid="lazy"][data-what="sim"]').count(), 15);
+  assert.equal(await page.locator('[data-testid="lazy"][data-what="sim"]').count(), 12);
+  assert.equal(await page.locator('[data-testid="lazy"][data-what="compare"]').count(), COMPARES.length);
   assert.equal(await page.locator('[data-testid="lazy-error"], [data-testid="lazy-widget-error"]').count(), 0);
   const ring = 'gmp-ring';
   assert.equal(await page.locator(`[data-testid="sim-${ring}"]`).getAttribute('data-mechanism'), 'gmp');
@@ -146,9 +176,6 @@ test('an idle P steals half of a busy P\'s queue in one steal; steal-one needs f
   await runEnd(id);
   assert.equal(await num(page, 'counter-steals', id), 1);
   assert.equal(await num(page, 'counter-finished', id), 9);
-  await runEnd('gmp-cmp-steal-one');
-  assert.equal(await num(page, 'counter-steals', 'gmp-cmp-steal-one'), 4);
-  assert.equal(await num(page, 'counter-finished', 'gmp-cmp-steal-one'), 9);
 
   // spinning Ms in a chain: each go wakes one, which finds nothing and parks
   await runEnd('gmp-spin');
@@ -156,12 +183,44 @@ test('an idle P steals half of a busy P\'s queue in one steal; steal-one needs f
     [await num(page, 'counter-spins', 'gmp-spin'), await num(page, 'counter-parks', 'gmp-spin'), await num(page, 'counter-steals', 'gmp-spin'), await num(page, 'counter-finished', 'gmp-spin')],
     [10, 9, 0, 10],
   );
-  // wakep without the spinning test: a small herd, 17 parks and 17 futex wakes for 41 Gs
-  await runEnd('gmp-cmp-herd');
-  assert.deepEqual(
-    [await num(page, 'counter-parks', 'gmp-cmp-herd'), await num(page, 'counter-futex_wakes', 'gmp-cmp-herd'), await num(page, 'counter-finished', 'gmp-cmp-herd')],
-    [17, 17, 41],
-  );
+  assertNoPageErrors();
+});
+
+test('the comparisons step both designs together and end with the lesson\'s counts: the 2012 queue, steal one, the spinning rules', { timeout: TEST_TIMEOUT }, async (t) => {
+  const { page, assertNoPageErrors } = await openPage(t);
+  await page.goto(LESSON);
+  for (const id of COMPARES) await waitForCompare(page, id);
+  assert.equal(await page.locator('[data-testid="block-error"]').count(), 0, 'every block parses');
+
+  const s = 'gmp-cmp-steal-one';
+  assert.equal(await page.locator(`[data-testid="sim-${s}"]`).getAttribute('data-mechanism'), 'gmp');
+  assert.match(await page.locator(`[data-testid="sim-${s}-left"] .half-title`).textContent(), /left: correct/);
+  assert.match(await page.locator(`[data-testid="sim-${s}-right"] .half-title`).textContent(), /right: steal-one/);
+  // one click steps both sides
+  for (let i = 1; i <= 3; i++) {
+    await page.locator(sel('step-forward', s)).click();
+    await waitForSteps(page, `${s}-left`, i);
+    await waitForSteps(page, `${s}-right`, i);
+  }
+  await compareToEnd(page, s);
+  // steal half: one steal; steal one: four, for the same 9 goroutines (the lesson's figures)
+  assert.deepEqual(await cells(page, s, ['steals', 'finished']), [[1, 4, 3], [9, 9, 0]]);
+
+  // Go 1.0's single queue: every goroutine through the one lock (40 takes); today's: 11, and steals
+  const y = 'gmp-cmp-1012';
+  await compareToEnd(page, y);
+  assert.deepEqual(await cells(page, y, ['global_queue_gets', 'steals', 'finished']), [[40, 11, -29], [0, 3, 3], [40, 40, 0]]);
+
+  // the spinning limit never bites here; wakep without its test is a small herd: 17 parks and
+  // 17 futex wakes against 10 for 41 goroutines
+  const sp = 'gmp-cmp-spin';
+  await compareToEnd(page, sp);
+  const [spins] = await cells(page, sp, ['spins']);
+  assert.equal(spins[0], 29);
+  assert.equal(spins[1], 29);
+  const h = 'gmp-cmp-herd';
+  await compareToEnd(page, h);
+  assert.deepEqual(await cells(page, h, ['parks', 'futex_wakes', 'finished']), [[10, 17, 7], [10, 17, 7], [41, 41, 0]]);
   assertNoPageErrors();
 });
 

@@ -319,11 +319,12 @@ fn sentence(
     format!("step {}: {who} {what}", rec.step)
 }
 
-/// A sentence for a run that has stopped.
-pub fn status_sentence(status: &Status) -> Option<String> {
+/// A sentence for a run that has stopped (`finished`: what a finished run did, its mechanism's
+/// `SiteMechanism::FINISHED`).
+pub fn status_sentence(status: &Status, finished: &str) -> Option<String> {
     match status {
         Status::Running => None,
-        Status::Finished => Some("The run finished: every connection was handled.".to_string()),
+        Status::Finished => Some(format!("The run finished: {finished}.")),
         Status::Stuck(m) => Some(format!("The run is stuck: {m}.")),
     }
 }

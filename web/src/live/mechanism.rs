@@ -26,6 +26,8 @@ pub trait SiteMechanism: Registered<Params: Copy> {
     const DEFAULT_CHECK: bool = false;
     /// The lesson whose playground opens its counterexamples from the `#/check` page.
     const LESSON: &'static str;
+    /// What a finished run did, after "The run finished: " (the status sentence).
+    const FINISHED: &'static str = "every connection was handled";
     /// A simulation block (`body`), placed at part `at` of a lesson opened with page `query`.
     fn sim_widget(
         body: &str,

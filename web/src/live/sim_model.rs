@@ -113,7 +113,7 @@ impl<M: Simulated> SimModel<M> {
     pub fn new(params: M::Params) -> Self {
         SimModel {
             params,
-            run: SimRun::new(erase(M::simulate(&params)), M::wrap(params)),
+            run: SimRun::new(erase(M::simulate(&params)), M::wrap(params), M::FINISHED),
         }
     }
 
@@ -151,6 +151,8 @@ impl<M: Simulated> SimModel<M> {
 /// sentence for the last change.
 pub struct SimRun {
     scenario: Scenario,
+    /// What a finished run did ([`SiteMechanism::FINISHED`]).
+    finished: &'static str,
     /// The simulation at step 0 (what Reset goes back to).
     fresh: Simulation<AnyMachine>,
     stepper: Stepper<AnyMachine>,
@@ -168,9 +170,10 @@ pub struct SimRun {
 
 impl SimRun {
     /// `sim`, the simulation of `scenario`, at step 0.
-    fn new(sim: Simulation<AnyMachine>, scenario: Scenario) -> Self {
+    fn new(sim: Simulation<AnyMachine>, scenario: Scenario, finished: &'static str) -> Self {
         SimRun {
             scenario,
+            finished,
             fresh: sim.clone(),
             stepper: Stepper::new(sim),
             walks: Vec::new(),
@@ -342,7 +345,7 @@ impl SimRun {
 
     fn sentence(&self, rec: &StepRecord) -> String {
         let mut s = step_sentence(self.sim(), rec);
-        if let Some(end) = status_sentence(self.sim().status()) {
+        if let Some(end) = status_sentence(self.sim().status(), self.finished) {
             s.push_str(". ");
             s.push_str(&end);
         }
@@ -372,7 +375,8 @@ impl SimRun {
                 "This page keeps at most {MAX_STEPS} steps of history; press Reset to start over."
             );
         }
-        status_sentence(self.sim().status()).unwrap_or_else(|| "Nothing can run now.".to_string())
+        status_sentence(self.sim().status(), self.finished)
+            .unwrap_or_else(|| "Nothing can run now.".to_string())
     }
 
     /// Apply one action. Returns whether anything changed.

@@ -1,18 +1,22 @@
 //! The G/M/P blocks (docs/site-contract.md, "Go's scheduler"): ```` ```herdlab-sim ```` with
-//! `mechanism=gmp` (one simulation; `main=true` for the playground) and the page query of a gmp
-//! playground. Nothing here panics on any input: every bad key or value becomes a message naming
+//! `mechanism=gmp` (one simulation; `main=true` for the playground), ```` ```herdlab-compare ````
+//! with `mechanism=gmp` (the runtime's code and a variant, or two variants, on one scenario and
+//! seed) and the page query of a gmp playground. Nothing here panics on any input: every bad key or value becomes a message naming
 //! the key and the allowed values, and the default is used instead.
 
 use herdlab_core::mechanism::Mechanism;
-use herdlab_core::mechanisms::gmp::{Gmp, GmpParams};
+use herdlab_core::mechanisms::gmp::{Gmp, GmpParams, GmpVariant};
+use herdlab_core::scenario::ParamError;
 
 use crate::lesson::grammar::{
-    misfit_mechanism, one_line, parse_sim_block, read_playground_query, settle_or_default,
-    BlockRules, PlaygroundInit, SimBlock, ID_NEEDED,
+    misfit_mechanism, one_line, parse_keys, parse_sim_block, read_playground_query,
+    settle_or_default, BlockRules, CompareBlock, CompareSides, PlaygroundInit, SimBlock, ID_NEEDED,
 };
 
 /// A parsed gmp simulation block.
 pub type GmpSimSpec = SimBlock<GmpParams>;
+/// A parsed gmp comparison block.
+pub type GmpCompareSpec = CompareBlock<GmpParams>;
 /// What a gmp playground starts from: its block's scenario with the page query on top.
 pub type GmpMainInit = PlaygroundInit<GmpParams>;
 
@@ -59,6 +63,50 @@ pub fn parse_gmp_sim(body: &str, fallback_id: &str) -> GmpSimSpec {
     )
 }
 
+const COMPARE_RULES: BlockRules<GmpParams> =
+    BlockRules::compare(&GMP_KEYS, <Gmp as Mechanism>::set, gmp_mechanism);
+
+/// Parse a gmp comparison block: `left` and `right` each name a variant (`correct`, the
+/// runtime's code, or a broken one: core's `GmpVariant::NAMES`), run on the shared scenario keys
+/// with the same seed. A missing or bad side is reported and falls back on `correct` (left) and
+/// `single-queue` (right), as does a side whose scenario does not hold together (core's message,
+/// under the side's name).
+pub fn parse_gmp_compare(body: &str, fallback_id: &str) -> GmpCompareSpec {
+    let mut p = GmpParams::default();
+    let mut sides = CompareSides::new(
+        GmpVariant::from_name,
+        GmpVariant::NAMES.join(", "),
+        [GmpVariant::Correct, GmpVariant::SingleQueue],
+    );
+    let mut block = parse_keys(&one_line(body), &COMPARE_RULES, &mut p, |k, v, e| {
+        sides.take(k, v, e)
+    });
+    settle_or_default::<Gmp>(&mut p, &mut block.perr);
+    sides.finish(
+        block,
+        &COMPARE_RULES,
+        fallback_id,
+        |variant, fallback, name, perr| {
+            let with = |v| GmpParams { variant: v, ..p };
+            let q = with(variant);
+            let errs = <Gmp as Mechanism>::validate(&q);
+            if errs.is_empty() {
+                return q;
+            }
+            perr.extend(errs.into_iter().map(|e| ParamError {
+                field: format!("{name} ({})", e.field),
+                message: e.message,
+            }));
+            let f = with(fallback);
+            if <Gmp as Mechanism>::validate(&f).is_empty() {
+                f
+            } else {
+                p
+            }
+        },
+    )
+}
+
 /// Read the page query over the gmp playground's scenario. A bad value keeps the block's value
 /// for that field and is reported.
 pub fn resolve_gmp_main(spec: &GmpSimSpec, query: &str) -> GmpMainInit {
@@ -82,6 +130,45 @@ mod tests {
     fn the_key_list_is_cores() {
         let core: Vec<&str> = <Gmp as Mechanism>::KEYS.iter().map(|k| k.name).collect();
         assert_eq!(core, GMP_KEYS);
+    }
+
+    #[test]
+    fn gmp_compare_blocks() {
+        let c = parse_gmp_compare(
+            "id=c&mechanism=gmp&left=correct&right=steal-one&gomaxprocs=2&threads=3&goroutines=9&ring=8&seed=4&stop=0",
+            "x",
+        );
+        assert!(c.errors.is_empty(), "{:?}", c.errors);
+        assert_eq!((c.id.as_str(), c.stop), ("c", Some(0)));
+        assert_eq!(
+            (c.left.variant, c.right.variant),
+            (GmpVariant::Correct, GmpVariant::StealOne)
+        );
+        assert_eq!(
+            GmpParams {
+                variant: GmpVariant::Correct,
+                ..c.right
+            },
+            c.left,
+            "only the variant differs"
+        );
+        assert_eq!((c.left.goroutines, c.left.ring, c.left.seed), (9, 8, 4));
+
+        let bad = parse_gmp_compare("id=b&left=nope&gomaxprocs=99", "x");
+        let all = bad.errors.join("\n");
+        for w in [
+            "left: 'nope' is not allowed; allowed: correct, reversed-dance",
+            "right: missing; allowed: correct",
+            "gomaxprocs: 99 is out of range; allowed 1-16",
+        ] {
+            assert!(all.contains(w), "{w} in {all}");
+        }
+        assert_eq!(
+            (bad.left.variant, bad.right.variant),
+            (GmpVariant::Correct, GmpVariant::SingleQueue),
+            "the fallbacks"
+        );
+        assert_eq!(bad.left.gomaxprocs, GmpParams::default().gomaxprocs);
     }
 
     #[test]

@@ -1,23 +1,24 @@
-//! Go's scheduler in the registry ([`Gmp`]): its simulation blocks become gmp widgets. It has no
-//! comparison widget and no check in the browser yet (`herdlab check gmp` checks it natively).
+//! Go's scheduler in the registry ([`Gmp`]): its simulation blocks become gmp widgets, its
+//! comparison blocks two of them side by side (`compare.rs`). It has no check in the browser
+//! (`herdlab check gmp` checks it natively: the smallest scenario that breaks has 2 million
+//! states).
 
 use herdlab_core::mechanism::Mechanism;
 use herdlab_core::mechanisms::gmp::Gmp;
 
 use crate::lesson::parts::{Placing, Widget};
 use crate::live::form::Field;
-use crate::mechanisms::gmp::blocks::{parse_gmp_sim, resolve_gmp_main};
+use crate::mechanisms::gmp::blocks::{parse_gmp_compare, parse_gmp_sim, resolve_gmp_main};
 use crate::mechanisms::gmp::form::GMP_FIELDS;
 use crate::mechanisms::gmp::widget::GmpSim;
 use crate::mechanisms::SiteMechanism;
+use crate::ui::shell::side_by_side::two_settings_part;
 use crate::ui::shell::sim_shell::sim_part;
-
-/// What a comparison block of gmp says (it is shown as the simulation of its keys).
-pub const NO_COMPARE: &str = "herdlab-compare: Go's scheduler has no comparison widget yet; this shows one simulation of the block's keys (use herdlab-sim)";
 
 impl SiteMechanism for Gmp {
     const FIELDS: &'static [Field] = &GMP_FIELDS;
     const LESSON: &'static str = "go-scheduler";
+    const FINISHED: &'static str = "every goroutine ran to its end";
 
     fn sim_widget(
         body: &str,
@@ -33,10 +34,6 @@ impl SiteMechanism for Gmp {
     }
 
     fn compare_widget(body: &str, fallback_id: &str, place: &mut Placing, at: usize) -> Widget {
-        let mut spec = parse_gmp_sim(body, fallback_id);
-        spec.errors.insert(0, NO_COMPARE.to_string());
-        sim_part::<GmpSim>(<Self as Mechanism>::NAME, spec, place, at, |s| {
-            resolve_gmp_main(s, "")
-        })
+        two_settings_part::<Self>(parse_gmp_compare(body, fallback_id), place, at)
     }
 }

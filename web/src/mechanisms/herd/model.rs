@@ -244,7 +244,7 @@ mod tests {
             saw_wasted |= s.contains("wasted");
         }
         assert!(saw_wasted);
-        assert!(crate::live::describe::status_sentence(sim.status()).is_some());
+        assert!(crate::live::describe::status_sentence(sim.status(), "x").is_some());
         assert_eq!(crate::live::describe::fmt_ns(999), "999 ns");
         let p = HerdParams {
             workers: 2,

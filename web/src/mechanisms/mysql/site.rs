@@ -38,6 +38,7 @@ pub const INVARIANTS: [&str; 8] = [
 impl SiteMechanism for Mysql {
     const FIELDS: &'static [Field] = &MYSQL_FIELDS;
     const LESSON: &'static str = "mysql-thread-per-connection";
+    const FINISHED: &'static str = "every query was answered";
 
     fn sim_widget(
         body: &str,

@@ -26,6 +26,7 @@ use crate::ui::shell::sim_shell::sim_part;
 impl SiteMechanism for Pool {
     const FIELDS: &'static [Field] = &POOL_FIELDS;
     const LESSON: &'static str = "nginx-thread-pool";
+    const FINISHED: &'static str = "every request was answered";
 
     fn sim_widget(
         body: &str,
