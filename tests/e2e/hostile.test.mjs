@@ -86,8 +86,9 @@ test('every lesson opened with hostile queries shows a message, starts from the 
     const clean = await open(t, lesson);
     await settled(clean.page);
     if ((await clean.page.locator('[data-testid="sim-main"]').count()) === 0) {
-      // no playground (the mysql lessons: their widgets all come from the lazily loaded bundle,
-      // and none is `main=true`): the page refuses any query, and nothing injected runs
+      // no playground (no lesson now; a lesson whose blocks all come from the lazily loaded
+      // bundle and none `main=true` would be one): the page refuses any query, and nothing
+      // injected runs
       await clean.assertClean(`${slug} (clean)`);
       for (const s of [`bogus=1&${enc('<b>x</b>')}=2`, ...INJECT.map((s) => `mechanism=${enc(s)}&${enc(s)}=${enc(s)}`)]) {
         const what = `${slug}?${s.slice(0, 60)}`;

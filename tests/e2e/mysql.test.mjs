@@ -24,9 +24,9 @@ const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const LESSON = `${BASE}/#/lesson/mysql-thread-per-connection`;
 const TEST_TIMEOUT = 120_000;
 const POOL_LESSON = `${BASE}/#/lesson/mysql-thread-pool`;
-const IDS = ['mysql-nocache', 'mysql-cache', 'mysql-pool'];
+const IDS = ['mysql-nocache', 'mysql-cache', 'mysql-pool', 'mysql-playground'];
 const COMPARES = ['mysql-cmp-cache', 'mysql-cmp-mode', 'mysql-break'];
-const POOL_IDS = ['mysql-tp-listener'];
+const POOL_IDS = ['mysql-tp-listener', 'mysql-tp-playground'];
 const POOL_COMPARES = ['mysql-tp-fifo', 'mysql-tp-wait', 'mysql-tp-stall', 'mysql-tp-tickets', 'mysql-tp-hurts'];
 // the thread cache's check in the browser (blocks.rs `CACHE_SCHEDULE`): t0 the clients, t1 and t2
 // the two connections' threads
@@ -273,6 +273,19 @@ test('mysql-thread-per-connection: the check block finds the broken hand-off in 
   assert.equal(await page.locator(sel('invariant-status', r)).getAttribute('data-invariant'), 'cache-count');
   assert.deepEqual((await cache(page, r)).wake, '2');
   assert.match(await progress.textContent(), new RegExp(`replayed: step ${n} of ${n}, and cache-count is broken`));
+
+  // "open it in the playground": the lesson's playground (mysql-playground, a block of the
+  // lazily loaded bundle) at the counterexample's last step, with the same picks
+  const href = await block.locator('[data-testid="check-link"]').getAttribute('href');
+  assert.match(href, new RegExp(`^#/lesson/mysql-thread-per-connection\\?.*&step=${n}&picks=${picks}$`));
+  const other = await openPage(t);
+  await other.page.goto(`${BASE}/${href}`);
+  await waitForSim(other.page);
+  await waitForSteps(other.page, 'main', n);
+  assert.equal(await other.page.locator('[data-testid="sim-main"] [data-testid="sim-mysql-playground"]').count(), 1);
+  assert.equal(await other.page.locator('[data-testid="url-error"]').count(), 0, 'every value of the link is used');
+  assert.equal(await other.page.locator(sel('invariant-status', 'main')).getAttribute('data-invariant'), 'cache-count');
+  other.assertNoPageErrors();
 
   await page.addScriptTag({ content: AXE });
   const found = await page.evaluate(async () => {

@@ -19,7 +19,7 @@ use crate::mechanisms::herd::blocks::{
 use crate::mechanisms::herd::form::HERD_FIELDS;
 use crate::mechanisms::herd::widget::HerdSim;
 use crate::mechanisms::SiteMechanism;
-use crate::ui::shell::replay::{replay_html, schedule_line};
+use crate::ui::shell::replay::{playground_href, replay_html, schedule_line};
 use crate::ui::shell::side_by_side::two_settings_part;
 use crate::ui::shell::sim_shell::sim_part;
 use herdlab_core::mechanism::Mechanism;
@@ -85,11 +85,7 @@ impl SiteMechanism for Herd {
     fn check_replay(p: HerdParams, c: &Counterexample, id: &str, slug: &AttrValue) -> Html {
         let actors = herd_actors(&p, &c.schedule);
         let picks = format_picks(&script_picks(&actors));
-        let href = format!(
-            "#/lesson/{slug}?{}&step={}&picks={picks}",
-            Scenario::Herd(p).to_query(),
-            actors.len()
-        );
+        let href = playground_href(slug, &Scenario::Herd(p), actors.len(), &picks);
         html! {
             <>
                 { schedule_line("who takes each step; t<k> is worker k, n the network", picks, Some(href)) }

@@ -7,6 +7,7 @@
 use herdlab_core::check::Counterexample;
 use herdlab_core::mechanism::Mechanism;
 use herdlab_core::mechanisms::mysql::{Mode, Mysql, MysqlParams};
+use herdlab_core::scenario::Scenario;
 use yew::prelude::*;
 
 use crate::lesson::check::CheckSpec;
@@ -19,7 +20,7 @@ use crate::mechanisms::mysql::blocks::{
 use crate::mechanisms::mysql::form::MYSQL_FIELDS;
 use crate::mechanisms::mysql::widget::MysqlSim;
 use crate::mechanisms::SiteMechanism;
-use crate::ui::shell::replay::{replay_html, schedule_line};
+use crate::ui::shell::replay::{playground_href, replay_html, schedule_line};
 use crate::ui::shell::side_by_side::two_settings_part;
 use crate::ui::shell::sim_shell::sim_part;
 
@@ -99,9 +100,11 @@ impl SiteMechanism for Mysql {
     fn check_replay(p: MysqlParams, c: &Counterexample, id: &str, slug: &AttrValue) -> Html {
         let actors = mysql_actors(&p, &c.schedule);
         let picks = format_picks(&script_picks(&actors));
+        // the lesson's playground (mysql-playground, mysql-tp-playground) at the last step
+        let href = playground_href(slug, &Scenario::Mysql(p), actors.len(), &picks);
         html! {
             <>
-                { schedule_line("who takes each step; t0 is the clients, t1… the server's threads, n an arrival", picks, None) }
+                { schedule_line("who takes each step; t0 is the clients, t1… the server's threads, n an arrival", picks, Some(href)) }
                 { replay_html::<MysqlSim>(id, p, &c.violation.invariant, actors, slug) }
             </>
         }

@@ -19,7 +19,7 @@ use crate::mechanisms::pool::blocks::{
 use crate::mechanisms::pool::form::POOL_FIELDS;
 use crate::mechanisms::pool::widget::PoolSim;
 use crate::mechanisms::SiteMechanism;
-use crate::ui::shell::replay::{replay_html, schedule_line};
+use crate::ui::shell::replay::{playground_href, replay_html, schedule_line};
 use crate::ui::shell::side_by_side::two_settings_part;
 use crate::ui::shell::sim_shell::sim_part;
 
@@ -68,11 +68,7 @@ impl SiteMechanism for Pool {
     fn check_replay(p: PoolParams, c: &Counterexample, id: &str, slug: &AttrValue) -> Html {
         let actors = pool_actors(&c.schedule);
         let picks = format_picks(&script_picks(&actors));
-        let href = format!(
-            "#/lesson/{slug}?{}&step={}&picks={picks}",
-            Scenario::Pool(p).to_query(),
-            actors.len()
-        );
+        let href = playground_href(slug, &Scenario::Pool(p), actors.len(), &picks);
         html! {
             <>
                 { schedule_line("who takes each step; t0 is the event loop, t1… the pool threads", picks, Some(href)) }

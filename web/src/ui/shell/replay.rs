@@ -7,11 +7,22 @@
 
 use std::rc::Rc;
 
+use herdlab_core::scenario::Scenario;
 use herdlab_core::sim::Actor;
 use yew::prelude::*;
 
 use crate::lesson::grammar::SimBlock;
 use crate::ui::shell::sim_shell::{sim_html, SimKind, SimProps};
+
+/// The address of lesson `slug`'s playground at the end of a counterexample of `scenario`:
+/// `steps` steps, taken by `picks` (`lesson::picks::format_picks`' text), as the checker's
+/// command-line links give it.
+pub fn playground_href(slug: &str, scenario: &Scenario, steps: usize, picks: &str) -> String {
+    format!(
+        "#/lesson/{slug}?{}&step={steps}&picks={picks}",
+        scenario.to_query()
+    )
+}
 
 /// "Schedule (`legend`): `schedule` · open it in the playground" (the link where `link` is
 /// the playground's address).
