@@ -31,8 +31,9 @@ pub struct LazyWidgetProps {
 struct Split<'a> {
     slug: &'a str,
     fallback: &'a str,
-    /// The page query, when the block is the lesson's playground.
-    page_query: &'a str,
+    /// The page query, when the block is the lesson's playground (`None`: it is not, whatever
+    /// its `main` key says).
+    page_query: Option<&'a str>,
     body: &'a str,
 }
 
@@ -46,7 +47,7 @@ fn split(query: &str) -> Result<Split<'_>, String> {
         Some(m) if NAMES.contains(&m) => Ok(Split {
             slug,
             fallback,
-            page_query,
+            page_query: page_query.strip_prefix('?'),
             body,
         }),
         other => Err(format!(
@@ -119,10 +120,21 @@ fn widget(compare: bool, query: &str) -> Result<(Widget, AttrValue, Vec<String>)
         body,
     } = split(query)?;
     let mut place = Placing::default();
+    if page_query.is_none() {
+        // the lesson has its playground elsewhere: a `main` block here is told it is not it
+        place.main_at = Some(usize::MAX);
+    }
     let w = if compare {
         compare_widget(None, body, fallback, &mut place, 0)
     } else {
-        sim_widget(None, body, fallback, page_query, &mut place, 0)
+        sim_widget(
+            None,
+            body,
+            fallback,
+            page_query.unwrap_or(""),
+            &mut place,
+            0,
+        )
     };
     Ok((w, AttrValue::from(slug.to_string()), place.url_errors))
 }
@@ -206,13 +218,13 @@ mod tests {
     fn a_lazy_playground_starts_from_the_page_query() {
         for m in crate::mechanisms::LAZY_ONLY {
             let body = format!("id=p&main=true&controls=full&mechanism={m}&seed=1");
-            let (w, _, url_errors) = widget(false, &q("s", "b", "seed=7&step=3", &body)).unwrap();
+            let (w, _, url_errors) = widget(false, &q("s", "b", "?seed=7&step=3", &body)).unwrap();
             assert!(w.main && w.errors.is_empty(), "{m}: {:?}", w.errors);
             assert!(url_errors.is_empty(), "{m}: {url_errors:?}");
             let init = w.init.expect("the playground's start");
             assert!(init.contains("seed: 7"), "{m}: {init}");
             assert!(init.contains("step: Some(3)"), "{m}: {init}");
-            let (w, _, url_errors) = widget(false, &q("s", "b", "seed=x&bogus=1", &body)).unwrap();
+            let (w, _, url_errors) = widget(false, &q("s", "b", "?seed=x&bogus=1", &body)).unwrap();
             assert!(
                 w.init.expect("a start").contains("seed: 1"),
                 "{m}: the block's seed"
@@ -221,6 +233,18 @@ mod tests {
                 url_errors.iter().any(|e| e.contains("seed"))
                     && url_errors.iter().any(|e| e.contains("bogus")),
                 "{m}: {url_errors:?}"
+            );
+            // a `main` block the page did not make the playground (one came before it): told
+            // so, with no start and no page query
+            let (w, _, url_errors) = widget(false, &q("s", "b", "", &body)).unwrap();
+            assert!(!w.main && w.init.is_none(), "{m}");
+            assert!(url_errors.is_empty(), "{m}: {url_errors:?}");
+            assert!(
+                w.errors
+                    .iter()
+                    .any(|e| e.starts_with("main: only one playground")),
+                "{m}: {:?}",
+                w.errors
             );
         }
     }

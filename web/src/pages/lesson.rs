@@ -53,9 +53,10 @@ pub(crate) fn lazy_query(slug: &str, block: &str) -> String {
     format!("{slug}\n{block}")
 }
 
-/// A lazy block's part of [`lazy_query`]: the block's fallback id, the page query when the block
-/// is the lesson's playground (else nothing) and its body, one per line (the body may span lines;
-/// the page query has no line break: the address parser removes them).
+/// A lazy block's part of [`lazy_query`]: the block's fallback id, `?` and the page query when
+/// the block is the lesson's playground (else nothing: a `main` block there is not the
+/// playground) and its body, one per line (the body may span lines; the page query has no line
+/// break: the address parser removes them).
 pub(crate) fn lazy_block(fallback_id: &str, page_query: &str, body: &str) -> String {
     format!("{fallback_id}\n{page_query}\n{body}")
 }
@@ -112,8 +113,12 @@ fn build(blocks: &[Block], query: &str) -> Page {
                     Some(m) if named_mechanism(body).is_none() => format!("mechanism={m}&{body}"),
                     _ => body.to_string(),
                 };
-                let query = if main { query } else { "" };
-                parts.push(Part::Lazy(what, lazy_block(&fallback_id(), query, &body)));
+                let query = if main {
+                    format!("?{query}")
+                } else {
+                    String::new()
+                };
+                parts.push(Part::Lazy(what, lazy_block(&fallback_id(), &query, &body)));
             }
             Block::Html(h) => {
                 let (h, mut hs) = outline(h, &mut seen);
@@ -479,7 +484,7 @@ mod tests {
             .collect();
         assert_eq!(
             queries,
-            ["", "", "gomaxprocs=3&step=4", ""],
+            ["", "", "?gomaxprocs=3&step=4", ""],
             "only the first simulation block asking for it is the playground"
         );
         let (a, keys) = widget(&page, 0);

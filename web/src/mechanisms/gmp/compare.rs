@@ -11,9 +11,9 @@ use yew::prelude::*;
 use herdlab_core::mechanisms::gmp::{Gmp, GmpParams};
 
 use crate::mechanisms::gmp::model::GmpSimModel;
-use crate::mechanisms::gmp::queue_panel::gmp_invariant;
 use crate::mechanisms::gmp::snapshot::{GmpSnapshot, GmpStateView};
 use crate::ui::shell::side_by_side::{Half, SideBySide};
+use crate::ui::status::invariant_status;
 
 /// A side's label: its variant's name, and what else tells it from `other` (a comparison of
 /// one variant on two scenarios names them by their Ps).
@@ -83,7 +83,7 @@ impl SideBySide for Gmp {
     fn half(s: &GmpSnapshot, _: &GmpSnapshot) -> Half {
         Half {
             status: s.status.clone(),
-            invariant: gmp_invariant(&s.invariant),
+            invariant: invariant_status("gmp-invariant", &s.invariant),
             lanes: s.lanes.clone(),
             state: state_line(&s.state),
             counters: s.counters.clone(),

@@ -3,7 +3,7 @@
 
 use yew::prelude::*;
 
-use crate::mechanisms::gmp::snapshot::{GmpStateView, InvariantView, PView};
+use crate::mechanisms::gmp::snapshot::{GmpStateView, PView};
 
 fn gs(v: &[u32]) -> String {
     v.iter()
@@ -77,16 +77,5 @@ pub fn gmp_panel(p: &GmpPanelProps) -> Html {
                 <div><dt>{ "parked Ms (midle)" }</dt><dd data-testid="gmp-parked">{ names("M", &s.parked) }</dd></div>
             </dl>
         </section>
-    }
-}
-
-/// The invariants line: "all invariants hold" or "<name> is broken: <message>".
-pub fn gmp_invariant(v: &InvariantView) -> Html {
-    let broken = !v.name.is_empty();
-    html! {
-        <p class={classes!("gmp-invariant", broken.then_some("alarm"))} data-testid="invariant-status"
-            data-invariant={v.name.clone()} role="status">
-            { if broken { format!("{} is broken: {}", v.name, v.message) } else { "all invariants hold".to_string() } }
-        </p>
     }
 }

@@ -13,7 +13,7 @@ use herdlab_core::sim::{Actor, Sched, Status};
 use herdlab_web_engine::typed;
 
 use crate::live::describe::LaneState;
-use crate::live::snapshot::{CodeLine, CodeView, LaneView, StatusView};
+use crate::live::snapshot::{CodeLine, CodeView, InvariantView, LaneView, StatusView};
 use crate::mechanisms::gmp::model::GmpSimModel;
 
 /// A queue shows at most this many Gs.
@@ -51,15 +51,6 @@ pub struct GmpStateView {
     pub npidle: u32,
     /// The Ms parked on `midle`.
     pub parked: Vec<u32>,
-}
-
-/// The invariants now: the first broken one, if any.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct InvariantView {
-    /// The broken invariant's name (empty when all hold).
-    pub name: String,
-    /// What was seen.
-    pub message: String,
 }
 
 /// Everything a gmp board shows.
@@ -275,16 +266,7 @@ impl GmpSnapshot {
         let finished = matches!(sim.status(), Status::Finished | Status::Stuck(_));
         let violation =
             check_state(sim).or_else(|| finished.then(|| check_terminal(sim)).flatten());
-        let invariant = match &violation {
-            Some(v) => InvariantView {
-                name: v.invariant.clone(),
-                message: v.message.clone(),
-            },
-            None => InvariantView {
-                name: String::new(),
-                message: String::new(),
-            },
-        };
+        let invariant = InvariantView::of(violation.as_ref());
         let report = GmpReport::of(sim, m.position(), violation);
         let counters = gmp_counters(&report, cfg.workload);
         let status = StatusView {

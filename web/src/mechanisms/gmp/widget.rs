@@ -10,11 +10,12 @@ use crate::live::open::{Opening, Start};
 use crate::live::Live;
 use crate::mechanisms::gmp::blocks::GmpMainInit;
 use crate::mechanisms::gmp::model::GmpSimModel;
-use crate::mechanisms::gmp::queue_panel::{gmp_invariant, gmp_panel, GmpPanelProps};
+use crate::mechanisms::gmp::queue_panel::{gmp_panel, GmpPanelProps};
 use crate::mechanisms::gmp::snapshot::GmpSnapshot;
 use crate::ui::shell::sim_frame::{kicker, SimFrame};
 use crate::ui::shell::sim_shell::{SimKind, SimProps};
 use crate::ui::sim_board::SimBoard;
+use crate::ui::status::invariant_status;
 
 /// The gmp kind of simulation widget.
 pub struct GmpSim;
@@ -64,7 +65,7 @@ impl SimKind for GmpSim {
             before_form: Html::default(),
             after_announce: Html::default(),
             status: snap.status.clone(),
-            after_status: gmp_invariant(&snap.invariant),
+            after_status: invariant_status("gmp-invariant", &snap.invariant),
             board: SimBoard {
                 class: Some("gmp-board"),
                 many: snap.lanes.len() > 16,
