@@ -46,7 +46,12 @@ fn split(query: &str) -> Result<Split<'_>, String> {
     match named_mechanism(body).as_deref() {
         Some(m) if NAMES.contains(&m) => Ok(Split {
             slug,
-            fallback,
+            // a text without one (none the page makes) still names the block
+            fallback: if fallback.is_empty() {
+                "block"
+            } else {
+                fallback
+            },
             page_query: page_query.strip_prefix('?'),
             body,
         }),
@@ -183,6 +188,9 @@ mod tests {
             let (w, ..) = widget(true, &q("s", "block-2", "", &format!("mechanism={m}"))).unwrap();
             assert_eq!(w.id, "block-2", "the fallback id");
         }
+        let m = crate::mechanisms::LAZY_ONLY[0];
+        let (w, ..) = widget(false, &format!("s\n\n\nmechanism={m}")).unwrap();
+        assert_eq!(w.id, "block", "no fallback id given: the default one");
         let e = widget(false, &q("s", "b", "", "mechanism=nope&id=x")).unwrap_err();
         assert!(e.contains("no mechanism 'nope'; it has: herd"), "{e}");
         let (k, slug) = check(&q("s", "block-3", "", "mechanism=mysql"), false).expect("a check");
