@@ -257,9 +257,10 @@ impl Visit for Query {
 }
 
 /// Keys that belong to the page or the widget, not to the scenario; the query parser skips them.
-pub const UI_KEYS: [&str; 12] = [
+pub const UI_KEYS: [&str; 13] = [
     "step",
     "picks",
+    "follow",
     "id",
     "main",
     "controls",

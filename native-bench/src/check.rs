@@ -256,6 +256,16 @@ pub struct SimStep {
     pub text: String,
 }
 
+/// Where `cargo xtask serve` serves the site's lessons: a lesson's address is this and its slug.
+pub const SITE_BASE: &str = "http://127.0.0.1:8080/#/lesson/";
+
+/// The address of lesson `slug`'s playground on scenario `query` (`mechanism=…&…`) at the end of a
+/// counterexample of `steps` steps taken by `picks` ([`picks`]' text). `follow=picks` makes the
+/// playground follow them: after a step back, stepping forward retraces the counterexample.
+pub fn playground_link(slug: &str, query: &str, steps: usize, picks: &str) -> String {
+    format!("{SITE_BASE}{slug}?{query}&follow=picks&step={steps}&picks={picks}")
+}
+
 /// The picks that make a web widget replay `schedule` (every step chosen: `i:t<k>` or `i:n`, `i`
 /// the 0-based step), for a world of `threads` threads.
 pub fn picks(threads: usize, schedule: &[u16]) -> String {

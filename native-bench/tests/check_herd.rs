@@ -108,7 +108,7 @@ fn the_broken_sleeper_loses_a_wakeup() {
     assert!(link.contains("variant=broken-sleeper"), "{link}");
     assert!(
         link.ends_with(&format!(
-            "&step={}&picks={}",
+            "&follow=picks&step={}&picks={}",
             schedule.len(),
             picks.join(",")
         )),

@@ -296,12 +296,61 @@ fn check_mysql_catches_no_listener_wake_on_the_login_preset() {
     assert_eq!(cx["invariant"], "idle-with-work");
     assert_eq!(cx["replay_agrees"], true, "{}", cx["replay"]);
     assert_eq!(cx["schedule"].as_array().unwrap().len(), 25);
+    the_link_opens_the_playground_at_the_break(cx["link"].as_str().unwrap(), "idle-with-work");
     let out = herdlab(&["check", "mysql", "--logins", "1", "--json"]);
     assert_eq!(out.status.code(), Some(0));
     let v = json_of(&out);
     assert_eq!(
         (v["complete"].clone(), v["states"].clone()),
         (true.into(), 668_476.into())
+    );
+}
+
+/// `link`, a counterexample's link, opens the lesson of its mode following the picks to their
+/// end, and there the playground's own simulation (all its clock events, not the checker's few)
+/// breaks `invariant` too.
+fn the_link_opens_the_playground_at_the_break(link: &str, invariant: &str) {
+    use herdlab_core::check::SimModel;
+    use herdlab_core::mechanisms::mysql::invariants::model_state;
+    use herdlab_core::mechanisms::mysql::Mysql;
+    use herdlab_core::scenario::Scenario;
+    use herdlab_core::sim::stepper::Stepper;
+    use herdlab_core::sim::Actor;
+    let (head, picks) = link.split_once("&picks=").expect(link);
+    let (head, step) = head.split_once("&follow=picks&step=").expect(link);
+    let (base, query) = head.split_once('?').expect(link);
+    let p = *Scenario::from_query(query)
+        .expect(link)
+        .params::<Mysql>()
+        .expect(link);
+    let lesson = match p.mode {
+        Mode::Pool => "mysql-thread-pool",
+        Mode::PerConnection => "mysql-thread-per-connection",
+    };
+    assert_eq!(base, format!("http://127.0.0.1:8080/#/lesson/{lesson}"));
+    let picks: Vec<(u64, Actor)> = picks
+        .split(',')
+        .enumerate()
+        .map(|(i, x)| {
+            let (at, a) = x.split_once(':').expect(x);
+            assert_eq!(at, i.to_string(), "every step is a pick: {link}");
+            let a = match a.strip_prefix('t') {
+                Some(t) => Actor::Thread(t.parse().expect(x)),
+                None => Actor::Network,
+            };
+            (i as u64, a)
+        })
+        .collect();
+    let step: u64 = step.parse().expect(link);
+    assert_eq!(step, picks.len() as u64);
+    let (s, bad) = Stepper::replay(p.simulate(), step, &picks);
+    assert_eq!(bad, None, "{link}");
+    let at_end = SimModel {
+        sim: s.sim().clone(),
+    };
+    assert_eq!(
+        model_state(&at_end).map(|v| v.invariant),
+        Some(invariant.to_string())
     );
 }
 
@@ -325,6 +374,7 @@ fn check_mysql_finds_the_broken_hand_off_and_replays_it() {
     let cx = &v["violation"];
     assert_eq!(cx["invariant"], "cache-count");
     assert_eq!(cx["replay_agrees"], true, "{}", cx["replay"]);
+    the_link_opens_the_playground_at_the_break(cx["link"].as_str().unwrap(), "cache-count");
     assert_eq!(
         cx["steps"].as_array().unwrap().len(),
         cx["schedule"].as_array().unwrap().len()

@@ -328,7 +328,7 @@ const invariant = (page) => page.locator(sel('invariant-status', 'main')).getAtt
 
 test('the checker\'s reversed-dance link opens the lesson\'s playground at its lost wakeup; the page\'s keys step it back, M1\'s button breaks it again', { timeout: TEST_TIMEOUT }, async (t) => {
   const { page, assertNoPageErrors } = await openPage(t);
-  await page.goto(`${LESSON}?${DANCE_QUERY}&step=${DANCE_STEPS}&picks=${DANCE_PICKS}`);
+  await page.goto(`${LESSON}?${DANCE_QUERY}&follow=picks&step=${DANCE_STEPS}&picks=${DANCE_PICKS}`);
   await waitForSim(page);
   await waitForSteps(page, 'main', DANCE_STEPS);
   assert.equal(await page.locator('[data-testid="sim-main"] [data-testid="sim-gmp-playground"]').count(), 1, 'the playground is gmp-playground');
@@ -340,10 +340,19 @@ test('the checker\'s reversed-dance link opens the lesson\'s playground at its l
   await page.evaluate(() => {
     if (document.activeElement instanceof HTMLElement) document.activeElement.blur();
   });
+  const progress = page.locator(sel('replay-progress', 'main'));
+  assert.match(await progress.textContent(), new RegExp(`replayed: step ${DANCE_STEPS} of ${DANCE_STEPS}, and lost-wakeup is broken`));
   await page.keyboard.press('ArrowLeft');
   await waitForSteps(page, 'main', DANCE_STEPS - 1);
   assert.equal(await invariant(page), '');
+  // the link follows the counterexample (follow=picks): ArrowRight retraces its last step
+  await page.keyboard.press('ArrowRight');
+  await waitForSteps(page, 'main', DANCE_STEPS);
+  assert.equal(await invariant(page), 'lost-wakeup');
+  assert.ok(await page.locator(sel('step-forward', 'main')).isDisabled(), 'the counterexample ends here');
   // the checker's last pick, by hand: M1 drops its spinning mark
+  await page.keyboard.press('ArrowLeft');
+  await waitForSteps(page, 'main', DANCE_STEPS - 1);
   await page.locator(sel('step-thread-1', 'main')).click();
   await waitForSteps(page, 'main', DANCE_STEPS);
   assert.equal(await invariant(page), 'lost-wakeup');

@@ -63,7 +63,7 @@ test('find the bug: the broken sleeper loses a wakeup, and the herd replay steps
   assert.equal((await block.locator('[data-testid="check-schedule"]').textContent()).trim(), NATIVE_PICKS);
   assert.equal(
     await block.locator('[data-testid="check-link"]').getAttribute('href'),
-    `#/lesson/${SLUG}?${NATIVE_QUERY}&step=9&picks=${NATIVE_PICKS}`,
+    `#/lesson/${SLUG}?${NATIVE_QUERY}&follow=picks&step=9&picks=${NATIVE_PICKS}`,
   );
 
   // the herd widget, at step 0, steps forward to the lost wakeup
@@ -108,6 +108,30 @@ test('find the bug: the broken sleeper loses a wakeup, and the herd replay steps
   );
   assert.ok((await num(page, 'counter-lost_wakeups', 'main')) > 0, 'the playground opens at the lost wakeup');
   assert.equal(await page.locator('[data-testid="url-error"]').count(), 0);
+  // it follows the counterexample: back to step 3, then forward retraces it (not the default
+  // scheduler) to the lost wakeup, and stops there
+  const main = sel('replay-progress', 'main');
+  assert.match(await page.locator(main).textContent(), /replayed: step 9 of 9, and a wakeup is lost/);
+  for (let i = 8; i >= 3; i--) {
+    await page.locator(sel('step-back', 'main')).click();
+    await page.waitForFunction(
+      (want) => document.querySelector('[data-testid="sim-main"] [data-testid="counter-steps"]')?.textContent.trim() === String(want),
+      i,
+    );
+  }
+  assert.equal(await num(page, 'counter-lost_wakeups', 'main'), 0);
+  assert.equal(await page.locator(main).getAttribute('data-on-script'), 'true');
+  for (let i = 4; i <= 9; i++) {
+    await page.locator(sel('step-forward', 'main')).click();
+    await page.waitForFunction(
+      (want) => document.querySelector('[data-testid="sim-main"] [data-testid="counter-steps"]')?.textContent.trim() === String(want),
+      i,
+    );
+  }
+  assert.ok((await num(page, 'counter-lost_wakeups', 'main')) > 0, 'stepping forward retraces the counterexample');
+  assert.ok(await page.locator(sel('step-forward', 'main')).isDisabled(), 'and stops at its end');
+  // the address keeps following it
+  assert.match(await page.evaluate(() => location.hash), new RegExp(`&follow=picks&step=9&picks=${NATIVE_PICKS}$`));
   assertNoPageErrors();
 });
 

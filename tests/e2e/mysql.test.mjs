@@ -277,7 +277,7 @@ test('mysql-thread-per-connection: the check block finds the broken hand-off in 
   // "open it in the playground": the lesson's playground (mysql-playground, a block of the
   // lazily loaded bundle) at the counterexample's last step, with the same picks
   const href = await block.locator('[data-testid="check-link"]').getAttribute('href');
-  assert.match(href, new RegExp(`^#/lesson/mysql-thread-per-connection\\?.*&step=${n}&picks=${picks}$`));
+  assert.match(href, new RegExp(`^#/lesson/mysql-thread-per-connection\\?.*&follow=picks&step=${n}&picks=${picks}$`));
   const other = await openPage(t);
   await other.page.goto(`${BASE}/${href}`);
   await waitForSim(other.page);

@@ -90,6 +90,10 @@ pub struct PlaygroundInit<P> {
     pub step: Option<u64>,
     /// The learner's manual picks to replay.
     pub picks: Vec<(u64, Actor)>,
+    /// `follow=picks`: the picks name every step from 0 (a checker's counterexample), and stepping
+    /// forward follows them: after a step back, the next step is the recorded one again, and the
+    /// run stops where they end.
+    pub follow: bool,
     /// The page query's bad parameters.
     pub errors: Vec<ParamError>,
 }
@@ -537,11 +541,6 @@ impl<T: Copy> CompareSides<T> {
     }
 }
 
-/// Read a playground's page query over its block's scenario `params`: `step`, `picks` and
-/// `mechanism` (which must name `mechanism`); the page-only keys are skipped and the rest goes to
-/// `set`. `own` takes the playground's own keys first (returning whether it took the key). A bad
-/// value keeps the block's value for that field and is reported; the caller checks the
-/// combinations.
 /// The page query over the playground block of mechanism `M` (`spec`), with no keys of its own:
 /// a bad value keeps the block's value for that field and is reported, and a set that does not
 /// hold together falls back on the defaults of the fields it names.
@@ -554,6 +553,11 @@ pub(crate) fn resolve_playground<M: Mechanism<Params: Copy>>(
     init
 }
 
+/// Read a playground's page query over its block's scenario `params`: `step`, `picks`, `follow`
+/// and `mechanism` (which must name `mechanism`); the page-only keys are skipped and the rest goes
+/// to `set`. `own` takes the playground's own keys first (returning whether it took the key). A
+/// bad value keeps the block's value for that field and is reported; the caller checks the
+/// combinations.
 pub(crate) fn read_playground_query<P>(
     query: &str,
     params: P,
@@ -565,6 +569,7 @@ pub(crate) fn read_playground_query<P>(
         params,
         step: None,
         picks: Vec::new(),
+        follow: false,
         errors: Vec::new(),
     };
     for (k, v) in query_pairs(query) {
@@ -582,6 +587,13 @@ pub(crate) fn read_playground_query<P>(
             "picks" => match parse_picks(&v) {
                 Ok(x) => init.picks = x,
                 Err(e) => init.errors.push(e),
+            },
+            "follow" => match v.as_str() {
+                "picks" => init.follow = true,
+                _ => init.errors.push(ParamError {
+                    field: "follow".into(),
+                    message: format!("'{}' is not allowed; allowed: picks", shown(&v)),
+                }),
             },
             "mechanism" => {
                 if v != mechanism {
@@ -807,6 +819,19 @@ mod tests {
             (init.step, init.picks.len(), init.errors.len()),
             (None, 0, 2)
         );
+        assert!(!init.follow);
+    }
+
+    #[test]
+    fn follow_takes_picks_only() {
+        let read = |q| read_playground_query(q, Toy { n: 1 }, "toy", set_toy, |_, _, _| false);
+        let init = read("follow=picks&step=2&picks=0:t0,1:t1");
+        assert!(init.follow && init.errors.is_empty());
+        assert_eq!(init.params, Toy { n: 1 }, "follow is no scenario key");
+        let init = read("follow=yes&picks=0:t0");
+        assert!(!init.follow);
+        let errors: Vec<String> = init.errors.iter().map(|e| e.to_string()).collect();
+        assert_eq!(errors, ["follow: 'yes' is not allowed; allowed: picks"]);
     }
 
     #[test]

@@ -6,6 +6,8 @@
 
 use std::any::Any;
 
+use herdlab_core::sim::Actor;
+
 use crate::live::form::{Field, FormState};
 use crate::live::playback::{Playback, Player};
 use crate::live::sim_model::{Action, SimModel, SimRun, Simulated};
@@ -37,6 +39,12 @@ pub trait LiveModel: 'static {
     fn edit(&mut self, form: &mut FormState, key: &str, value: &str) -> bool;
     /// The model itself, for its mechanism's view to downcast.
     fn as_any(&self) -> &dyn Any;
+    /// Follow `script` (one actor a step) from now on, as a replay follows its counterexample:
+    /// a handed-over state's `follow=picks`. A model that cannot ignores it (the state is still
+    /// reached, through its picks).
+    fn follow(&mut self, script: Vec<Actor>) {
+        let _ = script;
+    }
     /// Whether it has a timeline (what [`LiveModel::timeline_source`] gives in a build with the
     /// timeline): a build without it shows "Show the timeline" where this is true, and hands the
     /// widget to the lazily loaded bundle when it is pressed (`crate::ui::shell::sim_shell`).
@@ -109,6 +117,9 @@ impl<M: Simulated> LiveModel for SimModel<M> {
     }
     fn as_any(&self) -> &dyn Any {
         self
+    }
+    fn follow(&mut self, script: Vec<Actor>) {
+        SimRun::follow(self, script)
     }
     fn has_timeline(&self) -> bool {
         true

@@ -7,7 +7,7 @@ use herdlab_core::sim::Actor;
 use crate::lesson::grammar::{PlaygroundInit, SimBlock};
 use herdlab_core::mechanism::Mechanism;
 
-use crate::live::sim_model::{SimModel, Simulated};
+use crate::live::sim_model::{SimModel, SimRun, Simulated};
 
 /// What a widget opens with: its model, what could not be replayed, and whether it plays at once.
 pub struct Opening<M> {
@@ -36,6 +36,9 @@ pub struct Start<'a, P> {
     pub step: Option<u64>,
     /// The learner's manual picks to replay (0-based step, actor).
     pub picks: &'a [(u64, Actor)],
+    /// Whether the picks are a run to follow (`follow=picks`): they name every step from 0, and
+    /// stepping forward takes them again after a step back.
+    pub follow: bool,
 }
 
 impl<'a, P: Copy> Start<'a, P> {
@@ -47,11 +50,13 @@ impl<'a, P: Copy> Start<'a, P> {
                 params: i.params,
                 step: i.step.or(block.stop),
                 picks: &i.picks,
+                follow: i.follow,
             },
             None => Start {
                 params: block.params,
                 step: block.stop,
                 picks: &[],
+                follow: false,
             },
         }
     }
@@ -59,16 +64,79 @@ impl<'a, P: Copy> Start<'a, P> {
 
 impl<P: Copy> Start<'_, P> {
     /// The model of mechanism `M` replayed to the step, and the sentence for a step it could not
-    /// reach.
+    /// reach. With `follow`, picks that name every step from 0 become the run the model follows
+    /// (as a check block's replay follows its counterexample), opened at the step or else at their
+    /// end; picks that skip a step are replayed as plain picks, and the sentence says why.
     pub fn replayed<M: Simulated + Mechanism<Params = P>>(&self) -> Opening<SimModel<M>> {
-        let (model, bad) = replay::<M>(self.params, self.step, self.picks);
+        let mut model = SimModel::new(self.params);
+        let (replay_error, autoplay) = open_run(&mut model, self.step, self.picks, self.follow);
         Opening {
             model,
-            replay_error: bad
-                .map(|at| short_replay(self.step.unwrap_or(0), at, !self.picks.is_empty())),
-            autoplay: self.step.is_none(),
+            replay_error,
+            autoplay,
         }
     }
+}
+
+/// Step `run` (fresh, at step 0) to `step` with `picks`, following them where `follow` asks and
+/// they name every step from 0 ([`Start::replayed`]): the sentence for what could not be done, and
+/// whether it plays at once. Not generic, so the site carries it once for every mechanism.
+fn open_run(
+    run: &mut SimRun,
+    step: Option<u64>,
+    picks: &[(u64, Actor)],
+    follow: bool,
+) -> (Option<String>, bool) {
+    let mut skipped = None;
+    if follow {
+        match script_of(picks) {
+            Ok(script) => {
+                let end = script.len() as u64;
+                let want = step.unwrap_or(end);
+                run.follow(script);
+                let bad = run.replay(want.min(end), picks);
+                let said = match bad {
+                    Some(at) => Some(short_replay(want, at, true)),
+                    None if want > end => Some(format!(
+                        "step: asked for step {want}, but the picks to follow end at step {end}; it opens there."
+                    )),
+                    None => None,
+                };
+                return (said, false);
+            }
+            Err(at) => {
+                skipped = Some(format!(
+                    "follow: the picks do not name step {at}, so they are not a run to follow; they are replayed as picks."
+                ))
+            }
+        }
+    }
+    let bad = match step {
+        Some(n) if n > 0 => run.replay(n, picks),
+        _ => None,
+    };
+    let short = bad.map(|at| short_replay(step.unwrap_or(0), at, !picks.is_empty()));
+    let said = match (skipped, short) {
+        (Some(a), Some(b)) => Some(format!("{a} {b}")),
+        (a, b) => a.or(b),
+    };
+    (said, step.is_none())
+}
+
+/// The actors of `picks` when they name every step from 0 in order (a run to follow), else the
+/// first step they do not name.
+pub fn script_of(picks: &[(u64, Actor)]) -> Result<Vec<Actor>, u64> {
+    picks
+        .iter()
+        .enumerate()
+        .map(|(i, &(step, a))| {
+            if step == i as u64 {
+                Ok(a)
+            } else {
+                Err(i as u64)
+            }
+        })
+        .collect()
 }
 
 impl<P: Copy> Start<'_, P> {

@@ -186,7 +186,7 @@ impl SimRun {
 
     /// Take `steps` steps from step 0 with `picks` taken by hand; the first step that could not be
     /// taken, if any.
-    fn replay(&mut self, steps: u64, picks: &[(u64, Actor)]) -> Option<u64> {
+    pub(crate) fn replay(&mut self, steps: u64, picks: &[(u64, Actor)]) -> Option<u64> {
         let mut bad = None;
         let mut pi = 0;
         for i in 0..steps.min(MAX_STEPS) {
@@ -239,6 +239,12 @@ impl SimRun {
             ),
             _ => (&self.fresh, Cow::Borrowed(self.stepper.picks()), None),
         }
+    }
+
+    /// Follow `script` from now on (a handed-over state's `follow=picks`): a default step takes
+    /// its next actor while the history follows it, and the run stops at its end.
+    pub fn follow(&mut self, script: Vec<Actor>) {
+        self.script = Some(script);
     }
 
     /// The counterexample this model steps through, if any.
@@ -304,9 +310,19 @@ impl SimRun {
         self.position() < MAX_STEPS && self.sim().can_step(Actor::Network)
     }
 
-    /// The query that reopens this state: the scenario, `step` and the learner's `picks`.
+    /// The query that reopens this state: the scenario, `step` and the learner's `picks`; while
+    /// the history follows a run to follow (a counterexample), `follow=picks` and the whole run
+    /// as the picks, so the link reopens it still following it.
     pub fn link_query(&self) -> String {
         let mut q = self.scenario.to_query();
+        if let Some(script) = self.script.as_deref().filter(|_| self.on_script()) {
+            q.push_str(&format!(
+                "&follow=picks&step={}&picks={}",
+                self.position(),
+                format_picks(&crate::lesson::picks::script_picks(script))
+            ));
+            return q;
+        }
         q.push_str(&format!("&step={}", self.position()));
         let picks = self.stepper.picks();
         if !picks.is_empty() {

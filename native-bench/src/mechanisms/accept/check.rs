@@ -24,11 +24,8 @@ use herdlab_core::sim::arrivals::ArrivalPattern;
 use herdlab_core::sim::net::EP_WAITER;
 use herdlab_core::sim::{Actor, Note, StepRecord};
 
+use crate::check::{self as check_sim, playground_link, SimStep};
 use crate::check::{self as check_cmd, Replay, Search};
-use crate::check::{self as check_sim, SimStep};
-
-/// Where the lessons are served (`cargo xtask serve`).
-pub const SITE_BASE: &str = "http://127.0.0.1:8080/#/lesson/";
 
 /// `--workers` when checking.
 pub const CHECK_WORKERS: u32 = 2;
@@ -121,12 +118,11 @@ pub fn lesson(p: &AcceptParams) -> &'static str {
 
 /// The lesson link for a scenario (as checked) and schedule.
 pub fn link(p: &AcceptParams, schedule: &[u16]) -> String {
-    format!(
-        "{SITE_BASE}{}?{}&step={}&picks={}",
+    playground_link(
         lesson(p),
-        Scenario::Accept(*p).to_query(),
+        &Scenario::Accept(*p).to_query(),
         schedule.len(),
-        picks(p, schedule)
+        &picks(p, schedule),
     )
 }
 
@@ -242,6 +238,7 @@ pub fn variant_names() -> Vec<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::SITE_BASE;
 
     #[test]
     fn the_correct_accept_mutex_holds() {

@@ -26,9 +26,6 @@ use herdlab_core::sim::StepRecord;
 
 use crate::check::{self as check_cmd, Replay, Search, SimStep};
 
-/// Where the lessons are served (`cargo xtask serve`).
-pub const SITE_BASE: &str = "http://127.0.0.1:8080/#/lesson/";
-
 /// The lesson of the scheduler (`lessons/go-scheduler.md`; its widgets load with the lazy bundle).
 pub const LESSON: &str = "go-scheduler";
 
@@ -81,11 +78,11 @@ impl Deref for CheckOutput {
 pub fn link(p: &GmpParams, schedule: &[u16]) -> String {
     let threads = p.simulate().threads().len();
     let steps = full_schedule(p, schedule);
-    format!(
-        "{SITE_BASE}{LESSON}?{}&step={}&picks={}",
-        Scenario::Gmp(*p).to_query(),
+    check_cmd::playground_link(
+        LESSON,
+        &Scenario::Gmp(*p).to_query(),
         steps.len(),
-        check_cmd::picks(threads, &steps)
+        &check_cmd::picks(threads, &steps),
     )
 }
 

@@ -25,11 +25,11 @@ use herdlab_core::scenario::Scenario;
 use herdlab_core::sim::arrivals::ArrivalPattern;
 use herdlab_core::sim::{Actor, Note, Role, StepRecord};
 
-use crate::check::{self as check_sim, and_list, SimStep};
+use crate::check::{self as check_sim, and_list, playground_link, SimStep};
 use crate::check::{self as check_cmd, Replay, Search};
 
-/// Where the herd lesson is served (`cargo xtask serve`).
-pub const LESSON_BASE: &str = "http://127.0.0.1:8080/#/lesson/thundering-herd?";
+/// The herd's lesson (`lessons/thundering-herd.md`).
+pub const LESSON: &str = "thundering-herd";
 
 /// `--workers` when checking.
 pub const CHECK_WORKERS: u32 = 2;
@@ -123,11 +123,11 @@ pub fn picks(p: &HerdParams, schedule: &[u16]) -> String {
 
 /// The lesson link for a scenario (as checked) and schedule.
 pub fn link(p: &HerdParams, schedule: &[u16]) -> String {
-    format!(
-        "{LESSON_BASE}{}&step={}&picks={}",
-        Scenario::Herd(*p).to_query(),
+    playground_link(
+        LESSON,
+        &Scenario::Herd(*p).to_query(),
         schedule.len(),
-        picks(p, schedule)
+        &picks(p, schedule),
     )
 }
 
@@ -241,6 +241,7 @@ pub fn render(p: &HerdParams, cfg: &CheckConfig, o: &CheckOutput) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::SITE_BASE;
     use herdlab_core::mechanisms::herd::Variant;
 
     #[test]
@@ -266,11 +267,11 @@ mod tests {
         assert!(v.replay_agrees, "{}", v.replay);
         assert!(!v.schedule.is_empty());
         assert_eq!(v.steps.len(), v.schedule.len());
-        assert!(v.link.starts_with(LESSON_BASE));
+        assert!(v.link.starts_with(&format!("{SITE_BASE}{LESSON}?")));
         assert!(v.link.contains("variant=broken-sleeper"));
         assert!(v
             .link
-            .contains(&format!("&step={}&picks=0:", v.schedule.len())));
+            .contains(&format!("&follow=picks&step={}&picks=0:", v.schedule.len())));
         assert_eq!(o.exit_code(), 1);
         let t = render(&p, &CheckConfig::default(), &o);
         assert!(t.contains("step 1: "), "{t}");

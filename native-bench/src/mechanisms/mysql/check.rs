@@ -16,6 +16,7 @@ use herdlab_core::mechanism::Mechanism;
 use herdlab_core::mechanisms::mysql::invariants::{check, model_state, model_terminal};
 use herdlab_core::mechanisms::mysql::params::CHECK_DRAIN;
 use herdlab_core::mechanisms::mysql::{Mode, Mysql, MysqlParams, MysqlSim};
+use herdlab_core::scenario::Scenario;
 use herdlab_core::sim::{Actor, StepRecord};
 
 use crate::check::{self as check_cmd, Replay, Search, SimStep};
@@ -81,7 +82,27 @@ pub fn replay(p: &MysqlParams, schedule: &[u16]) -> Replay<SimStep> {
     )
 }
 
-/// Run the checker on `p`. There is no lesson on the site yet: a counterexample's link is empty.
+/// The lesson of `p`'s mode: `mysql-thread-per-connection` (its playground `mysql-playground`) or
+/// `mysql-thread-pool` (`mysql-tp-playground`).
+pub fn lesson(p: &MysqlParams) -> &'static str {
+    match p.config().mode {
+        Mode::Pool => "mysql-thread-pool",
+        Mode::PerConnection => "mysql-thread-per-connection",
+    }
+}
+
+/// The lesson link for a scenario and a checker's schedule: the playground following it, opened at
+/// its last step.
+pub fn link(p: &MysqlParams, schedule: &[u16]) -> String {
+    check_cmd::playground_link(
+        lesson(p),
+        &Scenario::Mysql(*p).to_query(),
+        schedule.len(),
+        &check_cmd::picks(p.threads().len(), schedule),
+    )
+}
+
+/// Run the checker on `p`.
 pub fn run(p: &MysqlParams, cfg: &CheckConfig, progress: bool) -> CheckOutput {
     let search = Search::run(
         cfg,
@@ -89,8 +110,8 @@ pub fn run(p: &MysqlParams, cfg: &CheckConfig, progress: bool) -> CheckOutput {
         INVARIANTS.to_vec(),
         |tick| check(p, cfg, tick),
         |c| {
-            let steps = replay(p, &c.schedule);
-            ViolationReport::new(c, steps, String::new())
+            let (steps, link) = (replay(p, &c.schedule), link(p, &c.schedule));
+            ViolationReport::new(c, steps, link)
         },
     );
     let cfg_p = p.config();

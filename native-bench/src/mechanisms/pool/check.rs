@@ -20,9 +20,6 @@ use herdlab_core::sim::{Actor, StepRecord};
 
 use crate::check::{self as check_cmd, Replay, Search, SimStep};
 
-/// Where the lessons are served (`cargo xtask serve`).
-pub const SITE_BASE: &str = "http://127.0.0.1:8080/#/lesson/";
-
 /// The lesson of the pool.
 pub const LESSON: &str = "nginx-thread-pool";
 
@@ -69,11 +66,11 @@ impl Deref for CheckOutput {
 /// The lesson link for a scenario and schedule.
 pub fn link(p: &PoolParams, schedule: &[u16]) -> String {
     let threads = p.simulate().threads().len();
-    format!(
-        "{SITE_BASE}{LESSON}?{}&step={}&picks={}",
-        Scenario::Pool(*p).to_query(),
+    check_cmd::playground_link(
+        LESSON,
+        &Scenario::Pool(*p).to_query(),
         schedule.len(),
-        check_cmd::picks(threads, schedule)
+        &check_cmd::picks(threads, schedule),
     )
 }
 

@@ -18,6 +18,7 @@ use crate::mechanisms::accept::listener_panel::{listener_panel, ListenerPanelPro
 use crate::mechanisms::accept::network_panel::{network_panel, NetworkPanelProps};
 use crate::mechanisms::accept::snapshot::{AcceptSimModel, AcceptSnapshot};
 use crate::ui::cpus::{cpus, CpuProps};
+use crate::ui::replay_progress::counterexample_progress;
 use crate::ui::shell::sim_frame::{kicker, SimFrame};
 use crate::ui::shell::sim_shell::{SimKind, SimProps};
 use crate::ui::sim_board::SimBoard;
@@ -64,13 +65,15 @@ impl SimKind for AcceptSim {
         controls.run_to_end = true;
         let p = m.params();
         let scale = snap.report.per_worker.iter().copied().max().unwrap_or(0);
+        // a checker's link followed (`follow=picks`): where the learner stands in it
+        let progress = counterexample_progress(m, "", "");
         SimFrame {
             mechanism: Some(("accept-sim", "accept")),
             strategy: Some(p.strategy.name()),
             kicker: kicker(main),
             caption: spec.caption.clone().unwrap_or_else(|| accept_caption(p)),
             controls,
-            before_form: Html::default(),
+            before_form: progress.unwrap_or_default(),
             after_announce: Html::default(),
             status: snap.status.clone(),
             after_status: Html::default(),

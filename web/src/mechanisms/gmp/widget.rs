@@ -12,6 +12,7 @@ use crate::mechanisms::gmp::blocks::GmpMainInit;
 use crate::mechanisms::gmp::model::GmpSimModel;
 use crate::mechanisms::gmp::queue_panel::{gmp_panel, GmpPanelProps};
 use crate::mechanisms::gmp::snapshot::GmpSnapshot;
+use crate::ui::replay_progress::counterexample_progress;
 use crate::ui::shell::sim_frame::{kicker, SimFrame};
 use crate::ui::shell::sim_shell::{SimKind, SimProps};
 use crate::ui::sim_board::SimBoard;
@@ -53,6 +54,8 @@ impl SimKind for GmpSim {
         let main = props.main();
         let mut controls = live.controls(&spec.id, main);
         controls.run_to_end = true;
+        // a checker's link followed (`follow=picks`): where the learner stands in it
+        let progress = counterexample_progress(m, &snap.invariant.name, " is broken");
         SimFrame {
             mechanism: Some(("gmp-sim", "gmp")),
             strategy: None,
@@ -62,7 +65,7 @@ impl SimKind for GmpSim {
                 .clone()
                 .unwrap_or_else(|| gmp_caption(m.params())),
             controls,
-            before_form: Html::default(),
+            before_form: progress.unwrap_or_default(),
             after_announce: Html::default(),
             status: snap.status.clone(),
             after_status: invariant_status("gmp-invariant", &snap.invariant),

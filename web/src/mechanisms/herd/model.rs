@@ -113,7 +113,7 @@ mod tests {
         assert_eq!(m.position(), 9, "the replay stops at its end");
         assert!(m
             .link_query()
-            .ends_with("&step=9&picks=0:t0,1:t0,2:t1,3:t1,4:n,5:t0,6:t0,7:t1,8:t1"));
+            .ends_with("&follow=picks&step=9&picks=0:t0,1:t0,2:t1,3:t1,4:n,5:t0,6:t0,7:t1,8:t1"));
         // back, and a step by hand leaves the script; reset follows it again
         m.apply(Action::Back);
         assert!(m.on_script() && m.can_step());
@@ -269,8 +269,10 @@ mod open_tests {
     use herdlab_core::mechanisms::herd::HerdParams;
     use herdlab_core::sim::Actor;
 
+    use super::HerdModel;
     use crate::lesson::grammar::PlaygroundInit;
     use crate::live::open::{short_replay, stopped_at, Start};
+    use crate::live::sim_model::Action;
     use crate::mechanisms::herd::blocks::parse_sim;
     use herdlab_core::mechanisms::herd::Herd;
 
@@ -287,6 +289,7 @@ mod open_tests {
             },
             step: Some(9),
             picks: vec![(0, Actor::Thread(1))],
+            follow: false,
             errors: Vec::new(),
         };
         let s = Start::of(&block, Some(&init));
@@ -337,5 +340,137 @@ mod open_tests {
             stopped_at::<Herd>(block.params, Some(1_000_000)).position(),
             at
         );
+    }
+
+    /// The address `herdlab check herd --variant broken-sleeper` prints, read as a playground's
+    /// page query over `block`.
+    fn checker_link_init(
+        query_tail: &str,
+    ) -> (
+        crate::mechanisms::herd::blocks::MainInit,
+        crate::lesson::grammar::SimBlock<HerdParams>,
+    ) {
+        use crate::mechanisms::herd::blocks::{herd_check_defaults, resolve_main};
+        use herdlab_core::mechanisms::herd::Variant;
+        use herdlab_core::scenario::Scenario;
+        let p = HerdParams {
+            variant: Variant::BrokenSleeper,
+            ..herd_check_defaults()
+        };
+        let block = parse_sim("id=main&main=true&workers=3", "b");
+        let q = format!("{}{query_tail}", Scenario::Herd(p).to_query());
+        let init = resolve_main(&block, &q);
+        assert!(init.errors.is_empty(), "{:?}", init.errors);
+        (init, block)
+    }
+
+    const BROKEN_SLEEPER_PICKS: &str = "0:t0,1:t0,2:t1,3:t1,4:n,5:t0,6:t0,7:t1,8:t1";
+
+    #[test]
+    fn a_followed_checker_link_steps_forward_along_its_picks_after_a_step_back() {
+        let (init, block) = checker_link_init(&format!(
+            "&follow=picks&step=9&picks={BROKEN_SLEEPER_PICKS}"
+        ));
+        assert!(init.follow);
+        let o = Start::of(&block, Some(&init)).replayed::<Herd>();
+        assert!(o.replay_error.is_none() && !o.autoplay);
+        let mut m = o.model;
+        assert_eq!(m.position(), 9);
+        assert!(m.script_done() && m.sim().metrics().lost_wakeups > 0);
+        let end = m.sim().trace_hash();
+        // back to step 2, then forward: the recorded steps again, not the default scheduler's
+        for _ in 0..7 {
+            m.apply(Action::Back);
+        }
+        assert!(m.on_script() && m.sim().metrics().lost_wakeups == 0);
+        assert!(
+            m.link_query().ends_with(&format!(
+                "&follow=picks&step=2&picks={BROKEN_SLEEPER_PICKS}"
+            )),
+            "the link keeps the whole run to follow: {}",
+            m.link_query()
+        );
+        for _ in 0..7 {
+            m.apply(Action::Step);
+        }
+        assert_eq!(m.sim().trace_hash(), end);
+        assert!(m.sim().metrics().lost_wakeups > 0);
+        // and it stops there, as a check block's replay does
+        assert!(!m.can_step());
+        // the same link without follow: the same state, but forward is the default scheduler's
+        let (plain, block) = checker_link_init(&format!("&step=9&picks={BROKEN_SLEEPER_PICKS}"));
+        let mut p = Start::of(&block, Some(&plain)).replayed::<Herd>().model;
+        assert_eq!(p.sim().trace_hash(), end);
+        assert!(p.script().is_none());
+        for _ in 0..7 {
+            p.apply(Action::Back);
+        }
+        for _ in 0..7 {
+            p.apply(Action::Step);
+        }
+        assert_ne!(
+            p.sim().trace_hash(),
+            end,
+            "the default scheduler does not retrace this counterexample (else this test proves nothing)"
+        );
+    }
+
+    #[test]
+    fn a_followed_link_opens_at_its_step_or_its_end_and_says_what_it_could_not_follow() {
+        // no step: at the end of the picks, not playing
+        let (init, block) =
+            checker_link_init(&format!("&follow=picks&picks={BROKEN_SLEEPER_PICKS}"));
+        let o = Start::of(&block, Some(&init)).replayed::<Herd>();
+        assert_eq!(o.model.position(), 9);
+        assert!(!o.autoplay && o.replay_error.is_none());
+        // a step within them: there, still following
+        let (init, block) = checker_link_init(&format!(
+            "&follow=picks&step=4&picks={BROKEN_SLEEPER_PICKS}"
+        ));
+        let o = Start::of(&block, Some(&init)).replayed::<Herd>();
+        assert_eq!(o.model.position(), 4);
+        assert!(o.model.on_script() && o.model.can_step());
+        // a step past them: at their end, and said
+        let (init, block) = checker_link_init(&format!(
+            "&follow=picks&step=20&picks={BROKEN_SLEEPER_PICKS}"
+        ));
+        let o = Start::of(&block, Some(&init)).replayed::<Herd>();
+        assert_eq!(o.model.position(), 9);
+        assert_eq!(
+            o.replay_error.as_deref(),
+            Some("step: asked for step 20, but the picks to follow end at step 9; it opens there.")
+        );
+        // picks that skip a step are no run to follow: replayed as picks, and said
+        let (init, block) = checker_link_init("&follow=picks&step=3&picks=0:t0,2:t1");
+        let o = Start::of(&block, Some(&init)).replayed::<Herd>();
+        assert_eq!(o.model.position(), 3);
+        assert!(o.model.script().is_none());
+        assert_eq!(
+            o.replay_error.as_deref(),
+            Some("follow: the picks do not name step 1, so they are not a run to follow; they are replayed as picks.")
+        );
+    }
+
+    #[test]
+    fn a_followed_state_handed_over_still_follows() {
+        use crate::live::model::LiveModel;
+        let (init, block) = checker_link_init(&format!(
+            "&follow=picks&step=9&picks={BROKEN_SLEEPER_PICKS}"
+        ));
+        let m = Start::of(&block, Some(&init)).replayed::<Herd>().model;
+        let end = m.sim().trace_hash();
+        let mut state = m.link_query();
+        state = state.replace("&step=9&", "&step=6&");
+        // the lazy bundle opens the block afresh and restores the handed state
+        let fresh = Start::of(&block, None).replayed::<Herd>().model;
+        let mut handed: Box<dyn LiveModel> = Box::new(fresh);
+        crate::ui::shell::handoff::restore(&mut *handed, &state);
+        assert_eq!(handed.position(), 6);
+        while handed.can_step() {
+            handed.apply(Action::Step);
+        }
+        let h = crate::live::model::model_as::<HerdModel>(&*handed);
+        assert_eq!(h.position(), 9);
+        assert_eq!(h.sim().trace_hash(), end);
     }
 }

@@ -218,6 +218,7 @@ pub fn resolve_lock_main(spec: &LockSimSpec, query: &str) -> LockMainInit {
         mut params,
         step,
         mut picks,
+        follow,
         mut errors,
     } = read_playground_query(
         query,
@@ -236,6 +237,12 @@ pub fn resolve_lock_main(spec: &LockSimSpec, query: &str) -> LockMainInit {
         },
     );
     settle(&mut params, &spec.params, &mut errors);
+    if follow {
+        errors.push(ParamError {
+            field: "follow".into(),
+            message: "ignored here: a lock checker's run is given as schedule=<threads>".into(),
+        });
+    }
     if schedule.is_some() && !picks.is_empty() {
         errors.push(ParamError {
             field: "picks".into(),
@@ -349,6 +356,14 @@ mod tests {
         assert!(m.errors[0].to_string().contains("1-16"));
         let m = resolve_lock_main(&spec, "mechanism=herd&workers=3");
         assert_eq!(m.errors.len(), 2, "{:?}", m.errors);
+        // follow=picks is the other playgrounds' way to follow a checker's run: named, not used
+        let m = resolve_lock_main(&spec, "follow=picks&step=2&picks=0:t0,1:t1");
+        let errors: Vec<String> = m.errors.iter().map(|e| e.to_string()).collect();
+        assert_eq!(
+            errors,
+            ["follow: ignored here: a lock checker's run is given as schedule=<threads>"]
+        );
+        assert_eq!((m.step, m.picks.len()), (Some(2), 2));
         assert_eq!(format_schedule(&[0, 1, 12]), "0,1,12");
         assert_eq!(parse_schedule("").ok(), Some(vec![]));
         assert!(parse_schedule("16").is_err());

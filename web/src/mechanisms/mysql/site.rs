@@ -95,8 +95,8 @@ impl SiteMechanism for Mysql {
     }
 
     /// Its picks (every step one thread: `t0` the clients, then the timer and the pool's workers
-    /// or the connection threads; `n` an arrival) and the mysql widget stepping through it from
-    /// step 0 (no link: the mysql lessons have no playground to open it in).
+    /// or the connection threads; `n` an arrival), the link to the lesson's playground following
+    /// them, and the mysql widget stepping through it from step 0.
     fn check_replay(p: MysqlParams, c: &Counterexample, id: &str, slug: &AttrValue) -> Html {
         let actors = mysql_actors(&p, &c.schedule);
         let picks = format_picks(&script_picks(&actors));

@@ -21,6 +21,7 @@ use herdlab_core::scenario::{query_pairs, url_encode};
 use crate::lesson::grammar::Controls;
 use crate::lesson::picks::parse_picks;
 use crate::live::model::LiveModel;
+use crate::live::open::script_of;
 use crate::live::sim_model::Action;
 
 /// The block's keys added to the state's query (no scenario has a parameter of these names).
@@ -166,20 +167,25 @@ pub fn query(h: &Handed) -> String {
 /// Step `m` (just opened from its block) to `state`, a "copy link" query of the same widget:
 /// its parameters (each through the form: an edit to the value a field has changes nothing),
 /// then from step 0 its `step` steps, taking `picks` by hand and the model's own default (a
-/// replay's next scripted actor) otherwise.
+/// replay's next scripted actor) otherwise; with `follow=picks` the model follows the picks from
+/// then on ([`LiveModel::follow`]).
 pub fn restore(m: &mut dyn LiveModel, state: &str) {
     let mut form = m.form();
-    let (mut step, mut picks) = (0u64, Vec::new());
+    let (mut step, mut picks, mut follow) = (0u64, Vec::new(), false);
     for (k, v) in query_pairs(state) {
         match k.as_str() {
             "step" => step = v.parse().unwrap_or(0),
             "picks" => picks = parse_picks(&v).unwrap_or_default(),
+            "follow" => follow = v == "picks",
             _ => {
                 m.edit(&mut form, &k, &v);
             }
         }
     }
     m.apply(Action::Reset);
+    if let Some(script) = follow.then(|| script_of(&picks).ok()).flatten() {
+        m.follow(script);
+    }
     let mut picks = picks.into_iter().peekable();
     for i in 0..step {
         let a = picks

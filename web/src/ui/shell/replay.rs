@@ -15,11 +15,12 @@ use crate::lesson::grammar::SimBlock;
 use crate::ui::shell::sim_shell::{sim_html, SimKind, SimProps};
 
 /// The address of lesson `slug`'s playground at the end of a counterexample of `scenario`:
-/// `steps` steps, taken by `picks` (`lesson::picks::format_picks`' text), as the checker's
+/// `steps` steps, taken by `picks` (`lesson::picks::format_picks`' text), which the playground
+/// follows (`follow=picks`: stepping forward after a step back retraces them), as the checker's
 /// command-line links give it.
 pub fn playground_href(slug: &str, scenario: &Scenario, steps: usize, picks: &str) -> String {
     format!(
-        "#/lesson/{slug}?{}&step={steps}&picks={picks}",
+        "#/lesson/{slug}?{}&follow=picks&step={steps}&picks={picks}",
         scenario.to_query()
     )
 }
