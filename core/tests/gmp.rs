@@ -971,3 +971,52 @@ fn an_m_woken_while_it_enters_notesleep_does_not_sleep_and_parks_again_sooner() 
     // read inside the call: 34 parks and one wake from a sleep in all; the others return at once
     assert_eq!((parks, woken), (34, 1));
 }
+
+/// Regression (the start race): the Ms start in `stopm`, and with `futex_wait`'s entry step an
+/// idle M was still entering the call when `main`'s first `go` ran `wakep`. `startm` set its note,
+/// the M came back at once, without the wake's latency, found `main`'s ring with a few dozen Gs,
+/// stole half, and kept pace with the spawns, stealing again each time it ran dry. A native run
+/// starts only once its idle Ms sleep; `simulate_gated` starts the same way: the idle Ms asleep,
+/// `main`'s M not yet stepped, and M1 then wakes 16 µs after the first `go` and finds the ring
+/// overflowing into the global queue.
+#[cfg(feature = "futex-entry")]
+#[test]
+fn a_gated_start_has_the_idle_ms_asleep_so_m1_does_not_keep_pace_with_mains_spawns() {
+    use herdlab_core::cost::CostModel;
+    use herdlab_core::sim::Sched;
+    let p = GmpParams {
+        gomaxprocs: 2,
+        threads: 3,
+        cpus: 2,
+        workload: Workload::FanOut,
+        goroutines: 2_000,
+        work_ns: 85,
+        ring: 256,
+        ..GmpParams::default()
+    };
+    let cost = CostModel::default().with_idle_wake_ns(16_000);
+    let sim = p.simulate_gated(cost).expect("the idle Ms sleep");
+    assert!(
+        sim.threads()[0].machine().initializing(),
+        "main's M has not started"
+    );
+    for id in 1..3 {
+        assert_eq!(sim.threads()[id].sched(), Sched::Asleep, "M{id}");
+    }
+    for seed in 1..=3 {
+        let q = GmpParams { seed, ..p };
+        let gated = q
+            .run_end_checked_gated_with(cost, 5_000_000)
+            .expect("the idle Ms sleep");
+        let raced = q.run_end_checked_with(cost, 5_000_000);
+        for r in [&gated, &raced] {
+            assert_eq!(
+                (r.finished, r.violation.as_ref()),
+                (2_000, None),
+                "seed {seed}"
+            );
+        }
+        assert!(gated.steals <= 1, "seed {seed}: {} steals", gated.steals);
+        assert!(raced.steals >= 8, "seed {seed}: {} steals", raced.steals);
+    }
+}

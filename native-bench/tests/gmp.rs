@@ -1446,3 +1446,45 @@ fn sim_gmp_wake_ns_sets_the_simulated_wake_onto_an_idle_cpu() {
     );
     refused(&["sim", "gmp", "--wake-ns", "0"], "allowed 1-1000000");
 }
+
+/// `sim gmp --gate` starts as `bench gmp`'s native runs start (every idle M asleep first), so the
+/// woken M1 meets `main`'s ring late and steals at most once; without it, M1 catches `main`'s
+/// first spawns while it is still entering its sleep and steals again and again (core's
+/// `a_gated_start_has_the_idle_ms_asleep_so_m1_does_not_keep_pace_with_mains_spawns`).
+#[test]
+fn sim_gmp_gate_starts_with_the_idle_ms_asleep() {
+    let base = [
+        "sim",
+        "gmp",
+        "--gomaxprocs",
+        "2",
+        "--threads",
+        "3",
+        "--cpus",
+        "2",
+        "--workload",
+        "fan-out",
+        "--goroutines",
+        "2000",
+        "--work-ns",
+        "85",
+        "--ring",
+        "256",
+        "--wake-ns",
+        "16000",
+        "--json",
+    ];
+    let steals = |gate: bool| {
+        let mut args = base.to_vec();
+        if gate {
+            args.push("--gate");
+        }
+        let out = herdlab(&args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        let v = json_of(&out);
+        assert_eq!(v["status"], "finished");
+        assert_eq!(v["finished"], 2000);
+        v["steals"].as_u64().unwrap()
+    };
+    assert_eq!((steals(true), steals(false)), (1, 11));
+}

@@ -12,10 +12,14 @@ use crate::mechanism::{Key, KeyKind, Mechanism};
 use crate::scenario::ParamError;
 use crate::sim::accept::AcceptModel;
 use crate::sim::arrivals::{ArrivalPattern, Arrivals};
-use crate::sim::{MutexSpin, Role, SchedPolicy, Simulation, WorldSpec};
+use crate::sim::{Actor, MutexSpin, Role, Sched, SchedPolicy, Simulation, WorldSpec};
 
 /// A simulation of a G/M/P scenario.
 pub type GmpSim = Simulation<GmpActor>;
+
+/// The most steps an idle M may take into its first sleep at [`GmpParams::simulate_gated`]'s
+/// start (it takes two: `futex_wait`'s entry, then its read of the note).
+pub const GATE_STEPS: u32 = 8;
 
 /// The most words a world has (core's `Word` is a `u16`): 15,000 Gs of 4 words, 16 Ps of 256
 /// slots and 32 Ms fit (64,234 words). A simulated word costs the simulator its value, a futex
@@ -511,6 +515,48 @@ impl GmpParams {
         sim
     }
 
+    /// [`GmpParams::simulate_with`], started as `herdlab bench gmp` starts a native run: every
+    /// idle M (all but M0 with `main`, or all of them when the spawner outside every P starts
+    /// the program) first takes its steps into `notesleep` until it sleeps in the kernel, and
+    /// only then does the starter take its first step.
+    ///
+    /// Why: the Ms start in `stopm`, on `midle`, but their `futex_wait` is a call like any other.
+    /// With the futex's entry step (gmp's worlds ask for it: the word is read a step after the
+    /// call starts), an idle M is still entering the call when `main`'s first `go` runs `wakep`;
+    /// its `startm` finds it on `midle` and sets its note, and the M returns at once, without the
+    /// wake's latency. It then arrives at `main`'s ring when it holds a few dozen Gs, steals half,
+    /// runs them, finds the ring refilled, steals again: `spawn_many_task` at 2 workers stole 8 to
+    /// 20 times a simulated run where a native run, whose idle Ms are asleep before `main` starts
+    /// (`native::run_inner` waits for it), steals once or not at all: its M1 wakes 15-25 µs after
+    /// the first `go` and finds the ring about to overflow. The idle Ms' sleep costs the
+    /// simulated clock a few µs before `main` starts (their CPUs, and the starter's where an M
+    /// queued on it had to run first); the native figure leaves the gate out of its time.
+    ///
+    /// An idle M that does not sleep within [`GATE_STEPS`] of its own steps is an error (it
+    /// would be the table's bug: nothing else runs meanwhile).
+    pub fn simulate_gated(&self, cost: CostModel) -> Result<GmpSim, String> {
+        let mut sim = self.simulate_with(cost);
+        let cfg = self.config();
+        let starter_is_m0 = !cfg.workload.external();
+        for id in 0..cfg.threads {
+            if id == 0 && starter_is_m0 {
+                continue;
+            }
+            let mut n = 0;
+            while sim.threads()[id as usize].sched() != Sched::Asleep {
+                if n == GATE_STEPS {
+                    return Err(format!(
+                        "the start gate: M{id} did not sleep in {GATE_STEPS} steps"
+                    ));
+                }
+                sim.step_actor(Actor::Thread(id as u16))
+                    .map_err(|e| format!("the start gate: M{id}: {e}"))?;
+                n += 1;
+            }
+        }
+        Ok(sim)
+    }
+
     /// The defaults with a cache line moved between CPUs costing [`COHERENCE_MISS_NS`] (the
     /// simulator's coherence model: a G, its queue words and the global queue written on one
     /// CPU and read on another): what `herdlab bench gmp --compare-sim --coherence-miss-ns 50`
@@ -535,7 +581,22 @@ impl GmpParams {
     /// [`GmpParams::run`] under the cost model `cost` (the report's `coherence_misses` counts
     /// its coherence misses).
     pub fn run_with(&self, cost: CostModel, max_steps: u64) -> (GmpSim, GmpReport) {
-        let mut sim = self.simulate_with(cost);
+        self.run_sim(self.simulate_with(cost), max_steps)
+    }
+
+    /// [`GmpParams::run_with`] from [`GmpParams::simulate_gated`]'s start (the idle Ms asleep
+    /// before the starter's first step, as a native run of `herdlab bench gmp` starts).
+    pub fn run_gated_with(
+        &self,
+        cost: CostModel,
+        max_steps: u64,
+    ) -> Result<(GmpSim, GmpReport), String> {
+        Ok(self.run_sim(self.simulate_gated(cost)?, max_steps))
+    }
+
+    /// `sim` run on to the end (at most `max_steps` more steps), every invariant checked after
+    /// every step.
+    fn run_sim(&self, mut sim: GmpSim, max_steps: u64) -> (GmpSim, GmpReport) {
         let mut violation = invariants::check_state(&sim);
         let mut n = 0;
         // the sysmon worlds also measure the longest wait of a runnable G (few Gs: a scan per step)
@@ -586,17 +647,16 @@ impl GmpParams {
 
     /// [`GmpParams::run_end_checked`] under the cost model `cost`.
     pub fn run_end_checked_with(&self, cost: CostModel, max_steps: u64) -> GmpReport {
-        let mut sim = self.simulate_with(cost);
-        let mut n = 0;
-        while n < max_steps && sim.step().is_some() {
-            n += 1;
-        }
-        let violation = if n < max_steps {
-            invariants::check_state(&sim).or_else(|| invariants::check_terminal(&sim))
-        } else {
-            invariants::check_state(&sim)
-        };
-        GmpReport::of(&sim, n, violation)
+        run_end_checked_sim(self.simulate_with(cost), max_steps)
+    }
+
+    /// [`GmpParams::run_end_checked_with`] from [`GmpParams::simulate_gated`]'s start.
+    pub fn run_end_checked_gated_with(
+        &self,
+        cost: CostModel,
+        max_steps: u64,
+    ) -> Result<GmpReport, String> {
+        Ok(run_end_checked_sim(self.simulate_gated(cost)?, max_steps))
     }
 
     /// The checker's tiny preset for a workload's G action, proven in a second of a debug build:
@@ -1042,4 +1102,19 @@ pub fn cache_lines(cfg: &GmpConfig) -> Vec<u32> {
 /// Whether every M of the simulation has exited.
 pub fn all_exited(sim: &GmpSim) -> bool {
     sim.threads().iter().all(|t| t.machine().is_done())
+}
+
+/// `sim` run on to the end (at most `max_steps` more steps), the invariants checked on the final
+/// state only ([`GmpParams::run_end_checked_with`]).
+fn run_end_checked_sim(mut sim: GmpSim, max_steps: u64) -> GmpReport {
+    let mut n = 0;
+    while n < max_steps && sim.step().is_some() {
+        n += 1;
+    }
+    let violation = if n < max_steps {
+        invariants::check_state(&sim).or_else(|| invariants::check_terminal(&sim))
+    } else {
+        invariants::check_state(&sim)
+    };
+    GmpReport::of(&sim, n, violation)
 }

@@ -35,7 +35,7 @@
 //!
 //! `--compare-sim` simulates each herdlab cell (seeds 1 to 8) on as many CPUs as this machine has,
 //! and puts the simulator's steals and parks beside the native ones. Three things make the two
-//! sides run the same program at the same pace:
+//! sides run the same program at the same pace, and a fourth starts them alike (below):
 //! - `sched.lock` is Go's `lock2` on both: it spins, yields, then sleeps (core's `LOCK2`). The
 //!   simulator's lock used to sleep at once: a spawner that found the lock taken lost its CPU
 //!   to an M, and with 3 threads on 2 CPUs the Ms ran the global queue dry and parked 50 to 90
@@ -57,8 +57,16 @@
 //!   (2026-12-05, 10 processes of 31 rounds; 7.0 without the entry step).
 //!
 //! The native runs start when every M but the one that starts the program sleeps on its note
-//! (`native::run_tasks`), as the simulator's Ms start: before, a chain could end on M0 while M1
-//! was still starting.
+//! (`native::run_tasks`): before, a chain could end on M0 while M1 was still starting. The
+//! simulated runs of `--compare-sim` start the same way (`GmpParams::simulate_gated`: each idle
+//! M steps into its `notesleep` until it sleeps, then the starter takes its first step). Without
+//! that, the simulated Ms' first `futex_wait` raced `main`'s first `go`: with the call's entry
+//! step, `wakep` found M1 still entering it and M1 came back at once, without the wake's 15-25 µs,
+//! met `main`'s ring with a few dozen Gs and kept pace with the spawns, stealing each time it ran
+//! dry (`spawn_many_task`, 2 workers: a median of 8 to 20 steals a simulated run depending on the
+//! measured G code, against a native 1). A native M1 wakes when `main` has spawned 170 to 260
+//! Gs and steals once, if the ring has not yet overflowed, or never (traced 2026-12-05 with a
+//! scratch print at each steal: 93 runs).
 //!
 //! `--coherence-miss-ns N` adds the simulator's cache-coherence cost (core's
 //! `COHERENCE_MISS_NS` is 50 ns, a source-backed figure). It is off by default: on this 2-vCPU
@@ -445,9 +453,11 @@ pub fn verdict(
 /// The simulator's figures for `p` (each G's work `work_ns` plus `g_code`, what a G's code
 /// costs natively beside the table's steps, at least 1 ns as the key allows; a wake onto an
 /// idle CPU taking `wake`),
-/// beside the native runs' steals and parks (one entry per run, in round order): seed 1 with
-/// every invariant checked after every step ([`GmpParams::run_with`]), seeds 2 to [`SIM_SEEDS`]
-/// checked at the end ([`GmpParams::run_end_checked_with`]), all under the default cost model
+/// beside the native runs' steals and parks (one entry per run, in round order): each seed
+/// started as a native run starts, every idle M asleep first ([`GmpParams::simulate_gated`]);
+/// seed 1 with every invariant checked after every step ([`GmpParams::run_gated_with`]), seeds 2
+/// to [`SIM_SEEDS`] checked at the end ([`GmpParams::run_end_checked_gated_with`]), all under the
+/// default cost model
 /// with a coherence miss costing `coherence_miss_ns` (0: off). A seed whose run broke an
 /// invariant or did not finish is an error.
 pub fn sim_figures(
@@ -473,10 +483,11 @@ pub fn sim_figures(
     let mut first = None;
     for seed in 1..=SIM_SEEDS {
         let q = GmpParams { seed, ..p };
+        // started as a native run is: the idle Ms asleep before the starter's first step
         let r = if seed == 1 {
-            q.run_with(cost, SIM_MAX_STEPS).1
+            q.run_gated_with(cost, SIM_MAX_STEPS)?.1
         } else {
-            q.run_end_checked_with(cost, SIM_MAX_STEPS)
+            q.run_end_checked_gated_with(cost, SIM_MAX_STEPS)?
         };
         if let Some(v) = &r.violation {
             return Err(format!(

@@ -119,6 +119,9 @@ pub struct SimArgs {
     /// `--wake-ns`: how long a wake onto an idle CPU takes in all, the switch included (none:
     /// the cost model's `cross_cpu_wake_ns` and `context_switch_ns`, 6,500 ns).
     pub wake_ns: Option<u64>,
+    /// `--gate`: start as `bench gmp`'s native runs start, every idle M asleep before the starter's
+    /// first step (`GmpParams::simulate_gated`; off, the default, as on the site).
+    pub gate: bool,
 }
 
 /// The step bound of `sim gmp`.
@@ -135,6 +138,7 @@ pub fn sim_args(m: &ArgMatches) -> Result<SimArgs, CliError> {
         json: cli::on(m, "json"),
         coherence_miss_ns: cli::value(m, "coherence-miss-ns").unwrap_or(0),
         wake_ns: cli::value(m, "wake-ns"),
+        gate: cli::on(m, "gate"),
     })
 }
 
@@ -222,6 +226,10 @@ impl NativeMechanism for Gmp {
                     1,
                     1_000_000,
                 ),
+                cli::switch(
+                    "gate",
+                    "start the run when every idle M sleeps in the kernel, as bench gmp's native runs start and its --compare-sim simulates them (default: off, as on the site)",
+                ),
                 cli::max_steps(),
                 json(),
             ]),
@@ -236,7 +244,18 @@ impl NativeMechanism for Gmp {
             ..plain
         }
         .with_idle_wake_ns(a.wake_ns.unwrap_or(plain.idle_wake_ns()));
-        let r = sim::run_gmp_with(&a.params, cost, a.max_steps);
+        let r = if a.gate {
+            match sim::run_gmp_gated(&a.params, cost, a.max_steps) {
+                Ok(r) => r,
+                Err(e) => {
+                    // the table's bug, not the input's: exit 1
+                    eprintln!("herdlab: {e}");
+                    return Ok(ExitCode::FAILURE);
+                }
+            }
+        } else {
+            sim::run_gmp_with(&a.params, cost, a.max_steps)
+        };
         let code = if a.json {
             print_json(&r, false)
         } else {

@@ -661,9 +661,10 @@ fn run_inner(cfg: GmpConfig, tasks: Option<&Arc<Tasks>>) -> Result<GmpRun, Nativ
                         None => GmpActor::new(cfg, i as u32),
                     };
                     if i == first {
-                        // the other Ms start parked in stopm, as the simulator's do: the run
-                        // begins when each is asleep on its note, not while threads still start
-                        // (a chain of 1,000 Gs could end on M0 before M1 first slept)
+                        // the other Ms start parked in stopm: the run begins when each is asleep
+                        // on its note, not while threads still start (a chain of 1,000 Gs could
+                        // end on M0 before M1 first slept); `--compare-sim`'s simulations start
+                        // the same way (core's `GmpParams::simulate_gated`)
                         let deadline = Instant::now() + GATE_TIMEOUT;
                         world
                             .wait_asleep(parked_at_start, &|| true, deadline)

@@ -40,6 +40,24 @@ pub fn run_gmp_with(p: &GmpParams, cost: CostModel, max_steps: u64) -> SimGmpRep
     }
 }
 
+/// [`run_gmp_with`] from the native runs' start (`sim gmp --gate`: `GmpParams::simulate_gated`).
+pub fn run_gmp_gated(
+    p: &GmpParams,
+    cost: CostModel,
+    max_steps: u64,
+) -> Result<SimGmpReport, String> {
+    let (sim, report) = p.run_gated_with(cost, max_steps)?;
+    Ok(SimGmpReport {
+        report,
+        status: if all_exited(&sim) {
+            "finished"
+        } else {
+            "running"
+        },
+        scenario: Gmp::to_query(p),
+    })
+}
+
 /// The report as text.
 pub fn render_gmp(r: &SimGmpReport) -> String {
     let p = &r.report;
