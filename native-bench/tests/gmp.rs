@@ -551,7 +551,7 @@ fn bench_gmp_compare_sim_puts_cores_figures_beside_each_herdlab_row() {
         // simulated with a coherence miss costing core's figure (as the flag asked)
         let cost = GmpParams::native_cost();
         assert_eq!(s_cost(r), cost.coherence_miss_ns, "{r}");
-        let (_, want) = p.run_with(cost, 50_000_000);
+        let (_, want) = p.run_gated_with(cost, 50_000_000).unwrap();
         assert_eq!(
             r["sim"]["sim_coherence_misses"], want.coherence_misses,
             "{r}"
@@ -589,7 +589,7 @@ fn bench_gmp_compare_sim_puts_cores_figures_beside_each_herdlab_row() {
         );
         for seed in 2..=8u64 {
             let q = GmpParams { seed, ..p };
-            let got = q.run_end_checked_with(cost, 50_000_000);
+            let got = q.run_end_checked_gated_with(cost, 50_000_000).unwrap();
             assert_eq!(got.violation, None, "{q:?}");
             assert_eq!(got.finished, p.goroutines, "{q:?}");
             let i = seed as usize - 1;
@@ -720,7 +720,9 @@ fn bench_gmp_coherence_miss_ns_sets_the_simulators_cost_and_0_turns_it_off() {
         work_ns: 1,
         ..params(Runtime::Herdlab, Shape::SpawnMany, 2, 50).unwrap()
     };
-    let (_, want) = p.run(50_000_000);
+    let (_, want) = p
+        .run_gated_with(herdlab_core::cost::CostModel::default(), 50_000_000)
+        .unwrap();
     assert_eq!(
         (&r["sim"]["steals"], &r["sim"]["parks"]),
         (&want.steals.into(), &want.parks.into()),
@@ -827,7 +829,7 @@ fn bench_gmp_compare_sim_measures_a_gs_code_and_a_wake_and_simulates_with_them()
             work_ns: g as u32,
             ..params(Runtime::Herdlab, shape, 2, 50).unwrap()
         };
-        let (_, want) = p.run_with(cost, 50_000_000);
+        let (_, want) = p.run_gated_with(cost, 50_000_000).unwrap();
         assert_eq!(want.violation, None);
         assert_eq!(
             (&s["steals"], &s["parks"]),

@@ -66,7 +66,7 @@ const AHEAD: usize = 4;
 
 /// The arrival stream of one run.
 ///
-/// Its Poisson gaps are drawn [`AHEAD`] at a time and kept until their arrivals; equality, hashing
+/// Its Poisson gaps are drawn `AHEAD` at a time and kept until their arrivals; equality, hashing
 /// and `Debug` see the stream as if each were drawn at its arrival (the generator's state
 /// [`Rng::rewound`] by the gaps held), so a simulation's logical state and hash do not depend on
 /// where in a batch it stands.

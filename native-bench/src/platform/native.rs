@@ -976,7 +976,7 @@ impl<'w> NativeThread<'w> {
         }
     }
 
-    /// [`Ops::work`], recording a `work` event only when `record` (an executor whose item of
+    /// [`Ops::work`](herdlab_core::machine::steps::Ops::work), recording a `work` event only when `record` (an executor whose item of
     /// work spans several `work` calls, or whose `work` is no item, records its items itself).
     #[inline(always)]
     pub fn work_item(&mut self, ns: u64, record: bool) -> Result<(), NativeError> {
@@ -1126,7 +1126,7 @@ impl<'w> NativeThread<'w> {
     }
 
     /// Execute one operation of a stepped machine and return its result: the one executor,
-    /// `herdlab_core::machine::steps::exec`, over this thread's [`Ops`] methods. `Op::AwaitEvent`
+    /// `herdlab_core::machine::steps::exec`, over this thread's [`Ops`](herdlab_core::machine::steps::Ops) methods. `Op::AwaitEvent`
     /// is served by the thread's gate ([`NativeThread::with_gate`]); `Op::Exit` does nothing and
     /// returns `Done`. On an error the caller decides whether to fail the world ([`drive`] does).
     #[inline(always)]

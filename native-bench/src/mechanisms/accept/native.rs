@@ -1,4 +1,4 @@
-//! The accept strategies on real threads: core's [`AcceptThread`] machines
+//! The accept strategies on real threads: core's [`AcceptThread`](herdlab_core::mechanisms::accept::AcceptThread) machines
 //! (`AcceptParams::threads()`, nginx-style event loops or blocking-accept threads) driven by the
 //! event world ([`crate::platform::net`]), against a bounded load generator on loopback.
 //!

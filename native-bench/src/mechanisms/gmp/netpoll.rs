@@ -1,7 +1,7 @@
 //! `herdlab bench gmp --netpoll`: goroutines waiting on the network. 64 tasks each make 3
 //! requests whose answer comes 200 µs later, computing 20 µs before each. On herdlab's runtime
 //! (Rust futures on core's table in the `netpoll` workload's world) a read
-//! ([`task::net_read`](super::task::net_read)) parks its G on the poller; each
+//! ([`task::net_read`]) parks its G on the poller; each
 //! G's peer is a thread that sleeps the network's delay in the kernel (`clock_nanosleep`), makes
 //! the fd readable (pushes it on the ready list) and futex-wakes the blocked poller; the last M
 //! with nothing to do blocks in the kernel as THE poller, and `netpollBreak` wakes it. tokio's

@@ -17,7 +17,7 @@
 //! STOP (or shutdown) wake are not in the per-event figures. The time of an event runs from its
 //! stamp to the moment a worker starts the `Work` of that job.
 //!
-//! Everything is bounded: each wait for "all asleep" by [`GATE_TIMEOUT`], each futex or condition
+//! Everything is bounded: each wait for "all asleep" by [`GATE_TIMEOUT`](crate::platform::native::GATE_TIMEOUT), each futex or condition
 //! wait by [`crate::platform::WAIT_TIMEOUT`], each run by [`RUN_TIMEOUT`], connections by
 //! [`MAX_EVENTS`]; an error fails the world, which releases every thread.
 

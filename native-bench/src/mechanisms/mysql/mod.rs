@@ -2,7 +2,7 @@
 //! pool-of-threads): `sim mysql` and `check mysql` on core's model
 //! (`herdlab_core::mechanisms::mysql`), and `bench mysql`: a loopback query server whose threads
 //! run core's tables on real threads with real epoll ([`native`]), under a bounded load
-//! generator ([`load`]), measured per row ([`bench`]).
+//! generator ([`load`]), measured per row ([`bench`](mod@bench)).
 
 #[cfg(target_os = "linux")]
 pub mod bench;
