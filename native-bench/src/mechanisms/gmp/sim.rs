@@ -5,7 +5,7 @@ use serde::Serialize;
 use herdlab_core::cost::CostModel;
 use herdlab_core::mechanism::Mechanism;
 use herdlab_core::mechanisms::gmp::params::all_exited;
-use herdlab_core::mechanisms::gmp::{Gmp, GmpParams, GmpReport};
+use herdlab_core::mechanisms::gmp::{Gmp, GmpParams, GmpReport, GmpSim};
 
 /// What one headless G/M/P simulation reports: core's [`GmpReport`] first (its first eight
 /// fields, `steps` … `sim_time_ns`, are the contract's keys), then the run's shape.
@@ -29,15 +29,7 @@ pub fn run_gmp(p: &GmpParams, max_steps: u64) -> SimGmpReport {
 /// [`run_gmp`] under the cost model `cost` (`sim gmp --coherence-miss-ns`).
 pub fn run_gmp_with(p: &GmpParams, cost: CostModel, max_steps: u64) -> SimGmpReport {
     let (sim, report) = p.run_with(cost, max_steps);
-    SimGmpReport {
-        report,
-        status: if all_exited(&sim) {
-            "finished"
-        } else {
-            "running"
-        },
-        scenario: Gmp::to_query(p),
-    }
+    sim_report(p, &sim, report)
 }
 
 /// [`run_gmp_with`] from the native runs' start (`sim gmp --gate`: `GmpParams::simulate_gated`).
@@ -47,15 +39,20 @@ pub fn run_gmp_gated(
     max_steps: u64,
 ) -> Result<SimGmpReport, String> {
     let (sim, report) = p.run_gated_with(cost, max_steps)?;
-    Ok(SimGmpReport {
+    Ok(sim_report(p, &sim, report))
+}
+
+/// The report of `p`'s run that ended in `sim`.
+fn sim_report(p: &GmpParams, sim: &GmpSim, report: GmpReport) -> SimGmpReport {
+    SimGmpReport {
         report,
-        status: if all_exited(&sim) {
+        status: if all_exited(sim) {
             "finished"
         } else {
             "running"
         },
         scenario: Gmp::to_query(p),
-    })
+    }
 }
 
 /// The report as text.
