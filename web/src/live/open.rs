@@ -124,8 +124,11 @@ fn open_run(
 }
 
 /// The actors of `picks` when they name every step from 0 in order (a run to follow), else the
-/// first step they do not name.
+/// first step they do not name (0 for no picks: an empty run would stop the widget at step 0).
 pub fn script_of(picks: &[(u64, Actor)]) -> Result<Vec<Actor>, u64> {
+    if picks.is_empty() {
+        return Err(0);
+    }
     picks
         .iter()
         .enumerate()

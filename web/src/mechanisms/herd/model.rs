@@ -440,6 +440,15 @@ mod open_tests {
             o.replay_error.as_deref(),
             Some("step: asked for step 20, but the picks to follow end at step 9; it opens there.")
         );
+        // no picks: nothing to follow, a plain run that can still step (not stuck at step 0)
+        let (init, block) = checker_link_init("&follow=picks&step=2");
+        let o = Start::of(&block, Some(&init)).replayed::<Herd>();
+        assert_eq!(o.model.position(), 2);
+        assert!(o.model.script().is_none() && o.model.can_step());
+        assert_eq!(
+            o.replay_error.as_deref(),
+            Some("follow: the picks do not name step 0, so they are not a run to follow; they are replayed as picks.")
+        );
         // picks that skip a step are no run to follow: replayed as picks, and said
         let (init, block) = checker_link_init("&follow=picks&step=3&picks=0:t0,2:t1");
         let o = Start::of(&block, Some(&init)).replayed::<Herd>();
