@@ -1020,3 +1020,74 @@ fn a_gated_start_has_the_idle_ms_asleep_so_m1_does_not_keep_pace_with_mains_spaw
         assert!(raced.steals >= 8, "seed {seed}: {} steals", raced.steals);
     }
 }
+
+/// The one-P fan-out `herdlab bench gmp --compare-sim` calibrates on (`fan_out_phases`): a G's
+/// work lands in the run phase only, all of it (each G's, once), and the spawn phase is the
+/// `go`s' alone, the same whatever the Gs do later.
+#[test]
+fn a_one_p_fan_outs_phases_split_the_spawns_from_the_runs() {
+    use herdlab_core::cost::CostModel;
+    let p = GmpParams {
+        gomaxprocs: 1,
+        threads: 2,
+        cpus: 2,
+        workload: Workload::FanOut,
+        goroutines: 1_000,
+        ring: 256,
+        work_ns: 1,
+        ..GmpParams::default()
+    };
+    let cost = CostModel {
+        jitter_pct: 0,
+        ..CostModel::default()
+    };
+    let cheap = p.fan_out_phases(cost, 1_000_000).expect("a one-P fan-out");
+    let dear = GmpParams { work_ns: 101, ..p }
+        .fan_out_phases(cost, 1_000_000)
+        .expect("a one-P fan-out");
+    assert_eq!(cheap.spawned, 999);
+    assert_eq!(dear.spawn_ns, cheap.spawn_ns);
+    // from the first G's work to the last one's: the 998 works between them, 100 ns dearer each
+    assert_eq!(dear.run_ns - cheap.run_ns, 998 * 100);
+    assert_eq!(dear.run_per_g() - cheap.run_per_g(), 100);
+    // the go statements: newproc's table steps, 114 ns a G under the default costs (13 plain
+    // accesses and 7 atomic read-modify-writes on average, every 128th G's runqputslow with them)
+    assert!(
+        (100..130).contains(&cheap.spawn_per_g()),
+        "{}",
+        cheap.spawn_per_g()
+    );
+    // the phases end where the whole run ends: the run's time less the gate's before main
+    let (_, whole) = p.run_gated_with(cost, 1_000_000).expect("gated");
+    assert!(cheap.spawn_ns + cheap.run_ns <= whole.sim_time_ns);
+    assert!(whole.sim_time_ns - (cheap.spawn_ns + cheap.run_ns) < 20_000);
+    // deterministic
+    assert_eq!(p.fan_out_phases(cost, 1_000_000), Ok(cheap));
+}
+
+#[test]
+fn fan_out_phases_refuses_what_is_not_a_one_p_fan_out() {
+    use herdlab_core::cost::CostModel;
+    let p = GmpParams {
+        gomaxprocs: 1,
+        threads: 2,
+        workload: Workload::FanOut,
+        goroutines: 100,
+        ..GmpParams::default()
+    };
+    for bad in [
+        GmpParams { gomaxprocs: 2, ..p },
+        GmpParams {
+            workload: Workload::Chain,
+            ..p
+        },
+        GmpParams { goroutines: 2, ..p },
+    ] {
+        let e = bad
+            .fan_out_phases(CostModel::default(), 1_000_000)
+            .unwrap_err();
+        assert!(e.contains("fan-out of at least 3 goroutines on 1 P"), "{e}");
+    }
+    let e = p.fan_out_phases(CostModel::default(), 50).unwrap_err();
+    assert!(e.contains("did not finish"), "{e}");
+}

@@ -538,9 +538,15 @@ fn bench_gmp_compare_sim_puts_cores_figures_beside_each_herdlab_row() {
             (
                 &r["sim"]["g_code_ns"],
                 &r["sim"]["g_code_measured"],
-                &r["sim"]["sim_work_ns"]
+                &r["sim"]["sim_work_ns"],
+                &r["sim"]["calibration"]
             ),
-            (&250.into(), &false.into(), &1250.into()),
+            (
+                &250.into(),
+                &false.into(),
+                &1250.into(),
+                &serde_json::Value::Null
+            ),
             "{r}"
         );
         let p = GmpParams {
@@ -774,10 +780,11 @@ fn bench_gmp_coherence_miss_ns_sets_the_simulators_cost_and_0_turns_it_off() {
     assert_eq!(on["steals"], want.steals);
 }
 
-/// By default `--compare-sim` measures what a G's code costs and how long a wake onto an idle
-/// CPU takes on this machine before the rounds, adds the first to each simulated G's work and
-/// makes the second the simulator's wake, with no coherence cost: the simulator's figures are
-/// core's runs of that scenario.
+/// By default `--compare-sim` measures what a G costs beyond the simulator's charge for its table
+/// steps (a one-P fan-out timed here and simulated) and how long a wake onto an idle CPU takes on
+/// this machine before the rounds, adds the first to each simulated G's work and makes the second
+/// the simulator's wake, with no coherence cost: the simulator's figures are core's runs of that
+/// scenario.
 #[test]
 fn bench_gmp_compare_sim_measures_a_gs_code_and_a_wake_and_simulates_with_them() {
     use herdlab_bench::mechanisms::gmp::bench::{params, Runtime, Shape};
@@ -804,6 +811,66 @@ fn bench_gmp_compare_sim_measures_a_gs_code_and_a_wake_and_simulates_with_them()
     let g = rows[0]["sim"]["g_code_ns"].as_u64().unwrap();
     assert!(g >= 1, "{v}");
     assert_eq!(rows[0]["sim"]["g_code_measured"], true, "{v}");
+    // measured as the difference of a one-P fan-out's run phase per G, native and simulated;
+    // the simulated figures are core's phases of spawn_many_task at tokio's size on 1 worker
+    let cal = &rows[0]["sim"]["calibration"];
+    assert_eq!(
+        (&cal["goroutines"], &cal["runs"]),
+        (&10_000.into(), &7.into()),
+        "{v}"
+    );
+    let phases = GmpParams {
+        work_ns: 1,
+        ..params(Runtime::Herdlab, Shape::SpawnManyTask, 1, 1).unwrap()
+    }
+    .fan_out_phases(herdlab_core::cost::CostModel::default(), 50_000_000)
+    .unwrap();
+    assert_eq!(cal["g_run_sim_ns"], phases.run_per_g() - 1, "{v}");
+    assert_eq!(cal["newproc_sim_ns"], phases.spawn_per_g(), "{v}");
+    let native = cal["g_run_native_ns"].as_u64().unwrap();
+    assert_eq!(
+        g,
+        native.saturating_sub(phases.run_per_g() - 1).max(1),
+        "{v}"
+    );
+    for k in [
+        "go_code_native_ns",
+        "newproc_native_ns",
+        "g_run_native_ns",
+        "atomic_fit_ns",
+    ] {
+        assert!(cal[k].as_u64().unwrap() > 0, "{k}: {v}");
+    }
+    // the simulated newproc at the fitted atomic cost is the native one, to within the rounding
+    // of a whole ns of atomics (7 read-modify-writes a G) and the seeded jitter
+    let fit = cal["atomic_fit_ns"].as_u64().unwrap();
+    if (2..1_000).contains(&fit) {
+        let at_fit = GmpParams {
+            work_ns: 1,
+            ..params(Runtime::Herdlab, Shape::SpawnManyTask, 1, 1).unwrap()
+        }
+        .fan_out_phases(
+            herdlab_core::cost::CostModel {
+                atomic_ns: fit,
+                ..Default::default()
+            },
+            50_000_000,
+        )
+        .unwrap();
+        let native_newproc = cal["newproc_native_ns"].as_u64().unwrap();
+        assert!(
+            at_fit.spawn_per_g().abs_diff(native_newproc) <= 8,
+            "{} vs {native_newproc}: {v}",
+            at_fit.spawn_per_g()
+        );
+    }
+    assert_eq!(rows[0]["sim"]["atomic_ns"], 15, "the model's own: {v}");
+    for r in rows {
+        assert_eq!(
+            &r["sim"]["calibration"], cal,
+            "one calibration for the run: {v}"
+        );
+    }
     // and how long a wake onto an idle CPU takes here (a machine with one CPU has no idle CPU:
     // the simulator's own figure)
     let wake = rows[0]["sim"]["wake_ns"].as_u64().unwrap();
@@ -859,7 +926,7 @@ fn bench_gmp_compare_sim_measures_a_gs_code_and_a_wake_and_simulates_with_them()
     assert_eq!(text.status.code(), Some(0));
     let t = String::from_utf8_lossy(&text.stdout);
     assert!(
-        t.contains("each G's work 120 ns (a G's code 120 ns, from --g-code-ns"),
+        t.contains("each G's work 120 ns (a G beyond its table steps 120 ns, from --g-code-ns"),
         "{t}"
     );
     assert!(t.contains("a wake onto an idle CPU 9000 ns (given)"), "{t}");
@@ -870,6 +937,61 @@ fn bench_gmp_compare_sim_measures_a_gs_code_and_a_wake_and_simulates_with_them()
     refused(
         &["bench", "gmp", "--compare-sim", "--g-code-ns", "100001"],
         "allowed 0-100000",
+    );
+}
+
+/// `--atomic-ns` sets the simulator's atomic read-modify-write for every row's simulation (and
+/// the calibration's, which then measures a G's code against that table cost).
+#[test]
+fn bench_gmp_compare_sim_atomic_ns_sets_the_simulators_atomic_cost() {
+    use herdlab_bench::mechanisms::gmp::bench::{params, Runtime, Shape};
+    let out = herdlab(&[
+        "bench",
+        "gmp",
+        "--workers",
+        "2",
+        "--rounds",
+        "1",
+        "--shrink",
+        "50",
+        "--runtimes",
+        "herdlab",
+        "--shapes",
+        "ping_pong",
+        "--compare-sim",
+        "--atomic-ns",
+        "40",
+        "--g-code-ns",
+        "100",
+        "--wake-ns",
+        "6500",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let v = json_of(&out);
+    let r = &v.as_array().unwrap()[0];
+    assert_eq!(
+        (&r["sim"]["atomic_ns"], &r["sim"]["calibration"]),
+        (&40.into(), &serde_json::Value::Null),
+        "{r}"
+    );
+    let p = GmpParams {
+        work_ns: 100,
+        ..params(Runtime::Herdlab, Shape::PingPong, 2, 50).unwrap()
+    };
+    let at = |atomic_ns| {
+        let cost = herdlab_core::cost::CostModel {
+            atomic_ns,
+            ..Default::default()
+        };
+        p.run_gated_with(cost, 50_000_000).unwrap().1
+    };
+    let (dear, plain) = (at(40), at(15));
+    assert_eq!(r["sim"]["sim_time_ns"], dear.sim_time_ns, "{r}");
+    assert!(dear.sim_time_ns > plain.sim_time_ns, "{r}");
+    refused(
+        &["bench", "gmp", "--compare-sim", "--atomic-ns", "0"],
+        "allowed 1-1000",
     );
 }
 

@@ -440,8 +440,10 @@
 pub mod invariants;
 pub mod machine;
 pub mod params;
+pub mod phases;
 
 pub use machine::{
     GAct, GCode, GCodeRef, GmpActor, GmpConfig, GmpVariant, HoRet, Mcx, Sched, Workload, LISTING,
 };
 pub use params::{cache_lines, Gmp, GmpParams, GmpReport, GmpSim, COHERENCE_MISS_NS, LOCK2};
+pub use phases::FanOutPhases;

@@ -40,11 +40,15 @@
 //!   simulator's lock used to sleep at once: a spawner that found the lock taken lost its CPU
 //!   to an M, and with 3 threads on 2 CPUs the Ms ran the global queue dry and parked 50 to 90
 //!   times a run (`spawn_many`, 2 workers), where the native runtime parks about once.
-//! - Each simulated G's work includes what a G's code costs natively beside the table's steps
-//!   ([`g_code_ns`], measured on this machine before the rounds; `--g-code-ns` sets it): the
-//!   task slot, the waker, the poll. Charged at 1 ns, the simulated Ms ran each G several times
-//!   faster than the native ones, drained the queue faster than the spawner filled it, and
-//!   stole from each other 20 to 70 times a run where the native runtime steals about never.
+//! - Each simulated G's work includes what a G costs natively beyond the simulator's charge for
+//!   its table steps ([`calibrate`], before the rounds: a one-P fan-out timed natively and in
+//!   the simulator, the difference of their per-G run phases; `--g-code-ns` sets it): the task
+//!   slot, the waker, the poll, the caches a G's turn misses. Charged at 1 ns, the simulated Ms
+//!   ran each G several times faster than the native ones, drained the queue faster than the
+//!   spawner filled it, and stole from each other 20 to 70 times a run where the native runtime
+//!   steals about never. Measured as a G's poll alone, it left 20 to 45 ns a G uncharged, and
+//!   `spawn_many_task` stole 112 times in a median simulated run against a native 1 (2026-12-06;
+//!   [`calibrate`] says why).
 //! - The simulator's wake of a thread onto an idle CPU (`cross_cpu_wake_ns`) takes what it takes
 //!   here (`platform::wake::idle_cpu_wake_ns`, the median of measurements before the rounds and
 //!   after each; `--wake-ns` sets it):
@@ -224,10 +228,14 @@ pub struct GmpBenchConfig {
     /// `--compare-sim`: the simulator's cost of a memory access that misses in its coherence
     /// model (`--coherence-miss-ns`; 0, the default: off; core's `COHERENCE_MISS_NS` is 50).
     pub coherence_miss_ns: u64,
-    /// `--compare-sim`: what one G's code costs natively beside the table's steps, ns, added to
-    /// each simulated G's work (`--g-code-ns`; none: measured on this machine before the
-    /// rounds, [`g_code_ns`]).
+    /// `--compare-sim`: what one G costs natively beyond the simulator's charge for its table
+    /// steps, ns, added to each simulated G's work (`--g-code-ns`; none: measured on this
+    /// machine before the rounds, [`calibrate`]).
     pub g_code_ns: Option<u64>,
+    /// `--compare-sim`: the simulator's atomic read-modify-write, ns (`--atomic-ns`; none: the
+    /// model's own, 15; [`calibrate`] reports the cost that would make a simulated `newproc`
+    /// cost a native one, `atomic_fit_ns`).
+    pub atomic_ns: Option<u64>,
     /// `--compare-sim`: how long a thread asleep on a futex takes to run once woken onto an idle
     /// CPU, ns, the simulator's `cross_cpu_wake_ns` (`--wake-ns`; none: measured on this machine
     /// before the rounds, `platform::wake::idle_cpu_wake_ns`).
@@ -254,6 +262,7 @@ impl GmpBenchConfig {
             compare_sim: false,
             coherence_miss_ns: 0,
             g_code_ns: None,
+            atomic_ns: None,
             wake_ns: None,
         }
     }
@@ -398,11 +407,17 @@ pub struct SimFigures {
     pub coherence_miss_ns: u64,
     /// The simulator's coherence misses (seed 1).
     pub sim_coherence_misses: u64,
-    /// What one G's code cost natively beside the table's steps, ns ([`g_code_ns`], or
-    /// `--g-code-ns`): added to each simulated G's work.
+    /// What one G cost natively beyond the simulator's charge for its table steps, ns
+    /// ([`Calibration::g_code_ns`], or `--g-code-ns`): added to each simulated G's work.
     pub g_code_ns: u64,
     /// `g_code_ns` was measured on this machine (not given with `--g-code-ns`).
     pub g_code_measured: bool,
+    /// The simulator's atomic read-modify-write in these runs, ns (`--atomic-ns`; the model's
+    /// own, 15, by default).
+    pub atomic_ns: u64,
+    /// How `g_code_ns` was measured: the one-P fan-out's phases, native and simulated
+    /// ([`calibrate`]; null when `--g-code-ns` gave it).
+    pub calibration: Option<Calibration>,
     /// The time from a futex wake to the woken thread running on an idle CPU, ns: the median
     /// of `platform::wake::idle_cpu_wake_ns` measured before the rounds and after each (or
     /// `--wake-ns`, or the cost model's default on a one-CPU machine). The simulator's
@@ -450,22 +465,23 @@ pub fn verdict(
     }
 }
 
-/// The simulator's figures for `p` (each G's work `work_ns` plus `g_code`, what a G's code
-/// costs natively beside the table's steps, at least 1 ns as the key allows; a wake onto an
+/// The simulator's figures for `p` (each G's work `work_ns` plus `g_code`, what a G costs
+/// natively beyond the simulator's charge for its table steps, at least 1 ns as the key allows; a wake onto an
 /// idle CPU taking `wake`),
 /// beside the native runs' steals and parks (one entry per run, in round order): each seed
 /// started as a native run starts, every idle M asleep first ([`GmpParams::simulate_gated`]);
 /// seed 1 with every invariant checked after every step ([`GmpParams::run_gated_with`]), seeds 2
 /// to [`SIM_SEEDS`] checked at the end ([`GmpParams::run_end_checked_gated_with`]), all under the
-/// default cost model
-/// with a coherence miss costing `coherence_miss_ns` (0: off). A seed whose run broke an
-/// invariant or did not finish is an error.
+/// cost model `base` (the default but for its atomic read-modify-write, `--atomic-ns`, and its
+/// coherence miss, `--coherence-miss-ns`; 0: off) with a
+/// wake onto an idle CPU taking `wake`. A seed whose run broke an invariant or did not finish is
+/// an error.
 pub fn sim_figures(
     p: &GmpParams,
     work_ns: u64,
     g_code: Measured,
     wake: Measured,
-    coherence_miss_ns: u64,
+    base: CostModel,
     native_steals: &[u64],
     native_parks: &[u64],
 ) -> Result<SimFigures, String> {
@@ -474,11 +490,8 @@ pub fn sim_figures(
         ..*p
     };
     let tasks = p.goroutines as u64;
-    let cost = CostModel {
-        coherence_miss_ns,
-        ..CostModel::default()
-    }
-    .with_idle_wake_ns(wake.ns);
+    let cost = base.with_idle_wake_ns(wake.ns);
+    let coherence_miss_ns = base.coherence_miss_ns;
     let (mut steals_runs, mut parks_runs) = (Vec::new(), Vec::new());
     let mut first = None;
     for seed in 1..=SIM_SEEDS {
@@ -561,6 +574,8 @@ pub fn sim_figures(
         sim_coherence_misses: r.coherence_misses,
         g_code_ns: g_code.ns,
         g_code_measured: g_code.measured,
+        atomic_ns: base.atomic_ns,
+        calibration: None,
         wake_ns: wake.ns,
         wake_measured: wake.measured,
         sim_work_ns: u64::from(p.work_ns),
@@ -583,8 +598,8 @@ fn median(mut v: Vec<u64>) -> u64 {
     percentile(&v, 0.5)
 }
 
-/// A figure of this machine that `--compare-sim` gives the simulator (a G's code,
-/// [`g_code_ns`]; a wake onto an idle CPU): measured here or given on the command line.
+/// A figure of this machine that `--compare-sim` gives the simulator (a G's cost,
+/// [`calibrate`]; a wake onto an idle CPU): measured here or given on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Measured {
     /// Nanoseconds per G.
@@ -593,40 +608,130 @@ pub struct Measured {
     pub measured: bool,
 }
 
-/// Gs per batch of [`g_code_ns`]'s measurement.
-const G_CODE_BATCH: u32 = 2_000;
-/// Batches of [`g_code_ns`]'s measurement (their median is the figure).
-const G_CODE_BATCHES: usize = 7;
+/// What `--compare-sim` learned from one-P fan-outs on this machine ([`calibrate`]): each phase
+/// per G, native and simulated. What a G costs natively beyond the simulator's charge for its
+/// table steps is their difference in the run phase ([`Calibration::g_code_ns`]): with it an M
+/// runs Gs at the native pace. The spawn phase is not fitted; `atomic_fit_ns` says what would
+/// fit it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Calibration {
+    /// Goroutines of the one-P fan-out, `main` included (`spawn_many_task`'s, at tokio's size).
+    pub goroutines: u32,
+    /// Native runs (their medians are the native figures).
+    pub runs: u32,
+    /// `main`'s poll per spawned G, native median, ns: each spawn's future boxed and its act
+    /// recorded (the M's table carries the acts out after the poll). The simulator has no such
+    /// step: a `go` there is its `newproc`.
+    pub go_code_native_ns: u64,
+    /// The rest of phase 1 per spawned G, native median, ns: the table's `newproc` for each act
+    /// (`main`'s exit and the first G's schedule with them).
+    pub newproc_native_ns: u64,
+    /// Phase 1 per spawned G in the simulator (the rows' cost model: `atomic_ns`), ns.
+    pub newproc_sim_ns: u64,
+    /// The simulator's atomic read-modify-write in it, ns (`--atomic-ns`, or the model's 15).
+    pub atomic_ns: u64,
+    /// The atomic read-modify-write's cost at which the simulated phase 1 per G would be
+    /// `newproc_native_ns`, ns (at least 1): phase 1 is linear in it. Not used: `--atomic-ns`
+    /// runs with it (the bench's module docs say what it does to the comparison).
+    pub atomic_fit_ns: u64,
+    /// Phase 2 (the Gs' runs, one after another on the P's M) per G, native median, ns.
+    pub g_run_native_ns: u64,
+    /// Phase 2 per G in the simulator with each G's work at 1 ns, that 1 ns left out: what the
+    /// simulator charges for the table's steps of one G's run, ns.
+    pub g_run_sim_ns: u64,
+}
 
-/// What running one G's code costs natively beside the table's steps, ns: the median over
-/// `G_CODE_BATCHES` (7) batches of `G_CODE_BATCH` (2,000) `spawn_many` tasks (work and exit, with no
-/// work of their own) polled once each on this thread ([`Tasks::poll_each_once`]): the task
-/// slot's lock, the waker made, the future polled and dropped, the body's two counters.
-/// `--compare-sim` charges it as part of each simulated G's computation, whose `work_ns` was
-/// otherwise 1 ns: with it, the simulated Ms drain the global queue at the native Ms' pace
-/// instead of several times faster. At least 1 ns.
-pub fn g_code_ns() -> Result<u64, String> {
-    let mut per_g = Vec::with_capacity(G_CODE_BATCHES);
-    for _ in 0..G_CODE_BATCHES {
-        let s = Shared::for_shape(Shape::SpawnMany, G_CODE_BATCH, 0, 0);
-        let gs = Tasks::new(G_CODE_BATCH);
-        for _ in 0..G_CODE_BATCH {
-            gs.root(outside_task(OnHerdlab, s.clone()));
-        }
-        let t = Instant::now();
-        let finished = gs.poll_each_once();
-        let ns = t.elapsed().as_nanos() as u64;
-        if let Some(f) = gs.failure() {
-            return Err(format!("measuring a G's code: {f}"));
-        }
-        if finished != G_CODE_BATCH || s.ran() != G_CODE_BATCH {
+impl Calibration {
+    /// What one G costs natively beyond the simulator's charge for its table steps: the run
+    /// phases' difference per G, at least 1 ns (the key's least work).
+    pub fn g_code_ns(&self) -> u64 {
+        self.g_run_native_ns
+            .saturating_sub(self.g_run_sim_ns)
+            .max(1)
+    }
+}
+
+/// Native runs of [`calibrate`] (the median of each phase is the figure).
+const CAL_RUNS: usize = 7;
+/// Native runs of [`calibrate`] before those, not counted: a process's first runs fault in the
+/// pages their 10,000 futures take (on the 2-vCPU guest `main`'s spawns cost 110-240 ns a G in
+/// the first three runs of a process and 23-37 ns after).
+const CAL_WARMUP: usize = 3;
+/// How far above the first the second atomic cost [`calibrate`] fits from lies, ns.
+const FIT_SPAN_NS: u64 = 30;
+
+/// Time a one-P fan-out's two phases here and in the simulator (core's
+/// [`herdlab_core::mechanisms::gmp::FanOutPhases`], whose docs say what they are):
+/// `spawn_many_task` at tokio's size (`main` and 9,999 Gs) on 1 worker, [`CAL_RUNS`] (7) native
+/// runs after [`CAL_WARMUP`] (3), their median per phase; the simulator's seed 1 of the same
+/// scenario under `cost`, each G's work 1 ns, from the gated start as the native runs start.
+/// The run phases' difference per G is a G's code ([`Calibration::g_code_ns`]). One more
+/// simulation, with the atomic read-modify-write [`FIT_SPAN_NS`] (30) ns dearer, gives the line
+/// of phase 1 in that cost (`newproc`'s 7 read-modify-writes a G on average, with every 128th
+/// G's `runqputslow`) and so the cost at which it would match the native one
+/// (`atomic_fit_ns`, rounded to a whole ns, at least 1).
+///
+/// Why in a run: a G's code measured alone, its future polled one after another on one thread
+/// outside the runtime (before 2026-12-06), cost 46 to 78 ns a G on the 2-vCPU guest, while a
+/// G's turn on its M cost 140 to 200 ns natively against the simulator's 55 for the table's
+/// steps: 20 to 45 ns a G went uncharged. In processes where it measured about 50 ns, the
+/// simulated M1 of `spawn_many_task` at 2 workers ran Gs as fast as `main` spawned them and
+/// stole each time it ran dry (a median of 150 steals a run against a native 1).
+pub fn calibrate(cost: CostModel) -> Result<Calibration, String> {
+    let p = params(Runtime::Herdlab, Shape::SpawnManyTask, 1, 1)?;
+    let spawned = u64::from(p.goroutines - 1);
+    let (mut code, mut spawn, mut run) = (Vec::new(), Vec::new(), Vec::new());
+    for k in 0..CAL_WARMUP + CAL_RUNS {
+        let (_, s) = run_herdlab_shared(&p, Shape::SpawnManyTask, 0)
+            .map_err(|e| format!("timing a one-P fan-out: {e}"))?;
+        let (start, spawned_at, second, end) = (
+            s.start.load(SeqCst),
+            s.spawned.load(SeqCst),
+            s.second.load(SeqCst),
+            s.end.load(SeqCst),
+        );
+        if start == 0 || spawned_at < start || second < spawned_at || end < second {
             return Err(format!(
-                "measuring a G's code: {finished} of {G_CODE_BATCH} tasks finished in one poll"
+                "timing a one-P fan-out: stamps out of order (start {start}, spawned {spawned_at}, second body {second}, end {end})"
             ));
         }
-        per_g.push(ns / u64::from(G_CODE_BATCH));
+        if k >= CAL_WARMUP {
+            code.push((spawned_at - start) / spawned);
+            spawn.push((second - spawned_at) / spawned);
+            run.push((end - second) / (spawned - 1));
+        }
     }
-    Ok(median(per_g).max(1))
+    let newproc_native_ns = median(spawn);
+    let phases = |atomic_ns: u64| {
+        GmpParams { work_ns: 1, ..p }
+            .fan_out_phases(CostModel { atomic_ns, ..cost }, SIM_MAX_STEPS)
+            .map_err(|e| format!("simulating a one-P fan-out: {e}"))
+    };
+    let (lo, hi) = (
+        phases(cost.atomic_ns)?,
+        phases(cost.atomic_ns + FIT_SPAN_NS)?,
+    );
+    let (at_lo, at_hi) = (lo.spawn_per_g() as f64, hi.spawn_per_g() as f64);
+    if at_hi <= at_lo {
+        return Err(format!(
+            "simulating a one-P fan-out: newproc cost {at_lo} ns a G with atomics at {} ns and {at_hi} ns at {} ns",
+            cost.atomic_ns,
+            cost.atomic_ns + FIT_SPAN_NS
+        ));
+    }
+    let fit = cost.atomic_ns as f64
+        + (newproc_native_ns as f64 - at_lo) * FIT_SPAN_NS as f64 / (at_hi - at_lo);
+    Ok(Calibration {
+        goroutines: p.goroutines,
+        runs: CAL_RUNS as u32,
+        go_code_native_ns: median(code),
+        newproc_native_ns,
+        newproc_sim_ns: lo.spawn_per_g(),
+        atomic_ns: cost.atomic_ns,
+        atomic_fit_ns: fit.round().clamp(1.0, 1_000.0) as u64,
+        g_run_native_ns: median(run),
+        g_run_sim_ns: lo.run_per_g().saturating_sub(1),
+    })
 }
 
 /// The CPUs of this machine (at most the simulator's 64): what a herdlab cell's threads share
@@ -727,6 +832,11 @@ pub struct Shared {
     epoch: Instant,
     start: AtomicU64,
     end: AtomicU64,
+    /// `spawn_many_task`'s `main` after its last spawn ([`calibrate`]; on herdlab the spawns
+    /// are acts of its poll, which the M's table carries out after the poll).
+    spawned: AtomicU64,
+    /// The second body's stamp (in `spawn_many_task`, the first G after `main`: [`calibrate`]).
+    second: AtomicU64,
     ran: AtomicU32,
     left: AtomicU32,
     tasks: u32,
@@ -748,6 +858,8 @@ impl Shared {
             epoch: Instant::now(),
             start: AtomicU64::new(0),
             end: AtomicU64::new(0),
+            spawned: AtomicU64::new(0),
+            second: AtomicU64::new(0),
             ran: AtomicU32::new(0),
             left: AtomicU32::new(tasks),
             tasks,
@@ -768,10 +880,13 @@ impl Shared {
     fn stamp_start(&self) {
         self.start.store(self.now().max(1), SeqCst);
     }
-    /// A task's body: work, count, and the last one stamps the end.
+    /// A task's body: work, count, and the last one stamps the end (the second one stamps
+    /// `second`).
     fn body(&self) {
         spin_for(self.work_ns);
-        self.ran.fetch_add(1, SeqCst);
+        if self.ran.fetch_add(1, SeqCst) == 1 {
+            self.second.store(self.now(), SeqCst);
+        }
         if self.left.fetch_sub(1, SeqCst) == 1 {
             self.end.store(self.now(), SeqCst);
             self.done.notify_one();
@@ -841,6 +956,7 @@ pub async fn main_task<S: Spawner>(sp: S, shape: Shape, s: Arc<Shared>) {
                 let t = s.clone();
                 sp.spawn(async move { t.body() });
             }
+            s.spawned.store(s.now(), SeqCst);
             s.body();
         }
     }
@@ -905,6 +1021,15 @@ pub fn run_tokio(
 /// ([`native::run_tasks`]); `spawn_many`, `yield_many` and `gosched_many` from core's spawner
 /// outside every P. Every task must run exactly once.
 pub fn run_herdlab(p: &GmpParams, shape: Shape, work_ns: u64) -> Result<GmpRun, NativeError> {
+    run_herdlab_shared(p, shape, work_ns).map(|(r, _)| r)
+}
+
+/// [`run_herdlab`], with what the run's tasks shared (its stamps).
+fn run_herdlab_shared(
+    p: &GmpParams,
+    shape: Shape,
+    work_ns: u64,
+) -> Result<(GmpRun, Arc<Shared>), NativeError> {
     let tasks = p.goroutines;
     let s = Shared::for_shape(shape, tasks, p.yields, work_ns);
     let gs = Tasks::new(tasks);
@@ -922,7 +1047,7 @@ pub fn run_herdlab(p: &GmpParams, shape: Shape, work_ns: u64) -> Result<GmpRun, 
             "herdlab: {ran} of {tasks} tasks ran"
         )));
     }
-    Ok(r)
+    Ok((r, s))
 }
 
 /// tokio's multi-thread runtime of `workers` worker threads. Its builder spawns them and panics
@@ -964,16 +1089,27 @@ struct Cell {
 /// Run the bench (`progress`: a line per round on stderr).
 pub fn run_bench(c: &GmpBenchConfig, progress: bool) -> Result<Vec<GmpRow>, String> {
     // measured before the rounds, on a machine the rows do not yet load
-    let g_code = match (c.compare_sim, c.g_code_ns) {
-        (true, None) => Measured {
-            ns: g_code_ns()?,
+    let given = CostModel {
+        coherence_miss_ns: c.coherence_miss_ns,
+        atomic_ns: c.atomic_ns.unwrap_or(CostModel::default().atomic_ns),
+        ..CostModel::default()
+    };
+    let calibration = if c.compare_sim && c.g_code_ns.is_none() {
+        Some(calibrate(given)?)
+    } else {
+        None
+    };
+    let g_code = match (c.g_code_ns, calibration) {
+        (None, Some(cal)) => Measured {
+            ns: cal.g_code_ns(),
             measured: true,
         },
-        (_, g) => Measured {
+        (g, _) => Measured {
             ns: g.unwrap_or(0),
             measured: false,
         },
     };
+    let base = given;
     // a wake onto an idle CPU: measured before the rounds and after each, as a virtual
     // machine's can change within a run (the host's halt polling: 2 to 24 µs on the 2-vCPU guest)
     let measure_wake = c.compare_sim && c.wake_ns.is_none();
@@ -1089,24 +1225,19 @@ pub fn run_bench(c: &GmpBenchConfig, progress: bool) -> Result<Vec<GmpRow>, Stri
     if c.compare_sim {
         for (row, cell) in rows.iter_mut().zip(&cells) {
             if let Some(p) = cell.params {
-                row.sim = Some(
-                    sim_figures(
-                        &p,
-                        c.work_ns,
-                        g_code,
-                        wake,
-                        c.coherence_miss_ns,
-                        &cell.steals,
-                        &cell.parks,
-                    )
-                    .map_err(|e| {
-                        format!(
-                            "--compare-sim {} {}: {e}",
-                            cell.rt.name(),
-                            cell.shape.name()
-                        )
-                    })?,
-                );
+                let figures =
+                    sim_figures(&p, c.work_ns, g_code, wake, base, &cell.steals, &cell.parks)
+                        .map_err(|e| {
+                            format!(
+                                "--compare-sim {} {}: {e}",
+                                cell.rt.name(),
+                                cell.shape.name()
+                            )
+                        })?;
+                row.sim = Some(SimFigures {
+                    calibration,
+                    ..figures
+                });
             }
         }
     }
@@ -1202,13 +1333,26 @@ pub fn render(rows: &[GmpRow]) -> String {
     }
     if let Some(s) = rows.iter().find_map(|r| r.sim.as_ref()) {
         out.push_str(&format!(
-            "simulator: each G's work {} ns (a G's code {} ns, {}, plus --work-ns), a wake onto an idle CPU {} ns ({}), sched.lock spinning as Go's lock2, coherence miss {}\n",
+            "simulator: each G's work {} ns (a G beyond its table steps {} ns, {}, plus --work-ns), an atomic read-modify-write {} ns ({}){}, a wake onto an idle CPU {} ns ({}), sched.lock spinning as Go's lock2, coherence miss {}\n",
             s.sim_work_ns,
             s.g_code_ns,
             if s.g_code_measured {
-                "measured on this machine"
+                "measured here"
             } else {
                 "from --g-code-ns"
+            },
+            s.atomic_ns,
+            if s.atomic_ns == CostModel::default().atomic_ns {
+                "the model's own"
+            } else {
+                "from --atomic-ns"
+            },
+            match &s.calibration {
+                Some(c) => format!(
+                    "; calibrated on a one-P fan-out of {} Gs: a G's run {} ns native vs {} ns of table steps simulated, a newproc {} ns native vs {} ns simulated (equal with atomics at {} ns: --atomic-ns), after {} ns a G of spawning code natively",
+                    c.goroutines, c.g_run_native_ns, c.g_run_sim_ns, c.newproc_native_ns, c.newproc_sim_ns, c.atomic_fit_ns, c.go_code_native_ns
+                ),
+                None => String::new(),
             },
             s.wake_ns,
             if s.wake_measured {
@@ -1287,8 +1431,9 @@ each herdlab row's scenario: summed over seeds 1-8 of the simulator and every na
 beside each side's median run, with a verdict per figure (within 25%, differs, too few events to compare when neither
 side counted 64, or one run dominates when a single run holds more than half of a side's).
 The simulator runs sched.lock as Go's lock2 (spin, yield, sleep), as the native runtime does,
-each simulated goroutine's work includes what a goroutine's code costs here beside the
-scheduler (a task's poll, measured before the rounds; --g-code-ns sets it), and a simulated
+each simulated goroutine's work includes what a goroutine costs here beyond the simulator's
+charge for the scheduler's steps (a one-P fan-out timed here and simulated before the rounds,
+the difference of their runs per goroutine; --g-code-ns sets it), and a simulated
 wake onto an idle CPU takes what one takes here (measured before the rounds and after each;
 --wake-ns). Every run checks that each task ran exactly once.
 Defaults: workers 1, 2 and the cores (at most 8), tokio's sizes, 0 ns of work, 31 rounds;
@@ -1372,9 +1517,15 @@ pub fn command() -> clap::Command {
             ),
             ranged(
                 "g-code-ns",
-                "--compare-sim: what one G's code costs beside the scheduler's steps, ns, added to each simulated G's work (default: measured on this machine before the rounds; 0: off)",
+                "--compare-sim: what one G costs beyond the simulator's charge for the scheduler's steps, ns, added to each simulated G's work (default: measured on this machine before the rounds, from a one-P fan-out timed here and simulated; 0: off)",
                 0,
                 100_000,
+            ),
+            ranged(
+                "atomic-ns",
+                "--compare-sim: the simulator's atomic read-modify-write, ns (default: the model's own, 15; the calibration reports as atomic_fit_ns the cost at which a simulated newproc costs what a native one does here)",
+                1,
+                1_000,
             ),
             switch(
                 "blocking",
@@ -1418,6 +1569,7 @@ pub fn config(m: &ArgMatches) -> Result<GmpBenchConfig, CliError> {
         c.coherence_miss_ns = n;
     }
     c.g_code_ns = cli::value::<u64>(m, "g-code-ns");
+    c.atomic_ns = cli::value::<u64>(m, "atomic-ns");
     c.wake_ns = cli::value::<u64>(m, "wake-ns");
     c.workers.dedup();
     for &w in &c.workers {

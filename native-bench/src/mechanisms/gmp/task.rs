@@ -261,22 +261,6 @@ impl Tasks {
         })
     }
 
-    /// Poll every G spawned so far once, in id order, on this thread and outside any run; the
-    /// Gs whose future finished. What a G's code costs beside the table's steps is the time this
-    /// takes per G (`herdlab bench gmp --compare-sim`'s calibration): the slot's lock, the waker
-    /// made, the poll, the future dropped. Only for futures that need no runtime: a spawn or a
-    /// wake of another G from here would have no table to go to.
-    pub fn poll_each_once(self: &Arc<Self>) -> u32 {
-        let mut acts = Vec::new();
-        let mut finished = 0;
-        for g in 1..=self.spawned() {
-            acts.clear();
-            self.poll(g, &mut acts);
-            finished += u32::from(acts.last() == Some(&GAct::Exit));
-        }
-        finished
-    }
-
     /// Poll G `g` once (this M runs it) and return what the poll did, in order.
     ///
     /// Its cost beside the table's steps: the slot's lock and unlock (two atomic
