@@ -46,9 +46,16 @@
 //!   slot, the waker, the poll, the caches a G's turn misses. Charged at 1 ns, the simulated Ms
 //!   ran each G several times faster than the native ones, drained the queue faster than the
 //!   spawner filled it, and stole from each other 20 to 70 times a run where the native runtime
-//!   steals about never. Measured as a G's poll alone, it left 20 to 45 ns a G uncharged, and
-//!   `spawn_many_task` stole 112 times in a median simulated run against a native 1 (2026-12-06;
-//!   [`calibrate`] says why).
+//!   steals about never. Measured as a G's poll alone (before 2026-12-06), it left 20 to 45 ns a
+//!   G uncharged, and `spawn_many_task` simulated 132 to 244 steals a run in the 6 of 8
+//!   processes where the poll measured 50 ns, against a native 1 ([`calibrate`] says more).
+//!   The spawn phase is not fitted: a simulated `newproc` costs 114 ns, a native one 136 to 204
+//!   ns on the 2-vCPU guest. Fitting it too (the model's atomic read-modify-write at
+//!   `atomic_fit_ns`, 18 to 28 ns there; `--atomic-ns`) brings those steals back (152 and 205 a
+//!   run): at one worker a native G's run costs about a native `newproc`, so a simulated M1
+//!   fitted to both keeps pace with `main`, while at two workers the native M1 does not
+//!   (presumably each G it runs was written on `main`'s CPU, a cost the simulator has only in
+//!   its coherence model, which overshoots: 91 steals a run at 20 ns a miss).
 //! - The simulator's wake of a thread onto an idle CPU (`cross_cpu_wake_ns`) takes what it takes
 //!   here (`platform::wake::idle_cpu_wake_ns`, the median of measurements before the rounds and
 //!   after each; `--wake-ns` sets it):
@@ -662,21 +669,22 @@ const FIT_SPAN_NS: u64 = 30;
 
 /// Time a one-P fan-out's two phases here and in the simulator (core's
 /// [`herdlab_core::mechanisms::gmp::FanOutPhases`], whose docs say what they are):
-/// `spawn_many_task` at tokio's size (`main` and 9,999 Gs) on 1 worker, [`CAL_RUNS`] (7) native
-/// runs after [`CAL_WARMUP`] (3), their median per phase; the simulator's seed 1 of the same
+/// `spawn_many_task` at tokio's size (`main` and 9,999 Gs) on 1 worker, `CAL_RUNS` (7) native
+/// runs after `CAL_WARMUP` (3), their median per phase; the simulator's seed 1 of the same
 /// scenario under `cost`, each G's work 1 ns, from the gated start as the native runs start.
 /// The run phases' difference per G is a G's code ([`Calibration::g_code_ns`]). One more
-/// simulation, with the atomic read-modify-write [`FIT_SPAN_NS`] (30) ns dearer, gives the line
+/// simulation, with the atomic read-modify-write `FIT_SPAN_NS` (30) ns dearer, gives the line
 /// of phase 1 in that cost (`newproc`'s 7 read-modify-writes a G on average, with every 128th
 /// G's `runqputslow`) and so the cost at which it would match the native one
 /// (`atomic_fit_ns`, rounded to a whole ns, at least 1).
 ///
 /// Why in a run: a G's code measured alone, its future polled one after another on one thread
-/// outside the runtime (before 2026-12-06), cost 46 to 78 ns a G on the 2-vCPU guest, while a
-/// G's turn on its M cost 140 to 200 ns natively against the simulator's 55 for the table's
-/// steps: 20 to 45 ns a G went uncharged. In processes where it measured about 50 ns, the
-/// simulated M1 of `spawn_many_task` at 2 workers ran Gs as fast as `main` spawned them and
-/// stole each time it ran dry (a median of 150 steals a run against a native 1).
+/// outside the runtime (before 2026-12-06), cost 46 to 79 ns a G on the 2-vCPU guest, while a
+/// G's turn on its M cost 132 to 190 ns natively against the simulator's 55 for the table's
+/// steps: in the processes measured both ways, 20 to 45 ns a G went uncharged. In processes
+/// where it measured about 50 ns, the simulated M1 of `spawn_many_task` at 2 workers ran Gs as
+/// fast as `main` spawned them and stole each time it ran dry (132 to 244 steals a run against
+/// a native 1); measured in the run, 0 (8 processes of 31 rounds each way, in turns).
 pub fn calibrate(cost: CostModel) -> Result<Calibration, String> {
     let p = params(Runtime::Herdlab, Shape::SpawnManyTask, 1, 1)?;
     let spawned = u64::from(p.goroutines - 1);
