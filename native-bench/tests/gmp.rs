@@ -1569,6 +1569,22 @@ fn sim_gmp_wake_ns_sets_the_simulated_wake_onto_an_idle_cpu() {
         "{slow} {plain}"
     );
     refused(&["sim", "gmp", "--wake-ns", "0"], "allowed 1-1000000");
+    // --atomic-ns: the atomic read-modify-write's cost (bench gmp --compare-sim's atomic_fit_ns)
+    let dear = json_of(&herdlab(&[&args[..], &["--atomic-ns", "27"]].concat()));
+    let cost = CostModel {
+        atomic_ns: 27,
+        ..CostModel::default()
+    };
+    let (_, want) = q.run_with(cost, 50_000_000);
+    assert_eq!(
+        (&dear["parks"], &dear["sim_time_ns"]),
+        (&want.parks.into(), &want.sim_time_ns.into())
+    );
+    assert!(
+        dear["sim_time_ns"].as_u64() > plain["sim_time_ns"].as_u64(),
+        "{dear} {plain}"
+    );
+    refused(&["sim", "gmp", "--atomic-ns", "0"], "allowed 1-1000");
 }
 
 /// `sim gmp --gate` starts as `bench gmp`'s native runs start (every idle M asleep first), so the

@@ -119,6 +119,8 @@ pub struct SimArgs {
     /// `--wake-ns`: how long a wake onto an idle CPU takes in all, the switch included (none:
     /// the cost model's `cross_cpu_wake_ns` and `context_switch_ns`, 6,500 ns).
     pub wake_ns: Option<u64>,
+    /// `--atomic-ns`: an atomic read-modify-write's cost (none: the model's 15 ns).
+    pub atomic_ns: Option<u64>,
     /// `--gate`: start as `bench gmp`'s native runs start, every idle M asleep before the starter's
     /// first step (`GmpParams::simulate_gated`; off, the default, as on the site).
     pub gate: bool,
@@ -138,6 +140,7 @@ pub fn sim_args(m: &ArgMatches) -> Result<SimArgs, CliError> {
         json: cli::on(m, "json"),
         coherence_miss_ns: cli::value(m, "coherence-miss-ns").unwrap_or(0),
         wake_ns: cli::value(m, "wake-ns"),
+        atomic_ns: cli::value(m, "atomic-ns"),
         gate: cli::on(m, "gate"),
     })
 }
@@ -216,7 +219,7 @@ impl NativeMechanism for Gmp {
             key_args::<Gmp>(SIM_KEYS).into_iter().chain([
                 cli::ranged(
                     "coherence-miss-ns",
-                    "the cost of a cache line moved between CPUs, ns (default 0: off, as on the site; bench gmp --compare-sim uses 50)",
+                    "the cost of a cache line moved between CPUs, ns (default 0: off, as on the site and in bench gmp --compare-sim; 50 is a typical server's)",
                     0,
                     10_000,
                 ),
@@ -225,6 +228,12 @@ impl NativeMechanism for Gmp {
                     "how long a wake onto an idle CPU takes, the switch included, ns (default 6500, the model's, as on the site; bench gmp --compare-sim measures this machine's)",
                     1,
                     1_000_000,
+                ),
+                cli::ranged(
+                    "atomic-ns",
+                    "an atomic read-modify-write's cost, ns (default 15, the model's, as on the site; bench gmp --compare-sim reports as atomic_fit_ns the cost at which a simulated newproc costs what a native one does here)",
+                    1,
+                    1_000,
                 ),
                 cli::switch(
                     "gate",
@@ -241,6 +250,7 @@ impl NativeMechanism for Gmp {
         let plain = CostModel::default();
         let cost = CostModel {
             coherence_miss_ns: a.coherence_miss_ns,
+            atomic_ns: a.atomic_ns.unwrap_or(plain.atomic_ns),
             ..plain
         }
         .with_idle_wake_ns(a.wake_ns.unwrap_or(plain.idle_wake_ns()));
