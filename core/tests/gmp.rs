@@ -1091,3 +1091,67 @@ fn fan_out_phases_refuses_what_is_not_a_one_p_fan_out() {
     let e = p.fan_out_phases(CostModel::default(), 50).unwrap_err();
     assert!(e.contains("did not finish"), "{e}");
 }
+
+/// `poll_ns` (what a native task's re-poll costs, set by `bench gmp --compare-sim`): each
+/// resumption after a yield works that long before the next yield, the last one's with the G's
+/// own work; 0 adds no step. Both yield workloads.
+#[test]
+fn a_poll_cost_is_worked_once_per_resumption_after_a_yield() {
+    use herdlab_core::cost::CostModel;
+    let cost = CostModel {
+        jitter_pct: 0,
+        ..CostModel::default()
+    };
+    for workload in [Workload::GoyieldMany, Workload::YieldMany] {
+        let p = GmpParams {
+            gomaxprocs: 2,
+            threads: 3,
+            cpus: 2,
+            workload,
+            goroutines: 20,
+            yields: 5,
+            work_ns: 300,
+            ring: 16,
+            ..GmpParams::default()
+        };
+        let run = |poll_ns| {
+            let q = GmpParams { poll_ns, ..p };
+            let (sim, r) = q.run_with(cost, 1_000_000);
+            assert_eq!(
+                (r.finished, r.violation.as_ref()),
+                (20, None),
+                "{workload:?}"
+            );
+            (sim.metrics().work_items, sim.metrics().work_time_ns, r)
+        };
+        let (items0, time0, r0) = run(0);
+        let (items, time, r) = run(70);
+        // without it: one work a G; with it: one a resumption (the last one's merged)
+        assert_eq!((items0, items), (20, 20 * 5), "{workload:?}");
+        assert_eq!(time0, 20 * 300, "{workload:?}");
+        assert_eq!(time, 20 * 300 + 20 * 5 * 70, "{workload:?}");
+        // the yields themselves are the same
+        assert_eq!(r.yields, r0.yields, "{workload:?}");
+        assert!(r.sim_time_ns > r0.sim_time_ns, "{workload:?}");
+        // no yields: nothing to resume from
+        let none = GmpParams {
+            yields: 0,
+            poll_ns: 70,
+            ..p
+        };
+        let (sim, _) = none.run_with(cost, 1_000_000);
+        assert_eq!(sim.metrics().work_time_ns, 20 * 300, "{workload:?}");
+    }
+    // not a scenario key: a URL never carries it, and JSON leaves it out at 0
+    let p = GmpParams {
+        poll_ns: 70,
+        ..GmpParams::default()
+    };
+    let q =
+        <herdlab_core::mechanisms::gmp::Gmp as herdlab_core::mechanism::Mechanism>::to_query(&p);
+    assert!(!q.contains("poll"), "{q}");
+    let json = serde_json::to_string(&GmpParams::default()).unwrap();
+    assert!(!json.contains("poll_ns"), "{json}");
+    let back: GmpParams = serde_json::from_str(&serde_json::to_string(&p).unwrap()).unwrap();
+    assert_eq!(back, p);
+}

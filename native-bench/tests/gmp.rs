@@ -517,6 +517,8 @@ fn bench_gmp_compare_sim_puts_cores_figures_beside_each_herdlab_row() {
         "--compare-sim",
         "--g-code-ns",
         "250",
+        "--poll-ns",
+        "0",
         // the simulator's own wake (5 µs, plus its 1.5 µs switch): core's default cost model
         "--wake-ns",
         "6500",
@@ -711,6 +713,8 @@ fn bench_gmp_coherence_miss_ns_sets_the_simulators_cost_and_0_turns_it_off() {
         "0",
         "--g-code-ns",
         "0",
+        "--poll-ns",
+        "0",
         "--wake-ns",
         "6500",
         "--json",
@@ -800,14 +804,14 @@ fn bench_gmp_compare_sim_measures_a_gs_code_and_a_wake_and_simulates_with_them()
         "--runtimes",
         "herdlab",
         "--shapes",
-        "spawn_many,chained_spawn",
+        "spawn_many,chained_spawn,yield_many",
         "--compare-sim",
         "--json",
     ]);
     assert_eq!(out.status.code(), Some(0));
     let v = json_of(&out);
     let rows = v.as_array().unwrap();
-    assert_eq!(rows.len(), 2);
+    assert_eq!(rows.len(), 3);
     let g = rows[0]["sim"]["g_code_ns"].as_u64().unwrap();
     assert!(g >= 1, "{v}");
     assert_eq!(rows[0]["sim"]["g_code_measured"], true, "{v}");
@@ -865,6 +869,20 @@ fn bench_gmp_compare_sim_measures_a_gs_code_and_a_wake_and_simulates_with_them()
         );
     }
     assert_eq!(rows[0]["sim"]["atomic_ns"], 15, "the model's own: {v}");
+    // a poll after a yield: a one-P yield_many's time per yield, native less simulated (the
+    // simulated run core's, each G's work the G's code just measured, no poll cost)
+    let y = params(Runtime::Herdlab, Shape::YieldMany, 1, 1).unwrap();
+    let ys = GmpParams {
+        work_ns: g as u32,
+        ..y
+    }
+    .run_end_checked_gated_with(herdlab_core::cost::CostModel::default(), 50_000_000)
+    .unwrap();
+    let yields = u64::from(y.goroutines * y.yields);
+    assert_eq!(cal["yield_sim_ns"], ys.sim_time_ns / yields, "{v}");
+    let yield_native = cal["yield_native_ns"].as_u64().unwrap();
+    assert!(yield_native > 0, "{v}");
+    let poll = yield_native.saturating_sub(ys.sim_time_ns / yields);
     for r in rows {
         assert_eq!(
             &r["sim"]["calibration"], cal,
@@ -892,15 +910,24 @@ fn bench_gmp_compare_sim_measures_a_gs_code_and_a_wake_and_simulates_with_them()
         assert_eq!(s_cost(r), 0, "{r}");
         assert_eq!(s["sim_coherence_misses"], 0, "{r}");
         let shape = Shape::from_name(r["shape"].as_str().unwrap()).unwrap();
+        // the poll cost only where Gs yield
+        let poll_here = if shape == Shape::YieldMany { poll } else { 0 };
+        assert_eq!(s["poll_ns"].as_u64(), Some(poll_here), "{r}");
+        assert_eq!(s["poll_measured"], poll_here > 0, "{r}");
         let p = GmpParams {
             work_ns: g as u32,
+            poll_ns: poll_here as u32,
             ..params(Runtime::Herdlab, shape, 2, 50).unwrap()
         };
         let (_, want) = p.run_gated_with(cost, 50_000_000).unwrap();
         assert_eq!(want.violation, None);
         assert_eq!(
-            (&s["steals"], &s["parks"]),
-            (&want.steals.into(), &want.parks.into()),
+            (&s["steals"], &s["parks"], &s["sim_time_ns"]),
+            (
+                &want.steals.into(),
+                &want.parks.into(),
+                &want.sim_time_ns.into()
+            ),
             "{r}"
         );
     }
@@ -920,6 +947,8 @@ fn bench_gmp_compare_sim_measures_a_gs_code_and_a_wake_and_simulates_with_them()
         "--compare-sim",
         "--g-code-ns",
         "120",
+        "--poll-ns",
+        "0",
         "--wake-ns",
         "9000",
     ]);
@@ -963,6 +992,8 @@ fn bench_gmp_compare_sim_atomic_ns_sets_the_simulators_atomic_cost() {
         "40",
         "--g-code-ns",
         "100",
+        "--poll-ns",
+        "0",
         "--wake-ns",
         "6500",
         "--json",

@@ -430,7 +430,7 @@ impl Workload {
 
     /// What G `g` (1-based) of scenario `c` does at its step `pc`.
     pub fn action(self, c: &GmpConfig, g: u32, pc: u32) -> GAct {
-        let (gs, work_ns, yields) = (c.gs, c.work_ns, c.yields);
+        let (gs, work_ns) = (c.gs, c.work_ns);
         match self {
             Workload::Syscall => {
                 if g == 1 {
@@ -522,16 +522,8 @@ impl Workload {
                 0 => GAct::Work(work_ns),
                 _ => GAct::Exit,
             },
-            Workload::YieldMany => match pc {
-                _ if pc < yields => GAct::Yield,
-                _ if pc == yields => GAct::Work(work_ns),
-                _ => GAct::Exit,
-            },
-            Workload::GoyieldMany => match pc {
-                _ if pc < yields => GAct::GoYield,
-                _ if pc == yields => GAct::Work(work_ns),
-                _ => GAct::Exit,
-            },
+            Workload::YieldMany => yielder(c, pc, GAct::Yield),
+            Workload::GoyieldMany => yielder(c, pc, GAct::GoYield),
             Workload::PingPong => {
                 let pairs = gs.saturating_sub(1) / 2;
                 if g == 1 {
@@ -655,6 +647,9 @@ pub struct GmpConfig {
     pub work_ns: u64,
     /// `yield-many` and `goyield-many`: each G's yields (`Gosched` or `goyield`).
     pub yields: u32,
+    /// `yield-many` and `goyield-many`: the work each G does when it resumes after a yield,
+    /// before its next one (0: none, no step; [`GmpParams::poll_ns`](super::GmpParams::poll_ns)).
+    pub poll_ns: u64,
     /// Which code.
     pub variant: GmpVariant,
     /// Seed of the Ms' steal orders.
@@ -4025,6 +4020,27 @@ crate::steps! {
         };
         /// `fatal(...)`: the process dies (this M stops; the others stay where they sleep).
         CdFatal @ ln::CHECKDEAD => mutex_unlock(SCHED_LOCK) => |()| Done(());
+    }
+}
+
+/// A G of `yield-many` (`yield`: `GAct::Yield`) or `goyield-many` (`GAct::GoYield`) at its step
+/// `pc`: `c.yields` yields, then its work, then exit. With `c.poll_ns`, each resumption after a
+/// yield first works that long (the last one's added to the G's work): step `2k` is the yield
+/// `k`, step `2k + 1` the resumption's work.
+fn yielder(c: &GmpConfig, pc: u32, yield_act: GAct) -> GAct {
+    let (yields, work_ns, poll_ns) = (c.yields, c.work_ns, c.poll_ns);
+    if poll_ns == 0 || yields == 0 {
+        return match pc {
+            _ if pc < yields => yield_act,
+            _ if pc == yields => GAct::Work(work_ns),
+            _ => GAct::Exit,
+        };
+    }
+    match pc {
+        _ if pc >= 2 * yields => GAct::Exit,
+        _ if pc % 2 == 0 => yield_act,
+        _ if pc + 1 == 2 * yields => GAct::Work(work_ns.saturating_add(poll_ns)),
+        _ => GAct::Work(poll_ns),
     }
 }
 

@@ -71,7 +71,9 @@
 //! goyields (`yield-many` keeps Go's `Gosched` for the lesson and `herdlab bench gmp`'s
 //! `gosched_many`). One difference shows at once: a goyielding G is taken again from its own ring
 //! before the global queue is looked at (but at every 61st `schedtick`), so a G queued globally
-//! meanwhile waits; Gosched's G goes behind it. `gopark` (`park_m`): `_Grunning → _Gwaiting`, `dropg`, then the unlock function: a CAS
+//! meanwhile waits; Gosched's G goes behind it. With `poll_ns` (not a scenario key:
+//! `herdlab bench gmp --compare-sim` measures what a native task's poll costs) a yielding G
+//! works that long each time it resumes, before its next yield. `gopark` (`park_m`): `_Grunning → _Gwaiting`, `dropg`, then the unlock function: a CAS
 //! of the G's wait word from empty to parked, which fails if the token came meanwhile (the G then
 //! runs on at once, as when `unlockf` returns false); a receive that finds the token takes it
 //! without parking. `goready` (`ready`): take the G off its wait word, `_Gwaiting → _Grunnable`,

@@ -63,6 +63,16 @@ pub struct GmpParams {
     pub locked: u32,
     /// `netpoll`: the network's delay between a request and its answer, in nanoseconds.
     pub net_ns: u32,
+    /// `yield-many` and `goyield-many`: the work each G does when it resumes after a yield, in
+    /// nanoseconds (0, the default: none). Not a scenario key (no URL or form sets it): what a
+    /// native task's poll costs beyond the table's steps, which `herdlab bench gmp
+    /// --compare-sim` measures and `herdlab sim gmp --poll-ns` sets. Left out of JSON when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub poll_ns: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl Default for GmpParams {
@@ -83,6 +93,7 @@ impl Default for GmpParams {
             rounds: 20,
             locked: 1,
             net_ns: 100_000,
+            poll_ns: 0,
         }
     }
 }
@@ -460,6 +471,7 @@ impl GmpParams {
             workload: self.workload,
             work_ns: self.work_ns as u64,
             yields: self.yields.min(10_000),
+            poll_ns: u64::from(self.poll_ns),
             variant: self.variant,
             seed: self.seed,
             syscall_ns: self.syscall_ns as u64,
@@ -791,6 +803,7 @@ impl GmpParams {
             rounds: 20,
             net_ns: 100_000,
             locked: 1,
+            poll_ns: 0,
         }
     }
 

@@ -56,6 +56,12 @@
 //!   fitted to both keeps pace with `main`, while at two workers the native M1 does not
 //!   (presumably each G it runs was written on `main`'s CPU, a cost the simulator has only in
 //!   its coherence model, which overshoots: 91 steals a run at 20 ns a miss).
+//! - In the yield shapes each simulated G also works when it resumes after a yield: what a
+//!   task's poll costs natively beyond the simulator's charge for the table's steps
+//!   ([`calibrate`]: a one-P `yield_many` timed natively and simulated, the difference per
+//!   yield; `--poll-ns` sets it; core's `GmpParams::poll_ns`). Without it a simulated
+//!   `yield_many` at 2 workers took 2.7 ms where the native one takes about 12: a yield cost the
+//!   simulator 26 ns and the native runtime about 90 at one worker.
 //! - The simulator's wake of a thread onto an idle CPU (`cross_cpu_wake_ns`) takes what it takes
 //!   here (`platform::wake::idle_cpu_wake_ns`, the median of measurements before the rounds and
 //!   after each; `--wake-ns` sets it):
@@ -239,6 +245,10 @@ pub struct GmpBenchConfig {
     /// steps, ns, added to each simulated G's work (`--g-code-ns`; none: measured on this
     /// machine before the rounds, [`calibrate`]).
     pub g_code_ns: Option<u64>,
+    /// `--compare-sim`: what a task's poll after a yield costs natively beyond the simulator's
+    /// charge for its table steps, ns, worked by each simulated G of the yield shapes when it
+    /// resumes (`--poll-ns`; none: measured on this machine before the rounds, [`calibrate`]).
+    pub poll_ns: Option<u64>,
     /// `--compare-sim`: the simulator's atomic read-modify-write, ns (`--atomic-ns`; none: the
     /// model's own, 15; [`calibrate`] reports the cost that would make a simulated `newproc`
     /// cost a native one, `atomic_fit_ns`).
@@ -269,6 +279,7 @@ impl GmpBenchConfig {
             compare_sim: false,
             coherence_miss_ns: 0,
             g_code_ns: None,
+            poll_ns: None,
             atomic_ns: None,
             wake_ns: None,
         }
@@ -419,11 +430,17 @@ pub struct SimFigures {
     pub g_code_ns: u64,
     /// `g_code_ns` was measured on this machine (not given with `--g-code-ns`).
     pub g_code_measured: bool,
+    /// What each simulated G worked when it resumed after a yield, ns (yield shapes; 0 in the
+    /// others): [`Calibration::poll_ns`], or `--poll-ns`.
+    pub poll_ns: u64,
+    /// `poll_ns` was measured on this machine (not given with `--poll-ns`; in the yield shapes).
+    pub poll_measured: bool,
     /// The simulator's atomic read-modify-write in these runs, ns (`--atomic-ns`; the model's
     /// own, 15, by default).
     pub atomic_ns: u64,
-    /// How `g_code_ns` was measured: the one-P fan-out's phases, native and simulated
-    /// ([`calibrate`]; null when `--g-code-ns` gave it).
+    /// How `g_code_ns` and `poll_ns` were measured: a one-P fan-out's phases and a one-P
+    /// `yield_many`, native and simulated ([`calibrate`]; null when `--g-code-ns` and
+    /// `--poll-ns` gave both).
     pub calibration: Option<Calibration>,
     /// The time from a futex wake to the woken thread running on an idle CPU, ns: the median
     /// of `platform::wake::idle_cpu_wake_ns` measured before the rounds and after each (or
@@ -486,16 +503,22 @@ pub fn verdict(
 pub fn sim_figures(
     p: &GmpParams,
     work_ns: u64,
-    g_code: Measured,
+    g: GCost,
     wake: Measured,
     base: CostModel,
     native_steals: &[u64],
     native_parks: &[u64],
 ) -> Result<SimFigures, String> {
     let p = GmpParams {
-        work_ns: work_ns.saturating_add(g_code.ns).clamp(1, 100_000_000) as u32,
+        work_ns: work_ns.saturating_add(g.code.ns).clamp(1, 100_000_000) as u32,
+        poll_ns: if matches!(p.workload, Workload::YieldMany | Workload::GoyieldMany) {
+            g.poll.ns.min(100_000) as u32
+        } else {
+            0
+        },
         ..*p
     };
+    let g_code = g.code;
     let tasks = p.goroutines as u64;
     let cost = base.with_idle_wake_ns(wake.ns);
     let coherence_miss_ns = base.coherence_miss_ns;
@@ -581,6 +604,8 @@ pub fn sim_figures(
         sim_coherence_misses: r.coherence_misses,
         g_code_ns: g_code.ns,
         g_code_measured: g_code.measured,
+        poll_ns: u64::from(p.poll_ns),
+        poll_measured: p.poll_ns > 0 && g.poll.measured,
         atomic_ns: base.atomic_ns,
         calibration: None,
         wake_ns: wake.ns,
@@ -646,6 +671,11 @@ pub struct Calibration {
     /// Phase 2 per G in the simulator with each G's work at 1 ns, that 1 ns left out: what the
     /// simulator charges for the table's steps of one G's run, ns.
     pub g_run_sim_ns: u64,
+    /// `yield_many` on 1 worker (200 tasks of 1,000 `goyield`s at tokio's size), native median
+    /// per yield, ns: the run's time over its yields.
+    pub yield_native_ns: u64,
+    /// The same in the simulator, each G's work `g_code_ns()` and no poll cost, ns.
+    pub yield_sim_ns: u64,
 }
 
 impl Calibration {
@@ -656,6 +686,24 @@ impl Calibration {
             .saturating_sub(self.g_run_sim_ns)
             .max(1)
     }
+
+    /// What a task's poll after a yield costs natively beyond the simulator's charge for the
+    /// table's steps: the per-yield difference of the one-P `yield_many` runs (0 when the
+    /// simulator is the slower).
+    pub fn poll_ns(&self) -> u64 {
+        self.yield_native_ns.saturating_sub(self.yield_sim_ns)
+    }
+}
+
+/// What a G costs natively beyond the simulator's charge for its table steps, as
+/// `--compare-sim` gives it to the simulator: its code (added to its work) and, in the yield
+/// shapes, each poll after a yield (worked when it resumes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GCost {
+    /// A G's code, ns.
+    pub code: Measured,
+    /// A poll after a yield, ns.
+    pub poll: Measured,
 }
 
 /// Native runs of [`calibrate`] (the median of each phase is the figure).
@@ -664,6 +712,8 @@ const CAL_RUNS: usize = 7;
 /// pages their 10,000 futures take (on the 2-vCPU guest `main`'s spawns cost 110-240 ns a G in
 /// the first three runs of a process and 23-37 ns after).
 const CAL_WARMUP: usize = 3;
+/// Native runs of [`calibrate`]'s one-P `yield_many` (after one to warm up).
+const YIELD_RUNS: usize = 3;
 /// How far above the first the second atomic cost [`calibrate`] fits from lies, ns.
 const FIT_SPAN_NS: u64 = 30;
 
@@ -676,7 +726,10 @@ const FIT_SPAN_NS: u64 = 30;
 /// simulation, with the atomic read-modify-write `FIT_SPAN_NS` (30) ns dearer, gives the line
 /// of phase 1 in that cost (`newproc`'s 7 read-modify-writes a G on average, with every 128th
 /// G's `runqputslow`) and so the cost at which it would match the native one
-/// (`atomic_fit_ns`, rounded to a whole ns, at least 1).
+/// (`atomic_fit_ns`, rounded to a whole ns, at least 1). Last, `yield_many` at tokio's size
+/// on 1 worker (200 tasks of 1,000 `goyield`s), `YIELD_RUNS` (3) native runs after one, their
+/// median time per yield, against the simulator's gated run of it with each G's work the G's
+/// code just found: the difference is a poll after a yield ([`Calibration::poll_ns`]).
 ///
 /// Why in a run: a G's code measured alone, its future polled one after another on one thread
 /// outside the runtime (before 2026-12-06), cost 46 to 79 ns a G on the 2-vCPU guest, while a
@@ -710,6 +763,17 @@ pub fn calibrate(cost: CostModel) -> Result<Calibration, String> {
         }
     }
     let newproc_native_ns = median(spawn);
+    // a one-P yield_many: the run over its yields, after one run to warm up
+    let y = params(Runtime::Herdlab, Shape::YieldMany, 1, 1)?;
+    let yields = u64::from(y.goroutines) * u64::from(y.yields.max(1));
+    let mut per_yield = Vec::new();
+    for k in 0..1 + YIELD_RUNS {
+        let r = run_herdlab(&y, Shape::YieldMany, 0)
+            .map_err(|e| format!("timing a one-P yield_many: {e}"))?;
+        if k >= 1 {
+            per_yield.push(r.wall_ns / yields);
+        }
+    }
     let phases = |atomic_ns: u64| {
         GmpParams { work_ns: 1, ..p }
             .fan_out_phases(CostModel { atomic_ns, ..cost }, SIM_MAX_STEPS)
@@ -729,6 +793,22 @@ pub fn calibrate(cost: CostModel) -> Result<Calibration, String> {
     }
     let fit = cost.atomic_ns as f64
         + (newproc_native_ns as f64 - at_lo) * FIT_SPAN_NS as f64 / (at_hi - at_lo);
+    let g_run_native_ns = median(run);
+    let g_code = g_run_native_ns
+        .saturating_sub(lo.run_per_g().saturating_sub(1))
+        .max(1);
+    let ys = GmpParams {
+        work_ns: g_code.min(100_000_000) as u32,
+        ..y
+    }
+    .run_end_checked_gated_with(cost, SIM_MAX_STEPS)
+    .map_err(|e| format!("simulating a one-P yield_many: {e}"))?;
+    if let Some(v) = &ys.violation {
+        return Err(format!(
+            "simulating a one-P yield_many: broke {}: {}",
+            v.invariant, v.message
+        ));
+    }
     Ok(Calibration {
         goroutines: p.goroutines,
         runs: CAL_RUNS as u32,
@@ -737,8 +817,10 @@ pub fn calibrate(cost: CostModel) -> Result<Calibration, String> {
         newproc_sim_ns: lo.spawn_per_g(),
         atomic_ns: cost.atomic_ns,
         atomic_fit_ns: fit.round().clamp(1.0, 1_000.0) as u64,
-        g_run_native_ns: median(run),
+        g_run_native_ns,
         g_run_sim_ns: lo.run_per_g().saturating_sub(1),
+        yield_native_ns: median(per_yield),
+        yield_sim_ns: ys.sim_time_ns / yields,
     })
 }
 
@@ -1102,20 +1184,24 @@ pub fn run_bench(c: &GmpBenchConfig, progress: bool) -> Result<Vec<GmpRow>, Stri
         atomic_ns: c.atomic_ns.unwrap_or(CostModel::default().atomic_ns),
         ..CostModel::default()
     };
-    let calibration = if c.compare_sim && c.g_code_ns.is_none() {
+    let calibration = if c.compare_sim && (c.g_code_ns.is_none() || c.poll_ns.is_none()) {
         Some(calibrate(given)?)
     } else {
         None
     };
-    let g_code = match (c.g_code_ns, calibration) {
+    let measured = |given: Option<u64>, of: fn(&Calibration) -> u64| match (given, calibration) {
         (None, Some(cal)) => Measured {
-            ns: cal.g_code_ns(),
+            ns: of(&cal),
             measured: true,
         },
         (g, _) => Measured {
             ns: g.unwrap_or(0),
             measured: false,
         },
+    };
+    let g = GCost {
+        code: measured(c.g_code_ns, Calibration::g_code_ns),
+        poll: measured(c.poll_ns, Calibration::poll_ns),
     };
     let base = given;
     // a wake onto an idle CPU: measured before the rounds and after each, as a virtual
@@ -1233,15 +1319,14 @@ pub fn run_bench(c: &GmpBenchConfig, progress: bool) -> Result<Vec<GmpRow>, Stri
     if c.compare_sim {
         for (row, cell) in rows.iter_mut().zip(&cells) {
             if let Some(p) = cell.params {
-                let figures =
-                    sim_figures(&p, c.work_ns, g_code, wake, base, &cell.steals, &cell.parks)
-                        .map_err(|e| {
-                            format!(
-                                "--compare-sim {} {}: {e}",
-                                cell.rt.name(),
-                                cell.shape.name()
-                            )
-                        })?;
+                let figures = sim_figures(&p, c.work_ns, g, wake, base, &cell.steals, &cell.parks)
+                    .map_err(|e| {
+                        format!(
+                            "--compare-sim {} {}: {e}",
+                            cell.rt.name(),
+                            cell.shape.name()
+                        )
+                    })?;
                 row.sim = Some(SimFigures {
                     calibration,
                     ..figures
@@ -1341,13 +1426,22 @@ pub fn render(rows: &[GmpRow]) -> String {
     }
     if let Some(s) = rows.iter().find_map(|r| r.sim.as_ref()) {
         out.push_str(&format!(
-            "simulator: each G's work {} ns (a G beyond its table steps {} ns, {}, plus --work-ns), an atomic read-modify-write {} ns ({}){}, a wake onto an idle CPU {} ns ({}), sched.lock spinning as Go's lock2, coherence miss {}\n",
+            "simulator: each G's work {} ns (a G beyond its table steps {} ns, {}, plus --work-ns), each resumption after a yield {} ns of work ({}), an atomic read-modify-write {} ns ({}){}, a wake onto an idle CPU {} ns ({}), sched.lock spinning as Go's lock2, coherence miss {}\n",
             s.sim_work_ns,
             s.g_code_ns,
             if s.g_code_measured {
                 "measured here"
             } else {
                 "from --g-code-ns"
+            },
+            rows.iter()
+                .filter_map(|r| r.sim.as_ref())
+                .map(|s| s.poll_ns)
+                .max()
+                .unwrap_or(0),
+            match &s.calibration {
+                Some(_) if rows.iter().any(|r| r.sim.as_ref().is_some_and(|s| s.poll_measured)) => "measured here",
+                _ => "from --poll-ns, or no yield shape",
             },
             s.atomic_ns,
             if s.atomic_ns == CostModel::default().atomic_ns {
@@ -1357,8 +1451,8 @@ pub fn render(rows: &[GmpRow]) -> String {
             },
             match &s.calibration {
                 Some(c) => format!(
-                    "; calibrated on a one-P fan-out of {} Gs: a G's run {} ns native vs {} ns of table steps simulated, a newproc {} ns native vs {} ns simulated (equal with atomics at {} ns: --atomic-ns), after {} ns a G of spawning code natively",
-                    c.goroutines, c.g_run_native_ns, c.g_run_sim_ns, c.newproc_native_ns, c.newproc_sim_ns, c.atomic_fit_ns, c.go_code_native_ns
+                    "; calibrated on a one-P fan-out of {} Gs: a G's run {} ns native vs {} ns of table steps simulated, a newproc {} ns native vs {} ns simulated (equal with atomics at {} ns: --atomic-ns), after {} ns a G of spawning code natively; and on a one-P yield_many: a yield {} ns native vs {} ns simulated",
+                    c.goroutines, c.g_run_native_ns, c.g_run_sim_ns, c.newproc_native_ns, c.newproc_sim_ns, c.atomic_fit_ns, c.go_code_native_ns, c.yield_native_ns, c.yield_sim_ns
                 ),
                 None => String::new(),
             },
@@ -1530,6 +1624,12 @@ pub fn command() -> clap::Command {
                 100_000,
             ),
             ranged(
+                "poll-ns",
+                "--compare-sim: what a task's poll after a yield costs beyond the simulator's charge for the scheduler's steps, ns, worked by each simulated G of yield_many and gosched_many when it resumes (default: measured on this machine before the rounds, from a one-P yield_many timed here and simulated; 0: off)",
+                0,
+                100_000,
+            ),
+            ranged(
                 "atomic-ns",
                 "--compare-sim: the simulator's atomic read-modify-write, ns (default: the model's own, 15; the calibration reports as atomic_fit_ns the cost at which a simulated newproc costs what a native one does here)",
                 1,
@@ -1577,6 +1677,7 @@ pub fn config(m: &ArgMatches) -> Result<GmpBenchConfig, CliError> {
         c.coherence_miss_ns = n;
     }
     c.g_code_ns = cli::value::<u64>(m, "g-code-ns");
+    c.poll_ns = cli::value::<u64>(m, "poll-ns");
     c.atomic_ns = cli::value::<u64>(m, "atomic-ns");
     c.wake_ns = cli::value::<u64>(m, "wake-ns");
     c.workers.dedup();

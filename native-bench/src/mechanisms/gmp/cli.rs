@@ -134,6 +134,8 @@ pub fn sim_args(m: &ArgMatches) -> Result<SimArgs, CliError> {
     let mut params = GmpParams::default();
     cli::apply_keys::<Gmp>(&mut params, SIM_KEYS, m)?;
     cli::validated::<Gmp>(&params, SIM_KEYS)?;
+    // not a scenario key: what a native task's poll after a yield costs (bench's --compare-sim)
+    params.poll_ns = cli::value::<u64>(m, "poll-ns").unwrap_or(0) as u32;
     Ok(SimArgs {
         params,
         max_steps: cli::value(m, "max-steps").unwrap_or(DEFAULT_MAX_STEPS),
@@ -228,6 +230,12 @@ impl NativeMechanism for Gmp {
                     "how long a wake onto an idle CPU takes, the switch included, ns (default 6500, the model's, as on the site; bench gmp --compare-sim measures this machine's)",
                     1,
                     1_000_000,
+                ),
+                cli::ranged(
+                    "poll-ns",
+                    "yield-many and goyield-many: the work each goroutine does when it resumes after a yield, ns (default 0, as on the site; bench gmp --compare-sim measures what a task's poll costs here)",
+                    0,
+                    100_000,
                 ),
                 cli::ranged(
                     "atomic-ns",
