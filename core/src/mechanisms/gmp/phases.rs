@@ -5,14 +5,15 @@
 //! a fan-out runs in two phases that do not overlap:
 //!
 //! 1. **Spawn.** `main` runs every `go` (`newproc`: `runnext`, the ring, every 128th G's
-//!    `runqputslow` to the global queue) and then `goexit` (its spawns are its only code). No other G runs
-//!    meanwhile: there is no other P, and nothing preempts `main` in so short a run.
+//!    `runqputslow` to the global queue) and then `goexit` (its spawns are its only code). No
+//!    other G runs meanwhile: there is no other P, and nothing preempts `main` in so short a run.
 //! 2. **Run.** The P's M runs the other Gs one after another (`schedule`, `runqget` or the global
 //!    queue's batch, `execute`, the G's work, `goexit`).
 //!
-//! The boundary is the end of the first work after `main`'s: the first other G's body. A native
-//! run stamps the same moment (the bench's second body), so the two sides' phases are the same
-//! program between the same two events. With a G's work set to 1 ns, what the simulator charges
+//! The boundary is the first G's work after `main`'s exit (the model's `main` has no work of
+//! its own). A native run stamps the same moment: the bench's second body, after `main`'s own
+//! body (an empty one, run inside its poll before any `newproc`). So the two sides' phases are
+//! the same program between the same two events. With a G's work set to 1 ns, what the simulator charges
 //! for phase 2 is the table's steps alone; the native phase 2 costs that table natively plus
 //! everything a G's code costs there (the task's poll, its waker, its future freed, caches
 //! missed on 10,000 Gs' slots). Their difference per G is what `--compare-sim` adds to each
