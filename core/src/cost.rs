@@ -18,6 +18,13 @@
 //! | `yield_ns` | 300 | `sched_yield` with nothing else to run |
 //! | `time_slice_ns` | 3,000,000 | CFS's `sched_min_granularity` order of magnitude (0.75-3 ms depending on CPU count) |
 //! | `coherence_miss_ns` | 0 (off) | a cache line moved from another core's cache: 20-115 ns one way on current x86 and Arm servers (nviennot/core-to-core-latency, README's "Single socket results": CAS ping-pong, median 48 ns on a Xeon Gold 6242, 68 ns on a Ryzen 9 7950X, 115 ns on an EPYC 7773X); 36 ns on the 2-vCPU AMD EPYC guest the benches ran on (a one-line store/load ping-pong, 2,000,000 round trips). Off by default, so that every scenario keeps its figures; a mechanism that compares itself with native runs turns it on (Go's G/M/P: `mechanisms::gmp::COHERENCE_MISS_NS`) |
+//! | `wake_ipi_ns` | 0 (off) | what a wake onto an idle CPU costs the waker, inside its call: the inter-processor interrupt that gets the CPU out of idle. A few hundred ns on bare metal (an x2APIC write); on a virtual machine the IPI exits to the host: 6.5-8 µs median on the 2-vCPU AMD EPYC guest the benches ran on (Linux 6.18.44, 2026-12-06: a `futex_wake` that wakes a thread asleep 100 µs, less one that wakes nobody, 0.4 µs), and visible in `herdlab bench gmp --trace` as the gap between an `unpark` and its `notify 1`. Off by default, so that every scenario keeps its figures; `herdlab bench gmp --compare-sim` measures and sets it |
+//!
+//! `wake_ipi_ns` is charged to the thread whose step woke another onto an idle CPU (a futex wake,
+//! a mutex's unlock, a semaphore's post: any wake a thread's step makes), once per thread so
+//! woken, after the step's own cost; the woken thread's start is unchanged (`cross_cpu_wake_ns`
+//! is counted from the call, as a measured wake-to-run time is). Only with the `wake-ipi` cargo
+//! feature: without it the field does not exist (JSON that gives it is read, the value ignored).
 //!
 //! `coherence_miss_ns` is charged to a load or a read-modify-write that misses (a plain store's
 //! miss waits in the store buffer, uncharged), and only when the simulator is built with
@@ -63,6 +70,12 @@ pub struct CostModel {
     #[cfg(feature = "coherence")]
     #[serde(default)]
     pub coherence_miss_ns: u64,
+    /// What the waker pays for each thread its step wakes onto an idle CPU (the IPI), beyond
+    /// `wake_entry_ns`. 0 (the default) charges nothing. Absent from old JSON: 0. Only with the
+    /// `wake-ipi` cargo feature (see the module docs).
+    #[cfg(feature = "wake-ipi")]
+    #[serde(default)]
+    pub wake_ipi_ns: u64,
 }
 
 impl Default for CostModel {
@@ -81,6 +94,8 @@ impl Default for CostModel {
             jitter_pct: 25,
             #[cfg(feature = "coherence")]
             coherence_miss_ns: 0,
+            #[cfg(feature = "wake-ipi")]
+            wake_ipi_ns: 0,
         }
     }
 }

@@ -519,9 +519,12 @@ fn bench_gmp_compare_sim_puts_cores_figures_beside_each_herdlab_row() {
         "250",
         "--poll-ns",
         "0",
-        // the simulator's own wake (5 µs, plus its 1.5 µs switch): core's default cost model
+        // the simulator's own wake (5 µs, plus its 1.5 µs switch, and nothing to the waker):
+        // core's default cost model
         "--wake-ns",
         "6500",
+        "--wake-ipi-ns",
+        "0",
         "--coherence-miss-ns",
         "50",
         "--json",
@@ -717,6 +720,8 @@ fn bench_gmp_coherence_miss_ns_sets_the_simulators_cost_and_0_turns_it_off() {
         "0",
         "--wake-ns",
         "6500",
+        "--wake-ipi-ns",
+        "0",
         "--json",
     ]);
     assert_eq!(out.status.code(), Some(0));
@@ -894,9 +899,13 @@ fn bench_gmp_compare_sim_measures_a_gs_code_and_a_wake_and_simulates_with_them()
     let wake = rows[0]["sim"]["wake_ns"].as_u64().unwrap();
     let multi = std::thread::available_parallelism().map_or(1, |n| n.get()) > 1;
     assert_eq!(rows[0]["sim"]["wake_measured"], multi, "{v}");
+    // and, from the same wakes, what such a wake costs the waker (the IPI)
+    let ipi = rows[0]["sim"]["wake_ipi_ns"].as_u64().unwrap();
+    assert_eq!(rows[0]["sim"]["wake_ipi_measured"], multi, "{v}");
     let plain = herdlab_core::cost::CostModel::default();
     let cost = herdlab_core::cost::CostModel {
         cross_cpu_wake_ns: wake.saturating_sub(plain.context_switch_ns),
+        wake_ipi_ns: ipi,
         ..plain
     };
     for r in rows {
@@ -907,6 +916,7 @@ fn bench_gmp_compare_sim_measures_a_gs_code_and_a_wake_and_simulates_with_them()
             (Some(g), Some(g))
         );
         assert_eq!(s["wake_ns"].as_u64(), Some(wake));
+        assert_eq!(s["wake_ipi_ns"].as_u64(), Some(ipi));
         assert_eq!(s_cost(r), 0, "{r}");
         assert_eq!(s["sim_coherence_misses"], 0, "{r}");
         let shape = Shape::from_name(r["shape"].as_str().unwrap()).unwrap();
@@ -996,6 +1006,8 @@ fn bench_gmp_compare_sim_atomic_ns_sets_the_simulators_atomic_cost() {
         "0",
         "--wake-ns",
         "6500",
+        "--wake-ipi-ns",
+        "3000",
         "--json",
     ]);
     assert_eq!(out.status.code(), Some(0));
@@ -1006,6 +1018,12 @@ fn bench_gmp_compare_sim_atomic_ns_sets_the_simulators_atomic_cost() {
         (&40.into(), &serde_json::Value::Null),
         "{r}"
     );
+    // --wake-ipi-ns given: not measured (no wake is: --wake-ns is given too)
+    assert_eq!(
+        (&r["sim"]["wake_ipi_ns"], &r["sim"]["wake_ipi_measured"]),
+        (&3000.into(), &false.into()),
+        "{r}"
+    );
     let p = GmpParams {
         work_ns: 100,
         ..params(Runtime::Herdlab, Shape::PingPong, 2, 50).unwrap()
@@ -1013,6 +1031,7 @@ fn bench_gmp_compare_sim_atomic_ns_sets_the_simulators_atomic_cost() {
     let at = |atomic_ns| {
         let cost = herdlab_core::cost::CostModel {
             atomic_ns,
+            wake_ipi_ns: 3000,
             ..Default::default()
         };
         p.run_gated_with(cost, 50_000_000).unwrap().1
@@ -1616,6 +1635,26 @@ fn sim_gmp_wake_ns_sets_the_simulated_wake_onto_an_idle_cpu() {
         "{dear} {plain}"
     );
     refused(&["sim", "gmp", "--atomic-ns", "0"], "allowed 1-1000");
+    // --wake-ipi-ns: what a wake onto an idle CPU costs its waker (bench gmp --compare-sim
+    // measures it); main's wakes of a sleeping M cost main that much more, so the chain is longer
+    let ipi = json_of(&herdlab(&[&args[..], &["--wake-ipi-ns", "7000"]].concat()));
+    let cost = CostModel {
+        wake_ipi_ns: 7000,
+        ..CostModel::default()
+    };
+    let (_, want) = q.run_with(cost, 50_000_000);
+    assert_eq!(
+        (&ipi["parks"], &ipi["sim_time_ns"]),
+        (&want.parks.into(), &want.sim_time_ns.into())
+    );
+    assert!(
+        ipi["sim_time_ns"].as_u64() > plain["sim_time_ns"].as_u64(),
+        "{ipi} {plain}"
+    );
+    refused(
+        &["sim", "gmp", "--wake-ipi-ns", "1000001"],
+        "allowed 0-1000000",
+    );
 }
 
 /// `sim gmp --gate` starts as `bench gmp`'s native runs start (every idle M asleep first), so the

@@ -180,6 +180,10 @@ pub struct Simulation<M> {
     harness_cpu: Option<u8>,
     /// Threads asleep on a timer ([`crate::op::Op::Sleep`]): 0 skips the search for the earliest.
     timers: u16,
+    /// Threads the step being taken woke onto an idle CPU (each costs the stepping thread
+    /// `wake_ipi_ns`: `kernel/mod.rs`, `step_thread`).
+    #[cfg(feature = "wake-ipi")]
+    idle_wakes: u16,
     /// [`SchedPolicy::Eevdf`]: each thread's state outside the run queues (empty otherwise).
     #[cfg(feature = "eevdf")]
     eev: Vec<eevdf::EevThread>,
@@ -291,6 +295,8 @@ impl<M> Simulation<M> {
             wakeup_gran_ns,
             harness_cpu,
             timers,
+            #[cfg(feature = "wake-ipi")]
+            idle_wakes,
             #[cfg(feature = "eevdf")]
             eev,
         } = self;
@@ -333,6 +339,8 @@ impl<M> Simulation<M> {
             wakeup_gran_ns,
             harness_cpu,
             timers,
+            #[cfg(feature = "wake-ipi")]
+            idle_wakes,
             #[cfg(feature = "eevdf")]
             eev,
         }
@@ -531,6 +539,8 @@ impl<M: Machine> Simulation<M> {
             wakeup_gran_ns: wakeup_granularity_ns(ncpu as u8),
             harness_cpu: None,
             timers: 0,
+            #[cfg(feature = "wake-ipi")]
+            idle_wakes: 0,
             #[cfg(feature = "eevdf")]
             eev: Vec::new(),
         };

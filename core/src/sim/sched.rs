@@ -515,6 +515,10 @@ impl<M: Machine> Simulation<M> {
         }
         match target {
             Some(c) => {
+                #[cfg(feature = "wake-ipi")]
+                {
+                    self.idle_wakes += 1;
+                }
                 let cs = self.cost.context_switch_ns;
                 let lat = self.cost.cross_cpu_wake_ns;
                 let cpu = &mut self.cpus[c];

@@ -147,3 +147,70 @@ mod tests {
         assert!(!late.threads()[0].futex_entered);
     }
 }
+
+#[cfg(all(test, feature = "wake-ipi", feature = "futex-entry"))]
+mod wake_ipi_tests {
+    use crate::cost::CostModel;
+    use crate::op::{Op, WakeCount, Word};
+    use crate::sim::{Note, Role, Sched, Simulation};
+
+    use crate::sim::kernel::script::{step, world, Script};
+
+    const W: Word = Word(0);
+    const IPI: u64 = 7_000;
+
+    /// Thread 0 waits on the word; thread 1 sets it and wakes it; on `cpus` CPUs (thread 0 on
+    /// CPU 0, thread 1 on the last), with `wake_ipi_ns` at `ipi`, no jitter.
+    fn sim(cpus: u8, ipi: u64) -> Simulation<Script> {
+        let waiter = Script(
+            vec![Op::FutexWait {
+                word: W,
+                expected: 0,
+            }],
+            0,
+        );
+        let waker = Script(vec![Op::Store(W, 1), Op::FutexWake(W, WakeCount::Up(1))], 0);
+        let cost = CostModel {
+            wake_ipi_ns: ipi,
+            ..CostModel::default()
+        };
+        Simulation::new(
+            world(1, 0, cpus, cost),
+            vec![(waiter, Role::Peer), (waker, Role::Peer)],
+        )
+    }
+
+    /// Thread 1's `futex_wake` onto the idle CPU 0 costs it the call, the walk's entry and the
+    /// IPI; the woken thread starts when it would without the IPI.
+    #[test]
+    fn a_wake_onto_an_idle_cpu_costs_the_waker_its_ipi() {
+        let run = |ipi: u64| {
+            let mut s = sim(2, ipi);
+            assert_eq!(step(&mut s, 0), Note::FutexSlept);
+            step(&mut s, 1); // the store
+            let t0 = s.cpus()[1].clock;
+            assert_eq!(step(&mut s, 1), Note::Woke { woken: 1 });
+            assert_eq!(s.threads()[0].sched, Sched::OnCpu);
+            (s.cpus()[1].clock - t0, s.cpus()[0].clock)
+        };
+        let cost = CostModel::default();
+        let (waker, woken_at) = run(IPI);
+        assert_eq!(waker, cost.syscall_ns + cost.wake_entry_ns + IPI);
+        let (waker0, woken_at0) = run(0);
+        assert_eq!(waker0, cost.syscall_ns + cost.wake_entry_ns);
+        assert_eq!(woken_at, woken_at0);
+    }
+
+    /// On one CPU the woken thread is queued behind its waker: no CPU leaves idle, no IPI.
+    #[test]
+    fn a_wake_onto_a_busy_cpu_costs_no_ipi() {
+        let mut s = sim(1, IPI);
+        assert_eq!(step(&mut s, 0), Note::FutexSlept);
+        step(&mut s, 1);
+        let t0 = s.cpus()[0].clock;
+        assert_eq!(step(&mut s, 1), Note::Woke { woken: 1 });
+        assert_eq!(s.threads()[0].sched, Sched::Queued);
+        let cost = CostModel::default();
+        assert_eq!(s.cpus()[0].clock - t0, cost.syscall_ns + cost.wake_entry_ns);
+    }
+}

@@ -24,7 +24,7 @@
 //!
 //! # Cache coherence ([`Coherence`], cargo feature `coherence`)
 //! The simulator can also charge what a real CPU pays for a cache line another CPU wrote: with a
-//! non-zero [`CostModel::coherence_miss_ns`](crate::cost::CostModel::coherence_miss_ns), each
+//! non-zero `CostModel::coherence_miss_ns`, each
 //! line (by default each word is a line of its own; [`crate::sim::Simulation::set_cache_lines`] groups words
 //! into lines) keeps the set of CPUs that hold a valid copy, a MESI-like model:
 //!

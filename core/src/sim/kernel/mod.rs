@@ -140,6 +140,10 @@ impl<M: Machine> Simulation<M> {
         let start = self.cpus[cpu as usize].clock;
         let line = self.threads[tid as usize].line();
         self.threads[tid as usize].metrics.steps += 1;
+        #[cfg(feature = "wake-ipi")]
+        {
+            self.idle_wakes = 0;
+        }
         let note = match self.threads[tid as usize].kpath {
             KPath::Accept(phase, conn) => self.step_accept(tid, cpu, phase, conn),
             KPath::CondRelock(m) => self.step_relock(tid, cpu, m),
@@ -148,6 +152,8 @@ impl<M: Machine> Simulation<M> {
                 self.step_op(tid, cpu, op)
             }
         };
+        #[cfg(feature = "wake-ipi")]
+        self.charge_wake_ipis(tid, cpu);
         if self.threads[tid as usize].sched == Sched::OnCpu {
             self.maybe_preempt(cpu);
         }
@@ -159,6 +165,24 @@ impl<M: Machine> Simulation<M> {
             cpu: Some(cpu),
             note,
         }
+    }
+
+    /// The IPIs of the wakes onto idle CPUs that `tid`'s step just made, `wake_ipi_ns` each,
+    /// paid by `tid` inside its call (when it is still on `cpu`: a step that woke others and
+    /// then slept pays nothing more).
+    #[cfg(feature = "wake-ipi")]
+    fn charge_wake_ipis(&mut self, tid: u16, cpu: u8) {
+        let n = std::mem::take(&mut self.idle_wakes);
+        if n == 0 || self.cost.wake_ipi_ns == 0 {
+            return;
+        }
+        if self.threads[tid as usize].sched != Sched::OnCpu
+            || self.cpus[cpu as usize].current != Some(tid)
+        {
+            return;
+        }
+        let c = self.jittered(self.cost.wake_ipi_ns * u64::from(n));
+        self.charge(cpu, c);
     }
 
     pub(in crate::sim) fn complete(&mut self, tid: u16, r: OpResult) {

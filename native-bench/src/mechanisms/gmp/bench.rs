@@ -72,6 +72,18 @@
 //!   `notesleep` (then it does not sleep at all: core's `futex_wait` entry step, which gmp's
 //!   worlds take). With both, 25.2 simulated parks per 1,000 goroutines against 20.0 native
 //!   (2026-12-05, 10 processes of 31 rounds; 7.0 without the entry step).
+//! - A wake onto an idle CPU also costs the waker (`wake_ipi_ns`, core's `wake-ipi` feature):
+//!   measured from the same wakes as the latency (`platform::wake::idle_cpu_wake`, the waker's
+//!   `futex_wake` against one on a word nobody waits on; `--wake-ipi-ns` sets it). 5.8 to 6.4 µs
+//!   on the 2-vCPU guest in 8 processes (2026-12-06), where the model charged 80 ns: the IPI
+//!   exits to the host. A native `chained_spawn` trace shows it as the gap between `main`'s M
+//!   taking a parked M off `midle` (`unpark`) and its `futex_wake` returning (`notify 1`): 7.2 to
+//!   14.6 µs, against 0.4 to 0.5 µs when the M had not yet slept (`notify 0`). Re-simulating
+//!   those 8 processes' rows with and without it (their own calibrations, seeds 1 to 8), per
+//!   1,000 goroutines: `yield_many` steals 9.1 → 12.7 (native 19.9), `ping_pong` steals 0.42 →
+//!   0.61 (0.83), `spawn_many_task` steals 0.04 → 0.20 (0.20), `gosched_many` steals 3.1 → 2.0
+//!   (6.6), `chained_spawn` parks 22.4 → 26.6 (14.4). It is the machine's cost, so it is on;
+//!   it does not close the gaps that remain.
 //!
 //! The native runs start when every M but the one that starts the program sleeps on its note
 //! (`native::run_tasks`): before, a chain could end on M0 while M1 was still starting. The
@@ -111,7 +123,7 @@ use crate::cli::{self, list, ranged, subcommand, switch, CliError};
 use crate::output::{print_json, progress_line, table_lines};
 use crate::platform::limits::{exit_on_panic, probe_threads};
 use crate::platform::mem::spin_for;
-use crate::platform::wake::idle_cpu_wake_ns;
+use crate::platform::wake::{idle_cpu_wake, IdleWake};
 use crate::platform::NativeError;
 
 /// The most workers a row may use (the model's GOMAXPROCS is at most 16; its words fit 8 Ps).
@@ -257,6 +269,10 @@ pub struct GmpBenchConfig {
     /// CPU, ns, the simulator's `cross_cpu_wake_ns` (`--wake-ns`; none: measured on this machine
     /// before the rounds, `platform::wake::idle_cpu_wake_ns`).
     pub wake_ns: Option<u64>,
+    /// `--compare-sim`: what a wake onto an idle CPU costs the waker, ns, the simulator's
+    /// `wake_ipi_ns` (`--wake-ipi-ns`; none: measured on this machine with `wake_ns`,
+    /// `platform::wake::idle_cpu_wake`).
+    pub wake_ipi_ns: Option<u64>,
 }
 
 impl GmpBenchConfig {
@@ -282,6 +298,7 @@ impl GmpBenchConfig {
             poll_ns: None,
             atomic_ns: None,
             wake_ns: None,
+            wake_ipi_ns: None,
         }
     }
 }
@@ -449,6 +466,12 @@ pub struct SimFigures {
     pub wake_ns: u64,
     /// `wake_ns` was measured on this machine.
     pub wake_measured: bool,
+    /// What a wake onto an idle CPU costs the waker, ns (the simulator's `wake_ipi_ns`): the
+    /// median of `platform::wake::idle_cpu_wake`'s `waker_ns`, measured with `wake_ns` (or
+    /// `--wake-ipi-ns`, or 0 on a one-CPU machine).
+    pub wake_ipi_ns: u64,
+    /// `wake_ipi_ns` was measured on this machine.
+    pub wake_ipi_measured: bool,
     /// Each simulated G's work, ns: the row's `work_ns` plus `g_code_ns` (at least 1).
     pub sim_work_ns: u64,
 }
@@ -610,6 +633,8 @@ pub fn sim_figures(
         calibration: None,
         wake_ns: wake.ns,
         wake_measured: wake.measured,
+        wake_ipi_ns: base.wake_ipi_ns,
+        wake_ipi_measured: false,
         sim_work_ns: u64::from(p.work_ns),
     })
 }
@@ -1206,12 +1231,13 @@ pub fn run_bench(c: &GmpBenchConfig, progress: bool) -> Result<Vec<GmpRow>, Stri
     let base = given;
     // a wake onto an idle CPU: measured before the rounds and after each, as a virtual
     // machine's can change within a run (the host's halt polling: 2 to 24 µs on the 2-vCPU guest)
-    let measure_wake = c.compare_sim && c.wake_ns.is_none();
+    // (and what it costs the waker, from the same wakes)
+    let measure_wake = c.compare_sim && (c.wake_ns.is_none() || c.wake_ipi_ns.is_none());
     let mut wakes = Vec::new();
-    let wake_sample = |wakes: &mut Vec<u64>| -> Result<(), String> {
+    let wake_sample = |wakes: &mut Vec<IdleWake>| -> Result<(), String> {
         if measure_wake {
-            if let Some(ns) = idle_cpu_wake_ns().map_err(|e| e.to_string())? {
-                wakes.push(ns);
+            if let Some(w) = idle_cpu_wake().map_err(|e| e.to_string())? {
+                wakes.push(w);
             }
         }
         Ok(())
@@ -1312,9 +1338,27 @@ pub fn run_bench(c: &GmpBenchConfig, progress: bool) -> Result<Vec<GmpRow>, Stri
             measured: false,
         },
         None => Measured {
-            ns: median(wakes),
+            ns: median(wakes.iter().map(|w| w.latency_ns).collect()),
             measured: true,
         },
+    };
+    let ipi = match c.wake_ipi_ns {
+        Some(ns) => Measured {
+            ns,
+            measured: false,
+        },
+        None if wakes.is_empty() => Measured {
+            ns: 0,
+            measured: false,
+        },
+        None => Measured {
+            ns: median(wakes.iter().map(|w| w.waker_ns).collect()),
+            measured: true,
+        },
+    };
+    let base = CostModel {
+        wake_ipi_ns: ipi.ns,
+        ..base
     };
     if c.compare_sim {
         for (row, cell) in rows.iter_mut().zip(&cells) {
@@ -1329,6 +1373,7 @@ pub fn run_bench(c: &GmpBenchConfig, progress: bool) -> Result<Vec<GmpRow>, Stri
                     })?;
                 row.sim = Some(SimFigures {
                     calibration,
+                    wake_ipi_measured: ipi.measured,
                     ..figures
                 });
             }
@@ -1426,7 +1471,7 @@ pub fn render(rows: &[GmpRow]) -> String {
     }
     if let Some(s) = rows.iter().find_map(|r| r.sim.as_ref()) {
         out.push_str(&format!(
-            "simulator: each G's work {} ns (a G beyond its table steps {} ns, {}, plus --work-ns), each resumption after a yield {} ns of work ({}), an atomic read-modify-write {} ns ({}){}, a wake onto an idle CPU {} ns ({}), sched.lock spinning as Go's lock2, coherence miss {}\n",
+            "simulator: each G's work {} ns (a G beyond its table steps {} ns, {}, plus --work-ns), each resumption after a yield {} ns of work ({}), an atomic read-modify-write {} ns ({}){}, a wake onto an idle CPU {} ns ({}) costing its waker {} ns ({}), sched.lock spinning as Go's lock2, coherence miss {}\n",
             s.sim_work_ns,
             s.g_code_ns,
             if s.g_code_measured {
@@ -1458,6 +1503,12 @@ pub fn render(rows: &[GmpRow]) -> String {
             },
             s.wake_ns,
             if s.wake_measured {
+                "measured on this machine"
+            } else {
+                "given"
+            },
+            s.wake_ipi_ns,
+            if s.wake_ipi_measured {
                 "measured on this machine"
             } else {
                 "given"
@@ -1618,6 +1669,12 @@ pub fn command() -> clap::Command {
                 1_000_000,
             ),
             ranged(
+                "wake-ipi-ns",
+                "--compare-sim: what a futex wake costs the waker for each thread it wakes onto an idle CPU (the IPI), ns, for the simulator (default: measured on this machine with --wake-ns's wakes; 0: off)",
+                0,
+                1_000_000,
+            ),
+            ranged(
                 "g-code-ns",
                 "--compare-sim: what one G costs beyond the simulator's charge for the scheduler's steps, ns, added to each simulated G's work (default: measured on this machine before the rounds, from a one-P fan-out timed here and simulated; 0: off)",
                 0,
@@ -1680,6 +1737,7 @@ pub fn config(m: &ArgMatches) -> Result<GmpBenchConfig, CliError> {
     c.poll_ns = cli::value::<u64>(m, "poll-ns");
     c.atomic_ns = cli::value::<u64>(m, "atomic-ns");
     c.wake_ns = cli::value::<u64>(m, "wake-ns");
+    c.wake_ipi_ns = cli::value::<u64>(m, "wake-ipi-ns");
     c.workers.dedup();
     for &w in &c.workers {
         for &s in &c.shapes {

@@ -121,6 +121,8 @@ pub struct SimArgs {
     pub wake_ns: Option<u64>,
     /// `--atomic-ns`: an atomic read-modify-write's cost (none: the model's 15 ns).
     pub atomic_ns: Option<u64>,
+    /// `--wake-ipi-ns`: what a wake onto an idle CPU costs the waker (0: nothing).
+    pub wake_ipi_ns: u64,
     /// `--gate`: start as `bench gmp`'s native runs start, every idle M asleep before the starter's
     /// first step (`GmpParams::simulate_gated`; off, the default, as on the site).
     pub gate: bool,
@@ -143,6 +145,7 @@ pub fn sim_args(m: &ArgMatches) -> Result<SimArgs, CliError> {
         coherence_miss_ns: cli::value(m, "coherence-miss-ns").unwrap_or(0),
         wake_ns: cli::value(m, "wake-ns"),
         atomic_ns: cli::value(m, "atomic-ns"),
+        wake_ipi_ns: cli::value(m, "wake-ipi-ns").unwrap_or(0),
         gate: cli::on(m, "gate"),
     })
 }
@@ -238,6 +241,12 @@ impl NativeMechanism for Gmp {
                     100_000,
                 ),
                 cli::ranged(
+                    "wake-ipi-ns",
+                    "what a futex_wake costs its caller for each thread it wakes onto an idle CPU, beyond the call, ns (default 0, as on the site; bench gmp --compare-sim measures this machine's)",
+                    0,
+                    1_000_000,
+                ),
+                cli::ranged(
                     "atomic-ns",
                     "an atomic read-modify-write's cost, ns (default 15, the model's, as on the site; bench gmp --compare-sim reports as atomic_fit_ns the cost at which a simulated newproc costs what a native one does here)",
                     1,
@@ -259,6 +268,7 @@ impl NativeMechanism for Gmp {
         let cost = CostModel {
             coherence_miss_ns: a.coherence_miss_ns,
             atomic_ns: a.atomic_ns.unwrap_or(plain.atomic_ns),
+            wake_ipi_ns: a.wake_ipi_ns,
             ..plain
         }
         .with_idle_wake_ns(a.wake_ns.unwrap_or(plain.idle_wake_ns()));
