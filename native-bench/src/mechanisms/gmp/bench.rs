@@ -1588,7 +1588,8 @@ each simulated goroutine's work includes what a goroutine costs here beyond the 
 charge for the scheduler's steps (a one-P fan-out timed here and simulated before the rounds,
 the difference of their runs per goroutine; --g-code-ns sets it), and a simulated
 wake onto an idle CPU takes what one takes here (measured before the rounds and after each;
---wake-ns). Every run checks that each task ran exactly once.
+--wake-ns) and costs its waker what it costs here (the IPI, from the same wakes;
+--wake-ipi-ns). Every run checks that each task ran exactly once.
 Defaults: workers 1, 2 and the cores (at most 8), tokio's sizes, 0 ns of work, 31 rounds;
 --quick: workers 1 and 2, 5 rounds. --blocking runs the thread-blocking shape instead (16
 tasks, one async code on both runtimes; main and every even task sleep 1 ms in the kernel, then
