@@ -1326,36 +1326,25 @@ pub fn run_bench(c: &GmpBenchConfig, progress: bool) -> Result<Vec<GmpRow>, Stri
         eprintln!();
     }
     let mut rows = summarize(&cells, c, c.rounds);
-    let default_wake = CostModel::default().idle_wake_ns();
-    let wake = match c.wake_ns {
-        Some(ns) => Measured {
-            ns,
-            measured: false,
-        },
-        // one CPU (no idle CPU to wake onto), or not asked: the model's own
-        None if wakes.is_empty() => Measured {
-            ns: default_wake,
-            measured: false,
-        },
-        None => Measured {
-            ns: median(wakes.iter().map(|w| w.latency_ns).collect()),
-            measured: true,
-        },
-    };
-    let ipi = match c.wake_ipi_ns {
+    // the flag's figure; else the samples' median; else (one CPU: no idle CPU to wake onto, or
+    // not asked) the model's own
+    let pick = |given: Option<u64>, of: fn(&IdleWake) -> u64, model: u64| match given {
         Some(ns) => Measured {
             ns,
             measured: false,
         },
         None if wakes.is_empty() => Measured {
-            ns: 0,
+            ns: model,
             measured: false,
         },
         None => Measured {
-            ns: median(wakes.iter().map(|w| w.waker_ns).collect()),
+            ns: median(wakes.iter().map(of).collect()),
             measured: true,
         },
     };
+    let plain = CostModel::default();
+    let wake = pick(c.wake_ns, |w| w.latency_ns, plain.idle_wake_ns());
+    let ipi = pick(c.wake_ipi_ns, |w| w.waker_ns, plain.wake_ipi_ns);
     let base = CostModel {
         wake_ipi_ns: ipi.ns,
         ..base
