@@ -19,6 +19,12 @@
 //! | `time_slice_ns` | 3,000,000 | CFS's `sched_min_granularity` order of magnitude (0.75-3 ms depending on CPU count) |
 //! | `coherence_miss_ns` | 0 (off) | a cache line moved from another core's cache: 20-115 ns one way on current x86 and Arm servers (nviennot/core-to-core-latency, README's "Single socket results": CAS ping-pong, median 48 ns on a Xeon Gold 6242, 68 ns on a Ryzen 9 7950X, 115 ns on an EPYC 7773X); 36 ns on the 2-vCPU AMD EPYC guest the benches ran on (a one-line store/load ping-pong, 2,000,000 round trips). Off by default, so that every scenario keeps its figures; a mechanism that compares itself with native runs turns it on (Go's G/M/P: `mechanisms::gmp::COHERENCE_MISS_NS`) |
 //! | `wake_ipi_ns` | 0 (off) | what a wake onto an idle CPU costs the waker, inside its call: the inter-processor interrupt that gets the CPU out of idle. A few hundred ns on bare metal (an x2APIC write); on a virtual machine the IPI exits to the host: 6.5-8 µs median on the 2-vCPU AMD EPYC guest the benches ran on (Linux 6.18.44, 2026-12-06: a `futex_wake` that wakes a thread asleep 100 µs, less one that wakes nobody, 0.4 µs), and visible in `herdlab bench gmp --trace` as the gap between an `unpark` and its `notify 1`. Off by default, so that every scenario keeps its figures; `herdlab bench gmp --compare-sim` measures and sets it |
+//! | `timer_slack_ns` | 0 (off) | how long after its deadline a timed sleep ends: Linux lets a normal thread's timer fire anywhere up to its slack after the deadline, so that wakeups batch, and a CPU with no other timer due fires it at the end of that range. The default slack is 50 µs (`prctl(PR_GET_TIMERSLACK)`, `man 2 prctl`; realtime threads have none), which turns Go's `usleep(3)` before it steals a `runnext` into 74 µs median on the 2-vCPU AMD EPYC guest (Linux 6.18.44, 2026-12-06, with the wake from idle). Off by default, so that every scenario keeps its figures; `herdlab bench gmp --compare-sim` reads the bench's own slack and sets it |
+//!
+//! `timer_slack_ns` is added to every timed sleep's deadline ([`Op::Sleep`](crate::op::Op::Sleep):
+//! `sim/kernel/timer.rs`), always its whole length: the model has no other timers for the kernel
+//! to batch the wakeup with. Only with the `timer-slack` cargo feature: without it the field does
+//! not exist (JSON that gives it is read, the value ignored).
 //!
 //! `wake_ipi_ns` is charged to the thread whose step woke another onto an idle CPU (a futex wake,
 //! a mutex's unlock, a semaphore's post: any wake a thread's step makes), once per thread so
@@ -76,6 +82,12 @@ pub struct CostModel {
     #[cfg(feature = "wake-ipi")]
     #[serde(default)]
     pub wake_ipi_ns: u64,
+    /// How long after its deadline a timed sleep ends: Linux's timer slack. 0 (the default): at
+    /// its deadline. Absent from old JSON: 0. Only with the `timer-slack` cargo feature (see the
+    /// module docs).
+    #[cfg(feature = "timer-slack")]
+    #[serde(default)]
+    pub timer_slack_ns: u64,
 }
 
 impl Default for CostModel {
@@ -96,6 +108,8 @@ impl Default for CostModel {
             coherence_miss_ns: 0,
             #[cfg(feature = "wake-ipi")]
             wake_ipi_ns: 0,
+            #[cfg(feature = "timer-slack")]
+            timer_slack_ns: 0,
         }
     }
 }

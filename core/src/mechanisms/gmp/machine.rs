@@ -2337,14 +2337,26 @@ crate::steps! {
             /// The victim.
             v: u32,
         } @ ln::STEAL => load(m.cfg.runnext(v)) => |g|
-            if g == 0 { m.skip_victim() } else { Go(Sched::GrabNextSleep { v, g }) };
-        /// `usleep(3)`: let the victim run its own runnext.
+            if g == 0 { m.skip_victim() } else { Go(Sched::GrabNextStatus { v, g }) };
+        /// `if pp.status == _Prunning`: only a running victim is about to run its `runnext`, so
+        /// only then wait for it (`pp.m` set: the model's `_Prunning`; a P in a system call or
+        /// idle has none).
+        GrabNextStatus {
+            /// The victim.
+            v: u32,
+            /// Its runnext.
+            g: u32,
+        } @ ln::STEAL => load(m.cfg.owner(v)) => |o|
+            if o != 0 { Go(Sched::GrabNextSleep { v, g }) } else { Go(Sched::GrabNextCas { v, g }) };
+        /// `usleep(3)`: let the victim run its own runnext. A real `nanosleep`: the M leaves its
+        /// CPU, and Linux's timer slack (50 µs for a normal thread; the cost model's
+        /// `timer_slack_ns`) stretches the 3 µs.
         GrabNextSleep {
             /// The victim.
             v: u32,
             /// Its runnext.
             g: u32,
-        } @ ln::STEAL => work(RUNNEXT_STEAL_SLEEP_NS) => |()| Go(Sched::GrabNextCas { v, g });
+        } @ ln::STEAL => sleep(RUNNEXT_STEAL_SLEEP_NS) => |()| Go(Sched::GrabNextCas { v, g });
         /// `pp.runnext.cas(next, 0)`.
         GrabNextCas {
             /// The victim.

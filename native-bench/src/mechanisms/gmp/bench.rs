@@ -84,6 +84,14 @@
 //!   0.61 (0.83), `spawn_many_task` steals 0.04 → 0.20 (0.20), `gosched_many` steals 3.1 → 2.0
 //!   (6.6), `chained_spawn` parks 22.4 → 26.6 (14.4). It is the machine's cost, so it is on;
 //!   it does not close the gaps that remain.
+//! - A timed sleep ends as late as the thread's timer slack lets Linux fire it (`timer_slack_ns`,
+//!   core's `timer-slack` feature; `platform::timer_slack_ns` reads this thread's, which the Ms
+//!   inherit: 50 µs unless something set it; `--timer-slack-ns` sets it). It matters for Go's
+//!   `usleep(3)` before an M steals a running victim's `runnext`, which the table now sleeps as Go
+//!   does, where it used to spin 3 µs: 74 µs median for a 3 µs `nanosleep` on the 2-vCPU guest.
+//!   `chained_spawn` at 2 workers, 12 processes per build interleaved (2026-12-06): parks per
+//!   1,000 goroutines 13.2 native and 31.0 simulated with the spin, 2.5 and 2.2 with the sleep
+//!   (the median process's ratio 2.02 → 1.03), and herdlab's time over tokio's 1.23 → 1.09.
 //!
 //! The native runs start when every M but the one that starts the program sleeps on its note
 //! (`native::run_tasks`): before, a chain could end on M0 while M1 was still starting. The
@@ -273,6 +281,10 @@ pub struct GmpBenchConfig {
     /// `wake_ipi_ns` (`--wake-ipi-ns`; none: measured on this machine with `wake_ns`,
     /// `platform::wake::idle_cpu_wake`).
     pub wake_ipi_ns: Option<u64>,
+    /// `--compare-sim`: how late a timed sleep ends, ns, the simulator's `timer_slack_ns`
+    /// (`--timer-slack-ns`; none: this thread's own, `platform::timer_slack_ns`, which the Ms
+    /// inherit).
+    pub timer_slack_ns: Option<u64>,
 }
 
 impl GmpBenchConfig {
@@ -299,6 +311,7 @@ impl GmpBenchConfig {
             atomic_ns: None,
             wake_ns: None,
             wake_ipi_ns: None,
+            timer_slack_ns: None,
         }
     }
 }
@@ -472,6 +485,12 @@ pub struct SimFigures {
     pub wake_ipi_ns: u64,
     /// `wake_ipi_ns` was measured on this machine.
     pub wake_ipi_measured: bool,
+    /// How long after its deadline a timed sleep ends, ns (the simulator's `timer_slack_ns`):
+    /// the native Ms' own (`prctl(PR_GET_TIMERSLACK)`, 50 µs by default on Linux), or
+    /// `--timer-slack-ns`. Go's `usleep(3)` before it steals a `runnext` is such a sleep.
+    pub timer_slack_ns: u64,
+    /// `timer_slack_ns` was read on this machine.
+    pub timer_slack_measured: bool,
     /// Each simulated G's work, ns: the row's `work_ns` plus `g_code_ns` (at least 1).
     pub sim_work_ns: u64,
 }
@@ -635,6 +654,8 @@ pub fn sim_figures(
         wake_measured: wake.measured,
         wake_ipi_ns: base.wake_ipi_ns,
         wake_ipi_measured: false,
+        timer_slack_ns: base.timer_slack_ns,
+        timer_slack_measured: false,
         sim_work_ns: u64::from(p.work_ns),
     })
 }
@@ -1345,8 +1366,21 @@ pub fn run_bench(c: &GmpBenchConfig, progress: bool) -> Result<Vec<GmpRow>, Stri
     let plain = CostModel::default();
     let wake = pick(c.wake_ns, |w| w.latency_ns, plain.idle_wake_ns());
     let ipi = pick(c.wake_ipi_ns, |w| w.waker_ns, plain.wake_ipi_ns);
+    // the Ms' timer slack: they inherit this thread's
+    let slack = match (c.timer_slack_ns, crate::platform::timer_slack_ns()) {
+        (Some(ns), _) => Measured {
+            ns,
+            measured: false,
+        },
+        (None, Some(ns)) if c.compare_sim => Measured { ns, measured: true },
+        _ => Measured {
+            ns: plain.timer_slack_ns,
+            measured: false,
+        },
+    };
     let base = CostModel {
         wake_ipi_ns: ipi.ns,
+        timer_slack_ns: slack.ns,
         ..base
     };
     if c.compare_sim {
@@ -1363,6 +1397,7 @@ pub fn run_bench(c: &GmpBenchConfig, progress: bool) -> Result<Vec<GmpRow>, Stri
                 row.sim = Some(SimFigures {
                     calibration,
                     wake_ipi_measured: ipi.measured,
+                    timer_slack_measured: slack.measured,
                     ..figures
                 });
             }
@@ -1460,7 +1495,7 @@ pub fn render(rows: &[GmpRow]) -> String {
     }
     if let Some(s) = rows.iter().find_map(|r| r.sim.as_ref()) {
         out.push_str(&format!(
-            "simulator: each G's work {} ns (a G beyond its table steps {} ns, {}, plus --work-ns), each resumption after a yield {} ns of work ({}), an atomic read-modify-write {} ns ({}){}, a wake onto an idle CPU {} ns ({}) costing its waker {} ns ({}), sched.lock spinning as Go's lock2, coherence miss {}\n",
+            "simulator: each G's work {} ns (a G beyond its table steps {} ns, {}, plus --work-ns), each resumption after a yield {} ns of work ({}), an atomic read-modify-write {} ns ({}){}, a wake onto an idle CPU {} ns ({}) costing its waker {} ns ({}), a timed sleep ending {} ns late ({}: timer slack), sched.lock spinning as Go's lock2, coherence miss {}\n",
             s.sim_work_ns,
             s.g_code_ns,
             if s.g_code_measured {
@@ -1499,6 +1534,12 @@ pub fn render(rows: &[GmpRow]) -> String {
             s.wake_ipi_ns,
             if s.wake_ipi_measured {
                 "measured on this machine"
+            } else {
+                "given"
+            },
+            s.timer_slack_ns,
+            if s.timer_slack_measured {
+                "this machine's"
             } else {
                 "given"
             },
@@ -1578,7 +1619,9 @@ charge for the scheduler's steps (a one-P fan-out timed here and simulated befor
 the difference of their runs per goroutine; --g-code-ns sets it), and a simulated
 wake onto an idle CPU takes what one takes here (measured before the rounds and after each;
 --wake-ns) and costs its waker what it costs here (the IPI, from the same wakes;
---wake-ipi-ns). Every run checks that each task ran exactly once.
+--wake-ipi-ns), and a timed sleep (Go's usleep(3) before it steals a runnext) ends as
+late as this machine's timer slack lets it (--timer-slack-ns). Every run checks that each
+task ran exactly once.
 Defaults: workers 1, 2 and the cores (at most 8), tokio's sizes, 0 ns of work, 31 rounds;
 --quick: workers 1 and 2, 5 rounds. --blocking runs the thread-blocking shape instead (16
 tasks, one async code on both runtimes; main and every even task sleep 1 ms in the kernel, then
@@ -1665,6 +1708,12 @@ pub fn command() -> clap::Command {
                 1_000_000,
             ),
             ranged(
+                "timer-slack-ns",
+                "--compare-sim: how late a timed sleep ends (Linux's timer slack), ns, for the simulator (default: this machine's, prctl(PR_GET_TIMERSLACK), 50000 unless set; 0: at its deadline)",
+                0,
+                10_000_000,
+            ),
+            ranged(
                 "g-code-ns",
                 "--compare-sim: what one G costs beyond the simulator's charge for the scheduler's steps, ns, added to each simulated G's work (default: measured on this machine before the rounds, from a one-P fan-out timed here and simulated; 0: off)",
                 0,
@@ -1728,6 +1777,7 @@ pub fn config(m: &ArgMatches) -> Result<GmpBenchConfig, CliError> {
     c.atomic_ns = cli::value::<u64>(m, "atomic-ns");
     c.wake_ns = cli::value::<u64>(m, "wake-ns");
     c.wake_ipi_ns = cli::value::<u64>(m, "wake-ipi-ns");
+    c.timer_slack_ns = cli::value::<u64>(m, "timer-slack-ns");
     c.workers.dedup();
     for &w in &c.workers {
         for &s in &c.shapes {

@@ -123,6 +123,8 @@ pub struct SimArgs {
     pub atomic_ns: Option<u64>,
     /// `--wake-ipi-ns`: what a wake onto an idle CPU costs the waker (0: nothing).
     pub wake_ipi_ns: u64,
+    /// `--timer-slack-ns`: how late a timed sleep ends (0: at its deadline).
+    pub timer_slack_ns: u64,
     /// `--gate`: start as `bench gmp`'s native runs start, every idle M asleep before the starter's
     /// first step (`GmpParams::simulate_gated`; off, the default, as on the site).
     pub gate: bool,
@@ -146,6 +148,7 @@ pub fn sim_args(m: &ArgMatches) -> Result<SimArgs, CliError> {
         wake_ns: cli::value(m, "wake-ns"),
         atomic_ns: cli::value(m, "atomic-ns"),
         wake_ipi_ns: cli::value(m, "wake-ipi-ns").unwrap_or(0),
+        timer_slack_ns: cli::value(m, "timer-slack-ns").unwrap_or(0),
         gate: cli::on(m, "gate"),
     })
 }
@@ -247,6 +250,12 @@ impl NativeMechanism for Gmp {
                     1_000_000,
                 ),
                 cli::ranged(
+                    "timer-slack-ns",
+                    "how late a timed sleep ends, ns: Linux's timer slack, which stretches Go's usleep(3) before it steals a runnext (default 0: at its deadline, as on the site; 50000 is Linux's default, which bench gmp --compare-sim reads)",
+                    0,
+                    10_000_000,
+                ),
+                cli::ranged(
                     "atomic-ns",
                     "an atomic read-modify-write's cost, ns (default 15, the model's, as on the site; bench gmp --compare-sim reports as atomic_fit_ns the cost at which a simulated newproc costs what a native one does here)",
                     1,
@@ -269,6 +278,7 @@ impl NativeMechanism for Gmp {
             coherence_miss_ns: a.coherence_miss_ns,
             atomic_ns: a.atomic_ns.unwrap_or(plain.atomic_ns),
             wake_ipi_ns: a.wake_ipi_ns,
+            timer_slack_ns: a.timer_slack_ns,
             ..plain
         }
         .with_idle_wake_ns(a.wake_ns.unwrap_or(plain.idle_wake_ns()));
