@@ -908,10 +908,15 @@ fn bench_gmp_compare_sim_measures_a_gs_code_and_a_wake_and_simulates_with_them()
     // and, from the same wakes, what such a wake costs the waker (the IPI)
     let ipi = rows[0]["sim"]["wake_ipi_ns"].as_u64().unwrap();
     assert_eq!(rows[0]["sim"]["wake_ipi_measured"], multi, "{v}");
+    // and this machine's timer slack, read
+    let slack = rows[0]["sim"]["timer_slack_ns"].as_u64().unwrap();
+    #[cfg(target_os = "linux")]
+    assert_eq!(rows[0]["sim"]["timer_slack_measured"], true, "{v}");
     let plain = herdlab_core::cost::CostModel::default();
     let cost = herdlab_core::cost::CostModel {
         cross_cpu_wake_ns: wake.saturating_sub(plain.context_switch_ns),
         wake_ipi_ns: ipi,
+        timer_slack_ns: slack,
         ..plain
     };
     for r in rows {
@@ -923,6 +928,7 @@ fn bench_gmp_compare_sim_measures_a_gs_code_and_a_wake_and_simulates_with_them()
         );
         assert_eq!(s["wake_ns"].as_u64(), Some(wake));
         assert_eq!(s["wake_ipi_ns"].as_u64(), Some(ipi));
+        assert_eq!(s["timer_slack_ns"].as_u64(), Some(slack));
         assert_eq!(s_cost(r), 0, "{r}");
         assert_eq!(s["sim_coherence_misses"], 0, "{r}");
         let shape = Shape::from_name(r["shape"].as_str().unwrap()).unwrap();
