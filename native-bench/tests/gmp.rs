@@ -929,6 +929,17 @@ fn bench_gmp_compare_sim_measures_a_gs_code_and_a_wake_and_simulates_with_them()
         assert_eq!(s["wake_ns"].as_u64(), Some(wake));
         assert_eq!(s["wake_ipi_ns"].as_u64(), Some(ipi));
         assert_eq!(s["timer_slack_ns"].as_u64(), Some(slack));
+        // Go's usleep(3) before stealing a runnext: simulated, the call's entry, the 3 µs, the
+        // slack and the wake from idle; natively measured, never shorter than asked
+        assert_eq!(
+            s["runnext_sleep_sim_ns"].as_u64(),
+            Some(plain.syscall_ns + 3_000 + slack + wake),
+            "{r}"
+        );
+        assert!(
+            s["runnext_sleep_native_ns"].as_u64().unwrap() >= 3_000,
+            "{r}"
+        );
         assert_eq!(s_cost(r), 0, "{r}");
         assert_eq!(s["sim_coherence_misses"], 0, "{r}");
         let shape = Shape::from_name(r["shape"].as_str().unwrap()).unwrap();

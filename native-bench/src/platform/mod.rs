@@ -35,7 +35,7 @@ pub mod wake;
 /// The one executor of the stepped form on this platform: core's, over a thread's `Ops`.
 pub use herdlab_core::machine::steps::exec;
 
-pub use sleep::{sleep_ns, timer_slack_ns};
+pub use sleep::{sleep_median_ns, sleep_ns, timer_slack_ns};
 
 pub use native::{
     drive, supported, thread_nvcsw, thread_state, EventGate, NativeError, NativeWorld,

@@ -92,6 +92,9 @@
 //!   `chained_spawn` at 2 workers, 12 processes per build interleaved (2026-12-06): parks per
 //!   1,000 goroutines 13.2 native and 31.0 simulated with the spin, 2.5 and 2.2 with the sleep
 //!   (the median process's ratio 2.02 → 1.03), and herdlab's time over tokio's 1.23 → 1.09.
+//!   Each `--compare-sim` also times that sleep here (`runnext_sleep_native_ns`, the median of
+//!   51 before the rounds) beside the simulator's (`runnext_sleep_sim_ns`: the call, the 3 µs,
+//!   the slack and a wake from idle): 72 and 73 µs against 69 and 78 in two runs.
 //!
 //! The native runs start when every M but the one that starts the program sleeps on its note
 //! (`native::run_tasks`): before, a chain could end on M0 while M1 was still starting. The
@@ -122,6 +125,7 @@ use clap::ArgMatches;
 use serde::Serialize;
 
 use herdlab_core::cost::CostModel;
+use herdlab_core::mechanisms::gmp::machine::RUNNEXT_STEAL_SLEEP_NS;
 use herdlab_core::mechanisms::gmp::params::MAX_WORDS;
 use herdlab_core::mechanisms::gmp::{GmpParams, GmpVariant, Workload};
 
@@ -491,6 +495,14 @@ pub struct SimFigures {
     pub timer_slack_ns: u64,
     /// `timer_slack_ns` was read on this machine.
     pub timer_slack_measured: bool,
+    /// Go's `usleep(3)` before an M steals a running victim's `runnext`, natively: the median
+    /// wall time of 51 sleeps of 3 µs measured before the rounds (`platform::sleep_median_ns`).
+    /// Null where not measured.
+    pub runnext_sleep_native_ns: Option<u64>,
+    /// The same sleep in the simulator, from the call to running again on the idle CPU: the
+    /// call's entry (`syscall_ns`), the 3 µs, `timer_slack_ns` and a wake onto an idle CPU
+    /// (`wake_ns`).
+    pub runnext_sleep_sim_ns: u64,
     /// Each simulated G's work, ns: the row's `work_ns` plus `g_code_ns` (at least 1).
     pub sim_work_ns: u64,
 }
@@ -656,6 +668,11 @@ pub fn sim_figures(
         wake_ipi_measured: false,
         timer_slack_ns: base.timer_slack_ns,
         timer_slack_measured: false,
+        runnext_sleep_native_ns: None,
+        runnext_sleep_sim_ns: base.syscall_ns
+            + RUNNEXT_STEAL_SLEEP_NS
+            + base.timer_slack_ns
+            + wake.ns,
         sim_work_ns: u64::from(p.work_ns),
     })
 }
@@ -1264,6 +1281,15 @@ pub fn run_bench(c: &GmpBenchConfig, progress: bool) -> Result<Vec<GmpRow>, Stri
         Ok(())
     };
     wake_sample(&mut wakes)?;
+    // what Go's usleep(3) before stealing a runnext really takes here (timer slack and all)
+    let runnext_sleep = if c.compare_sim {
+        Some(
+            crate::platform::sleep_median_ns(RUNNEXT_STEAL_SLEEP_NS, 51)
+                .map_err(|e| e.to_string())?,
+        )
+    } else {
+        None
+    };
     let mut cells = Vec::new();
     for &w in &c.workers {
         for &shape in &c.shapes {
@@ -1398,6 +1424,7 @@ pub fn run_bench(c: &GmpBenchConfig, progress: bool) -> Result<Vec<GmpRow>, Stri
                     calibration,
                     wake_ipi_measured: ipi.measured,
                     timer_slack_measured: slack.measured,
+                    runnext_sleep_native_ns: runnext_sleep,
                     ..figures
                 });
             }
@@ -1495,7 +1522,7 @@ pub fn render(rows: &[GmpRow]) -> String {
     }
     if let Some(s) = rows.iter().find_map(|r| r.sim.as_ref()) {
         out.push_str(&format!(
-            "simulator: each G's work {} ns (a G beyond its table steps {} ns, {}, plus --work-ns), each resumption after a yield {} ns of work ({}), an atomic read-modify-write {} ns ({}){}, a wake onto an idle CPU {} ns ({}) costing its waker {} ns ({}), a timed sleep ending {} ns late ({}: timer slack), sched.lock spinning as Go's lock2, coherence miss {}\n",
+            "simulator: each G's work {} ns (a G beyond its table steps {} ns, {}, plus --work-ns), each resumption after a yield {} ns of work ({}), an atomic read-modify-write {} ns ({}){}, a wake onto an idle CPU {} ns ({}) costing its waker {} ns ({}), a timed sleep ending {} ns late ({}: timer slack; Go's usleep(3) before stealing a runnext {} µs simulated, {} µs here), sched.lock spinning as Go's lock2, coherence miss {}\n",
             s.sim_work_ns,
             s.g_code_ns,
             if s.g_code_measured {
@@ -1543,6 +1570,9 @@ pub fn render(rows: &[GmpRow]) -> String {
             } else {
                 "given"
             },
+            s.runnext_sleep_sim_ns / 1_000,
+            s.runnext_sleep_native_ns
+                .map_or_else(|| "-".to_string(), |ns| (ns / 1_000).to_string()),
             if s.coherence_miss_ns == 0 {
                 "off".to_string()
             } else {
