@@ -121,6 +121,19 @@ impl CostModel {
         self.cross_cpu_wake_ns + self.context_switch_ns
     }
 
+    /// How long a timed sleep of `ns` takes in the simulator (without jitter), from the call to
+    /// the thread running again on its CPU, idle meanwhile: the call's entry (`syscall_ns`), the
+    /// sleep, the timer slack (`timer_slack_ns`, with the `timer-slack` feature) and the wake
+    /// onto the idle CPU ([`idle_wake_ns`](Self::idle_wake_ns)). `sim/kernel/timer.rs` checks
+    /// it against a simulated sleep.
+    pub fn timed_sleep_ns(&self, ns: u64) -> u64 {
+        #[cfg(feature = "timer-slack")]
+        let late = self.timer_slack_ns;
+        #[cfg(not(feature = "timer-slack"))]
+        let late = 0;
+        self.syscall_ns + ns + late + self.idle_wake_ns()
+    }
+
     /// The same model with a wake onto an idle CPU taking `total` ns in all, the switch included
     /// (a measured wake-to-run time; at least the switch).
     ///

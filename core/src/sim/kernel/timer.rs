@@ -75,7 +75,8 @@ mod timer_slack_tests {
     use crate::sim::{Actor, Note, Role, Simulation};
 
     /// One thread sleeps `ns` with the cost model's `timer_slack_ns` at `slack`, no jitter:
-    /// when its timer fires.
+    /// when its timer fires, and when it runs again on its CPU (idle meanwhile), which
+    /// [`CostModel::timed_sleep_ns`] says.
     fn fires_at(ns: u64, slack: u64) -> u64 {
         let cost = CostModel {
             timer_slack_ns: slack,
@@ -87,6 +88,11 @@ mod timer_slack_tests {
         assert_eq!(went.note, Note::Slept { wasted: false });
         let fired = s.step().expect("the timer fires");
         assert_eq!(fired.note, Note::TimerFired { thread: 0 });
+        assert_eq!(
+            s.cpus()[0].clock,
+            cost.timed_sleep_ns(ns),
+            "the thread runs again"
+        );
         fired.time_ns
     }
 

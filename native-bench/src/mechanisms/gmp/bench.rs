@@ -669,10 +669,7 @@ pub fn sim_figures(
         timer_slack_ns: base.timer_slack_ns,
         timer_slack_measured: false,
         runnext_sleep_native_ns: None,
-        runnext_sleep_sim_ns: base.syscall_ns
-            + RUNNEXT_STEAL_SLEEP_NS
-            + base.timer_slack_ns
-            + wake.ns,
+        runnext_sleep_sim_ns: cost.timed_sleep_ns(RUNNEXT_STEAL_SLEEP_NS),
         sim_work_ns: u64::from(p.work_ns),
     })
 }
