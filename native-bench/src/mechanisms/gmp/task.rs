@@ -62,7 +62,7 @@
 //! --blocking`), wires itself to its thread with [`lock_os_thread`] (`--locked`); and reads its connection on the netpoller with
 //! [`net_read`] (`--netpoll`).
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::AtomicU32;
@@ -139,25 +139,101 @@ impl std::fmt::Debug for Tasks {
     }
 }
 
-/// The poll running on this thread: its runtime, its G and what it did.
+/// The poll running on this thread: its runtime, its G and what it did, in cells of plain values
+/// (no destructor to register, no borrow flag: reading or setting one is a single access to the
+/// thread's memory). A yield touches only these: its wake sets `SELF_WOKEN`, the answer reads it.
+/// The actions a poll makes besides its last (its spawns, its wakes of other Gs, a read, a
+/// `LockOSThread`) and its spawned futures go to [`EXTRA`], the slow path; `acts` and `spawns`
+/// count this poll's entries there (its own are the last ones: a poll inside a poll, of another
+/// runtime, pushes after the outer's and takes only its own).
 struct PollCx {
-    /// The runtime's address (which runtime a waker belongs to; no reference is held).
+    /// The runtime's address (which runtime a waker belongs to; no reference is held); 0: no
+    /// poll of herdlab's runs on this thread.
+    tasks: Cell<usize>,
+    g: Cell<u32>,
+    /// [`SELF_WOKEN`], [`GOSCHED`], [`NET_WAIT`].
+    flags: Cell<u8>,
+    /// A [`syscall_sleep`] of this many ns is pending: the G's next action is the syscall.
+    syscall: Cell<Option<u64>>,
+    /// This poll's actions in [`EXTRA`]'s `acts`.
+    acts: Cell<u32>,
+    /// This poll's futures in [`EXTRA`]'s `spawns` (each before its `GAct::Spawn`; its id is
+    /// given after the poll).
+    spawns: Cell<u32>,
+}
+
+/// The G woke its own waker during the poll (a yield).
+const SELF_WOKEN: u8 = 1;
+/// The self-wake came from [`gosched`]: the G goes to the global queue.
+const GOSCHED: u8 = 2;
+/// A [`net_read`] is pending: the burst ends with its `GAct::NetWait`.
+const NET_WAIT: u8 = 4;
+
+/// A [`PollCx`]'s values, kept across a poll (the enclosing poll's, restored after it) or read
+/// at its end (the poll's own).
+#[derive(Clone, Copy)]
+struct PollState {
     tasks: usize,
     g: u32,
-    acts: Vec<GAct>,
-    /// The futures [`spawn`]ed, each before its `GAct::Spawn` (its id is given after the poll).
-    spawns: Vec<BoxFut>,
-    self_woken: bool,
-    /// The self-wake came from [`gosched`]: the G goes to the global queue.
-    gosched: bool,
-    /// A [`syscall_sleep`] of this many ns is pending: the G's next action is the syscall.
+    flags: u8,
     syscall: Option<u64>,
-    /// A [`net_read`] is pending: the burst ends with its `GAct::NetWait`.
-    net_wait: bool,
+    acts: u32,
+    spawns: u32,
+}
+
+impl PollCx {
+    fn get(&self) -> PollState {
+        PollState {
+            tasks: self.tasks.get(),
+            g: self.g.get(),
+            flags: self.flags.get(),
+            syscall: self.syscall.get(),
+            acts: self.acts.get(),
+            spawns: self.spawns.get(),
+        }
+    }
+    fn set(&self, s: PollState) {
+        self.tasks.set(s.tasks);
+        self.g.set(s.g);
+        self.flags.set(s.flags);
+        self.syscall.set(s.syscall);
+        self.acts.set(s.acts);
+        self.spawns.set(s.spawns);
+    }
+    fn flag(&self, f: u8) {
+        self.flags.set(self.flags.get() | f);
+    }
+    /// Push `a` to this poll's actions in [`EXTRA`].
+    fn push(&self, a: GAct) {
+        EXTRA.with_borrow_mut(|x| x.acts.push(a));
+        self.acts.set(self.acts.get() + 1);
+    }
+}
+
+/// The slow path's actions and futures, of every poll running on this thread (each poll's are
+/// the last [`PollCx`] counts).
+struct Extra {
+    acts: Vec<GAct>,
+    spawns: Vec<BoxFut>,
 }
 
 thread_local! {
-    static CURRENT: RefCell<Option<PollCx>> = const { RefCell::new(None) };
+    static CURRENT: PollCx = const {
+        PollCx {
+            tasks: Cell::new(0),
+            g: Cell::new(0),
+            flags: Cell::new(0),
+            syscall: Cell::new(None),
+            acts: Cell::new(0),
+            spawns: Cell::new(0),
+        }
+    };
+    static EXTRA: RefCell<Extra> = const {
+        RefCell::new(Extra {
+            acts: Vec::new(),
+            spawns: Vec::new(),
+        })
+    };
 }
 
 impl Tasks {
@@ -261,23 +337,23 @@ impl Tasks {
         })
     }
 
-    /// Poll G `g` once (this M runs it) and return what the poll did, in order.
+    /// Poll G `g` once (this M runs it) and return what the poll did, in order: its first
+    /// action and how many it made; when more than one, all of them are in [`BURST_ACTS`].
     ///
     /// Its cost beside the table's steps: the slot's lock and unlock (two atomic
-    /// read-modify-writes, uncontended) and the thread-local context; the waker is made once
-    /// per G and lent to each poll, no reference count moves.
-    fn poll(self: &Arc<Self>, g: u32, acts: &mut Vec<GAct>) {
+    /// read-modify-writes, uncontended) and the thread-local cells; the waker is made once per G
+    /// and lent to each poll, no reference count moves. A poll whose only action is its last (a
+    /// yield, a park, an exit) touches no vector.
+    fn poll(self: &Arc<Self>, g: u32) -> (GAct, u32) {
         let Some(slot) = self.slots.get(g as usize) else {
             self.fail(format!("the table ran G{g}, which has no slot"));
-            acts.push(GAct::Exit);
-            return;
+            return (GAct::Exit, 1);
         };
         let Ok(mut slot) = slot.0.try_borrow_mut() else {
             self.fail(format!(
                 "G{g} was polled by two threads at once (the table ran it on two Ms)"
             ));
-            acts.push(GAct::Exit);
-            return;
+            return (GAct::Exit, 1);
         };
         let Slot {
             fut,
@@ -288,8 +364,7 @@ impl Tasks {
             self.fail(format!(
                 "G{g} ran with no future (run twice, or never spawned)"
             ));
-            acts.push(GAct::Exit);
-            return;
+            return (GAct::Exit, 1);
         };
         let waker = kept.get_or_insert_with(|| {
             Waker::from(Arc::new(GWaker {
@@ -298,25 +373,17 @@ impl Tasks {
             }))
         });
         let me = Arc::as_ptr(self) as usize;
-        CURRENT.with(|c| {
-            let mut c = c.borrow_mut();
-            let cx = c.get_or_insert_with(|| PollCx {
-                tasks: 0,
-                g: 0,
-                acts: Vec::new(),
-                spawns: Vec::new(),
-                self_woken: false,
-                gosched: false,
+        let outer = CURRENT.with(|c| {
+            let outer = c.get();
+            c.set(PollState {
+                tasks: me,
+                g,
+                flags: 0,
                 syscall: None,
-                net_wait: false,
+                acts: 0,
+                spawns: 0,
             });
-            cx.tasks = me;
-            cx.g = g;
-            cx.self_woken = false;
-            cx.gosched = false;
-            cx.syscall = None;
-            cx.net_wait = false;
-            std::mem::swap(&mut cx.acts, acts);
+            outer
         });
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             f.get_mut().as_mut().poll(&mut Context::from_waker(waker))
@@ -335,24 +402,64 @@ impl Tasks {
             *kept = None;
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || drop(f)));
         }
-        let (self_woken, gosched, syscall, net_wait, spawns) = CURRENT.with(|c| {
-            let mut c = c.borrow_mut();
-            let cx = c.as_mut().expect("the poll's context");
-            cx.tasks = 0;
-            std::mem::swap(&mut cx.acts, acts);
-            (
-                cx.self_woken,
-                cx.gosched,
-                cx.syscall.take(),
-                std::mem::take(&mut cx.net_wait),
-                std::mem::take(&mut cx.spawns),
-            )
+        let mine = CURRENT.with(|c| {
+            let mine = c.get();
+            c.set(outer);
+            mine
+        });
+        let last = if done {
+            Some(GAct::Exit)
+        } else if mine.flags & NET_WAIT != 0 {
+            // the burst ends with the read's `NetWait` (the G parks on its pollDesc unless the
+            // answer is there); it is polled again at the read's `NetDone`
+            None
+        } else if let Some(ns) = mine.syscall {
+            // the G blocks its M in the kernel; it is polled again after `exitsyscall` (a wake
+            // of its own during this poll changes nothing: it runs on after the call anyway)
+            Some(GAct::Syscall(ns))
+        } else if mine.flags & SELF_WOKEN != 0 {
+            *yields += 1;
+            Some(if mine.flags & GOSCHED != 0 {
+                GAct::Yield
+            } else {
+                GAct::GoYield
+            })
+        } else {
+            Some(GAct::Park)
+        };
+        match last {
+            Some(a) if mine.acts == 0 => (a, 1),
+            _ => {
+                drop(slot);
+                self.burst(mine, last)
+            }
+        }
+    }
+
+    /// A poll's burst of more than one action (or of its read's `NetWait` alone): its actions
+    /// and futures out of [`EXTRA`], each spawned future into its slot (its `GAct::Spawn` takes
+    /// the id), `last` after them; the whole burst into [`BURST_ACTS`]. Its first action and
+    /// length.
+    #[cold]
+    #[inline(never)]
+    fn burst(&self, mine: PollState, last: Option<GAct>) -> (GAct, u32) {
+        let mut acts = BURST_ACTS.with_borrow_mut(std::mem::take);
+        acts.clear();
+        let spawns: Vec<BoxFut> = EXTRA.with_borrow_mut(|x| {
+            let at = x.acts.len().saturating_sub(mine.acts as usize);
+            acts.extend(x.acts.drain(at..));
+            let at = x.spawns.len().saturating_sub(mine.spawns as usize);
+            x.spawns.drain(at..).collect()
         });
         // the spawned futures into their slots, before the table makes them runnable
         let mut spawns = spawns.into_iter();
         for a in acts.iter_mut() {
             if let GAct::Spawn(id) = a {
-                let f = spawns.next().expect("a future per spawn");
+                let Some(f) = spawns.next() else {
+                    self.fail("a spawn without its future".to_string());
+                    *a = GAct::Work(0);
+                    continue;
+                };
                 match self.put(f) {
                     Some(g2) => *id = g2,
                     // no room: the run fails; the spawn is a newproc of nothing
@@ -360,27 +467,11 @@ impl Tasks {
                 }
             }
         }
-        if !done && net_wait {
-            // the burst ends with the read's `NetWait` (the G parks on its pollDesc unless the
-            // answer is there); it is polled again at the read's `NetDone`
-            return;
-        }
-        acts.push(if done {
-            GAct::Exit
-        } else if let Some(ns) = syscall {
-            // the G blocks its M in the kernel; it is polled again after `exitsyscall` (a wake
-            // of its own during this poll changes nothing: it runs on after the call anyway)
-            GAct::Syscall(ns)
-        } else if self_woken {
-            *yields += 1;
-            if gosched {
-                GAct::Yield
-            } else {
-                GAct::GoYield
-            }
-        } else {
-            GAct::Park
-        });
+        acts.extend(last);
+        let first = acts.first().copied().unwrap_or(GAct::Park);
+        let n = acts.len() as u32;
+        BURST_ACTS.with_borrow_mut(|b| *b = acts);
+        (first, n.max(1))
     }
 
     /// A wake of G `g` from outside every poll of this runtime: this thread is core's injector
@@ -421,18 +512,24 @@ impl Wake for GWaker {
     fn wake_by_ref(self: &Arc<Self>) {
         let me = Arc::as_ptr(&self.tasks) as usize;
         let inside = CURRENT.with(|c| {
-            let mut c = c.borrow_mut();
-            match c.as_mut() {
-                Some(cx) if cx.tasks == me => {
-                    if cx.g == self.g {
-                        cx.self_woken = true;
-                    } else if !cx.acts.contains(&GAct::Ready(self.g)) {
-                        cx.acts.push(GAct::Ready(self.g));
-                    }
-                    true
-                }
-                _ => false,
+            if c.tasks.get() != me {
+                return false;
             }
+            if c.g.get() == self.g {
+                c.flag(SELF_WOKEN);
+            } else {
+                // once per poll: a second wake of the same G readies nothing more
+                let n = c.acts.get() as usize;
+                let ready = GAct::Ready(self.g);
+                let new = EXTRA.with_borrow(|x| {
+                    let at = x.acts.len().saturating_sub(n);
+                    !x.acts[at..].contains(&ready)
+                });
+                if new {
+                    c.push(ready);
+                }
+            }
+            true
         });
         if !inside {
             self.tasks.foreign_wake(self.g);
@@ -445,15 +542,15 @@ impl Wake for GWaker {
 /// poll of herdlab's runtime it panics.
 pub fn spawn(fut: impl Future<Output = ()> + Send + 'static) {
     let fut: BoxFut = Box::pin(spaced(fut));
-    CURRENT.with(|c| {
-        let mut c = c.borrow_mut();
-        let cx = c
-            .as_mut()
-            .filter(|cx| cx.tasks != 0)
-            .expect("herdlab::spawn outside a G of herdlab's runtime");
-        cx.spawns.push(fut);
-        cx.acts.push(GAct::Spawn(0));
+    let inside = in_poll(|c| {
+        EXTRA.with_borrow_mut(|x| {
+            x.spawns.push(fut);
+            x.acts.push(GAct::Spawn(0));
+        });
+        c.spawns.set(c.spawns.get() + 1);
+        c.acts.set(c.acts.get() + 1);
     });
+    assert!(inside, "herdlab::spawn outside a G of herdlab's runtime");
 }
 
 /// Yield as tokio's `yield_now` does: the first poll wakes the G's own waker and is pending,
@@ -488,7 +585,7 @@ impl Future for NetRead {
     fn poll(mut self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<()> {
         if self.sent {
             assert!(
-                in_poll(|p| p.acts.push(GAct::NetDone)),
+                in_poll(|p| p.push(GAct::NetDone)),
                 "herdlab::net_read outside a G of herdlab's runtime"
             );
             Poll::Ready(())
@@ -496,8 +593,8 @@ impl Future for NetRead {
             self.sent = true;
             assert!(
                 in_poll(|p| {
-                    p.acts.push(GAct::NetWait);
-                    p.net_wait = true;
+                    p.push(GAct::NetWait);
+                    p.flag(NET_WAIT);
                 }),
                 "herdlab::net_read outside a G of herdlab's runtime"
             );
@@ -512,7 +609,7 @@ impl Future for NetRead {
 /// [`unlock_os_thread`] or the G's end, when the M exits with it. The run's scenario must be
 /// the `locked` workload's world (its lock words). Outside a poll of herdlab's runtime it panics.
 pub fn lock_os_thread() {
-    if !in_poll(|p| p.acts.push(GAct::LockOSThread)) {
+    if !in_poll(|p| p.push(GAct::LockOSThread)) {
         panic!("herdlab::lock_os_thread outside a G of herdlab's runtime");
     }
 }
@@ -521,7 +618,7 @@ pub fn lock_os_thread() {
 /// when the poll returns); the G runs on any M again. Outside a poll of herdlab's runtime it
 /// panics.
 pub fn unlock_os_thread() {
-    if !in_poll(|p| p.acts.push(GAct::UnlockOSThread)) {
+    if !in_poll(|p| p.push(GAct::UnlockOSThread)) {
         panic!("herdlab::unlock_os_thread outside a G of herdlab's runtime");
     }
 }
@@ -546,13 +643,13 @@ pub fn syscall_sleep(ns: u64) -> SyscallSleep {
 }
 
 /// Inside a poll of this runtime on this thread, `f` on its context, and true; else false.
-fn in_poll(f: impl FnOnce(&mut PollCx)) -> bool {
-    CURRENT.with(|c| match c.borrow_mut().as_mut() {
-        Some(p) if p.tasks != 0 => {
-            f(p);
-            true
+fn in_poll(f: impl FnOnce(&PollCx)) -> bool {
+    CURRENT.with(|c| {
+        if c.tasks.get() == 0 {
+            return false;
         }
-        _ => false,
+        f(c);
+        true
     })
 }
 
@@ -571,7 +668,7 @@ impl Future for SyscallSleep {
         }
         self.polled = true;
         let ns = self.ns;
-        if in_poll(|p| p.syscall = Some(ns)) {
+        if in_poll(|p| p.syscall.set(Some(ns))) {
             Poll::Pending
         } else {
             std::thread::sleep(std::time::Duration::from_nanos(ns));
@@ -595,7 +692,7 @@ impl Future for YieldNow {
         } else {
             self.polled = true;
             if self.gosched {
-                in_poll(|p| p.gosched = true);
+                in_poll(|p| p.flag(GOSCHED));
             }
             cx.waker().wake_by_ref();
             Poll::Pending
@@ -604,23 +701,44 @@ impl Future for YieldNow {
 }
 
 /// What the last poll on this thread answered: the runtime, the G, the `pc` of its first
-/// action, the actions. An M is one thread, so this is the M's own (no lock).
+/// action, how many actions, and the first (a burst of one, a yield's, needs no more); a longer
+/// burst's actions are in [`BURST_ACTS`]. An M is one thread, so this is the M's own (no lock).
 struct Burst {
-    tasks: usize,
-    g: u32,
-    base: u32,
-    acts: Vec<GAct>,
+    tasks: Cell<usize>,
+    g: Cell<u32>,
+    base: Cell<u32>,
+    len: Cell<u32>,
+    first: Cell<GAct>,
+}
+
+impl Burst {
+    /// The action at `pc` of G `g` of runtime `tasks`, if the last poll made it.
+    #[inline(always)]
+    fn at(&self, tasks: usize, g: u32, pc: u32) -> Option<GAct> {
+        if self.tasks.get() != tasks || self.g.get() != g {
+            return None;
+        }
+        let i = pc.checked_sub(self.base.get())?;
+        match self.len.get() {
+            n if i >= n => None,
+            1 => Some(self.first.get()),
+            _ => BURST_ACTS.with_borrow(|v| v.get(i as usize).copied()),
+        }
+    }
 }
 
 thread_local! {
-    static BURST: RefCell<Burst> = const {
-        RefCell::new(Burst {
-            tasks: 0,
-            g: 0,
-            base: 0,
-            acts: Vec::new(),
-        })
+    static BURST: Burst = const {
+        Burst {
+            tasks: Cell::new(0),
+            g: Cell::new(0),
+            base: Cell::new(0),
+            len: Cell::new(0),
+            first: Cell::new(GAct::Exit),
+        }
     };
+    /// The actions of the last poll's burst, when more than one.
+    static BURST_ACTS: RefCell<Vec<GAct>> = const { RefCell::new(Vec::new()) };
 }
 
 /// An M's [`GCode`]: polls on the M's thread, and answers from the burst of the last poll.
@@ -637,25 +755,19 @@ impl std::fmt::Debug for MCode {
 impl GCode for MCode {
     fn action(&self, _c: &GmpConfig, g: u32, pc: u32) -> GAct {
         let me = Arc::as_ptr(&self.tasks) as usize;
-        BURST.with(|cell| {
-            let mut b = cell.borrow_mut();
-            if b.tasks == me && b.g == g && pc >= b.base {
-                if let Some(&a) = b.acts.get((pc - b.base) as usize) {
-                    return a;
-                }
-            }
-            // a step past the last burst (or another G): the next poll
-            b.tasks = me;
-            b.g = g;
-            b.base = pc;
-            let mut acts = std::mem::take(&mut b.acts);
-            acts.clear();
-            // not borrowed while the future runs (a future may run another runtime's G code)
-            drop(b);
-            self.tasks.poll(g, &mut acts);
-            let a = acts[0];
-            cell.borrow_mut().acts = acts;
-            a
-        })
+        if let Some(a) = BURST.with(|b| b.at(me, g, pc)) {
+            return a;
+        }
+        // a step past the last burst (or another G): the next poll (no thread-local is borrowed
+        // while the future runs: a future may run another runtime's G code)
+        let (first, len) = self.tasks.poll(g);
+        BURST.with(|b| {
+            b.tasks.set(me);
+            b.g.set(g);
+            b.base.set(pc);
+            b.len.set(len);
+            b.first.set(first);
+        });
+        first
     }
 }
