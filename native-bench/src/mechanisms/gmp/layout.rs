@@ -66,6 +66,10 @@ pub const WATCH: u32 = 1 << 29;
 /// An entry's slot (word index into [`GoMemory`]'s lines).
 pub const SLOT: u32 = WATCH - 1;
 
+/// Entries of [`GoMemory::map`]: one per word number a [`Word`] can hold, so that a word's
+/// entry is found without a bounds check.
+pub const MAP_WORDS: usize = 1 << 16;
+
 /// Bytes of a line (the alignment of line 0, so that each line is one 128-byte line).
 const LINE_BYTES: usize = 128;
 
@@ -78,10 +82,13 @@ pub struct GoMemory {
     /// its index here (the skip to that boundary included), so an operation finds its word with
     /// one bounds check and no division.
     pub lines: Box<[AtomicU32]>,
-    /// The entry of every word of the table.
-    pub map: Box<[u32]>,
+    /// The entry of every word number ([`IN_WORLD`] past the table's words): indexed by a
+    /// [`Word`]'s 16 bits, so no bounds check.
+    pub map: Box<[u32; MAP_WORDS]>,
     /// The first word of the Gs (the world keeps `sched.lock`'s futex word at this index).
     g_lo: u32,
+    /// The table's words (`words_needed`): the map's entries past them are [`IN_WORLD`].
+    words: u32,
 }
 
 impl GoMemory {
@@ -94,7 +101,7 @@ impl GoMemory {
             .min()
             .unwrap_or(words);
         // unknown words (the Ms' park and nextp) stay in the world
-        let mut map = vec![IN_WORLD; words as usize];
+        let mut map = vec![IN_WORLD; MAP_WORDS];
         let mut set = |w: Word, slot: u32, bits: u32| {
             if let Some(e) = map.get_mut(w.0 as usize) {
                 *e = slot | bits;
@@ -146,8 +153,8 @@ impl GoMemory {
         }
         // one line more than needed, so that line 0 can start on a 128-byte boundary whatever
         // the allocator's alignment (4 bytes for `AtomicU32`)
-        let words = (next.div_ceil(LINE) + 1) * LINE;
-        let lines: Box<[AtomicU32]> = (0..words).map(|_| AtomicU32::new(0)).collect();
+        let slots = (next.div_ceil(LINE) + 1) * LINE;
+        let lines: Box<[AtomicU32]> = (0..slots).map(|_| AtomicU32::new(0)).collect();
         let addr = lines.as_ptr() as usize;
         let skip = ((LINE_BYTES - addr % LINE_BYTES) % LINE_BYTES / 4) as u32;
         for e in map.iter_mut().filter(|e| **e & IN_WORLD == 0) {
@@ -155,15 +162,19 @@ impl GoMemory {
         }
         GoMemory {
             lines,
-            map: map.into_boxed_slice(),
+            map: match map.into_boxed_slice().try_into() {
+                Ok(map) => map,
+                Err(_) => unreachable!("the map was made with MAP_WORDS entries"),
+            },
             g_lo,
+            words,
         }
     }
 
     /// Where `w` lives: its entry, or `None` when the table has no such word.
     #[inline(always)]
     pub fn entry(&self, w: Word) -> Option<u32> {
-        self.map.get(w.0 as usize).copied()
+        (u32::from(w.0) < self.words).then(|| self.map[usize::from(w.0)])
     }
 
     /// The word at an entry that is not [`IN_WORLD`].

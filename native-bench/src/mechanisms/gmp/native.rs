@@ -29,7 +29,7 @@ use herdlab_core::mechanisms::gmp::params::MAX_WORDS;
 use herdlab_core::mechanisms::gmp::{GmpActor, GmpConfig, GmpParams, Workload, LOCK2};
 use herdlab_core::op::{CondId, MutexId, Op, OpResult, SemId, WakeCount, Word};
 
-use super::layout::{GoMemory, IN_WORLD, WATCH};
+use super::layout::{GoMemory, IN_WORLD, MAP_WORDS, WATCH};
 use super::task::Tasks;
 use crate::platform::futex::{futex_wait, futex_wake, WaitOutcome};
 use crate::platform::native::{NativeError, NativeThread, NativeWorld, WorldSpec};
@@ -84,7 +84,7 @@ struct MOps<'w> {
     inner: NativeThread<'w>,
     world: &'w NativeWorld,
     /// [`GoMemory`]'s entries and words, at hand.
-    map: &'w [u32],
+    map: &'w [u32; MAP_WORDS],
     lines: &'w [AtomicU32],
     /// `sched.lock`'s futex word (a word of the world, after the table's: what
     /// `NativeWorld::fail` wakes).
@@ -106,7 +106,7 @@ impl MOps<'_> {
     /// it does not exist).
     #[inline(always)]
     fn entry(&self, w: Word) -> u32 {
-        self.map.get(w.0 as usize).copied().unwrap_or(IN_WORLD)
+        self.map[usize::from(w.0)]
     }
 
     /// A store to a word in the world or one the harness watches: `done = 1` takes the end's
@@ -466,7 +466,7 @@ impl RunMem {
     pub(crate) fn inject(&self, g: u32) -> Result<MCounts, NativeError> {
         let mut ops = ForeignOps {
             world: &self.world,
-            map: &self.mem.map,
+            map: &self.mem.map[..],
             lines: &self.mem.lines,
             lock: self.world.word(self.mem.lock_word())?,
             held: false,
