@@ -82,8 +82,12 @@ pub struct GoMemory {
     /// its index here (the skip to that boundary included), so an operation finds its word with
     /// one bounds check and no division.
     pub lines: Box<[AtomicU32]>,
-    /// The entry of every word number ([`IN_WORLD`] past the table's words): indexed by a
-    /// [`Word`]'s 16 bits, so no bounds check.
+    /// The entry of every word number, stored with its [`IN_WORLD`] bit flipped ([`lookup`]
+    /// reads it): indexed by a [`Word`]'s 16 bits, so no bounds check, and allocated zeroed
+    /// (the pages no word uses are never touched: no 256 KiB written before each run), a 0
+    /// reading as a word in the world.
+    ///
+    /// [`lookup`]: GoMemory::lookup
     pub map: Box<[u32; MAP_WORDS]>,
     /// The first word of the Gs (the world keeps `sched.lock`'s futex word at this index).
     g_lo: u32,
@@ -100,11 +104,12 @@ impl GoMemory {
             .map(|w| u32::from(w.0))
             .min()
             .unwrap_or(words);
-        // unknown words (the Ms' park and nextp) stay in the world
-        let mut map = vec![IN_WORLD; MAP_WORDS];
+        // unknown words (the Ms' park and nextp) stay in the world: entries are stored
+        // flipped, so an untouched 0 reads as one
+        let mut map = vec![0u32; MAP_WORDS];
         let mut set = |w: Word, slot: u32, bits: u32| {
             if let Some(e) = map.get_mut(w.0 as usize) {
-                *e = slot | bits;
+                *e = (slot | bits) ^ IN_WORLD;
             }
         };
         // Go's schedt, then the harness's two words on the next line
@@ -157,7 +162,10 @@ impl GoMemory {
         let lines: Box<[AtomicU32]> = (0..slots).map(|_| AtomicU32::new(0)).collect();
         let addr = lines.as_ptr() as usize;
         let skip = ((LINE_BYTES - addr % LINE_BYTES) % LINE_BYTES / 4) as u32;
-        for e in map.iter_mut().filter(|e| **e & IN_WORLD == 0) {
+        for e in map[..words as usize]
+            .iter_mut()
+            .filter(|e| **e & IN_WORLD != 0)
+        {
             *e += skip;
         }
         GoMemory {
@@ -174,7 +182,13 @@ impl GoMemory {
     /// Where `w` lives: its entry, or `None` when the table has no such word.
     #[inline(always)]
     pub fn entry(&self, w: Word) -> Option<u32> {
-        (u32::from(w.0) < self.words).then(|| self.map[usize::from(w.0)])
+        (u32::from(w.0) < self.words).then(|| Self::lookup(&self.map, w))
+    }
+
+    /// `w`'s entry in `map` (a [`GoMemory::map`]): [`IN_WORLD`] for a word that is not here.
+    #[inline(always)]
+    pub fn lookup(map: &[u32; MAP_WORDS], w: Word) -> u32 {
+        map[usize::from(w.0)] ^ IN_WORLD
     }
 
     /// The word at an entry that is not [`IN_WORLD`].

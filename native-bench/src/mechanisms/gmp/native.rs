@@ -106,7 +106,7 @@ impl MOps<'_> {
     /// it does not exist).
     #[inline(always)]
     fn entry(&self, w: Word) -> u32 {
-        self.map[usize::from(w.0)]
+        GoMemory::lookup(self.map, w)
     }
 
     /// A store to a word in the world or one the harness watches: `done = 1` takes the end's
@@ -330,7 +330,7 @@ fn lock_slow(lock: &AtomicU32, world: &NativeWorld) -> Result<(), NativeError> {
 /// releases `sched.lock` and wakes an M's note: any other operation is an error.
 struct ForeignOps<'w> {
     world: &'w NativeWorld,
-    map: &'w [u32],
+    map: &'w [u32; MAP_WORDS],
     lines: &'w [AtomicU32],
     lock: &'w AtomicU32,
     held: bool,
@@ -338,8 +338,8 @@ struct ForeignOps<'w> {
 
 impl ForeignOps<'_> {
     fn word(&self, w: Word) -> Result<&AtomicU32, NativeError> {
-        match self.map.get(w.0 as usize).copied() {
-            Some(e) if e & IN_WORLD == 0 => Ok(GoMemory::at(self.lines, e)),
+        match GoMemory::lookup(self.map, w) {
+            e if e & IN_WORLD == 0 => Ok(GoMemory::at(self.lines, e)),
             _ => self.world.word(w),
         }
     }
@@ -356,8 +356,8 @@ impl Ops for ForeignOps<'_> {
         Ok(self.word(w)?.load(SeqCst))
     }
     fn store(&mut self, w: Word, v: u32) -> Result<(), NativeError> {
-        match self.map.get(w.0 as usize).copied() {
-            Some(e) if e & IN_WORLD == 0 => GoMemory::store(self.lines, e, v),
+        match GoMemory::lookup(self.map, w) {
+            e if e & IN_WORLD == 0 => GoMemory::store(self.lines, e, v),
             _ => self.world.word(w)?.store(v, SeqCst),
         }
         Ok(())
@@ -466,7 +466,7 @@ impl RunMem {
     pub(crate) fn inject(&self, g: u32) -> Result<MCounts, NativeError> {
         let mut ops = ForeignOps {
             world: &self.world,
-            map: &self.mem.map[..],
+            map: &self.mem.map,
             lines: &self.mem.lines,
             lock: self.world.word(self.mem.lock_word())?,
             held: false,

@@ -143,8 +143,9 @@ impl std::fmt::Debug for Tasks {
 /// (no destructor to register, no borrow flag: reading or setting one is a single access to the
 /// thread's memory). A yield touches only these: its wake sets `SELF_WOKEN`, the answer reads it.
 /// The actions a poll makes besides its last (its spawns, its wakes of other Gs, a read, a
-/// `LockOSThread`) and its spawned futures go to [`EXTRA`], the slow path; `acts` and `spawns`
-/// count this poll's entries there (its own are the last ones: a poll inside a poll, of another
+/// `LockOSThread`): the first here (`first`: a ping-pong's wake of its partner, a chain's spawn
+/// of the next), the others in [`EXTRA`], with the spawned futures; `acts` and `spawns` count
+/// them (this poll's entries in [`EXTRA`] are its last ones: a poll inside a poll, of another
 /// runtime, pushes after the outer's and takes only its own).
 struct PollCx {
     /// The runtime's address (which runtime a waker belongs to; no reference is held); 0: no
@@ -155,10 +156,12 @@ struct PollCx {
     flags: Cell<u8>,
     /// A [`syscall_sleep`] of this many ns is pending: the G's next action is the syscall.
     syscall: Cell<Option<u64>>,
-    /// This poll's actions in [`EXTRA`]'s `acts`.
+    /// This poll's actions before its last: `first`, then `acts - 1` in [`EXTRA`]'s `acts`.
     acts: Cell<u32>,
-    /// This poll's futures in [`EXTRA`]'s `spawns` (each before its `GAct::Spawn`; its id is
-    /// given after the poll).
+    /// The first of them (when `acts` is at least 1).
+    first: Cell<GAct>,
+    /// This poll's futures in [`EXTRA`]'s `spawns` (each for its `GAct::Spawn`, in order; its
+    /// id is given after the poll).
     spawns: Cell<u32>,
 }
 
@@ -178,6 +181,7 @@ struct PollState {
     flags: u8,
     syscall: Option<u64>,
     acts: u32,
+    first: GAct,
     spawns: u32,
 }
 
@@ -189,6 +193,7 @@ impl PollCx {
             flags: self.flags.get(),
             syscall: self.syscall.get(),
             acts: self.acts.get(),
+            first: self.first.get(),
             spawns: self.spawns.get(),
         }
     }
@@ -198,20 +203,40 @@ impl PollCx {
         self.flags.set(s.flags);
         self.syscall.set(s.syscall);
         self.acts.set(s.acts);
+        self.first.set(s.first);
         self.spawns.set(s.spawns);
     }
     fn flag(&self, f: u8) {
         self.flags.set(self.flags.get() | f);
     }
-    /// Push `a` to this poll's actions in [`EXTRA`].
+    /// Add `a` to this poll's actions: the first in a cell, the others in [`EXTRA`].
     fn push(&self, a: GAct) {
-        EXTRA.with_borrow_mut(|x| x.acts.push(a));
-        self.acts.set(self.acts.get() + 1);
+        let n = self.acts.get();
+        if n == 0 {
+            self.first.set(a);
+        } else {
+            EXTRA.with_borrow_mut(|x| x.acts.push(a));
+        }
+        self.acts.set(n + 1);
+    }
+    /// Whether this poll's actions include `a`.
+    fn has(&self, a: GAct) -> bool {
+        match self.acts.get() {
+            0 => false,
+            1 => self.first.get() == a,
+            n => {
+                self.first.get() == a
+                    || EXTRA.with_borrow(|x| {
+                        let at = x.acts.len().saturating_sub(n as usize - 1);
+                        x.acts[at..].contains(&a)
+                    })
+            }
+        }
     }
 }
 
-/// The slow path's actions and futures, of every poll running on this thread (each poll's are
-/// the last [`PollCx`] counts).
+/// The actions and futures a poll makes beyond what [`PollCx`]'s cells hold, of every poll
+/// running on this thread (each poll's are the last of them, as its [`PollCx`] counts).
 struct Extra {
     acts: Vec<GAct>,
     spawns: Vec<BoxFut>,
@@ -225,6 +250,7 @@ thread_local! {
             flags: Cell::new(0),
             syscall: Cell::new(None),
             acts: Cell::new(0),
+            first: Cell::new(GAct::Exit),
             spawns: Cell::new(0),
         }
     };
@@ -234,6 +260,15 @@ thread_local! {
             spawns: Vec::new(),
         })
     };
+}
+
+/// What a poll did, in order: one action (a yield, a park, an exit), two (a wake or a spawn,
+/// then one of those), or more, in [`BURST_ACTS`] (the first given, and how many).
+#[derive(Clone, Copy)]
+enum Answer {
+    One(GAct),
+    Two(GAct, GAct),
+    Many(GAct, u32),
 }
 
 impl Tasks {
@@ -337,23 +372,23 @@ impl Tasks {
         })
     }
 
-    /// Poll G `g` once (this M runs it) and return what the poll did, in order: its first
-    /// action and how many it made; when more than one, all of them are in [`BURST_ACTS`].
+    /// Poll G `g` once (this M runs it) and return what the poll did, in order.
     ///
     /// Its cost beside the table's steps: the slot's lock and unlock (two atomic
     /// read-modify-writes, uncontended) and the thread-local cells; the waker is made once per G
-    /// and lent to each poll, no reference count moves. A poll whose only action is its last (a
-    /// yield, a park, an exit) touches no vector.
-    fn poll(self: &Arc<Self>, g: u32) -> (GAct, u32) {
+    /// and lent to each poll, no reference count moves. A poll of one action (a yield, a park,
+    /// an exit) or of two (a wake of another G or a spawn, then one of those) touches no vector
+    /// but the spawn's.
+    fn poll(self: &Arc<Self>, g: u32) -> Answer {
         let Some(slot) = self.slots.get(g as usize) else {
             self.fail(format!("the table ran G{g}, which has no slot"));
-            return (GAct::Exit, 1);
+            return Answer::One(GAct::Exit);
         };
         let Ok(mut slot) = slot.0.try_borrow_mut() else {
             self.fail(format!(
                 "G{g} was polled by two threads at once (the table ran it on two Ms)"
             ));
-            return (GAct::Exit, 1);
+            return Answer::One(GAct::Exit);
         };
         let Slot {
             fut,
@@ -364,7 +399,7 @@ impl Tasks {
             self.fail(format!(
                 "G{g} ran with no future (run twice, or never spawned)"
             ));
-            return (GAct::Exit, 1);
+            return Answer::One(GAct::Exit);
         };
         let waker = kept.get_or_insert_with(|| {
             Waker::from(Arc::new(GWaker {
@@ -373,16 +408,15 @@ impl Tasks {
             }))
         });
         let me = Arc::as_ptr(self) as usize;
+        // the enclosing poll's context, if this poll runs inside one (of another runtime)
         let outer = CURRENT.with(|c| {
-            let outer = c.get();
-            c.set(PollState {
-                tasks: me,
-                g,
-                flags: 0,
-                syscall: None,
-                acts: 0,
-                spawns: 0,
-            });
+            let outer = (c.tasks.get() != 0).then(|| c.get());
+            c.tasks.set(me);
+            c.g.set(g);
+            c.flags.set(0);
+            c.syscall.set(None);
+            c.acts.set(0);
+            c.spawns.set(0);
             outer
         });
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -404,7 +438,10 @@ impl Tasks {
         }
         let mine = CURRENT.with(|c| {
             let mine = c.get();
-            c.set(outer);
+            match outer {
+                Some(o) => c.set(o),
+                None => c.tasks.set(0),
+            }
             mine
         });
         let last = if done {
@@ -427,35 +464,70 @@ impl Tasks {
         } else {
             Some(GAct::Park)
         };
-        match last {
-            Some(a) if mine.acts == 0 => (a, 1),
+        drop(slot);
+        match (last, mine.acts, mine.spawns) {
+            (Some(a), 0, _) => Answer::One(a),
+            (Some(a), 1, 0) => Answer::Two(mine.first, a),
+            (Some(a), 1, 1) => Answer::Two(self.spawn_one(mine.first), a),
+            _ => self.burst(mine, last),
+        }
+    }
+
+    /// A poll's one spawn, `act` (its future the last in [`EXTRA`]) into its slot: the
+    /// `GAct::Spawn` with its id.
+    fn spawn_one(&self, act: GAct) -> GAct {
+        let f = EXTRA.with_borrow_mut(|x| x.spawns.pop());
+        match (act, f) {
+            (GAct::Spawn(_), Some(f)) => match self.put(f) {
+                Some(g2) => GAct::Spawn(g2),
+                // no room: the run fails; the spawn is a newproc of nothing
+                None => GAct::Work(0),
+            },
             _ => {
-                drop(slot);
-                self.burst(mine, last)
+                self.fail("a spawn without its future".to_string());
+                GAct::Work(0)
             }
         }
     }
 
-    /// A poll's burst of more than one action (or of its read's `NetWait` alone): its actions
+    /// A poll's burst of more than two actions (or of its read's `NetWait` alone): its actions
     /// and futures out of [`EXTRA`], each spawned future into its slot (its `GAct::Spawn` takes
-    /// the id), `last` after them; the whole burst into [`BURST_ACTS`]. Its first action and
-    /// length.
+    /// the id), `last` after them; the whole burst into [`BURST_ACTS`].
     #[cold]
     #[inline(never)]
-    fn burst(&self, mine: PollState, last: Option<GAct>) -> (GAct, u32) {
+    fn burst(&self, mine: PollState, last: Option<GAct>) -> Answer {
         let mut acts = BURST_ACTS.with_borrow_mut(std::mem::take);
         acts.clear();
-        let spawns: Vec<BoxFut> = EXTRA.with_borrow_mut(|x| {
-            let at = x.acts.len().saturating_sub(mine.acts as usize);
-            acts.extend(x.acts.drain(at..));
+        // a poll that is not inside another (the usual case) owns all of `EXTRA`: its vectors
+        // change hands, nothing is copied or allocated (a spawn of 9,999 tasks in one poll
+        // copied 160 KB twice, which the allocator mapped and unmapped each run)
+        let mut spawns = EXTRA.with_borrow_mut(|x| {
+            let at = x
+                .acts
+                .len()
+                .saturating_sub((mine.acts as usize).saturating_sub(1));
+            if at == 0 {
+                std::mem::swap(&mut acts, &mut x.acts);
+            } else {
+                acts.extend(x.acts.drain(at..));
+            }
             let at = x.spawns.len().saturating_sub(mine.spawns as usize);
-            x.spawns.drain(at..).collect()
+            if at == 0 {
+                std::mem::take(&mut x.spawns)
+            } else {
+                x.spawns.split_off(at)
+            }
         });
-        // the spawned futures into their slots, before the table makes them runnable
-        let mut spawns = spawns.into_iter();
+        if mine.acts > 0 {
+            acts.insert(0, mine.first);
+        }
+        // the spawned futures into their slots, before the table makes them runnable (no
+        // thread-local is borrowed: a future that cannot be placed is dropped, and its drop
+        // may wake)
+        let mut futs = spawns.drain(..);
         for a in acts.iter_mut() {
             if let GAct::Spawn(id) = a {
-                let Some(f) = spawns.next() else {
+                let Some(f) = futs.next() else {
                     self.fail("a spawn without its future".to_string());
                     *a = GAct::Work(0);
                     continue;
@@ -467,11 +539,24 @@ impl Tasks {
                 }
             }
         }
+        drop(futs);
+        // the emptied vector back, for the next poll's spawns
+        EXTRA.with_borrow_mut(|x| {
+            if x.spawns.is_empty() && x.spawns.capacity() < spawns.capacity() {
+                x.spawns = spawns;
+            }
+        });
         acts.extend(last);
         let first = acts.first().copied().unwrap_or(GAct::Park);
+        let second = acts.get(1).copied().unwrap_or(first);
         let n = acts.len() as u32;
         BURST_ACTS.with_borrow_mut(|b| *b = acts);
-        (first, n.max(1))
+        match n {
+            0 | 1 => Answer::One(first),
+            // a burst of two is answered from the cells, as the fast path's
+            2 => Answer::Two(first, second),
+            n => Answer::Many(first, n),
+        }
     }
 
     /// A wake of G `g` from outside every poll of this runtime: this thread is core's injector
@@ -517,17 +602,9 @@ impl Wake for GWaker {
             }
             if c.g.get() == self.g {
                 c.flag(SELF_WOKEN);
-            } else {
+            } else if !c.has(GAct::Ready(self.g)) {
                 // once per poll: a second wake of the same G readies nothing more
-                let n = c.acts.get() as usize;
-                let ready = GAct::Ready(self.g);
-                let new = EXTRA.with_borrow(|x| {
-                    let at = x.acts.len().saturating_sub(n);
-                    !x.acts[at..].contains(&ready)
-                });
-                if new {
-                    c.push(ready);
-                }
+                c.push(GAct::Ready(self.g));
             }
             true
         });
@@ -543,12 +620,9 @@ impl Wake for GWaker {
 pub fn spawn(fut: impl Future<Output = ()> + Send + 'static) {
     let fut: BoxFut = Box::pin(spaced(fut));
     let inside = in_poll(|c| {
-        EXTRA.with_borrow_mut(|x| {
-            x.spawns.push(fut);
-            x.acts.push(GAct::Spawn(0));
-        });
+        EXTRA.with_borrow_mut(|x| x.spawns.push(fut));
         c.spawns.set(c.spawns.get() + 1);
-        c.acts.set(c.acts.get() + 1);
+        c.push(GAct::Spawn(0));
     });
     assert!(inside, "herdlab::spawn outside a G of herdlab's runtime");
 }
@@ -701,14 +775,17 @@ impl Future for YieldNow {
 }
 
 /// What the last poll on this thread answered: the runtime, the G, the `pc` of its first
-/// action, how many actions, and the first (a burst of one, a yield's, needs no more); a longer
-/// burst's actions are in [`BURST_ACTS`]. An M is one thread, so this is the M's own (no lock).
+/// action, how many actions, the first and the second (a burst of one or two, a yield's or a
+/// ping-pong's, needs no more); a longer burst's actions are in [`BURST_ACTS`]. An M is one
+/// thread, so this is the M's own (no lock).
 struct Burst {
     tasks: Cell<usize>,
     g: Cell<u32>,
     base: Cell<u32>,
     len: Cell<u32>,
     first: Cell<GAct>,
+    /// The second action of a burst of two.
+    second: Cell<GAct>,
 }
 
 impl Burst {
@@ -719,9 +796,10 @@ impl Burst {
             return None;
         }
         let i = pc.checked_sub(self.base.get())?;
-        match self.len.get() {
-            n if i >= n => None,
-            1 => Some(self.first.get()),
+        match (self.len.get(), i) {
+            (n, i) if i >= n => None,
+            (_, 0) => Some(self.first.get()),
+            (2, _) => Some(self.second.get()),
             _ => BURST_ACTS.with_borrow(|v| v.get(i as usize).copied()),
         }
     }
@@ -735,6 +813,7 @@ thread_local! {
             base: Cell::new(0),
             len: Cell::new(0),
             first: Cell::new(GAct::Exit),
+            second: Cell::new(GAct::Exit),
         }
     };
     /// The actions of the last poll's burst, when more than one.
@@ -760,13 +839,19 @@ impl GCode for MCode {
         }
         // a step past the last burst (or another G): the next poll (no thread-local is borrowed
         // while the future runs: a future may run another runtime's G code)
-        let (first, len) = self.tasks.poll(g);
+        let answer = self.tasks.poll(g);
+        let (first, second, len) = match answer {
+            Answer::One(a) => (a, a, 1),
+            Answer::Two(a, b) => (a, b, 2),
+            Answer::Many(a, n) => (a, a, n),
+        };
         BURST.with(|b| {
             b.tasks.set(me);
             b.g.set(g);
             b.base.set(pc);
             b.len.set(len);
             b.first.set(first);
+            b.second.set(second);
         });
         first
     }
