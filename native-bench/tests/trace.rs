@@ -89,7 +89,15 @@ fn parks_pair(r: &Run) -> usize {
         let mut pending: Option<Kind> = None;
         for e in r.events.iter().filter(|e| e.thread == t) {
             match (pending, e.kind) {
-                (_, Kind::Wasted | Kind::Wake | Kind::Lock | Kind::Unlock | Kind::Work) => {}
+                (
+                    _,
+                    Kind::Wasted
+                    | Kind::Wake
+                    | Kind::Lock
+                    | Kind::Unlock
+                    | Kind::Work
+                    | Kind::Steal,
+                ) => {}
                 (None, Kind::Park) => {
                     parks += 1;
                     pending = Some(Kind::Park);
@@ -403,6 +411,74 @@ fn bench_locks_trace_shows_mutual_exclusion_and_is_cut_at_its_cap() {
             run.scenario
         );
     }
+}
+
+/// gmp: each native run traces its steals, one `steal` event per successful `runqsteal` (a
+/// batch taken with `runqgrab`'s compare-and-swap of the victim's `runqhead`, or the victim's
+/// `runnext`), on the thief's thread, naming the victim's M: as many as the row's `steals` (one
+/// round: the median is the run's). Two workers spread `yield_many`'s 200 goroutines unevenly
+/// through the global queue, and `spawn_many_task`'s second M takes from the spawning one, so
+/// a few invocations see steals.
+#[test]
+fn bench_gmp_traces_each_steal_with_its_victim() {
+    let d = TempDir::new("gmp-steal");
+    let t = d.file("s.trace");
+    let mut stolen = 0;
+    for _ in 0..5 {
+        let out = herdlab(&[
+            "bench",
+            "gmp",
+            "--rounds",
+            "1",
+            "--workers",
+            "2",
+            "--shapes",
+            "yield_many,spawn_many_task,chained_spawn",
+            "--runtimes",
+            "herdlab",
+            "--json",
+            "--trace",
+            t.to_str().unwrap(),
+        ]);
+        assert!(out.status.success());
+        let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+        let trace = read_trace(&t);
+        assert_eq!(trace.runs.len(), rows.len());
+        for run in &trace.runs {
+            let row = rows
+                .iter()
+                .find(|r| run.label.contains(r["shape"].as_str().unwrap()))
+                .unwrap_or_else(|| panic!("no row for {}", run.label));
+            assert_eq!(run.truncated, None, "{}", run.label);
+            let steals: Vec<_> = run
+                .events
+                .iter()
+                .filter(|e| e.kind == Kind::Steal)
+                .collect();
+            assert_eq!(
+                steals.len() as u64,
+                row["steals"].as_u64().unwrap(),
+                "{}",
+                run.label
+            );
+            let threads: u32 = scenario_key(run, "threads").parse().unwrap();
+            for e in &steals {
+                let victim = e.arg.expect("a steal names its victim's M");
+                assert!(victim < threads, "{}: victim {victim}", run.label);
+                assert_ne!(
+                    victim,
+                    u32::from(e.thread),
+                    "{}: stole from itself",
+                    run.label
+                );
+            }
+            stolen += steals.len();
+        }
+        if stolen > 0 {
+            break;
+        }
+    }
+    assert!(stolen > 0, "no steal in 5 invocations of 2-worker runs");
 }
 
 /// Regression: each native run began as soon as the Ms' threads had passed the start gate, and

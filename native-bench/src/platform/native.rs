@@ -1004,6 +1004,11 @@ impl<'w> NativeThread<'w> {
         Ok(())
     }
 
+    /// This thread's index in its world (its counter slot).
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
     /// Whether this thread records (`--trace`).
     #[inline(always)]
     pub fn tracing(&self) -> bool {

@@ -61,7 +61,9 @@ const G_BLOCK: u32 = 32;
 pub const REL: u32 = 1 << 31;
 /// An entry's bit: the word lives in the platform's world, not here.
 pub const IN_WORLD: u32 = 1 << 30;
-/// An entry's bit: the harness watches stores to the word (`done`, for the end's time).
+/// An entry's bit: the harness watches the word: stores to `done` (for the end's time) and,
+/// when the run is traced, compare-and-swaps on a P's `runqhead` and `runnext` (a steal is one
+/// by an M that does not own the P: the trace's `steal` events).
 pub const WATCH: u32 = 1 << 29;
 /// An entry's slot (word index into [`GoMemory`]'s lines).
 pub const SLOT: u32 = WATCH - 1;
@@ -96,8 +98,15 @@ pub struct GoMemory {
 }
 
 impl GoMemory {
-    /// The memory of `cfg`'s table, zeroed.
+    /// The memory of `cfg`'s table, zeroed; the Ps' `runqhead` and `runnext` watched when the
+    /// run is traced (`crate::trace::enabled`).
     pub fn new(cfg: &GmpConfig) -> Self {
+        Self::with_steals_watched(cfg, crate::trace::enabled())
+    }
+
+    /// [`GoMemory::new`], the Ps' `runqhead` and `runnext` watched ([`WATCH`]) when `steals`.
+    pub fn with_steals_watched(cfg: &GmpConfig, steals: bool) -> Self {
+        let steal = if steals { WATCH } else { 0 };
         let words = cfg.words_needed();
         let g_lo = [cfg.status(1), cfg.link(1), cfg.wait(1), cfg.sched(1)]
             .iter()
@@ -133,9 +142,9 @@ impl GoMemory {
         let mut next = 2 * LINE;
         let sysmon = cfg.workload.sysmon_world();
         for p in 0..cfg.procs {
-            set(cfg.head(p), next, 0);
+            set(cfg.head(p), next, steal);
             set(cfg.tail(p), next + 1, REL);
-            set(cfg.runnext(p), next + 2, 0);
+            set(cfg.runnext(p), next + 2, steal);
             set(cfg.owner(p), next + 3, REL);
             if sysmon {
                 set(cfg.psys(p), next + 4, 0);
@@ -293,6 +302,45 @@ mod tests {
                 .filter(|&w| mem.entry(Word(w as u16)).unwrap() & WATCH != 0)
                 .count();
             assert_eq!(watched, 1, "{workload:?}");
+        }
+    }
+
+    /// A traced run's memory watches each P's `runqhead` and `runnext` besides `done` (the
+    /// compare-and-swaps that take Gs: the trace's steals), at the same slots as an untraced
+    /// run's; an untraced run's watches `done` alone.
+    #[test]
+    fn a_traced_run_watches_the_ps_heads_and_runnexts() {
+        let cfg = small(Workload::YieldMany);
+        let (plain, traced) = (
+            GoMemory::with_steals_watched(&cfg, false),
+            GoMemory::with_steals_watched(&cfg, true),
+        );
+        let watched = |mem: &GoMemory| -> Vec<Word> {
+            (0..cfg.words_needed())
+                .map(|w| Word(w as u16))
+                .filter(|&w| mem.entry(w).unwrap() & WATCH != 0)
+                .collect()
+        };
+        assert_eq!(watched(&plain), vec![DONE]);
+        let mut want: Vec<Word> = (0..cfg.procs)
+            .flat_map(|p| [cfg.head(p), cfg.runnext(p)])
+            .chain([DONE])
+            .collect();
+        want.sort();
+        assert_eq!(watched(&traced), want);
+        // the same place from line 0 (each allocation skips to its own 128-byte boundary)
+        let first = |mem: &GoMemory| mem.entry(NMSPINNING).unwrap() & SLOT;
+        for w in 0..cfg.words_needed() {
+            let w = Word(w as u16);
+            let (a, b) = (plain.entry(w).unwrap(), traced.entry(w).unwrap());
+            assert_eq!(a & (REL | IN_WORLD), b & (REL | IN_WORLD), "{w:?}");
+            if a & IN_WORLD == 0 {
+                assert_eq!(
+                    (a & SLOT) - first(&plain),
+                    (b & SLOT) - first(&traced),
+                    "{w:?}"
+                );
+            }
         }
     }
 

@@ -92,6 +92,11 @@ struct MOps<'w> {
     /// This M holds `sched.lock`.
     held: bool,
     end: &'w AtomicU64,
+    /// Traced runs: each P's `runqhead` and `runnext` (the words [`GoMemory`] watches), with
+    /// that P's `pp.m` (who owns it: this M's thread index plus one, or another's) and whether
+    /// the word is the head. Empty otherwise. (Borrowed, so that the M's platform stays as
+    /// small as an untraced run needs: a larger one cost the table's steps registers.)
+    stealable: &'w [(Word, Word, bool)],
 }
 
 /// `sched.lock`'s word: free.
@@ -122,6 +127,29 @@ impl MOps<'_> {
         }
         GoMemory::store(self.lines, e, v);
         Ok(())
+    }
+
+    /// A successful compare-and-swap on a word the harness watches (traced runs: a P's
+    /// `runqhead` or `runnext`): one that takes Gs from a P this M does not own (the head moved
+    /// on, or `runnext` emptied, while `pp.m` names another M or none) is a steal, recorded with
+    /// the victim's M (`runqgrab`'s CAS; `runnext`'s, after `usleep(3)`).
+    #[cold]
+    #[inline(never)]
+    fn note_steal(&mut self, w: Word, old: u32, new: u32) {
+        let Some(&(_, owner, head)) = self.stealable.iter().find(|s| s.0 == w) else {
+            return;
+        };
+        let took = if head { new != old } else { new == 0 };
+        let o = GoMemory::lookup(self.map, owner);
+        let by = if o & IN_WORLD == 0 {
+            GoMemory::at(self.lines, o).load(SeqCst)
+        } else {
+            0
+        };
+        if took && by != self.inner.index() as u32 + 1 {
+            self.inner
+                .record(herdlab_core::trace::Kind::Steal, by.checked_sub(1));
+        }
     }
 
     /// `lock2`'s contended path ([`lock_slow`]).
@@ -277,6 +305,86 @@ impl Ops for MOps<'_> {
     }
     fn other(&mut self, op: Op) -> Result<OpResult, NativeError> {
         self.inner.other(op)
+    }
+}
+
+/// An M's platform in a traced run: [`MOps`], but each successful compare-and-swap on a word
+/// the harness watches (a P's `runqhead` or `runnext`) is checked for a steal
+/// ([`MOps::note_steal`]). A type of its own, so that the table's straight-line form is compiled
+/// twice and an untraced run's is the one without the check (in the table's one large function,
+/// even a check that is never taken cost a yield some 20 to 40 instructions of register spills).
+struct Traced<'w>(MOps<'w>);
+
+impl Ops for Traced<'_> {
+    type Error = NativeError;
+    #[inline(always)]
+    fn load(&mut self, w: Word) -> Result<u32, NativeError> {
+        self.0.load(w)
+    }
+    #[inline(always)]
+    fn store(&mut self, w: Word, v: u32) -> Result<(), NativeError> {
+        self.0.store(w, v)
+    }
+    #[inline(always)]
+    fn cas(&mut self, w: Word, old: u32, new: u32) -> Result<bool, NativeError> {
+        let ok = self.0.cas(w, old, new)?;
+        if ok && self.0.entry(w) & (IN_WORLD | WATCH) == WATCH {
+            self.0.note_steal(w, old, new);
+        }
+        Ok(ok)
+    }
+    #[inline(always)]
+    fn fetch_add(&mut self, w: Word, d: u32) -> Result<u32, NativeError> {
+        self.0.fetch_add(w, d)
+    }
+    #[inline(always)]
+    fn swap(&mut self, w: Word, v: u32) -> Result<u32, NativeError> {
+        self.0.swap(w, v)
+    }
+    fn sem_wait(&mut self, s: SemId) -> Result<(), NativeError> {
+        self.0.sem_wait(s)
+    }
+    fn sem_post(&mut self, s: SemId) -> Result<(), NativeError> {
+        self.0.sem_post(s)
+    }
+    fn futex_wait(&mut self, w: Word, e: u32) -> Result<bool, NativeError> {
+        self.0.futex_wait(w, e)
+    }
+    fn futex_wake(&mut self, w: Word, n: WakeCount) -> Result<u32, NativeError> {
+        self.0.futex_wake(w, n)
+    }
+    #[inline(always)]
+    fn mutex_lock(&mut self, m: MutexId) -> Result<(), NativeError> {
+        self.0.mutex_lock(m)
+    }
+    #[inline(always)]
+    fn mutex_unlock(&mut self, m: MutexId) -> Result<(), NativeError> {
+        self.0.mutex_unlock(m)
+    }
+    fn cond_wait(&mut self, c: CondId, m: MutexId) -> Result<(), NativeError> {
+        self.0.cond_wait(c, m)
+    }
+    fn cond_notify(&mut self, c: CondId, n: WakeCount) -> Result<(), NativeError> {
+        self.0.cond_notify(c, n)
+    }
+    #[inline(always)]
+    fn work(&mut self, ns: u64) -> Result<(), NativeError> {
+        self.0.work(ns)
+    }
+    fn sleep(&mut self, ns: u64) -> Result<(), NativeError> {
+        self.0.sleep(ns)
+    }
+    fn pause(&mut self) -> Result<(), NativeError> {
+        self.0.pause()
+    }
+    fn sched_yield(&mut self) -> Result<(), NativeError> {
+        self.0.sched_yield()
+    }
+    fn now(&mut self) -> Result<u64, NativeError> {
+        self.0.now()
+    }
+    fn other(&mut self, op: Op) -> Result<OpResult, NativeError> {
+        self.0.other(op)
     }
 }
 
@@ -632,6 +740,20 @@ fn run_inner(cfg: GmpConfig, tasks: Option<&Arc<Tasks>>) -> Result<GmpRun, Nativ
     let parked_at_start: Vec<usize> = (0..cfg.threads as usize).filter(|&i| i != first).collect();
     let parked_at_start = &parked_at_start;
     let (start, end, ready) = (&start, &end, &ready);
+    // traced runs: the words whose compare-and-swaps may be steals ([`MOps::cas_slow`])
+    let stealable: Vec<(Word, Word, bool)> = if crate::trace::enabled() {
+        (0..cfg.procs)
+            .flat_map(|p| {
+                [
+                    (cfg.head(p), cfg.owner(p), true),
+                    (cfg.runnext(p), cfg.owner(p), false),
+                ]
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let stealable = &stealable[..];
     // each M's counters, the Gs it locked and the Gs it executed (`locked` workload)
     type MResult = Result<(MCounts, Vec<u32>, Vec<u32>, Vec<u32>), NativeError>;
     let results: Vec<MResult> = std::thread::scope(|s| {
@@ -655,6 +777,7 @@ fn run_inner(cfg: GmpConfig, tasks: Option<&Arc<Tasks>>) -> Result<GmpRun, Nativ
                         lock,
                         held: false,
                         end,
+                        stealable,
                     };
                     let mut m = match tasks {
                         Some(t) => GmpActor::with_code(cfg, i as u32, t.code()),
@@ -671,7 +794,16 @@ fn run_inner(cfg: GmpConfig, tasks: Option<&Arc<Tasks>>) -> Result<GmpRun, Nativ
                             .inspect_err(|e| world.fail(&e.0))?;
                         start.store(world.now_ns(), SeqCst);
                     }
-                    let r = m.run(&mut ops);
+                    // a traced run's Ms see their steals ([`Traced`]); an untraced run's platform
+                    // is the one that never looks
+                    let r = if stealable.is_empty() {
+                        m.run(&mut ops)
+                    } else {
+                        let mut traced = Traced(ops);
+                        let r = m.run(&mut traced);
+                        ops = traced.0;
+                        r
+                    };
                     ops.release();
                     if let Err(e) = r {
                         world.fail(&e.0);
