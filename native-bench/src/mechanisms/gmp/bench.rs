@@ -108,6 +108,21 @@
 //! Gs and steals once, if the ring has not yet overflowed, or never (traced 2026-12-05 with a
 //! scratch print at each steal: 93 runs).
 //!
+//! `yield_many`'s steals at 2 workers are not comparable yet (a few a run on either side, and
+//! the native ones about three times the simulated). Traced (`--trace`: each steal is an event,
+//! 2026-12-06, 3 runs), the native ones come from the start: the spawner injects all 200 Gs
+//! through the global queue in about 85 µs and wakes both idle Ms, and then how the Gs divide
+//! depends on when each M gets a CPU. In one run M1 recorded its wake at 179 µs and its next
+//! event at 1,890 µs (3 threads runnable on 2 vCPUs, then presumably the host), so M0 took every
+//! G from the global queue (200 takes to 0) and M1 started by stealing half of M0's ring; the
+//! halves then even out by further steals through the run (at 1.9 and 15.6 ms of a 15.8 ms run).
+//! In another both Ms took from the queue alternately from 177 and 232 µs, and the steals came
+//! only in the last 0.5 ms. The simulator (seeds 1 to 8, this machine's measured costs) always
+//! runs the second case: its spawner is done by 34 µs, both Ms run from about 30 µs and take one
+//! G each per 61 scheduling rounds in turn, 100 apiece, and its 0 to 3 steals come in the last
+//! 140 µs. Its CPU scheduler runs a woken thread as soon as a CPU is free; a guest whose vCPU the
+//! host deschedules for milliseconds is outside the model.
+//!
 //! `--coherence-miss-ns N` adds the simulator's cache-coherence cost (core's
 //! `COHERENCE_MISS_NS` is 50 ns, a source-backed figure). It is off by default: on this 2-vCPU
 //! guest it makes `spawn_many` at 2 workers park 100 to 115 times a simulated run, against a
