@@ -380,6 +380,27 @@ impl Tasks {
     /// an exit) or of two (a wake of another G or a spawn, then one of those) touches no vector
     /// but the spawn's.
     fn poll(self: &Arc<Self>, g: u32) -> Answer {
+        if CURRENT.with(|c| c.tasks.get() != 0) {
+            return self.poll_nested(g);
+        }
+        self.poll_alone(g)
+    }
+
+    /// [`Tasks::poll`] inside a poll of another runtime's G on this thread (a future that runs
+    /// another runtime to its end): the enclosing poll's context kept aside, and back after.
+    #[cold]
+    #[inline(never)]
+    fn poll_nested(self: &Arc<Self>, g: u32) -> Answer {
+        let outer = CURRENT.with(|c| c.get());
+        let a = self.poll_alone(g);
+        CURRENT.with(|c| c.set(outer));
+        a
+    }
+
+    /// [`Tasks::poll`] with no poll of this runtime's around it on this thread: it leaves the
+    /// context empty (`tasks` 0).
+    #[inline(always)]
+    fn poll_alone(self: &Arc<Self>, g: u32) -> Answer {
         let Some(slot) = self.slots.get(g as usize) else {
             self.fail(format!("the table ran G{g}, which has no slot"));
             return Answer::One(GAct::Exit);
@@ -408,16 +429,13 @@ impl Tasks {
             }))
         });
         let me = Arc::as_ptr(self) as usize;
-        // the enclosing poll's context, if this poll runs inside one (of another runtime)
-        let outer = CURRENT.with(|c| {
-            let outer = (c.tasks.get() != 0).then(|| c.get());
+        CURRENT.with(|c| {
             c.tasks.set(me);
             c.g.set(g);
             c.flags.set(0);
             c.syscall.set(None);
             c.acts.set(0);
             c.spawns.set(0);
-            outer
         });
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             f.get_mut().as_mut().poll(&mut Context::from_waker(waker))
@@ -436,27 +454,23 @@ impl Tasks {
             *kept = None;
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || drop(f)));
         }
-        let mine = CURRENT.with(|c| {
-            let mine = c.get();
-            match outer {
-                Some(o) => c.set(o),
-                None => c.tasks.set(0),
-            }
-            mine
+        let (flags, syscall, acts) = CURRENT.with(|c| {
+            c.tasks.set(0);
+            (c.flags.get(), c.syscall.get(), c.acts.get())
         });
         let last = if done {
             Some(GAct::Exit)
-        } else if mine.flags & NET_WAIT != 0 {
+        } else if flags & NET_WAIT != 0 {
             // the burst ends with the read's `NetWait` (the G parks on its pollDesc unless the
             // answer is there); it is polled again at the read's `NetDone`
             None
-        } else if let Some(ns) = mine.syscall {
+        } else if let Some(ns) = syscall {
             // the G blocks its M in the kernel; it is polled again after `exitsyscall` (a wake
             // of its own during this poll changes nothing: it runs on after the call anyway)
             Some(GAct::Syscall(ns))
-        } else if mine.flags & SELF_WOKEN != 0 {
+        } else if flags & SELF_WOKEN != 0 {
             *yields += 1;
-            Some(if mine.flags & GOSCHED != 0 {
+            Some(if flags & GOSCHED != 0 {
                 GAct::Yield
             } else {
                 GAct::GoYield
@@ -465,8 +479,11 @@ impl Tasks {
             Some(GAct::Park)
         };
         drop(slot);
+        if let (Some(a), 0) = (last, acts) {
+            return Answer::One(a);
+        }
+        let mine = CURRENT.with(|c| c.get());
         match (last, mine.acts, mine.spawns) {
-            (Some(a), 0, _) => Answer::One(a),
             (Some(a), 1, 0) => Answer::Two(mine.first, a),
             (Some(a), 1, 1) => Answer::Two(self.spawn_one(mine.first), a),
             _ => self.burst(mine, last),
