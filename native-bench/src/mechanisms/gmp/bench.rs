@@ -113,8 +113,11 @@
 //! 2026-12-06, 3 runs), the native ones come from the start: the spawner injects all 200 Gs
 //! through the global queue in about 85 µs and wakes both idle Ms, and then how the Gs divide
 //! depends on when each M gets a CPU. In one run M1 recorded its wake at 179 µs and its next
-//! event at 1,890 µs (3 threads runnable on 2 vCPUs, then presumably the host), so M0 took every
-//! G from the global queue (200 takes to 0) and M1 started by stealing half of M0's ring; the
+//! event at 1,890 µs (3 threads runnable on 2 vCPUs, then presumably the host), so M0 alone took
+//! the Gs off the global queue (`sched.lock` 204 times in the run, M1's 6; a scratch count of
+//! the takes per M in 12 other runs: all 200 by one M in several, 54 to 146 or nearer even in
+//! the rest)
+//! and M1 started by stealing half of M0's ring; the
 //! halves then even out by further steals through the run (at 1.9 and 15.6 ms of a 15.8 ms run).
 //! In another both Ms took from the queue alternately from 177 and 232 µs, and the steals came
 //! only in the last 0.5 ms. The simulator (seeds 1 to 8, this machine's measured costs) always
