@@ -92,11 +92,6 @@ struct MOps<'w> {
     /// This M holds `sched.lock`.
     held: bool,
     end: &'w AtomicU64,
-    /// Traced runs: each P's `runqhead` and `runnext` (the words [`GoMemory`] watches), with
-    /// that P's `pp.m` (who owns it: this M's thread index plus one, or another's) and whether
-    /// the word is the head. Empty otherwise. (Borrowed, so that the M's platform stays as
-    /// small as an untraced run needs: a larger one cost the table's steps registers.)
-    stealable: &'w [(Word, Word, bool)],
 }
 
 /// `sched.lock`'s word: free.
@@ -127,29 +122,6 @@ impl MOps<'_> {
         }
         GoMemory::store(self.lines, e, v);
         Ok(())
-    }
-
-    /// A successful compare-and-swap on a word the harness watches (traced runs: a P's
-    /// `runqhead` or `runnext`): one that takes Gs from a P this M does not own (the head moved
-    /// on, or `runnext` emptied, while `pp.m` names another M or none) is a steal, recorded with
-    /// the victim's M (`runqgrab`'s CAS; `runnext`'s, after `usleep(3)`).
-    #[cold]
-    #[inline(never)]
-    fn note_steal(&mut self, w: Word, old: u32, new: u32) {
-        let Some(&(_, owner, head)) = self.stealable.iter().find(|s| s.0 == w) else {
-            return;
-        };
-        let took = if head { new != old } else { new == 0 };
-        let o = GoMemory::lookup(self.map, owner);
-        let by = if o & IN_WORLD == 0 {
-            GoMemory::at(self.lines, o).load(SeqCst)
-        } else {
-            0
-        };
-        if took && by != self.inner.index() as u32 + 1 {
-            self.inner
-                .record(herdlab_core::trace::Kind::Steal, by.checked_sub(1));
-        }
     }
 
     /// `lock2`'s contended path ([`lock_slow`]).
@@ -310,81 +282,114 @@ impl Ops for MOps<'_> {
 
 /// An M's platform in a traced run: [`MOps`], but each successful compare-and-swap on a word
 /// the harness watches (a P's `runqhead` or `runnext`) is checked for a steal
-/// ([`MOps::note_steal`]). A type of its own, so that the table's straight-line form is compiled
-/// twice and an untraced run's is the one without the check (in the table's one large function,
-/// even a check that is never taken cost a yield some 20 to 40 instructions of register spills).
-struct Traced<'w>(MOps<'w>);
+/// ([`Traced::note_steal`]). A type of its own, so that the table's straight-line form is
+/// compiled twice and an untraced run's is the one without the check (in the table's one large
+/// function, even a check that is never taken cost a yield some 20 to 40 instructions of
+/// register spills).
+struct Traced<'w> {
+    ops: MOps<'w>,
+    /// Each P's `runqhead` and `runnext` (the words [`GoMemory`] watches in a traced run), with
+    /// that P's `pp.m` (who owns it: this M's thread index plus one, or another's) and whether
+    /// the word is the head.
+    stealable: &'w [(Word, Word, bool)],
+}
+
+impl Traced<'_> {
+    /// A successful compare-and-swap on a watched word: one that takes Gs from a P this M does
+    /// not own (the head moved on, or `runnext` emptied, while `pp.m` names another M or none)
+    /// is a steal, recorded with the victim's M (`runqgrab`'s CAS; `runnext`'s, after
+    /// `usleep(3)`).
+    #[cold]
+    #[inline(never)]
+    fn note_steal(&mut self, w: Word, old: u32, new: u32) {
+        let Some(&(_, owner, head)) = self.stealable.iter().find(|s| s.0 == w) else {
+            return;
+        };
+        let took = if head { new != old } else { new == 0 };
+        let o = GoMemory::lookup(self.ops.map, owner);
+        let by = if o & IN_WORLD == 0 {
+            GoMemory::at(self.ops.lines, o).load(SeqCst)
+        } else {
+            0
+        };
+        if took && by != self.ops.inner.index() as u32 + 1 {
+            self.ops
+                .inner
+                .record(herdlab_core::trace::Kind::Steal, by.checked_sub(1));
+        }
+    }
+}
 
 impl Ops for Traced<'_> {
     type Error = NativeError;
     #[inline(always)]
     fn load(&mut self, w: Word) -> Result<u32, NativeError> {
-        self.0.load(w)
+        self.ops.load(w)
     }
     #[inline(always)]
     fn store(&mut self, w: Word, v: u32) -> Result<(), NativeError> {
-        self.0.store(w, v)
+        self.ops.store(w, v)
     }
     #[inline(always)]
     fn cas(&mut self, w: Word, old: u32, new: u32) -> Result<bool, NativeError> {
-        let ok = self.0.cas(w, old, new)?;
-        if ok && self.0.entry(w) & (IN_WORLD | WATCH) == WATCH {
-            self.0.note_steal(w, old, new);
+        let ok = self.ops.cas(w, old, new)?;
+        if ok && self.ops.entry(w) & (IN_WORLD | WATCH) == WATCH {
+            self.note_steal(w, old, new);
         }
         Ok(ok)
     }
     #[inline(always)]
     fn fetch_add(&mut self, w: Word, d: u32) -> Result<u32, NativeError> {
-        self.0.fetch_add(w, d)
+        self.ops.fetch_add(w, d)
     }
     #[inline(always)]
     fn swap(&mut self, w: Word, v: u32) -> Result<u32, NativeError> {
-        self.0.swap(w, v)
+        self.ops.swap(w, v)
     }
     fn sem_wait(&mut self, s: SemId) -> Result<(), NativeError> {
-        self.0.sem_wait(s)
+        self.ops.sem_wait(s)
     }
     fn sem_post(&mut self, s: SemId) -> Result<(), NativeError> {
-        self.0.sem_post(s)
+        self.ops.sem_post(s)
     }
     fn futex_wait(&mut self, w: Word, e: u32) -> Result<bool, NativeError> {
-        self.0.futex_wait(w, e)
+        self.ops.futex_wait(w, e)
     }
     fn futex_wake(&mut self, w: Word, n: WakeCount) -> Result<u32, NativeError> {
-        self.0.futex_wake(w, n)
+        self.ops.futex_wake(w, n)
     }
     #[inline(always)]
     fn mutex_lock(&mut self, m: MutexId) -> Result<(), NativeError> {
-        self.0.mutex_lock(m)
+        self.ops.mutex_lock(m)
     }
     #[inline(always)]
     fn mutex_unlock(&mut self, m: MutexId) -> Result<(), NativeError> {
-        self.0.mutex_unlock(m)
+        self.ops.mutex_unlock(m)
     }
     fn cond_wait(&mut self, c: CondId, m: MutexId) -> Result<(), NativeError> {
-        self.0.cond_wait(c, m)
+        self.ops.cond_wait(c, m)
     }
     fn cond_notify(&mut self, c: CondId, n: WakeCount) -> Result<(), NativeError> {
-        self.0.cond_notify(c, n)
+        self.ops.cond_notify(c, n)
     }
     #[inline(always)]
     fn work(&mut self, ns: u64) -> Result<(), NativeError> {
-        self.0.work(ns)
+        self.ops.work(ns)
     }
     fn sleep(&mut self, ns: u64) -> Result<(), NativeError> {
-        self.0.sleep(ns)
+        self.ops.sleep(ns)
     }
     fn pause(&mut self) -> Result<(), NativeError> {
-        self.0.pause()
+        self.ops.pause()
     }
     fn sched_yield(&mut self) -> Result<(), NativeError> {
-        self.0.sched_yield()
+        self.ops.sched_yield()
     }
     fn now(&mut self) -> Result<u64, NativeError> {
-        self.0.now()
+        self.ops.now()
     }
     fn other(&mut self, op: Op) -> Result<OpResult, NativeError> {
-        self.0.other(op)
+        self.ops.other(op)
     }
 }
 
@@ -740,7 +745,7 @@ fn run_inner(cfg: GmpConfig, tasks: Option<&Arc<Tasks>>) -> Result<GmpRun, Nativ
     let parked_at_start: Vec<usize> = (0..cfg.threads as usize).filter(|&i| i != first).collect();
     let parked_at_start = &parked_at_start;
     let (start, end, ready) = (&start, &end, &ready);
-    // traced runs: the words whose compare-and-swaps may be steals ([`MOps::cas_slow`])
+    // traced runs: the words whose compare-and-swaps may be steals ([`Traced::note_steal`])
     let stealable: Vec<(Word, Word, bool)> = if crate::trace::enabled() {
         (0..cfg.procs)
             .flat_map(|p| {
@@ -777,7 +782,6 @@ fn run_inner(cfg: GmpConfig, tasks: Option<&Arc<Tasks>>) -> Result<GmpRun, Nativ
                         lock,
                         held: false,
                         end,
-                        stealable,
                     };
                     let mut m = match tasks {
                         Some(t) => GmpActor::with_code(cfg, i as u32, t.code()),
@@ -799,9 +803,9 @@ fn run_inner(cfg: GmpConfig, tasks: Option<&Arc<Tasks>>) -> Result<GmpRun, Nativ
                     let r = if stealable.is_empty() {
                         m.run(&mut ops)
                     } else {
-                        let mut traced = Traced(ops);
+                        let mut traced = Traced { ops, stealable };
                         let r = m.run(&mut traced);
-                        ops = traced.0;
+                        ops = traced.ops;
                         r
                     };
                     ops.release();

@@ -494,16 +494,22 @@ impl Tasks {
     /// `GAct::Spawn` with its id.
     fn spawn_one(&self, act: GAct) -> GAct {
         let f = EXTRA.with_borrow_mut(|x| x.spawns.pop());
-        match (act, f) {
-            (GAct::Spawn(_), Some(f)) => match self.put(f) {
-                Some(g2) => GAct::Spawn(g2),
-                // no room: the run fails; the spawn is a newproc of nothing
-                None => GAct::Work(0),
-            },
-            _ => {
-                self.fail("a spawn without its future".to_string());
-                GAct::Work(0)
-            }
+        match act {
+            GAct::Spawn(_) => self.placed(f),
+            _ => self.placed(None),
+        }
+    }
+
+    /// A spawn's future into its slot: its `GAct::Spawn` with the new id; with no future, or
+    /// no room (the run fails), a newproc of nothing.
+    fn placed(&self, f: Option<BoxFut>) -> GAct {
+        let Some(f) = f else {
+            self.fail("a spawn without its future".to_string());
+            return GAct::Work(0);
+        };
+        match self.put(f) {
+            Some(g2) => GAct::Spawn(g2),
+            None => GAct::Work(0),
         }
     }
 
@@ -543,17 +549,8 @@ impl Tasks {
         // may wake)
         let mut futs = spawns.drain(..);
         for a in acts.iter_mut() {
-            if let GAct::Spawn(id) = a {
-                let Some(f) = futs.next() else {
-                    self.fail("a spawn without its future".to_string());
-                    *a = GAct::Work(0);
-                    continue;
-                };
-                match self.put(f) {
-                    Some(g2) => *id = g2,
-                    // no room: the run fails; the spawn is a newproc of nothing
-                    None => *a = GAct::Work(0),
-                }
+            if let GAct::Spawn(_) = a {
+                *a = self.placed(futs.next());
             }
         }
         drop(futs);
