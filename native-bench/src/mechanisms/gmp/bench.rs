@@ -156,8 +156,9 @@ use crate::platform::mem::spin_for;
 use crate::platform::wake::{idle_cpu_wake, IdleWake};
 use crate::platform::NativeError;
 
-/// The most workers a row may use (the model's GOMAXPROCS is at most 16; its words fit 8 Ps).
-pub const MAX_WORKERS: u32 = 8;
+/// The most workers a row may use: the model's GOMAXPROCS (at most 16; the bench's shapes fit its
+/// words on 16 Ps of 256 slots), so that a machine of 16 cores or more runs a row on all of them.
+pub const MAX_WORKERS: u32 = 16;
 
 /// The most rounds.
 pub const MAX_ROUNDS: u64 = 1_000;
@@ -1667,7 +1668,7 @@ wake onto an idle CPU takes what one takes here (measured before the rounds and 
 --wake-ipi-ns), and a timed sleep (Go's usleep(3) before it steals a runnext) ends as
 late as this machine's timer slack lets it (--timer-slack-ns). Every run checks that each
 task ran exactly once.
-Defaults: workers 1, 2 and the cores (at most 8), tokio's sizes, 0 ns of work, 31 rounds;
+Defaults: workers 1, 2 and the cores (at most 16), tokio's sizes, 0 ns of work, 31 rounds;
 --quick: workers 1 and 2, 5 rounds. --blocking runs the thread-blocking shape instead (16
 tasks, one async code on both runtimes; main and every even task sleep 1 ms in the kernel, then
 each computes 100 us): herdlab (a sleep is the table's blocking syscall: sysmon retakes the
