@@ -404,6 +404,69 @@ fn bench_gmp_quick_json_rows_carry_the_contracts_keys() {
     seen.sort();
     seen.dedup();
     assert_eq!(seen.len(), 36);
+    // each row's factor over tokio, and the 2012 rows' over herdlab, from the same run's medians
+    let median = |rt: &str, r: &serde_json::Value| {
+        rows.iter()
+            .find(|o| {
+                o["runtime"] == rt && o["shape"] == r["shape"] && o["workers"] == r["workers"]
+            })
+            .map(|o| o["median_ns"].as_u64().unwrap() as f64)
+            .unwrap()
+    };
+    for r in rows {
+        let med = r["median_ns"].as_u64().unwrap() as f64;
+        let x = r["x_tokio"]
+            .as_f64()
+            .unwrap_or_else(|| panic!("x_tokio in {r}"));
+        assert!((x - med / median("tokio", r)).abs() <= 0.0005 + 1e-9, "{r}");
+        if r["runtime"] == "herdlab-2012" {
+            let x = r["x_herdlab"]
+                .as_f64()
+                .unwrap_or_else(|| panic!("x_herdlab in {r}"));
+            assert!(
+                (x - med / median("herdlab", r)).abs() <= 0.0005 + 1e-9,
+                "{r}"
+            );
+        } else {
+            assert!(r["x_herdlab"].is_null(), "{r}");
+        }
+    }
+}
+
+#[test]
+fn bench_gmp_states_the_2012_factor_by_workers_and_only_beside_herdlab() {
+    let text = |runtimes: &str| {
+        let out = herdlab(&[
+            "bench",
+            "gmp",
+            "--quick",
+            "--rounds",
+            "1",
+            "--shrink",
+            "50",
+            "--shapes",
+            "yield_many,chained_spawn",
+            "--runtimes",
+            runtimes,
+        ]);
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let both = text("herdlab,herdlab-2012");
+    for shape in ["yield_many", "chained_spawn"] {
+        let line = both
+            .lines()
+            .find(|l| {
+                l.starts_with("herdlab-2012 / herdlab") && l.contains(&format!(", {shape}: "))
+            })
+            .unwrap_or_else(|| panic!("no factor line for {shape} in\n{both}"));
+        assert!(
+            line.contains("x at 1 worker, ") && line.ends_with("x at 2 workers"),
+            "{line}"
+        );
+    }
+    // without herdlab's rows there is nothing to divide by
+    assert!(!text("herdlab-2012,tokio").contains("herdlab-2012 / herdlab"));
 }
 
 #[test]

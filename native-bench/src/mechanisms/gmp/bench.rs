@@ -364,6 +364,13 @@ pub struct GmpRow {
     pub p10_ns: u64,
     /// The 90th percentile, ns.
     pub p90_ns: u64,
+    /// This row's median over tokio's on the same shape and workers in the same run (null
+    /// without a tokio row to divide by).
+    pub x_tokio: Option<f64>,
+    /// `herdlab-2012` rows: the median over `herdlab`'s on the same shape and workers in the same
+    /// run, Go 1.0's one queue against today's scheduler (null on other rows, or without a
+    /// `herdlab` row).
+    pub x_herdlab: Option<f64>,
     /// herdlab: the median steals per run (null for tokio).
     pub steals: Option<u64>,
     /// herdlab: the median parks (`stopm`s) per run.
@@ -1453,7 +1460,7 @@ pub fn run_bench(c: &GmpBenchConfig, progress: bool) -> Result<Vec<GmpRow>, Stri
 
 /// The rows of `cells` after `rounds` rounds (without the simulator's figures).
 fn summarize(cells: &[Cell], c: &GmpBenchConfig, rounds: u32) -> Vec<GmpRow> {
-    cells
+    let mut rows: Vec<GmpRow> = cells
         .iter()
         .map(|cell| {
             let mut t = cell.times.clone();
@@ -1474,6 +1481,8 @@ fn summarize(cells: &[Cell], c: &GmpBenchConfig, rounds: u32) -> Vec<GmpRow> {
                 median_ns: percentile(&t, 0.5),
                 p10_ns: percentile(&t, 0.1),
                 p90_ns: percentile(&t, 0.9),
+                x_tokio: None,
+                x_herdlab: None,
                 steals,
                 parks,
                 spins: med(&cell.spins),
@@ -1481,7 +1490,30 @@ fn summarize(cells: &[Cell], c: &GmpBenchConfig, rounds: u32) -> Vec<GmpRow> {
                 sim: None,
             }
         })
-        .collect()
+        .collect();
+    with_factors(&mut rows);
+    rows
+}
+
+/// Fill each row's `x_tokio` and each `herdlab-2012` row's `x_herdlab`: its median over the
+/// other runtime's on the same shape and workers (three decimals).
+pub fn with_factors(rows: &mut [GmpRow]) {
+    let median_of = |rows: &[GmpRow], rt: &str, r: &GmpRow| {
+        rows.iter()
+            .find(|o| o.runtime == rt && o.shape == r.shape && o.workers == r.workers)
+            .map(|o| o.median_ns)
+    };
+    let over = |n: u64, d: u64| (n as f64 / d.max(1) as f64 * 1_000.0).round() / 1_000.0;
+    for i in 0..rows.len() {
+        let r = &rows[i];
+        let x_tokio = median_of(rows, "tokio", r).map(|d| over(r.median_ns, d));
+        let x_herdlab = (r.runtime == Runtime::Herdlab2012.name())
+            .then(|| median_of(rows, Runtime::Herdlab.name(), r))
+            .flatten()
+            .map(|d| over(r.median_ns, d));
+        rows[i].x_tokio = x_tokio;
+        rows[i].x_herdlab = x_herdlab;
+    }
 }
 
 /// The rows as text, with each herdlab row's factor over tokio's on the same shape and workers.
@@ -1490,13 +1522,9 @@ pub fn render(rows: &[GmpRow]) -> String {
     let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
-            let tokio = rows
-                .iter()
-                .find(|t| t.runtime == "tokio" && t.shape == r.shape && t.workers == r.workers);
-            let factor = tokio.map_or_else(
-                || "-".to_string(),
-                |t| format!("{:.2}", r.median_ns as f64 / t.median_ns.max(1) as f64),
-            );
+            let factor = r
+                .x_tokio
+                .map_or_else(|| "-".to_string(), |x| format!("{x:.2}"));
             vec![
                 r.runtime.to_string(),
                 r.shape.to_string(),
@@ -1536,6 +1564,7 @@ pub fn render(rows: &[GmpRow]) -> String {
     for c in &cells {
         out.push_str(&line(c));
     }
+    out.push_str(&factor_2012(rows));
     if let Some(s) = rows.iter().find_map(|r| r.sim.as_ref()) {
         out.push_str(&format!(
             "simulator: each G's work {} ns (a G beyond its table steps {} ns, {}, plus --work-ns), each resumption after a yield {} ns of work ({}), an atomic read-modify-write {} ns ({}){}, a wake onto an idle CPU {} ns ({}) costing its waker {} ns ({}), a timed sleep ending {} ns late ({}: timer slack; Go's usleep(3) before stealing a runnext {} µs simulated, {} µs here), sched.lock spinning as Go's lock2, coherence miss {}\n",
@@ -1622,6 +1651,35 @@ pub fn render(rows: &[GmpRow]) -> String {
                 verdict_text(s.parks_verdict, s.parks_ratio),
             ));
         }
+    }
+    out
+}
+
+/// The 2012 design's factor by shape as workers grow: one line per shape with a `herdlab-2012`
+/// row beside a `herdlab` row (empty without any).
+fn factor_2012(rows: &[GmpRow]) -> String {
+    let mut out = String::new();
+    let mut shapes: Vec<&str> = Vec::new();
+    for r in rows.iter().filter(|r| r.x_herdlab.is_some()) {
+        if !shapes.contains(&r.shape) {
+            shapes.push(r.shape);
+        }
+    }
+    for shape in shapes {
+        let mut at: Vec<(u32, f64)> = rows
+            .iter()
+            .filter(|r| r.shape == shape)
+            .filter_map(|r| r.x_herdlab.map(|x| (r.workers, x)))
+            .collect();
+        at.sort_by_key(|&(w, _)| w);
+        let list: Vec<String> = at
+            .iter()
+            .map(|&(w, x)| format!("{x:.2}x at {w} worker{}", if w == 1 { "" } else { "s" }))
+            .collect();
+        out.push_str(&format!(
+            "herdlab-2012 / herdlab (Go 1.0's one queue over today's), {shape}: {}\n",
+            list.join(", ")
+        ));
     }
     out
 }
