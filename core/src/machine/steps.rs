@@ -12,7 +12,11 @@
 //!   bool`, …) and feeds its value to the same transition. Nothing is stored between steps, every
 //!   transition is an expression naming a constant state, and the primitives inline into their arms,
 //!   so the compiler sees the fast path as straight code (the way `parking_lot` inlines its
-//!   `raw_mutex` fast path).
+//!   `raw_mutex` fast path). Each step still ends in an indirect jump to the next state's arm:
+//!   measured with LLVM 22 (rustc 1.95) on scratch tables of 5 to 313 states, with and without
+//!   fields on the states, `run` never turned a constant transition into a direct jump. With up to
+//!   14 states each arm ended in its own jump; with 43 and more, all shared one jump table (about
+//!   11 instructions a step in gmp's 321-state `Sched`, where the state's fields are reloaded too).
 //!
 //! Both forms run the same transition expressions on the same typed values, so they issue the same
 //! sequence of operations: the `*_forms_agree` tests check it for every table against
