@@ -1712,8 +1712,9 @@ Gosched on herdlab: the global queue under sched.lock, then wakep; tokio's yield
 again), ping_pong (1,000 pairs, one token there and back over oneshot
 channels: on herdlab gopark and goready) and chained_spawn (each of 1,000 tasks spawns the next). Rounds
 rotate the cells; rows give the median and p10/p90 over rounds, herdlab's steals,
-parks, spins and global-queue takes (median per run), and each herdlab row's factor
-over tokio. --compare-sim adds the simulator's steals and parks per 1,000 tasks for
+parks, spins and global-queue takes (median per run), and each row's factor over tokio
+(x_tokio); a line per shape below the rows gives herdlab-2012 over herdlab at each worker
+count (x_herdlab in --json). --compare-sim adds the simulator's steals and parks per 1,000 tasks for
 each herdlab row's scenario: summed over seeds 1-8 of the simulator and every native round,
 beside each side's median run, with a verdict per figure (within 25%, differs, too few events to compare when neither
 side counted 64, or one run dominates when a single run holds more than half of a side's).
